@@ -1,0 +1,205 @@
+"""Rigid-body truth for a planar serial chain: the recursive Newton–Euler algorithm (RNEA).
+
+Conventions (x right, y up, gravity (0, -g), revolute joints about +z):
+q[0] is link 1's angle from the downward vertical, counter-clockwise positive (q = 0 hangs down);
+q[i], i >= 1, is link i+1's angle relative to link i.  Link i has mass m_i, length l_i, centre of mass
+lc_i from joint i along the link and inertia I_i about its centre of mass.
+
+Equation of motion:  M(q) qdd + c(q, qd) + g(q) = tau,  with c = C(q, qd) qd and g = dV/dq.
+
+Every function takes one state of shape (n,) or a batch of shape (B, n) and returns the same leading shape.
+"""
+import numpy as np
+
+from ._validate import as_state, as_states, positive_number
+
+
+def _cross(ax, ay, bx, by):
+    """z component of the planar cross product a x b."""
+    return ax * by - ay * bx
+
+
+class PlanarChain:
+    """A planar serial chain of n revolute links.
+
+    >>> chain = double_pendulum()
+    >>> chain.rnea([np.pi / 2, 0.0], [0.0, 0.0], [0.0, 0.0]).round(2)   # hold both rods horizontal
+    array([19.62,  4.9 ])
+    """
+
+    def __init__(self, m, l, lc, I, g=9.81):
+        arrays = {}
+        for name, v in (("m", m), ("l", l), ("lc", lc), ("I", I)):
+            try:
+                a = np.atleast_1d(np.asarray(v, dtype=float))
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} must be a list of numbers, one per link, got {v!r}")
+            if a.ndim != 1 or not np.all(np.isfinite(a)):
+                raise ValueError(f"{name} must be a flat list of finite numbers, one per link, got {v!r}")
+            arrays[name] = a
+        n = len(arrays["m"])
+        if n == 0 or any(len(a) != n for a in arrays.values()):
+            raise ValueError(f"m, l, lc and I need one entry per link and the same length, got lengths "
+                             f"{ {k: len(a) for k, a in arrays.items()} }")
+        if np.any(arrays["m"] <= 0) or np.any(arrays["l"] <= 0) or np.any(arrays["I"] < 0):
+            raise ValueError("masses and lengths must be > 0 and inertias >= 0")
+        self.m, self.l, self.lc, self.I = arrays["m"], arrays["l"], arrays["lc"], arrays["I"]
+        self.g = float(g)
+        if not np.isfinite(self.g):
+            raise ValueError(f"g must be a finite number, got {g!r}")
+        self.n_dof = n
+
+    @property
+    def params(self):
+        """The parameters as a plain dict {"m": [...], "l": [...], "lc": [...], "I": [...], "g": g}."""
+        return {"m": self.m.tolist(), "l": self.l.tolist(), "lc": self.lc.tolist(), "I": self.I.tolist(),
+                "g": self.g}
+
+    def __repr__(self):
+        return f"PlanarChain(n_dof={self.n_dof}, " + ", ".join(f"{k}={v}" for k, v in self.params.items()) + ")"
+
+    # ------------------------------------------------------------------ the algorithm
+    def _rnea(self, q, qd, qdd, gravity):
+        """RNEA on checked (B, n) arrays; returns tau of shape (B, n)."""
+        theta = np.cumsum(q, axis=1)                     # absolute link angles
+        s, c = np.sin(theta), np.cos(theta)
+        ux, uy = s, -c                                   # unit vector along each link, joint -> tip
+        # Outward pass: angular velocity w, angular acceleration al, linear acceleration (ax, ay) of each
+        # joint and (acx, acy) of each centre of mass.  Gravity enters as an upward base acceleration.
+        B, n = q.shape
+        ax = np.zeros(B)
+        ay = np.full(B, self.g if gravity else 0.0)
+        w = np.zeros(B)
+        al = np.zeros(B)
+        acx, acy, alpha = np.empty((B, n)), np.empty((B, n)), np.empty((B, n))
+        for i in range(n):
+            w = w + qd[:, i]
+            al = al + qdd[:, i]
+            # a_point = a_joint + al x r + w x (w x r), with r = d * u
+            tx = -al * uy[:, i] - w * w * ux[:, i]       # per unit distance along the link
+            ty = al * ux[:, i] - w * w * uy[:, i]
+            acx[:, i] = ax + self.lc[i] * tx
+            acy[:, i] = ay + self.lc[i] * ty
+            ax = ax + self.l[i] * tx
+            ay = ay + self.l[i] * ty
+            alpha[:, i] = al
+        # Inward pass: force f on link i from link i-1 and moment nz about joint i, then tau_i = nz.
+        fx, fy, nz = np.zeros(B), np.zeros(B), np.zeros(B)
+        tau = np.empty((B, n))
+        for i in reversed(range(n)):
+            Fx, Fy = self.m[i] * acx[:, i], self.m[i] * acy[:, i]
+            nz = (self.I[i] * alpha[:, i] + nz
+                  + self.lc[i] * _cross(ux[:, i], uy[:, i], Fx, Fy)
+                  + self.l[i] * _cross(ux[:, i], uy[:, i], fx, fy))
+            fx, fy = Fx + fx, Fy + fy
+            tau[:, i] = nz
+        return tau
+
+    def rnea(self, q, qd, qdd, gravity=True):
+        """Inverse dynamics tau = M(q) qdd + c(q, qd) + g(q) by recursive Newton–Euler.
+
+        q, qd, qdd: (n,) or (B, n).  gravity=False drops g(q).  Returns tau with the same leading shape.
+        """
+        (q, qd, qdd), single = as_states(self.n_dof, q=q, qd=qd, qdd=qdd)
+        tau = self._rnea(q, qd, qdd, gravity)
+        return tau[0] if single else tau
+
+    def mass_matrix(self, q):
+        """M(q), shape (n, n) or (B, n, n): column j is RNEA(q, 0, e_j) with gravity off."""
+        q = as_state("q", q, self.n_dof)
+        Q = np.atleast_2d(q)
+        B, n = Q.shape
+        Qrep = np.repeat(Q, n, axis=0)                   # rows: (sample b, column j)
+        E = np.tile(np.eye(n), (B, 1))
+        cols = self._rnea(Qrep, np.zeros_like(Qrep), E, gravity=False).reshape(B, n, n)
+        M = np.swapaxes(cols, 1, 2)                      # cols[b, j] is column j
+        return M[0] if q.ndim == 1 else M
+
+    def coriolis(self, q, qd):
+        """c(q, qd) = C(q, qd) qd: RNEA with zero acceleration and gravity off."""
+        return self.rnea(q, qd, np.zeros(self.n_dof), gravity=False)
+
+    def gravity(self, q):
+        """g(q) = dV/dq: RNEA with zero velocity and acceleration."""
+        q = as_state("q", q, self.n_dof)
+        return self.rnea(q, np.zeros(self.n_dof), np.zeros(self.n_dof))
+
+    def forward_dynamics(self, q, qd, tau):
+        """qdd = M(q)^-1 (tau - c(q, qd) - g(q)); shapes as in rnea."""
+        (q, qd, tau), single = as_states(self.n_dof, q=q, qd=qd, tau=tau)
+        bias = self._rnea(q, qd, np.zeros_like(q), gravity=True)
+        qdd = np.linalg.solve(self.mass_matrix(q), (tau - bias)[..., None])[..., 0]
+        return qdd[0] if single else qdd
+
+    # ------------------------------------------------------------------ kinematics and energy
+    def _kinematics(self, q, qd):
+        """Centre-of-mass positions (B, n, 2), velocities (B, n, 2) and link angular velocities (B, n)."""
+        theta, w = np.cumsum(q, axis=1), np.cumsum(qd, axis=1)
+        u = np.stack([np.sin(theta), -np.cos(theta)], axis=-1)
+        du = np.stack([np.cos(theta), np.sin(theta)], axis=-1) * w[..., None]   # d u / dt
+        l, lc = self.l[:, None], self.lc[:, None]
+        joint = np.cumsum(l * u, axis=1) - l * u          # position of joint i (the base is at the origin)
+        djoint = np.cumsum(l * du, axis=1) - l * du
+        return joint + lc * u, djoint + lc * du, w
+
+    def forward_kinematics(self, q):
+        """Joint and tip positions: (n+1, 2) or (B, n+1, 2), starting at the base (0, 0)."""
+        q = as_state("q", q, self.n_dof)
+        Q = np.atleast_2d(q)
+        theta = np.cumsum(Q, axis=1)
+        steps = self.l[:, None] * np.stack([np.sin(theta), -np.cos(theta)], axis=-1)
+        pts = np.concatenate([np.zeros((Q.shape[0], 1, 2)), np.cumsum(steps, axis=1)], axis=1)
+        return pts[0] if q.ndim == 1 else pts
+
+    def kinetic_energy(self, q, qd):
+        """T = sum_i (1/2 m_i |v_ci|^2 + 1/2 I_i w_i^2), from the link kinematics (not from M)."""
+        (q, qd), single = as_states(self.n_dof, q=q, qd=qd)
+        _, v, w = self._kinematics(q, qd)
+        T = 0.5 * np.sum(self.m * np.sum(v * v, axis=-1) + self.I * w * w, axis=1)
+        return T[0] if single else T
+
+    def potential_energy(self, q):
+        """V = sum_i m_i g y_ci, zero when the centres of mass are at the base's height."""
+        q = as_state("q", q, self.n_dof)
+        Q = np.atleast_2d(q)
+        pos, _, _ = self._kinematics(Q, np.zeros_like(Q))
+        V = np.sum(self.m * self.g * pos[..., 1], axis=1)
+        return V[0] if q.ndim == 1 else V
+
+    def total_energy(self, q, qd):
+        """E = T + V."""
+        return self.kinetic_energy(q, qd) + self.potential_energy(q)
+
+
+def double_pendulum(m=1.0, l=1.0, g=9.81):
+    """Two uniform rods of mass m and length l: lc = l/2, I = m l^2 / 12 (defaults 1 kg, 1 m)."""
+    m, l = positive_number("m", m), positive_number("l", l)
+    return PlanarChain(m=[m, m], l=[l, l], lc=[l / 2, l / 2], I=[m * l * l / 12] * 2, g=g)
+
+
+def rk4_step(f, q, qd, dt):
+    """One classical Runge–Kutta step of (q, qd)' = (qd, f(q, qd))."""
+    k1q, k1v = qd, f(q, qd)
+    k2q, k2v = qd + 0.5 * dt * k1v, f(q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v)
+    k3q, k3v = qd + 0.5 * dt * k2v, f(q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v)
+    k4q, k4v = qd + dt * k3v, f(q + dt * k3q, qd + dt * k3v)
+    return (q + dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q),
+            qd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v))
+
+
+def rollout(forward_dynamics, q0, qd0, dt=0.01, steps=500, tau_fn=None):
+    """Integrate qdd = forward_dynamics(q, qd, tau) with RK4 from (q0, qd0).
+
+    forward_dynamics: a callable like PlanarChain.forward_dynamics (or a learned model's).
+    tau_fn(t, q, qd) -> tau gives the applied torque (zero when None); it is held over each step.
+    Returns t (steps+1,), q and qd of shape (steps+1, *q0.shape).
+    """
+    q, qd = np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float)
+    dt = positive_number("dt", dt)
+    qs, qds = [q], [qd]
+    for k in range(int(steps)):
+        tau = np.zeros_like(q) if tau_fn is None else np.asarray(tau_fn(k * dt, q, qd), dtype=float)
+        q, qd = rk4_step(lambda a, b: forward_dynamics(a, b, tau), q, qd, dt)
+        qs.append(q)
+        qds.append(qd)
+    return np.arange(int(steps) + 1) * dt, np.array(qs), np.array(qds)
