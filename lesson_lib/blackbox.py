@@ -1,0 +1,67 @@
+"""The black box: an MLP that learns the whole map (q, qd, qdd) -> tau, with no structure.
+
+It is the lesson's foil.  Trained on the same data with the same budget it fits the torques it saw, but
+nothing makes its "implied mass matrix" d tau / d qdd symmetric, positive-definite or even independent of
+qd and qdd, and it has no reason to extrapolate beyond the training box.
+"""
+import autograd.numpy as anp
+import numpy as np
+from autograd import elementwise_grad
+
+from ._validate import as_states
+from .jet import jet_mlp
+from .training import Trainable, init_mlp
+
+
+class BlackBox(Trainable):
+    """MLP tau_hat = f([cos q, sin q, qd / s_qd, qdd / s_qdd]); same activation and optimiser as the DeLaN."""
+
+    def __init__(self, n_dof=2, hidden=(32, 32), seed=0, lr=3e-3, batch_size=128, activation="isru"):
+        self.hidden = tuple(int(h) for h in hidden)
+        self.activation = activation
+        self.sizes = (4 * int(n_dof), *self.hidden, int(n_dof))
+        super().__init__(n_dof, seed, lr, batch_size)
+
+    def __repr__(self):
+        return f"BlackBox(n_dof={self.n_dof}, hidden={self.hidden}, seed={self.seed}, step={self.step})"
+
+    def reset(self):
+        super().reset()
+        self.input_scale = np.ones(2)
+
+    def _on_first_fit(self, q, qd, qdd, tau):
+        self.input_scale = np.array([qd.std(), qdd.std()]) + 1e-8
+
+    def _state(self):
+        return {**super()._state(), "input_scale": self.input_scale}
+
+    def _set_state(self, state):
+        super()._set_state(state)
+        self.input_scale = np.array(state["input_scale"])
+
+    def _init_theta(self, rng):
+        return init_mlp(rng, self.sizes, out_scale=0.5)
+
+    def _forward(self, theta, q, qd, qdd):
+        """Scaled torque prediction (B, n); differentiable in theta and in qdd."""
+        x = anp.concatenate([anp.cos(q), anp.sin(q), qd / self.input_scale[0], qdd / self.input_scale[1]], axis=1)
+        return jet_mlp(x[:, None, :], theta, self.sizes, self.activation, None)[:, 0]
+
+    def _loss(self, theta, batch):
+        q, qd, qdd, tau_scaled = batch
+        err = self._forward(theta, q, qd, qdd) - tau_scaled
+        return anp.mean(err * err)
+
+    def inverse_dynamics(self, q, qd, qdd):
+        """tau_hat (n,) or (B, n)."""
+        (q, qd, qdd), single = as_states(self.n_dof, q=q, qd=qd, qdd=qdd)
+        tau = self._forward(self.theta, q, qd, qdd) * self.tau_scale
+        return tau[0] if single else tau
+
+    def implied_mass_matrix(self, q, qd, qdd):
+        """d tau_hat / d qdd by autograd, (n, n) or (B, n, n): what plays the role of M(q) in the black box."""
+        (q, qd, qdd), single = as_states(self.n_dof, q=q, qd=qd, qdd=qdd)
+        rows = [elementwise_grad(lambda a, i=i: self._forward(self.theta, q, qd, a)[:, i] * self.tau_scale[i])(qdd)
+                for i in range(self.n_dof)]
+        M = np.stack(rows, axis=1)
+        return M[0] if single else M

@@ -1,0 +1,121 @@
+"""The Deep Lagrangian Network: keep the manipulator equation, learn only M(q) and V(q).
+
+    tau = M(q) qdd + c(q, qd) + g(q)
+
+- A network maps the features [cos q, sin q] to the n(n+1)/2 entries of a lower-triangular L(q) and to a
+  potential V(q).  The diagonal of L goes through softplus (plus eps), and M = L L^T + eps I, so M is symmetric
+  positive-definite at every q for ANY weights.
+- dL/dq and g = dV/dq come from pushing a first-order jet in q through the network (lesson_lib.jet).
+- c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq (lesson_lib.structure): nothing Coriolis-shaped is learned.
+- autograd differentiates the torque loss with respect to all weights.
+
+Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
+"""
+import autograd.numpy as anp
+import numpy as np
+
+from . import structure
+from ._validate import as_state, as_states
+from .jet import jet_mlp, periodic_features, unflatten
+from .training import Trainable, init_mlp
+
+
+class DeLaN(Trainable):
+    """Deep Lagrangian Network for an n-joint robot.
+
+    Defaults (hidden=(32, 32), batch_size=128, lr=3e-3) were chosen for time-to-accuracy on the double
+    pendulum: see benchmarks/bench_delan.py.
+
+    >>> model = DeLaN(seed=0)
+    >>> bool(np.linalg.eigvalsh(model.mass_matrix([0.3, -1.2])).min() > 0)   # SPD before any training
+    True
+    """
+
+    def __init__(self, n_dof=2, hidden=(32, 32), seed=0, lr=3e-3, batch_size=128, eps=1e-3, activation="isru"):
+        n = int(n_dof)
+        self.hidden = tuple(int(h) for h in hidden)
+        if n < 1 or not self.hidden or min(self.hidden) < 1:
+            raise ValueError(f"need n_dof >= 1 and at least one hidden layer of width >= 1, got {n_dof}, {hidden}")
+        self.eps, self.activation = float(eps), activation
+        self._P = structure.placement(n)
+        n_L = self._P.shape[0]
+        self.sizes = (2 * n, *self.hidden, n_L + 1)                 # outputs: L entries (diagonal first), V
+        self._out_mask = np.arange(n_L + 1) < n                      # softplus on L's diagonal only
+        super().__init__(n, seed, lr, batch_size)
+
+    def __repr__(self):
+        return (f"DeLaN(n_dof={self.n_dof}, hidden={self.hidden}, seed={self.seed}, lr={self.lr:g}, "
+                f"batch_size={self.batch_size}, step={self.step})")
+
+    def _init_theta(self, rng):
+        return init_mlp(rng, self.sizes, out_scale=0.5)
+
+    @property
+    def layers(self):
+        """The weights as a list of (W, b) per layer (views into the flat vector theta)."""
+        return unflatten(self.theta, self.sizes)
+
+    def _jet(self, theta, q):
+        """Network outputs and their q-derivatives at a batch q (B, n): the jet (B, 1+n, n_L+1)."""
+        return jet_mlp(periodic_features(q), theta, self.sizes, self.activation, self._out_mask)
+
+    def _loss(self, theta, batch):
+        """Mean squared torque error, each joint scaled by the training torques' standard deviation."""
+        q, qd, qdd, tau_scaled = batch
+        tau_hat = structure.manipulator_torque(self._jet(theta, q), qd, qdd, self._P, self.eps)
+        err = tau_hat / self.tau_scale - tau_scaled
+        return anp.mean(err * err)
+
+    # ------------------------------------------------------------------ public, batched like the RNEA
+    def _factor(self, q):
+        """Checked q -> (L, dL, g, V) and whether q was a single state."""
+        q = as_state("q", q, self.n_dof)
+        return structure.cholesky_factor(self._jet(self.theta, np.atleast_2d(q)), self._P, self.eps), q.ndim == 1
+
+    def mass_matrix(self, q):
+        """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n)."""
+        (L, dL, _, _), single = self._factor(q)
+        M = structure.mass_matrix(L, dL, self.eps)[0]
+        return M[0] if single else M
+
+    def mass_matrix_derivative(self, q):
+        """dM/dq from the jet: (n, n, n) or (B, n, n, n), indexed [k, i, j] = dM_ij/dq_k."""
+        (L, dL, _, _), single = self._factor(q)
+        dM = structure.mass_matrix(L, dL, self.eps)[1]
+        return dM[0] if single else dM
+
+    def cholesky_factor(self, q):
+        """Learned L(q), lower-triangular with a positive diagonal: (n, n) or (B, n, n)."""
+        (L, _, _, _), single = self._factor(q)
+        return L[0] if single else L
+
+    def potential(self, q):
+        """Learned V(q) (defined up to a constant): () or (B,)."""
+        (_, _, _, V), single = self._factor(q)
+        return V[0] if single else V
+
+    def gravity(self, q):
+        """g(q) = dV/dq from the jet: (n,) or (B, n)."""
+        (_, _, g, _), single = self._factor(q)
+        return g[0] if single else g
+
+    def parts(self, q, qd, qdd):
+        """The three terms of the manipulator equation: dict with "M_qdd", "c", "g", each (n,) or (B, n)."""
+        (q, qd, qdd), single = as_states(self.n_dof, q=q, qd=qd, qdd=qdd)
+        terms = structure.parts(self._jet(self.theta, q), qd, qdd, self._P, self.eps)
+        return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms)}
+
+    def coriolis(self, q, qd):
+        """c(q, qd) = C(q, qd) qd computed from dM/dq: (n,) or (B, n)."""
+        return self.parts(q, qd, np.zeros(self.n_dof))["c"]
+
+    def inverse_dynamics(self, q, qd, qdd):
+        """tau_hat = M(q) qdd + c(q, qd) + g(q): (n,) or (B, n)."""
+        return sum(self.parts(q, qd, qdd).values())
+
+    def forward_dynamics(self, q, qd, tau):
+        """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.rollout)."""
+        (q, qd, tau), single = as_states(self.n_dof, q=q, qd=qd, tau=tau)
+        _, c, g = structure.parts(self._jet(self.theta, q), qd, np.zeros_like(q), self._P, self.eps)
+        qdd = np.linalg.solve(self.mass_matrix(q), (tau - c - g)[..., None])[..., 0]
+        return qdd[0] if single else qdd
