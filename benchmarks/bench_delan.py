@@ -1,0 +1,78 @@
+"""DeLaN training speed and accuracy on the double pendulum, as the learner feels it.
+
+Prints: the median wall time of 2000 training steps (the "Train x2000" button) for the default network,
+max |M_hat - M| over the 41x41 whole-torus grid and the learned M's smallest eigenvalue after 2000, 4000 and
+6000 steps from the default seed, the time of one step at the reference size (2x64, batch 256), and the
+number of autograd nodes recorded per step.  Run it twice: with the machine's BLAS threads and with 1.
+
+    python benchmarks/bench_delan.py            # both thread settings (re-runs itself with 1 thread)
+"""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+
+def autograd_nodes_per_step(model, data):
+    """Count the nodes autograd records while differentiating one training loss."""
+    import autograd.tracer as tracer
+    from autograd import value_and_grad
+    count, original = [0], tracer.new_box
+
+    def counting_new_box(*args, **kwargs):
+        count[0] += 1
+        return original(*args, **kwargs)
+    idx = np.arange(model.batch_size)
+    batch = (data["q"][idx], data["qd"][idx], data["qdd"][idx], data["tau"][idx] / model.tau_scale)
+    tracer.new_box = counting_new_box
+    try:
+        value_and_grad(model._loss)(model.theta, batch)
+    finally:
+        tracer.new_box = original
+    return count[0]
+
+
+def run(label):
+    from lesson_lib import DeLaN, double_pendulum, lesson_check, sample_uniform
+    chain = double_pendulum()
+    d = sample_uniform(chain, 4096, seed=0)
+    args = (d["q"], d["qd"], d["qdd"], d["tau"])
+    print(f"--- {label}")
+    model = DeLaN(seed=0)
+    print(f"default model: {model!r}, {model.get_params().size} weights")
+    press_times = []
+    for press in range(3):
+        t0 = time.perf_counter()
+        model.fit(*args, steps=2000)
+        press_times.append(time.perf_counter() - t0)
+        check = lesson_check(model, chain)
+        print(f"after {model.step:5d} steps: max|M_hat - M| = {check['max_error']:.4f}, "
+              f"min eig = {check['min_eig']:.4f}, PASS = {check['passed']}, press took {press_times[-1]:.2f} s")
+    print(f"autograd nodes per training step: {autograd_nodes_per_step(model, d)}")
+    times = []
+    for _ in range(3):                            # fresh models: the time of the first press
+        m = DeLaN(seed=0)
+        t0 = time.perf_counter()
+        m.fit(*args, steps=2000)
+        times.append(time.perf_counter() - t0)
+    all_times = press_times + times
+    print(f"2000 steps, default network: median {np.median(all_times):.2f} s, best {min(all_times):.2f} s "
+          f"over {len(all_times)} presses ({np.median(all_times) / 2:.2f} ms per step)")
+    big = DeLaN(hidden=(64, 64), batch_size=256, seed=0)
+    big.fit(*args, steps=50)
+    t0 = time.perf_counter()
+    big.fit(*args, steps=500)
+    print(f"reference size 2x64, batch 256: {(time.perf_counter() - t0) / 500 * 1e3:.2f} ms per step")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        run(sys.argv[2])
+    else:
+        env = dict(os.environ)
+        run("BLAS threads: machine default")
+        sys.stdout.flush()
+        env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        subprocess.run([sys.executable, __file__, "--child", "BLAS threads: 1"], env=env, check=True)

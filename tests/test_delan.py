@@ -1,0 +1,182 @@
+"""The DeLaN: structure by construction, exact derivatives, training, divergence guard, generalisation."""
+import autograd.numpy as anp
+import numpy as np
+import pytest
+from autograd import grad, jacobian
+from autograd.test_util import check_grads
+
+from lesson_lib import BlackBox, DeLaN, TrainingDiverged, double_pendulum, lesson_check, sample_uniform, torque_nmse
+from lesson_lib import structure
+from lesson_lib.jet import jet_mlp, periodic_features
+
+rng = np.random.default_rng(7)
+chain = double_pendulum()
+
+
+@pytest.fixture(scope="module")
+def data():
+    return sample_uniform(chain, 4096, seed=0)
+
+
+@pytest.fixture(scope="module")
+def trained(data):
+    model = DeLaN(seed=0)
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=2000)
+    return model
+
+
+def random_model(scale, n_dof=2, seed=0):
+    model = DeLaN(n_dof=n_dof, seed=seed)
+    model.set_params(scale * np.random.default_rng(seed).standard_normal(model.get_params().size))
+    return model
+
+
+@pytest.mark.parametrize("scale", [0.01, 0.1, 1.0, 10.0, 100.0])
+@pytest.mark.parametrize("n_dof", [2, 3])
+def test_mass_matrix_spd_for_any_weights(scale, n_dof):
+    q = np.concatenate([rng.uniform(-np.pi, np.pi, (300, n_dof)), rng.uniform(-1e3, 1e3, (300, n_dof))])
+    for seed in range(3):
+        M = random_model(scale, n_dof, seed).mass_matrix(q)
+        assert np.all(np.isfinite(M))
+        np.testing.assert_allclose(M, np.swapaxes(M, 1, 2), rtol=1e-12, atol=0)
+        assert np.linalg.eigvalsh(M).min() > 0, f"scale {scale}, seed {seed}"
+
+
+def mass_matrix_by_autograd(model, q):
+    """M(q) for ONE q through a value-only forward pass written in autograd.numpy (no jets)."""
+    x = anp.concatenate([anp.cos(q), anp.sin(q)])[None, None, :]
+    y = jet_mlp(x, model.theta, model.sizes, model.activation, model._out_mask)[0, 0]
+    L = anp.reshape(anp.dot(y[: model._P.shape[0]], model._P), (model.n_dof, model.n_dof)) + model.eps * np.eye(model.n_dof)
+    return anp.dot(L, L.T) + model.eps * np.eye(model.n_dof), y[-1]
+
+
+@pytest.mark.parametrize("n_dof", [2, 3])
+def test_jet_derivatives_match_autograd_and_finite_differences(n_dof):
+    model, h = random_model(0.7, n_dof, seed=3), 1e-6
+    q = rng.uniform(-np.pi, np.pi, (5, n_dof))
+    dM = model.mass_matrix_derivative(q)                        # (B, k, i, j)
+    g = model.gravity(q)
+    for b in range(5):
+        jac = jacobian(lambda x: mass_matrix_by_autograd(model, x)[0])(q[b])     # (i, j, k)
+        np.testing.assert_allclose(dM[b], np.moveaxis(jac, -1, 0), atol=1e-10)
+        np.testing.assert_allclose(g[b], grad(lambda x: mass_matrix_by_autograd(model, x)[1])(q[b]), atol=1e-10)
+        for k, e in enumerate(np.eye(n_dof) * h):
+            fd = (model.mass_matrix(q[b] + e) - model.mass_matrix(q[b] - e)) / (2 * h)
+            np.testing.assert_allclose(dM[b, k], fd, atol=1e-7)
+            np.testing.assert_allclose(g[b, k], (model.potential(q[b] + e) - model.potential(q[b] - e)) / (2 * h), atol=1e-7)
+
+
+def christoffel_C(dM, qd):
+    """C_ij = sum_k 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i) qd_k, dM indexed [k, i, j]."""
+    return 0.5 * (np.einsum("kij,k->ij", dM, qd) + np.einsum("jik,k->ij", dM, qd) - np.einsum("ijk,k->ij", dM, qd))
+
+
+def test_coriolis_equals_christoffel_formula_and_Mdot_minus_2C_is_skew():
+    model = random_model(0.7, 3, seed=4)
+    q, qd = rng.uniform(-np.pi, np.pi, (10, 3)), rng.uniform(-3, 3, (10, 3))
+    dM, c = model.mass_matrix_derivative(q), model.coriolis(q, qd)
+    for b in range(10):
+        C = christoffel_C(dM[b], qd[b])
+        np.testing.assert_allclose(C @ qd[b], c[b], atol=1e-10)
+        S = np.einsum("kij,k->ij", dM[b], qd[b]) - 2 * C
+        np.testing.assert_allclose(S, -S.T, atol=1e-10)
+    # and c is quadratic in qd, like the truth
+    np.testing.assert_allclose(model.coriolis(q, -2 * qd), 4 * c, atol=1e-10)
+
+
+@pytest.mark.parametrize("act", ["isru", "tanh"])
+def test_fused_primitives_gradients(act):
+    n = 3
+    P = structure.placement(n)
+    sizes = (2 * n, 5, 4, P.shape[0] + 1)
+    theta = DeLaN(n_dof=n, hidden=(5, 4)).get_params()
+    X = periodic_features(rng.uniform(-3, 3, (4, n)))
+    mask = np.arange(P.shape[0] + 1) < n
+    check_grads(lambda t: jet_mlp(X, t, sizes, act, mask), modes=["rev"], order=1)(theta)
+    check_grads(lambda x: jet_mlp(x, theta, sizes, act, mask), modes=["rev"], order=1)(X)
+    J = jet_mlp(X, theta, sizes, act, mask)
+    qd, qdd = rng.normal(size=(4, n)), rng.normal(size=(4, n))
+    check_grads(lambda j: structure.manipulator_torque(j, qd, qdd, P, 1e-3), modes=["rev"], order=1)(J)
+    # the fast rearranged torque equals the readable sum of the parts
+    np.testing.assert_allclose(structure.manipulator_torque(J, qd, qdd, P, 1e-3),
+                               sum(structure.parts(J, qd, qdd, P, 1e-3)), atol=1e-12)
+
+
+def test_training_reduces_loss_and_mass_error_and_passes(data, trained):
+    untrained = lesson_check(DeLaN(seed=0), chain)
+    after = lesson_check(trained, chain)
+    losses = trained.loss_history
+    assert np.mean(losses[-100:]) < 0.01 * np.mean(losses[:10])
+    assert after["max_error"] < 0.2 < untrained["max_error"]
+    assert after["min_eig"] > 0 and untrained["min_eig"] > 0
+    assert after["passed"] and not untrained["passed"]
+
+
+def test_same_seed_same_numbers_and_fit_continues(data):
+    args = (data["q"], data["qd"], data["qdd"], data["tau"])
+    a, b = DeLaN(seed=1), DeLaN(seed=1)
+    a.fit(*args, steps=150)
+    b.fit(*args, steps=100)
+    b.fit(*args, steps=50)                       # a second press continues: same as one longer press
+    np.testing.assert_array_equal(a.get_params(), b.get_params())
+    assert a.step == b.step == 150
+    c = DeLaN(seed=2)
+    c.fit(*args, steps=150)
+    assert not np.array_equal(a.get_params(), c.get_params())
+
+
+def test_save_and_load_round_trip(tmp_path, data):
+    args = (data["q"], data["qd"], data["qdd"], data["tau"])
+    a = DeLaN(seed=1)
+    a.fit(*args, steps=50)
+    a.save(tmp_path / "m.npz")
+    b = DeLaN(seed=1).load(tmp_path / "m.npz")
+    np.testing.assert_array_equal(a.get_params(), b.get_params())
+    a.fit(*args, steps=20)
+    b.fit(*args, steps=20)
+    np.testing.assert_array_equal(a.get_params(), b.get_params())
+
+
+def test_divergence_is_caught_and_last_good_state_kept(data):
+    args = (data["q"], data["qd"], data["qdd"], data["tau"])
+    model = DeLaN(seed=0)
+    model.fit(*args, steps=50)
+    before, step = model.get_params(), model.step
+    model.lr = 10.0
+    with pytest.raises(TrainingDiverged, match="smaller learning rate"):
+        model.fit(*args, steps=500)
+    np.testing.assert_array_equal(model.get_params(), before)
+    assert model.step == step
+    model.lr = 3e-3                               # and training can go on from there
+    model.fit(*args, steps=10)
+    assert model.step == step + 10
+
+
+def test_bad_input_messages():
+    model = DeLaN()
+    with pytest.raises(ValueError, match=r"q has shape \(3,\)"):
+        model.mass_matrix([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="NaN or inf"):
+        model.inverse_dynamics([0.0, np.nan], [0, 0], [0, 0])
+    with pytest.raises(ValueError, match="flat vector"):
+        model.set_params(np.zeros(3))
+    with pytest.raises(ValueError, match="lr must be"):
+        DeLaN(lr=-1)
+    with pytest.raises(ValueError, match="qdd has shape"):
+        model.fit(np.zeros((5, 2)), np.zeros((5, 2)), np.zeros((5, 3)), np.zeros((5, 2)))
+
+
+def test_learned_forward_dynamics_inverts_inverse_dynamics(trained):
+    q, qd, qdd = (rng.uniform(-3, 3, (20, 2)) for _ in range(3))
+    np.testing.assert_allclose(trained.forward_dynamics(q, qd, trained.inverse_dynamics(q, qd, qdd)), qdd, atol=1e-8)
+
+
+def test_delan_generalises_beyond_training_range_far_better_than_black_box(data, trained):
+    """Held-out velocities and accelerations twice the training range (qd 6 rad/s, qdd 20 rad/s^2)."""
+    box = BlackBox(seed=0)
+    box.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=2000)
+    far = sample_uniform(chain, 2000, seed=99, qd_max=6.0, qdd_max=20.0)
+    delan_err, box_err = torque_nmse(trained, far).mean(), torque_nmse(box, far).mean()
+    print(f"normalised torque error on 2x range: DeLaN {delan_err:.2e}, black box {box_err:.2e}")
+    assert delan_err < 0.01
+    assert box_err > 10 * delan_err

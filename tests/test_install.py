@@ -1,0 +1,156 @@
+"""Binder set-up: binder/ pins agree with requirements.txt, repo2docker accepts binder/, and a fresh
+environment built from binder/ alone runs every notebook under nbval.
+
+repo2docker (pinned in requirements.txt) prints the Dockerfile Binder would build without needing Docker.
+The last test builds a virtualenv (about 1-2 minutes); deselect it with `-m "not slow"`.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BINDER = ROOT / "binder"
+# In requirements.txt for the tests only; Binder does not need them.
+TEST_TOOLS = {"playwright", "jupyter-repo2docker"}
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][0-9A-Za-z.+!-]*)$")
+
+
+def read_pins(path):
+    """{normalised name: version} of a requirements file, and the lines that are not an exact `name==version`."""
+    pins, bad = {}, []
+    for n, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = PIN.match(line)
+        if not m:
+            bad.append(f"{path.name}:{n}: {raw!r}")
+            continue
+        name = re.sub(r"[-_.]+", "-", m.group(1)).lower()
+        if name in pins:
+            bad.append(f"{path.name}:{n}: {name} pinned twice")
+        pins[name] = m.group(2)
+    return pins, bad
+
+
+def copy_repo_files(dest):
+    """Copy the files git would put in a clone (tracked, plus new files not ignored) into dest."""
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                         cwd=ROOT, capture_output=True, check=True).stdout.decode()
+    for rel in filter(None, out.split("\0")):
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel, follow_symlinks=False)
+    return dest
+
+
+def tail(text, n=40):
+    return "\n".join(text.splitlines()[-n:])
+
+
+def test_binder_pins_are_exact_and_match_requirements():
+    root, root_bad = read_pins(ROOT / "requirements.txt")
+    binder, binder_bad = read_pins(BINDER / "requirements.txt")
+    assert not root_bad + binder_bad, f"every requirement must be an exact `name==version` pin: {root_bad + binder_bad}"
+    differ = {k: (v, root.get(k)) for k, v in binder.items() if root.get(k) != v}
+    assert not differ, f"binder/requirements.txt pins differ from requirements.txt (binder, root): {differ}"
+    missing = sorted(set(root) - TEST_TOOLS - set(binder))
+    assert not missing, f"course packages pinned in requirements.txt but missing from binder/requirements.txt: {missing}"
+    extra = sorted(set(binder) & TEST_TOOLS)
+    assert not extra, f"test-only tools do not belong in binder/requirements.txt: {extra}"
+
+
+def test_binder_runtime_is_python_311():
+    text = (BINDER / "runtime.txt").read_text().strip()
+    assert text == "python-3.11", f"binder/runtime.txt must say python-3.11 (numpy 2.4 needs >= 3.11), not {text!r}"
+
+
+def test_postbuild_is_executable_and_installs_the_package():
+    post = BINDER / "postBuild"
+    assert os.access(post, os.X_OK), "binder/postBuild must be executable (chmod +x binder/postBuild)"
+    staged = subprocess.run(["git", "ls-files", "-s", "binder/postBuild"], cwd=ROOT, capture_output=True,
+                            text=True).stdout
+    assert not staged or staged.startswith("100755"), f"git records binder/postBuild without its exec bit: {staged}"
+    lines = [ln.strip() for ln in post.read_text().splitlines()]
+    assert lines[0] in ("#!/usr/bin/env bash", "#!/bin/bash"), f"postBuild must be a bash script, starts {lines[0]!r}"
+    assert "set -euo pipefail" in lines, "postBuild must stop on the first error: `set -euo pipefail`"
+    installs = [ln for ln in lines if re.match(r"^pip install\b.*\s-e\s+\.(\s|$)", ln)]
+    assert installs, "postBuild must install the course library with `pip install ... -e .`"
+
+
+def test_repo2docker_accepts_binder_folder(tmp_path):
+    repo = copy_repo_files(tmp_path / "repo")
+    (tmp_path / "cwd").mkdir()  # repo2docker reads a repo2docker_config.py from its working directory
+    r = subprocess.run([sys.executable, "-m", "repo2docker", "--no-build", "--debug", str(repo)],
+                       cwd=tmp_path / "cwd", capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, (f"repo2docker failed (is it installed? `pip install -r requirements.txt`):\n"
+                               f"{tail(r.stdout)}\n{tail(r.stderr)}")
+    dockerfile = r.stdout
+    assert "FROM " in dockerfile, f"repo2docker printed no Dockerfile:\n{tail(r.stderr)}"
+    req = re.search(r'^RUN .*pip install .*-r "?binder/requirements\.txt"?', dockerfile, re.M)
+    assert req, "the Dockerfile does not `pip install -r binder/requirements.txt`"
+    post = re.search(r"^RUN \./binder/postBuild\s*$", dockerfile, re.M)
+    assert post, "the Dockerfile does not run ./binder/postBuild"
+    assert req.start() < post.start(), "binder/postBuild runs before binder/requirements.txt is installed"
+    assert not re.search(r'-r "?requirements\.txt', dockerfile), "the Dockerfile installs the root requirements.txt"
+    assert re.search(r"environment\.py-3\.11-linux-64\.lock", dockerfile), (
+        f"the Dockerfile does not build a Python 3.11 environment:\n"
+        f"{[ln for ln in dockerfile.splitlines() if 'environment' in ln]}\n{tail(r.stderr, 10)}")
+
+
+SETTINGS_CHECK = """
+import json, os, tempfile
+from jupyterlab.commands import get_app_dir
+from jupyterlab_server.settings_utils import get_settings
+app = get_app_dir()
+s, _ = get_settings(os.path.join(app, "settings"), os.path.join(app, "schemas"), tempfile.mkdtemp(),
+                    schema_name="@jupyterlab/apputils-extension:notification")
+print(json.dumps(s["schema"]["properties"]["fetchNews"]["default"]))
+"""
+
+
+@pytest.mark.slow
+def test_fresh_binder_environment_runs_the_notebooks(tmp_path):
+    """Binder's steps in a fresh virtualenv: install binder/requirements.txt, run binder/postBuild from the repo
+    root, then run every notebook under nbval with that environment's Python. Uses pip's cache."""
+    if sys.version_info[:2] == (3, 11):
+        base_python = sys.executable
+    else:
+        base_python = shutil.which("python3.11")
+        assert base_python, "python3.11 is needed to build the Binder environment (binder/runtime.txt)"
+    repo = copy_repo_files(tmp_path / "repo")
+    venv = tmp_path / "venv"
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "JUPYTERLAB_DIR", "NB_PYTHON_PREFIX",
+                        "PYTEST_ADDOPTS"}}
+    env.update(VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
+    py = str(venv / "bin" / "python")
+
+    def run(cmd, what, timeout):
+        r = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=timeout)
+        assert r.returncode == 0, f"{what} failed (exit {r.returncode}):\n{tail(r.stdout)}\n{tail(r.stderr)}"
+        return r.stdout
+
+    try:
+        subprocess.run([base_python, "-m", "venv", str(venv)], check=True, timeout=120)
+        version = run([py, "-c", "import sys; print(*sys.version_info[:2], sep='.')"], "python", 60).strip()
+        assert version == "3.11", f"the Binder venv runs Python {version}, binder/runtime.txt says 3.11"
+        run([py, "-m", "pip", "install", "-q", "-r", "binder/requirements.txt"],
+            "pip install -r binder/requirements.txt", 900)
+        run(["bash", "binder/postBuild"], "bash binder/postBuild", 600)
+        run([py, "-c", "import lesson_lib, sys; assert lesson_lib.__file__.startswith(sys.argv[1]), lesson_lib.__file__",
+             str(repo)], "import lesson_lib from the repo (editable install)", 60)
+        fetch_news = json.loads(run([py, "-c", SETTINGS_CHECK], "reading JupyterLab settings", 60).strip())
+        assert fetch_news == "false", f"JupyterLab's fetchNews default is {fetch_news!r}, postBuild should set 'false'"
+        out = run([py, "-m", "pytest", "--nbval", "notebooks", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
+                   "--nbval-current-env", "-p", "no:cacheprovider"], "nbval on notebooks/ in the Binder venv", 1800)
+        assert re.search(r"\d+ passed", out), f"nbval ran no notebook cell:\n{tail(out)}"
+    finally:
+        shutil.rmtree(venv, ignore_errors=True)  # ~600 MB; pytest keeps its last three tmp dirs
