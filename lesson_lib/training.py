@@ -134,4 +134,4 @@ class Trainable:
         raise TrainingDiverged(
             f"training diverged at step {bad_step}: the loss went from {ref:.3g} to {loss:.3g} with learning "
             f"rate lr={self.lr:g}. The model was put back to its last good state (step {self.step}, before this "
-            f"call). Use a smaller learning rate, e.g. model.lr = {self.lr / 10:g}, and train again.")
+            f"call). Use a smaller learning rate, e.g. model.lr = {min(self.lr / 10, 3e-3):g}, and train again.")

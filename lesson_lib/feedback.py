@@ -1,0 +1,53 @@
+"""The lesson's PASS check as a learner reads it: a verdict, the numbers, and specific hints when it fails.
+
+    from lesson_lib.feedback import report
+    report(model, chain)     # prints "PASS: ..." or "FAIL: ..." followed by what to do
+"""
+import numpy as np
+
+from .metrics import PASS_MAX_ERROR, torus_grid
+
+
+def diagnose(model, chain, points=41):
+    """Numbers behind the verdict: max error, where it is worst, smallest eigenvalue, and the hints."""
+    q = torus_grid(chain.n_dof, points)
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    err = np.abs(M_hat - M)
+    worst = np.unravel_index(np.argmax(err), err.shape)
+    lam = np.linalg.eigvalsh(M_hat).min(axis=1)
+    result = {"max_error": float(err.max()), "worst_q": q[worst[0]], "worst_entry": tuple(int(i) for i in worst[1:]),
+              "min_eig": float(lam.min()), "steps": int(model.step)}
+    result["passed"] = bool(result["max_error"] < PASS_MAX_ERROR and result["min_eig"] > 0)
+    hints = []
+    if result["min_eig"] <= 0:
+        hints.append("The learned M is not positive-definite somewhere. With M = L L^T + eps I and a softplus "
+                     "diagonal that cannot happen: check that eps > 0 and that the diagonal of L goes through "
+                     "softplus.")
+    if result["max_error"] >= PASS_MAX_ERROR:
+        if model.step == 0:
+            hints.append("The model is untrained (step 0): press Train x2000, or call model.fit(...) with 2000 steps.")
+        elif model.step < 2000:
+            hints.append(f"Only {model.step} training steps so far: press Train x2000 again (training continues "
+                         f"where it stopped).")
+        else:
+            hints.append("Still above 0.2 after 2000+ steps: press Train again; if the loss stopped falling, lower "
+                         "the learning rate (model.lr) or use more training data (more samples, the whole circle of q).")
+        i, j = result["worst_entry"]
+        hints.append(f"The error is worst in M[{i},{j}] at q = ({result['worst_q'][0]:.2f}, "
+                     f"{result['worst_q'][1]:.2f}) rad: drag the sliders there on the Bench to see it.")
+    result["hints"] = hints
+    return result
+
+
+def report(model, chain):
+    """Print the verdict (one line starting with PASS: or FAIL:) and, on FAIL, one hint per line."""
+    d = diagnose(model, chain)
+    numbers = (f"max |M_hat - M| = {d['max_error']:.3f} (needs < {PASS_MAX_ERROR}), "
+               f"min eigenvalue = {d['min_eig']:.3f} (needs > 0), after {d['steps']} steps")
+    if d["passed"]:
+        print(f"PASS: the learned M matches the true M on the whole torus and is SPD: {numbers}")
+    else:
+        print(f"FAIL: {numbers}")
+        for hint in d["hints"]:
+            print(f"  hint: {hint}")
+    return None

@@ -1,0 +1,53 @@
+"""Kind notebooks: when a cell needs something an earlier cell makes, say which cell to run.
+
+    from lesson_lib.notebook import require, setup
+    setup()                                         # first cell: friendlier NameErrors from here on
+    ...
+    require("model", cell="'Train the model' (section 2)")   # first line of a cell that needs `model`
+
+`require` raises MissingStep, a NameError whose message names the missing names and the cell that makes them;
+`setup` makes IPython show that message alone (no traceback) and adds a one-line hint under any other NameError.
+"""
+import inspect
+
+RUN_ABOVE = "Run > Run All Above Selected Cell"
+
+
+class MissingStep(NameError):
+    """A cell needs names that an earlier cell makes; the message says which cell to run."""
+
+
+def require(*names, cell):
+    """Raise MissingStep unless every name in `names` exists in the calling notebook's namespace.
+
+    cell: how the learner finds the cell that makes them, e.g. "'Train both models' (section 2)".
+    """
+    scope = inspect.currentframe().f_back.f_globals
+    missing = [n for n in names if n not in scope]
+    if missing:
+        listed = ", ".join(f"`{n}`" for n in missing)
+        raise MissingStep(f"this cell needs {listed}, which the cell {cell} makes. Run that cell first "
+                          f"(or {RUN_ABOVE}), then run this cell again.")
+
+
+def _handler(shell, etype, value, tb, tb_offset=None):
+    """IPython custom exception handler: MissingStep as its message alone, other NameErrors with a hint."""
+    if issubclass(etype, MissingStep):
+        stb = [f"{etype.__name__}: {value}"]
+    else:
+        stb = list(shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset))
+        stb.append(f"Hint: this cell uses a name that an earlier cell defines. After a restart, run the cells "
+                   f"above this one first ({RUN_ABOVE}).")
+    shell._showtraceback(etype, value, stb)          # send it to the front end as the cell's error output
+    return stb
+
+
+def setup():
+    """Install the friendly NameError display in the running IPython kernel (does nothing outside IPython)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None:
+        shell.set_custom_exc((NameError,), _handler)

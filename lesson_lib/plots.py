@@ -1,0 +1,86 @@
+"""Figures for the course notebooks 01, 02, 05 and 06: each function draws one figure and returns it; the
+notebook cell calls plt.show().  Every axis is labelled with its unit."""
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .audit import velocity_sweep
+
+TRUTH, DELAN, BLACK_BOX = "#b8860b", "#2e8b57", "#4b4b4b"
+
+
+def velocity_dependence(black_box, delan, chain, q, qd_max=3.0, spread=3.0, points=61):
+    """Off-diagonal entries of each model's implied mass matrix at a fixed q while qd_0 sweeps +-spread*qd_max.
+    The truth is flat (M depends on q only) and symmetric (M_01 = M_10)."""
+    v = np.linspace(-spread * qd_max, spread * qd_max, points)
+    bb, dl = velocity_sweep(black_box, q, v), velocity_sweep(delan, q, v)
+    true = chain.mass_matrix(q)[0, 1]
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    ax.axvspan(-qd_max, qd_max, color="0.92", label="training range of $\\dot q_0$")
+    ax.axhline(true, color=TRUTH, lw=3, label="truth $M_{01} = M_{10}$")
+    ax.plot(v, bb[:, 0, 1], color=BLACK_BOX, label="black box $\\partial\\tau_0/\\partial\\ddot q_1$")
+    ax.plot(v, bb[:, 1, 0], color=BLACK_BOX, ls="--", label="black box $\\partial\\tau_1/\\partial\\ddot q_0$")
+    ax.plot(v, dl[:, 0, 1], color=DELAN, lw=2, label="DeLaN $M_{01} = M_{10}$")
+    ax.set(xlabel="joint-0 velocity $\\dot q_0$ (rad/s)", ylabel="off-diagonal inertia (kg m$^2$)",
+           title=f"Implied inertia at q = ({q[0]:.1f}, {q[1]:.1f}) rad as the velocity changes")
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    return fig
+
+
+def mass_matrix_entries(chain, points=181):
+    """The true M(q) entries of a 2-link chain over the elbow angle q_1 (they do not depend on q_0)."""
+    q1 = np.linspace(-np.pi, np.pi, points)
+    M = chain.mass_matrix(np.stack([np.zeros_like(q1), q1], axis=1))
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for (i, j), style in zip(((0, 0), (0, 1), (1, 1)), ("-", "--", ":")):
+        ax.plot(q1, M[:, i, j], color=TRUTH, ls=style, lw=2, label=f"$M_{{{i}{j}}}$")
+    ax.set(xlabel="elbow angle $q_1$ (rad)", ylabel="inertia (kg m$^2$)",
+           title="True mass matrix of the double pendulum over the elbow angle")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def energy_errors(errors, dt):
+    """Energy error E(t) - E(0) of each integrator (a dict name -> (t, dE)), on a symmetric log scale."""
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    for (name, (t, dE)), color in zip(errors.items(), ("#c0392b", "#2e8b57", "#2c6fbb")):
+        ax.plot(t, dE, color=color, label=name)
+    ax.set_yscale("symlog", linthresh=1e-4)
+    ax.set(xlabel="time (s)", ylabel="energy error $E(t) - E(0)$ (J)",
+           title=f"Unforced double pendulum, step dt = {dt} s: energy error of three integrators")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def speed_extrapolation(speeds, curves):
+    """Torque error against the speed multiplier (1 = the training range), one line per model, log scale."""
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    colors = {"DeLaN": DELAN, "black box": BLACK_BOX}
+    for name, err in curves.items():
+        ax.plot(speeds, err, "o-", color=colors.get(name), label=name)
+    ax.axvspan(min(speeds), 1.0, color="0.92", label="inside the training range")
+    ax.set_yscale("log")
+    ax.set(xlabel="speed and acceleration range (multiples of the training range)",
+           ylabel="torque error (% of variance)", title="Faster than anything in the training data")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def rollout_comparison(t, q_true, q_model, energies):
+    """Left: joint angles of the true and the learned rollout. Right: energy changes E(t) - E(0) (dict of
+    label -> E(t))."""
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    for j, style in ((0, "-"), (1, "--")):
+        a1.plot(t, q_true[:, j], color=TRUTH, ls=style, lw=2.5, label=f"truth $q_{j}$")
+        a1.plot(t, q_model[:, j], color=DELAN, ls=style, label=f"DeLaN $q_{j}$")
+    a1.set(xlabel="time (s)", ylabel="joint angle (rad)", title="Released from rest: angles")
+    a1.legend(fontsize=8)
+    for (label, E), color in zip(energies.items(), (TRUTH, "#c0392b", DELAN)):
+        a2.plot(t, E - E[0], color=color, label=label)
+    a2.set(xlabel="time (s)", ylabel="energy change $E(t) - E(0)$ (J)", title="Energy along the rollouts")
+    a2.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,48 @@
+"""Predict first: the learner writes a guess before the evidence, then `reveal` gives the answer and says which
+of its key ideas the guess already named (a keyword match, kind about empty guesses)."""
+
+QUESTION = ("A Deep Lagrangian Network refuses to learn the whole map from state to torque. "
+            "What does it learn instead?")
+
+ANSWER = ("It keeps the equation of motion M(q) q'' + C(q, q') q' + g(q) = tau as it is and learns only two "
+          "physical functions inside it: the mass matrix M(q), through a lower-triangular factor L(q) with "
+          "M = L L^T (so M is symmetric positive-definite for any weights), and the potential energy V(q), whose "
+          "gradient is gravity. The Coriolis term is then computed from dM/dq, never learned.")
+
+# idea -> words that show a guess has it (lower case; a guess matches if it contains any of them)
+IDEAS = {
+    "the mass matrix M(q) (the inertia)": ("mass matrix", "mass-matrix", "inertia", "m(q)", "cholesky",
+                                           "ll^t", "llt", "ll'", "kinetic"),
+    "the potential energy V(q) (gravity)": ("potential", "v(q)", "gravity", "gravit"),
+    "the structure of the equation of motion": ("structure", "lagrang", "manipulator", "equation of motion",
+                                                "euler", "physics", "coriolis", "christoffel"),
+}
+
+
+def matched_ideas(prediction, ideas=None):
+    """{idea: True/False}: does the prediction mention each idea?"""
+    text = " ".join(str(prediction).lower().split())
+    return {idea: any(w in text for w in words) for idea, words in (ideas or IDEAS).items()}
+
+
+def reveal(prediction, answer=ANSWER, ideas=None):
+    """Print the answer and compare it with the learner's recorded prediction."""
+    guess = str(prediction or "").strip()
+    print("Answer:", answer)
+    print()
+    if not guess:
+        print("You left your prediction empty. That is fine, but even a rough guess makes the answer stick: "
+              "write one sentence in the prediction cell, run it, then run this cell again.")
+        return
+    found = matched_ideas(guess, ideas)
+    print(f'You predicted: "{guess}"')
+    for idea, hit in found.items():
+        print(f"  {'[x]' if hit else '[ ]'} {idea}")
+    n = sum(found.values())
+    if n == len(found):
+        print("You named every key idea. Well predicted.")
+    elif n:
+        print(f"You named {n} of {len(found)} key ideas; the unticked ones are what the rest of the course builds.")
+    else:
+        print("Your guess names none of the key ideas (by keywords): compare it with the answer above, and "
+              "keep the difference in mind as you go on.")

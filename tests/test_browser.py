@@ -1,0 +1,491 @@
+"""The Bench in a real browser: JupyterLab, Notebook 7 and Voilà, driven by headless Chromium through Playwright.
+
+Each front end opens notebooks/bench_app.ipynb and runs it (JupyterLab and Notebook 7 via Run → Run All Cells;
+Voilà runs it by itself), then checks the Bench as a learner would use it:
+  untrained: FAIL at step 0;  q0 moved from the keyboard changes the readout's q, the learned numbers (not the
+  true ones: a planar chain's M does not depend on q0) and both images;  Train ×2000 disables the buttons,
+  shows live steps, ends at step 2000 with new numbers, new plots and PASS.
+q0 moves by ArrowRight on the slider's handle, except in Notebook 7, which takes arrow keys for itself
+(jupyter/notebook#7716, kept as a strict xfail): there the learner types the value into the slider's readout.
+Screenshots of every stage go to artifacts/browser/ (git-ignored); on a failure the page, the browser console
+and the server log go there too.
+
+Needs Debian's chromium (/usr/bin/chromium, or $CHROMIUM): without it these tests skip, or fail when
+REQUIRE_BROWSER=1 (as in CI). The tests use that system browser; `playwright install` is never needed.
+Servers run on 127.0.0.1 without a token, with throw-away config, runtime, settings and workspace dirs, and are
+always stopped (process group, then any kernel they left behind).
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:                                    # judged in the `browser` fixture: skip, or fail in CI
+    sync_playwright = None
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = "notebooks/bench_app.ipynb"
+ARTIFACTS = ROOT / "artifacts" / "browser"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1400, "height": 1300}             # tall enough for the whole Bench in one screenshot
+
+SERVER_START_S = 90                                    # a server answers HTTP
+PAGE_MS = 120_000                                      # page load, kernel start, first render of the Bench
+UI_MS = 30_000                                         # a widget reacts to a key press or a click
+TRAIN_MS = 120_000                                     # 2000 training steps (3-6 s alone; far slower under load)
+RUN_ALL_RETRY_MS = 20_000                              # Run All seen to have started, else pressed once more
+
+
+# ---------------------------------------------------------------------------------------------------- browser
+def _chromium():
+    """$CHROMIUM if set (set it to a missing path to check the skip), else Debian's /usr/bin/chromium or PATH."""
+    if os.environ.get("CHROMIUM"):
+        candidates = [os.environ["CHROMIUM"]]
+    else:
+        candidates = ["/usr/bin/chromium", shutil.which("chromium")]
+    for path in candidates:
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def _no_browser(reason):
+    if os.environ.get("REQUIRE_BROWSER") == "1":
+        pytest.fail(f"{reason}; REQUIRE_BROWSER=1 says the browser tests must run", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def artifacts():
+    """artifacts/browser/, emptied of this file's earlier screenshots and logs."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob("*"):
+        if old.is_file() and old.name.split("-")[0] in {"jupyter", "jupyterlab", "notebook7", "voila"}:
+            old.unlink()
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory, artifacts):
+    """A headless Chromium (the system one) with a fresh profile."""
+    if sync_playwright is None:
+        _no_browser("the Python package playwright is not installed (pip install -r requirements.txt)")
+    exe = _chromium()
+    if exe is None:
+        where = os.environ.get("CHROMIUM") or "/usr/bin/chromium or on PATH"
+        _no_browser(f"no chromium at {where} (apt-get install chromium, or set $CHROMIUM)")
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=exe, headless=True,
+            args=CHROMIUM_ARGS, viewport=VIEWPORT)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+class Tab:
+    """A browser tab that records the console, page errors and /channels websocket frames.
+
+    `with Tab(...) as tab:` closes it afterwards; if a test using it failed (see `_watch`) or the block raised,
+    its screenshot and console log are kept in artifacts/browser/. Stage timings go to <name>-timings.json.
+    """
+
+    def __init__(self, context, name):
+        self.context, self.name = context, name
+        self.log, self.frames, self.timings, self.failed = [], 0, {}, False
+
+    def __enter__(self):
+        self.t0 = time.monotonic()
+        self.page = self.context.new_page()
+        self.page.on("console", lambda m: self.log.append(f"console.{m.type}: {m.text}"))
+        self.page.on("pageerror", lambda e: self.log.append(f"pageerror: {e}"))
+        self.page.on("requestfailed", lambda r: self.log.append(f"requestfailed: {r.url} {r.failure}"))
+        self.page.on("websocket", self._on_websocket)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        (ARTIFACTS / f"{self.name}-timings.json").write_text(json.dumps(self.timings, indent=1))
+        if exc_type is not None or self.failed:
+            try:
+                self.page.screenshot(path=str(ARTIFACTS / f"{self.name}-FAILED.png"))
+            except Exception as err:                   # a dead page must not hide the real failure
+                self.log.append(f"(no failure screenshot: {err})")
+            (ARTIFACTS / f"{self.name}-console.log").write_text("\n".join(self.log))
+        self.page.close()                              # without beforeunload: nothing is saved
+
+    def _on_websocket(self, ws):
+        self.log.append(f"websocket: {ws.url}")
+        if "/channels" in ws.url:
+            ws.on("framereceived", self._on_frame)
+
+    def _on_frame(self, _payload):
+        self.frames += 1
+
+    def mark(self, stage):
+        self.timings[stage] = round(time.monotonic() - self.t0, 1)
+
+    def shot(self, stage):
+        """Screenshot <front end>-<stage>.png, with the Bench scrolled into view if it is there."""
+        bench = self.page.locator(".bench")
+        if bench.count():
+            bench.first.scroll_into_view_if_needed(timeout=5_000)
+        self.page.screenshot(path=str(ARTIFACTS / f"{self.name}-{stage}.png"))
+        self.mark(stage)
+
+
+# ---------------------------------------------------------------------------------------------------- servers
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A Jupyter server or Voilà in its own process group, on a free port, with its output in a log file."""
+
+    def __init__(self, name, argv, env, log_path):
+        self.name, self.argv, self.env, self.log_path = name, argv, env, log_path
+        self.proc = self.url = None
+
+    def start(self, probe):
+        for _attempt in range(3):                      # a free port can be taken before the server binds it
+            port = _free_port()
+            self.url = f"http://127.0.0.1:{port}"
+            with open(self.log_path, "ab") as log:
+                self.proc = subprocess.Popen(self.argv(port), cwd=ROOT, env=self.env, stdout=log,
+                                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                             start_new_session=True)
+            if self._answers(self.url + probe):
+                return self
+            self.stop()
+        raise RuntimeError(f"{self.name} did not start; its log:\n{self.log_tail()}")
+
+    def _answers(self, url):
+        deadline = time.monotonic() + SERVER_START_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                with urllib.request.urlopen(url, timeout=5):
+                    return True
+            except urllib.error.HTTPError:             # any HTTP answer means it is serving
+                return True
+            except OSError:
+                time.sleep(0.25)
+        return False
+
+    def api(self, method, path):
+        req = urllib.request.Request(self.url + path, method=method)
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def stop(self):
+        """SIGTERM to the group (the server shuts its kernels down), SIGKILL if that takes over 20 s, then kill
+        any kernel still alive: kernels run in their own sessions, outside the server's group."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        try:
+            import psutil
+            kernels = psutil.Process(self.proc.pid).children(recursive=True)
+        except Exception:
+            psutil, kernels = None, []
+        for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+            try:
+                os.killpg(self.proc.pid, sig)
+                self.proc.wait(timeout=wait)
+                break
+            except ProcessLookupError:
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        if psutil is not None and kernels:
+            _gone, alive = psutil.wait_procs(kernels, timeout=10)
+            for proc in alive:
+                try:
+                    proc.kill()
+                except psutil.NoSuchProcess:
+                    pass
+
+    def log_tail(self, n=60):
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+
+
+def _jupyter_env(tmp):
+    """Throw-away Jupyter dirs; JupyterLab settings: no news, no update check, no autosave."""
+    settings = tmp / "config" / "lab" / "user-settings" / "@jupyterlab"
+    for plugin, values in {"apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
+                           "docmanager-extension/plugin": {"autosave": False}}.items():
+        path = settings / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+               JUPYTER_DATA_DIR=str(tmp / "data"), JUPYTERLAB_SETTINGS_DIR=str(settings.parent),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"), IPYTHONDIR=str(tmp / "ipython"),
+               PYTHONUNBUFFERED="1")
+    for var in ("JUPYTER_TOKEN", "JUPYTER_PATH", "JUPYTER_CONFIG_PATH", "MPLBACKEND"):
+        env.pop(var, None)
+    return env
+
+
+def _served(request, server, probe):
+    """Start `server`; stop it at the end of the module and keep its log in artifacts if a test failed."""
+    failed_before = request.session.testsfailed
+    server.start(probe)
+    yield server
+    server.stop()
+    if request.session.testsfailed > failed_before:
+        shutil.copy(server.log_path, ARTIFACTS / f"{server.name}-server.log")
+
+
+@pytest.fixture(scope="module")
+def jupyter(request, browser, tmp_path_factory):
+    """`jupyter lab` on the repo: serves JupyterLab at /lab and Notebook 7 at /notebooks."""
+    tmp = tmp_path_factory.mktemp("jupyter")
+    argv = lambda port: [                                                                 # noqa: E731
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+        "--ServerApp.port_retries=0", f"--ServerApp.root_dir={ROOT}",
+        "--IdentityProvider.token=", "--PasswordIdentityProvider.hashed_password=",   # i.e. token='' password=''
+        "--ServerApp.disable_check_xsrf=True",         # lets the fixture shut kernels down through the REST API
+        # Safety net if pytest itself is killed: idle kernels culled, then the idle server exits.
+        "--MappingKernelManager.cull_interval=60", "--MappingKernelManager.cull_idle_timeout=900",
+        "--ServerApp.shutdown_no_activity_timeout=900",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    yield from _served(request, Server("jupyter", argv, _jupyter_env(tmp), tmp / "server.log"), "/api/status")
+
+
+@pytest.fixture(scope="module")
+def voila(request, browser, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("voila")
+    argv = lambda port: [                                                                 # noqa: E731
+        sys.executable, "-m", "voila", NOTEBOOK, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+        "--Voila.port_retries=0", "--VoilaConfiguration.show_tracebacks=True",
+        "--MappingKernelManager.cull_interval=60", "--MappingKernelManager.cull_idle_timeout=300"]
+    yield from _served(request, Server("voila", argv, _jupyter_env(tmp), tmp / "server.log"), "/voila/static/")
+
+
+def _shut_down_sessions(server):
+    """Shut down the kernels the notebook pages started, so the next front end starts afresh."""
+    for session in server.api("GET", "/api/sessions"):
+        server.api("DELETE", f"/api/sessions/{session['id']}")
+
+
+def _watch(request, tab):
+    """Yield `tab` to one test and flag it if that test failed (its report is counted before teardown)."""
+    failed_before = request.session.testsfailed
+    yield tab
+    tab.failed |= request.session.testsfailed > failed_before
+
+
+@pytest.fixture
+def jupyterlab_tab(request, browser, jupyter):
+    with Tab(browser, "jupyterlab") as tab:
+        yield from _watch(request, tab)
+    _shut_down_sessions(jupyter)
+
+
+@pytest.fixture(scope="module")
+def notebook7_run(browser, jupyter):
+    """The notebook opened and run in Notebook 7, shared by the Bench test and the arrow-key check."""
+    with Tab(browser, "notebook7") as tab:
+        _open_and_run_all(tab, f"{jupyter.url}/notebooks/{NOTEBOOK}")
+        yield tab
+    _shut_down_sessions(jupyter)
+
+
+@pytest.fixture
+def notebook7_tab(request, notebook7_run):
+    yield from _watch(request, notebook7_run)
+
+
+@pytest.fixture
+def voila_tab(request, browser, voila):
+    with Tab(browser, "voila") as tab:
+        yield from _watch(request, tab)
+
+
+# ---------------------------------------------------------------------------------------------------- the flows
+def _menu(page, top, command):
+    page.get_by_role("menuitem", name=top, exact=True).click()
+    page.locator(f".lm-Menu-item[data-command='{command}']").click()
+
+
+def _open_and_run_all(tab, url):
+    """Open the notebook in JupyterLab or Notebook 7, wait until its kernel really talks, clear and run all."""
+    page = tab.page
+    page.goto(url)
+    expect(page.locator(".jp-Notebook")).to_be_visible(timeout=PAGE_MS)
+    # Run All sent before the kernel's websocket is open is dropped silently: wait for an idle kernel and
+    # for frames on /channels.
+    expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(1, timeout=PAGE_MS)
+    deadline = time.monotonic() + PAGE_MS / 1000
+    while tab.frames == 0:
+        assert time.monotonic() < deadline, "no frame on the kernel's /channels websocket"
+        page.wait_for_timeout(100)                     # lets Playwright deliver the websocket events
+    tab.shot("0-opened")
+    prompt = page.locator(".jp-CodeCell .jp-InputArea-prompt").first
+    _menu(page, "Edit", "editmenu:clear-all")          # the stored output must not pass for a fresh one
+    expect(prompt).to_have_text(re.compile(r"^\[\s*\]:$"), timeout=UI_MS)
+    expect(page.locator(".bench")).to_have_count(0)
+    started = re.compile(r"^\[(\*|\d+)\]:$")
+    _menu(page, "Run", "runmenu:run-all")
+    try:
+        expect(prompt).to_have_text(started, timeout=RUN_ALL_RETRY_MS)
+    except AssertionError:
+        if not re.fullmatch(r"\[\s*\]:", prompt.inner_text().strip()):
+            raise
+        tab.log.append("Run All was dropped; pressed it again")
+        tab.mark("run-all-retried")
+        _menu(page, "Run", "runmenu:run-all")
+        expect(prompt).to_have_text(started, timeout=UI_MS)
+    tab.mark("run-all-started")
+
+
+def _arrow_keys(bench):
+    """Focus the q0 slider's handle and press ArrowRight 8 times (one slider step, 0.01 rad, each)."""
+    handle = bench.locator(".bench-q0").get_by_role("slider")
+    handle.focus()
+    for _ in range(8):
+        handle.press("ArrowRight")
+
+
+def _type_into_readout(bench):
+    """Focus the number next to the q0 slider, type 0.80 and Enter: the keyboard path Notebook 7 leaves open."""
+    readout = bench.locator(".bench-q0 .widget-readout")
+    readout.focus()
+    readout.press("Control+A")
+    readout.press_sequentially("0.80")
+    readout.press("Enter")
+
+
+def _bench_flow(tab, move_q0=_arrow_keys):
+    """FAIL at step 0; q0 moved from the keyboard changes readout, numbers, plots; Train ×2000 → disabled
+    buttons, live steps, then step 2000, new numbers and plots, PASS."""
+    page = tab.page
+    bench = page.locator(".bench")
+    expect(bench).to_have_count(1, timeout=PAGE_MS)
+    badge, step = bench.locator(".bench-badge"), bench.locator(".bench-status .bench-step")
+    learned, true = bench.locator(".bench-matrices .bench-learned"), bench.locator(".bench-matrices .bench-true")
+    readout, plot, eigmap = bench.locator(".bench-readout"), bench.locator("img.bench-plot"), bench.locator(
+        "img.bench-eigmap")
+    train, reset = bench.locator("button.bench-train"), bench.locator("button.bench-reset")
+    expect(badge).to_contain_text("FAIL", timeout=UI_MS)
+    expect(step).to_have_text("0")
+    expect(readout).to_contain_text("q = (0.50, 1.00)")
+    expect(train).to_have_text(re.compile(r"Train\s*×\s*2000"))
+    expect(train).to_be_enabled()
+    expect(reset).to_be_enabled()
+    for img in (plot, eigmap):                         # real PNGs, decoded by the browser
+        expect(img).to_have_attribute("src", re.compile(r"^(blob:|data:image/png)"))
+        assert img.evaluate("el => el.decode().then(() => el.naturalWidth)") > 100
+    numbers = re.compile(r"^-?\d+\.\d{3}$")
+    for table in (learned, true):
+        cells = table.locator("td").all_inner_texts()
+        assert len(cells) == 4 and all(numbers.match(c.strip()) for c in cells), cells
+    tab.mark("rendered")
+    tab.shot("1-untrained")
+
+    # The q0 slider, moved from the keyboard.
+    before = dict(learned=learned.inner_text(), true=true.inner_text(), plot=plot.get_attribute("src"),
+                  eigmap=eigmap.get_attribute("src"), readout=readout.inner_text())
+    move_q0(bench)
+    expect(bench.locator(".bench-q0 .widget-readout")).not_to_have_text("0.50", timeout=UI_MS)
+    q0 = bench.locator(".bench-q0 .widget-readout").inner_text().strip()
+    assert 0.5 < float(q0) < 1.0, f"q0 should have gone up a little from 0.50, the slider reads {q0}"
+    expect(readout).to_contain_text(f"q = ({q0}, 1.00)", timeout=UI_MS)   # the kernel saw the last key press
+    expect(learned).not_to_have_text(before["learned"])
+    expect(plot).not_to_have_attribute("src", before["plot"])
+    expect(eigmap).not_to_have_attribute("src", before["eigmap"])
+    assert true.inner_text() == before["true"], "the true M of a planar chain does not depend on q0"
+    assert plot.evaluate("el => el.decode().then(() => el.naturalWidth)") > 100
+    tab.shot("2-slider")
+
+    # Train ×2000: buttons disabled while it runs, live steps, then step 2000 and PASS.
+    moved = dict(learned=learned.inner_text(), plot=plot.get_attribute("src"), eigmap=eigmap.get_attribute("src"))
+    bench.locator(".bench-status").evaluate("""el => {
+        window.__benchSteps = [];
+        new MutationObserver(() => {
+            const s = el.querySelector('.bench-step');
+            if (s) window.__benchSteps.push(s.textContent);
+        }).observe(el, {subtree: true, childList: true, characterData: true});
+    }""")
+    train.click()
+    tab.mark("train-pressed")
+    expect(train).to_be_disabled(timeout=UI_MS)
+    expect(reset).to_be_disabled(timeout=UI_MS)
+    tab.shot("3-training")
+    expect(step).to_have_text("2000", timeout=TRAIN_MS)
+    expect(badge).to_contain_text("PASS", timeout=UI_MS)
+    expect(train).to_be_enabled(timeout=UI_MS)
+    expect(reset).to_be_enabled(timeout=UI_MS)
+    tab.mark("trained")
+    expect(plot).not_to_have_attribute("src", moved["plot"])
+    expect(eigmap).not_to_have_attribute("src", moved["eigmap"])
+    assert learned.inner_text() != moved["learned"]
+    assert float(bench.locator(".bench-grid-error").inner_text()) < 0.2
+    expect(bench.locator(".bench-progress .progress-bar")).to_have_attribute("style", re.compile(r"width: 100%"))
+    live = [int(s) for s in page.evaluate("window.__benchSteps") if s.strip().isdigit()]
+    assert any(0 < s < 2000 for s in live), f"no live update reached the page while training: {live}"
+    assert "FAIL" not in badge.inner_text()
+    tab.shot("4-trained")
+
+
+def _assert_notebook_not_saved(server):
+    saves = [line for line in server.log_path.read_text(errors="replace").splitlines() if "Saving file" in line]
+    assert not saves, f"the browser test saved a notebook in the repo: {saves}"
+
+
+def test_bench_in_jupyterlab(jupyterlab_tab, jupyter):
+    _open_and_run_all(jupyterlab_tab, f"{jupyter.url}/lab/tree/{NOTEBOOK}")
+    _bench_flow(jupyterlab_tab)
+    _assert_notebook_not_saved(jupyter)
+
+
+def test_bench_in_notebook7(notebook7_tab, jupyter):
+    _bench_flow(notebook7_tab, move_q0=_type_into_readout)
+    _assert_notebook_not_saved(jupyter)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "Notebook 7 handles key presses before the page's widgets (capture phase; JupyterLab uses the bubbling "
+    "phase): ArrowRight on a focused slider runs notebook:move-cursor-heading-below-or-expand instead of moving "
+    "it. Upstream: jupyter/notebook#7716. Strict: when a Notebook release fixes it, this XPASS fails; then move "
+    "the Notebook 7 test back to the arrow keys."))
+def test_notebook7_arrow_keys_move_a_slider(notebook7_tab):
+    bench = notebook7_tab.page.locator(".bench")
+    expect(bench).to_have_count(1, timeout=PAGE_MS)
+    readout = bench.locator(".bench-q1 .widget-readout")
+    before = readout.inner_text()
+    handle = bench.locator(".bench-q1").get_by_role("slider")
+    handle.focus()
+    for _ in range(3):
+        handle.press("ArrowRight")
+    expect(readout).not_to_have_text(before, timeout=5_000)
+
+
+def test_bench_in_voila(voila_tab, voila):
+    page = voila_tab.page
+    page.goto(voila.url + "/")
+    expect(page.locator(".bench")).to_have_count(1, timeout=PAGE_MS)
+    voila_tab.mark("rendered")
+    html = page.content()
+    assert "Bench()" not in html and "from lesson_lib" not in html, "Voilà must not show the code"
+    expect(page.locator(".jp-CodeCell .jp-InputArea, .jp-CodeMirrorEditor, .cm-editor")).to_have_count(0)
+    assert "Bench()" not in page.locator("body").inner_text()
+    expect(page.get_by_text("The Bench: learn the structure, not the map")).to_be_visible()
+    voila_tab.shot("0-opened")
+    _bench_flow(voila_tab)

@@ -1,0 +1,74 @@
+"""Data from the truth and the metrics a learner and a grader call."""
+import numpy as np
+import pytest
+
+from lesson_lib import (DeLaN, double_pendulum, lesson_check, mass_matrix_error, min_eigenvalue, part_errors,
+                        sample_trajectories, sample_uniform, torque_nmse, torus_grid)
+
+chain = double_pendulum()
+
+
+class TruthAsModel:
+    """The RNEA dressed as a model: every metric must call it perfect."""
+    n_dof = 2
+    mass_matrix = staticmethod(chain.mass_matrix)
+    inverse_dynamics = staticmethod(chain.rnea)
+
+    @staticmethod
+    def parts(q, qd, qdd):
+        return {"M_qdd": np.einsum("bij,bj->bi", chain.mass_matrix(q), qdd), "c": chain.coriolis(q, qd),
+                "g": chain.gravity(q)}
+
+
+def test_uniform_samples_are_seeded_in_their_boxes_and_consistent():
+    a, b = sample_uniform(chain, 500, seed=4), sample_uniform(chain, 500, seed=4)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+        assert a[k].shape == (500, 2)
+    assert np.abs(a["q"]).max() <= np.pi and np.abs(a["qd"]).max() <= 3 and np.abs(a["qdd"]).max() <= 10
+    np.testing.assert_allclose(chain.rnea(a["q"], a["qd"], a["qdd"]), a["tau"], atol=1e-12)
+    noisy = sample_uniform(chain, 20000, seed=4, noise=0.5)
+    residual = noisy["tau"] - chain.rnea(noisy["q"], noisy["qd"], noisy["qdd"])
+    assert residual.std() == pytest.approx(0.5, rel=0.03)
+
+
+def test_trajectory_samples_satisfy_the_dynamics():
+    d = sample_trajectories(chain, n_traj=3, duration=1.0, dt=0.01, seed=1)
+    assert d["q"].shape == (3 * 101, 2)
+    np.testing.assert_allclose(chain.rnea(d["q"], d["qd"], d["qdd"]), d["tau"], atol=1e-9)
+    assert np.ptp(d["q"]) > 0.1                         # it moved
+
+
+def test_metrics_call_the_truth_perfect_and_an_untrained_model_imperfect():
+    d = sample_uniform(chain, 300, seed=2)
+    truth = TruthAsModel()
+    assert mass_matrix_error(truth, chain) == 0.0
+    np.testing.assert_allclose(torque_nmse(truth, d), 0.0, atol=1e-20)
+    assert all(v < 1e-12 for v in part_errors(truth, chain, d).values())
+    assert lesson_check(truth, chain)["passed"]
+    model = DeLaN(seed=0)
+    assert mass_matrix_error(model, chain) > 0.2
+    assert np.all(torque_nmse(model, d) > 0.05)
+    assert min_eigenvalue(model) > 0
+    assert not lesson_check(model, chain)["passed"]
+
+
+def test_torus_grid_covers_the_whole_circle():
+    g = torus_grid(2)
+    assert g.shape == (41 * 41, 2)
+    assert g.min() == -np.pi and g.max() == np.pi
+    assert torus_grid(3, points=5).shape == (125, 3)
+
+
+def test_feedback_report_verdicts_and_hints(capsys):
+    from lesson_lib.feedback import report
+    truth = TruthAsModel()
+    truth.step = 2000
+    report(truth, chain)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("PASS:") and len(out) == 1
+    model = DeLaN(seed=0)
+    report(model, chain)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("FAIL:") and "after 0 steps" in out[0]
+    assert any("untrained" in line for line in out[1:]) and any("worst in M[" in line for line in out[1:])
