@@ -121,7 +121,7 @@ def run_check(name, test, error_hint="read the error message, fix the cell above
     print(line)
 
 
-def _array(got, shape, what):
+def _array(got, shape, what, shape_hint="check which axis you sum over and that you return the final result"):
     """The learner's result as a float array of the expected shape, or a Fail saying why not."""
     if got is None:
         raise Fail(f"{what} returned None", "end your function with `return ...`")
@@ -130,8 +130,7 @@ def _array(got, shape, what):
     except (TypeError, ValueError):
         raise Fail(f"{what} returned {type(got).__name__}, not numbers", "return a number or a numpy array")
     if a.shape != tuple(shape):
-        raise Fail(f"{what} returned shape {a.shape}, expected {tuple(shape)}",
-                   "check which axis you sum over and that you return the final result")
+        raise Fail(f"{what} returned shape {a.shape}, expected {tuple(shape)}", shape_hint)
     if not np.all(np.isfinite(a)):
         raise Fail(f"{what} returned NaN or inf", "look for a division by zero or an uninitialised array")
     return a
@@ -214,7 +213,8 @@ def kinetic_energy(fn):
             Q, QD = _states(chain.n_dof, 4, seed)
             for q, qd in zip(Q, QD):
                 truth = float(chain.kinetic_energy(q, qd))
-                got = _array(call(fn, chain.mass_matrix(q), qd.copy()), (), "kinetic_energy")
+                got = _array(call(fn, chain.mass_matrix(q), qd.copy()), (), "kinetic_energy",
+                             "T is one number: multiply Mqd by qd once more, qd @ Mqd")
                 if abs(got - truth) > 1e-9 * max(1.0, abs(truth)):
                     if abs(got - 2 * truth) < 1e-9 * max(1.0, abs(truth)):
                         hint = "your value is exactly twice the truth: the factor 1/2 is missing"
@@ -258,7 +258,8 @@ def mass_matrix_from_rnea(fn):
                 gvec = dp.gravity(q)
                 if np.allclose(diff, gvec[:, None], atol=1e-9):
                     hint = "every column is off by the same vector g(q): pass gravity=False to chain.rnea"
-                elif np.allclose(got, 0, atol=1e-9) or np.allclose(got.sum(axis=1), dp.coriolis(q, [1, 1]), atol=1e-6):
+                elif np.allclose(got, np.stack([dp.rnea(q, e, np.zeros(2), gravity=False) for e in np.eye(2)], 1),
+                                 atol=1e-9) or np.allclose(got, 0, atol=1e-9):
                     hint = "put the unit vector e_j in the ACCELERATION slot (third argument), with zero velocity"
                 else:
                     hint = "column j is chain.rnea(q, np.zeros(n), e_j, gravity=False): store it with M[:, j] = ..."

@@ -180,6 +180,11 @@ CASES = {
     "triple_delan": (lambda chain, data: FakeTrainedDeLaN(0.01),
                      (lambda chain, data: FakeTrainedDeLaN(0.5), "train longer")),
     "total_mass": (lambda chain: chain.m.sum(), (lambda chain: chain.m[0], "add them all up")),
+    "errors_at": (lambda model, chain, q: (np.abs(model.mass_matrix(q) - chain.mass_matrix(q)).max(),
+                                           np.linalg.eigvalsh(model.mass_matrix(q)).min()),
+                  (lambda model, chain, q: ((model.mass_matrix(q) - chain.mass_matrix(q)).max(),
+                                            np.linalg.eigvalsh(model.mass_matrix(q)).min()), "absolute value")),
+    "lesson_passes": (lambda e, lam: e < 0.2 and lam > 0, (lambda e, lam: e <= 0.2 and lam > 0, "strictly")),
     "lesson_pass": (TruthAsModel(), (DeLaN(seed=0), "train more")),
 }
 
@@ -223,3 +228,18 @@ def test_checks_never_raise_and_print_one_line(answer, words, capsys):
     for name in ("kinetic_energy", "coriolis_from_dM", "symplectic_euler_step", "is_valid_inertia"):
         line = run(name, answer, capsys)
         assert line.startswith("FAIL: ") and words in line, line
+
+
+# ---------------------------------------------------------------------- kind errors when cells run out of order
+def test_cells_run_out_of_order_say_which_cell_to_run():
+    from nbclient import NotebookClient
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("from lesson_lib.notebook import require, setup\nsetup()"),
+        nbformat.v4.new_code_cell('require("black_box", cell="\'Train both models\' (section 2)")'),
+        nbformat.v4.new_code_cell("print(never_defined)")])
+    NotebookClient(nb, kernel_name="python3", allow_errors=True).execute()
+    (missing,), (name_error,) = nb.cells[1].outputs, nb.cells[2].outputs
+    assert missing.output_type == "error" and missing.ename == "MissingStep"
+    assert "'Train both models' (section 2)" in missing.evalue and len(missing.traceback) == 1
+    assert name_error.output_type == "error" and name_error.ename == "NameError"
+    assert "Run All Above Selected Cell" in name_error.traceback[-1]
