@@ -65,36 +65,35 @@ def _matmul_T(X, W):
 
 
 def jet_forward(X, layers, hidden_act="isru", out_mask=None):
-    """Push the input jet X (B, 1+n, H_0) through layers [(W, b), ...]; returns the output jet and the
-    pre-activation jets Z of every layer (kept for the reverse pass)."""
+    """Push the input jet X (B, 1+n, H_0) through layers [(W, b), ...]; returns the output jet and, for the
+    reverse pass, every layer's input jet, pre-activation jet Z and activation derivatives s'(z), s''(z)."""
     inputs, Zs = [], []
     for i, (W, b) in enumerate(layers):
         last = i == len(layers) - 1
         act = (np.zeros(W.shape[0], dtype=bool) if out_mask is None else out_mask) if last else hidden_act
         Z = _matmul_T(X, W)
         Z[:, 0] += b
-        a, d1, _ = _activation(Z[:, 0], act)
+        a, d1, d2 = _activation(Z[:, 0], act)
         inputs.append(X)
-        Zs.append((Z, act))
+        Zs.append((Z, d1, d2))
         X = np.empty_like(Z)
         X[:, 0] = a
         X[:, 1:] = d1[:, None, :] * Z[:, 1:]
     return X, (inputs, Zs)
 
 
-def jet_backward(layers, cache, G):
+def jet_backward(layers, cache, G, input_grad=True):
     """Reverse pass through jet_forward: given G = d loss / d output jet, return [dW1, db1, dW2, db2, ...]
-    and d loss / d input jet."""
+    and d loss / d input jet (None when input_grad is False: training never needs it)."""
     inputs, Zs = cache
     grads = []
-    for (W, b), X, (Z, act) in reversed(list(zip(layers, inputs, Zs))):
-        _, d1, d2 = _activation(Z[:, 0], act)
+    for k, ((W, b), X, (Z, d1, d2)) in reversed(list(enumerate(zip(layers, inputs, Zs)))):
         gZ = np.empty_like(Z)
         gZ[:, 0] = G[:, 0] * d1 + d2 * np.einsum("bkh,bkh->bh", G[:, 1:], Z[:, 1:])
         gZ[:, 1:] = G[:, 1:] * d1[:, None, :]
         gZ2 = gZ.reshape(-1, gZ.shape[-1])
         grads[:0] = [gZ2.T @ X.reshape(-1, X.shape[-1]), gZ[:, 0].sum(axis=0)]
-        G = (gZ2 @ W).reshape(X.shape)
+        G = (gZ2 @ W).reshape(X.shape) if (k > 0 or input_grad) else None
     return grads, G
 
 
@@ -141,7 +140,7 @@ def _jet_mlp_vjp(argnums, ans, args, kwargs):
     _last_forward[:] = [None, None]
 
     def vjp(G):
-        grads, gX = jet_backward(layers, cache, G)
+        grads, gX = jet_backward(layers, cache, G, input_grad=0 in argnums)
         out = {0: gX, 1: np.concatenate([gw.ravel() for gw in grads])}
         return tuple(out[i] for i in argnums)
     return vjp

@@ -9,6 +9,7 @@ import json
 import numpy as np
 from autograd import value_and_grad
 
+from ._blas import single_blas_thread
 from ._validate import as_states, positive_number
 
 
@@ -93,6 +94,10 @@ class Trainable:
         callback(model) is called every `every` steps (for live plots).  Returns the list of losses.
         Raises TrainingDiverged (with the last good parameters restored) if a loss is non-finite or explodes.
         """
+        with single_blas_thread():
+            return self._fit(q, qd, qdd, tau, steps, callback, every)
+
+    def _fit(self, q, qd, qdd, tau, steps, callback, every):
         (q, qd, qdd, tau), _ = as_states(self.n_dof, q=q, qd=qd, qdd=qdd, tau=tau)
         steps = int(steps)
         if steps < 0:
