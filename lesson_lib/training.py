@@ -9,7 +9,7 @@ import json
 import numpy as np
 from autograd import value_and_grad
 
-from ._blas import single_blas_thread
+from ._runtime import keep_freed_memory, single_blas_thread
 from ._validate import as_states, positive_number
 
 
@@ -94,6 +94,7 @@ class Trainable:
         callback(model) is called every `every` steps (for live plots).  Returns the list of losses.
         Raises TrainingDiverged (with the last good parameters restored) if a loss is non-finite or explodes.
         """
+        keep_freed_memory()
         with single_blas_thread():
             return self._fit(q, qd, qdd, tau, steps, callback, every)
 
