@@ -180,3 +180,14 @@ def test_delan_generalises_beyond_training_range_far_better_than_black_box(data,
     print(f"normalised torque error on 2x range: DeLaN {delan_err:.2e}, black box {box_err:.2e}")
     assert delan_err < 0.01
     assert box_err > 10 * delan_err
+
+
+def test_single_blas_thread_restores_the_thread_count():
+    from lesson_lib import _runtime
+    if _runtime._FUNCTIONS is None:
+        pytest.fail("numpy's bundled OpenBLAS was not found: training would run with BLAS threads")
+    get, _ = _runtime._FUNCTIONS
+    before = get()
+    with _runtime.single_blas_thread():
+        assert get() == 1
+    assert get() == before
