@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from .chain import double_pendulum
 from .data import sample_uniform
 from .delan import DeLaN
-from .metrics import PASS_MAX_ERROR, lesson_check, torus_grid
+from .metrics import PASS_MAX_ERROR, compare_mass_matrices, torus_grid
 from .training import TrainingDiverged
 
 GOLD, GREEN = "#c9a227", "#2e8b57"      # true M, learned M (also told apart by line style)
@@ -83,6 +83,7 @@ class Bench:
         self.steps_per_press, self.update_every = int(steps_per_press), int(update_every)
         self.grid = torus_grid(2, grid_points)
         self.grid_points = grid_points
+        self._M_true_grid = self.chain.mass_matrix(self.grid)   # the truth over the grid never changes
         self._busy = False
         self._build_widgets()
         self._build_figures()
@@ -168,25 +169,25 @@ class Bench:
 
     def refresh(self):
         """Recompute everything that depends on the model (after training or reset), then the current q."""
-        lam = np.linalg.eigvalsh(self.model.mass_matrix(self.grid)).min(axis=1)
+        M_grid = self.model.mass_matrix(self.grid)
+        lam = np.linalg.eigvalsh(M_grid).min(axis=1)
         self._eig_image.set_data(lam.reshape(self.grid_points, self.grid_points).T)
         self._eig_image.set_clim(min(0.0, lam.min()), lam.max())
         self._eig_ax.set_title(f"learned M: min eigenvalue over the torus\nlowest {lam.min():.3f} "
                                f"({'> 0 everywhere: SPD' if lam.min() > 0 else 'NOT positive everywhere'})",
                                fontsize=10)
-        self._set_slices()
-        M_grid = self.model.mass_matrix(self.grid)
-        M_true = self.chain.mass_matrix(self.grid)
+        M_true = self._M_true_grid
         for (i, j), (true, learned, mark) in self._lines.items():
             lo, hi = min(M_grid[:, i, j].min(), M_true[:, i, j].min()), max(M_grid[:, i, j].max(), M_true[:, i, j].max())
             half = max(0.55 * (hi - lo), 0.25)            # at least 0.5 kg m^2 tall, so scales are comparable
             self._axes[i, j].set_ylim((lo + hi) / 2 - half, (lo + hi) / 2 + half)
-        self._update_status()
+        self._update_status(M_grid)
         self.update_q(full=True)
 
-    def _update_status(self):
-        """Step, loss, whole-grid error and the PASS badge."""
-        check = lesson_check(self.model, self.chain)
+    def _update_status(self, M_grid=None):
+        """Step, loss, whole-grid error and the PASS badge (M_grid: the learned M over the grid, if known)."""
+        M_grid = self.model.mass_matrix(self.grid) if M_grid is None else M_grid
+        check = compare_mass_matrices(M_grid, self._M_true_grid)
         self.last_check = check
         losses = self.model.loss_history
         loss = f"{np.mean(losses[-50:]):.4f}" if losses else "not trained yet"
@@ -199,14 +200,17 @@ class Bench:
                             f"color:white;background:{'#2e7d32' if ok else '#c62828'}'>{'PASS' if ok else 'FAIL'}"
                             f"</span> <span>{'learned M matches the truth everywhere and is SPD' if ok else 'not yet: press Train'}</span>")
 
-    def _set_slices(self):
-        """Slices of the true and learned M along q1 with q0 at its slider value (the true M of a planar
-        chain does not depend on q0; the learned one must learn that)."""
+    def _set_slices(self, with_truth):
+        """Slices of the learned (and, with_truth, the true) M along q1 with q0 at its slider value.  The true
+        M of a planar chain does not depend on q0, so its lines are static background, set on full redraws
+        only; the learned one must learn that independence, so its lines follow every slider move."""
         qs = np.stack([np.full_like(self._angles, self.q0.value), self._angles], axis=-1)
-        M_line, M_hat_line = self.chain.mass_matrix(qs), self.model.mass_matrix(qs)
+        M_hat_line = self.model.mass_matrix(qs)
+        M_line = self.chain.mass_matrix(qs) if with_truth else None
         for (i, j), (true, learned, mark) in self._lines.items():
-            true.set_ydata(M_line[:, i, j])
             learned.set_ydata(M_hat_line[:, i, j])
+            if with_truth:
+                true.set_ydata(M_line[:, i, j])
 
     def update_q(self, full=False):
         """Redraw what depends on the current q only: matrices, readouts, slices and markers."""
@@ -218,7 +222,7 @@ class Bench:
         self.readout.value = (f"<div>at q = ({q[0]:.2f}, {q[1]:.2f}) rad:<br>largest entry error "
                               f"<b class='bench-q-error'>{err:.3f}</b><br>min eigenvalue of learned M "
                               f"<b class='bench-q-eig'>{lam:.4f}</b></div>")
-        self._set_slices()
+        self._set_slices(with_truth=full)
         for (i, j), (true, learned, mark) in self._lines.items():
             mark.set_data([q[1]], [M_hat[i, j]])
         self._eig_mark.set_data([q[0]], [q[1]])

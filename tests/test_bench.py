@@ -46,8 +46,8 @@ def test_train_press_reaches_pass_and_queued_press_is_ignored(bench):
     seen, updates = [], []
     original = bench._update_status
 
-    def spy():
-        original()
+    def spy(*args):
+        original(*args)
         updates.append(bench.model.step)
         if bench.model.step < 2000:
             seen.append((bench.train_button.disabled, bench.reset_button.disabled))
