@@ -45,7 +45,7 @@ class BlackBox(Trainable):
     def _forward(self, theta, q, qd, qdd):
         """Scaled torque prediction (B, n); differentiable in theta and in qdd."""
         x = anp.concatenate([anp.cos(q), anp.sin(q), qd / self.input_scale[0], qdd / self.input_scale[1]], axis=1)
-        return jet_mlp(x[:, None, :], theta, self.sizes, self.activation, None)[:, 0]
+        return jet_mlp(x[None], theta, self.sizes, self.activation)[:, 0].T
 
     def _loss(self, theta, batch):
         q, qd, qdd, tau_scaled = batch

@@ -11,7 +11,6 @@
 
 Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
 """
-import autograd.numpy as anp
 import numpy as np
 
 from . import structure
@@ -37,10 +36,8 @@ class DeLaN(Trainable):
         if n < 1 or not self.hidden or min(self.hidden) < 1:
             raise ValueError(f"need n_dof >= 1 and at least one hidden layer of width >= 1, got {n_dof}, {hidden}")
         self.eps, self.activation = float(eps), activation
-        self._P = structure.placement(n)
-        n_L = self._P.shape[0]
-        self.sizes = (2 * n, *self.hidden, n_L + 1)                 # outputs: L entries (diagonal first), V
-        self._out_mask = np.arange(n_L + 1) < n                      # softplus on L's diagonal only
+        self._tril = structure.tril_order(n)
+        self.sizes = (2 * n, *self.hidden, len(self._tril[0]) + 1)  # outputs: L entries (diagonal first), V
         super().__init__(n, seed, lr, batch_size)
 
     def __repr__(self):
@@ -56,21 +53,20 @@ class DeLaN(Trainable):
         return unflatten(self.theta, self.sizes)
 
     def _jet(self, theta, q):
-        """Network outputs and their q-derivatives at a batch q (B, n): the jet (B, 1+n, n_L+1)."""
-        return jet_mlp(periodic_features(q), theta, self.sizes, self.activation, self._out_mask)
+        """Network outputs and their q-derivatives at a batch q (B, n): the jet (n_L+1, 1+n, B), softplus on
+        the first n outputs (L's diagonal)."""
+        return jet_mlp(periodic_features(q), theta, self.sizes, self.activation, self.n_dof)
 
     def _loss(self, theta, batch):
         """Mean squared torque error, each joint scaled by the training torques' standard deviation."""
         q, qd, qdd, tau_scaled = batch
-        tau_hat = structure.manipulator_torque(self._jet(theta, q), qd, qdd, self._P, self.eps)
-        err = tau_hat / self.tau_scale - tau_scaled
-        return anp.mean(err * err)
+        return structure.torque_loss(self._jet(theta, q), qd, qdd, tau_scaled, self.tau_scale, self._tril, self.eps)
 
     # ------------------------------------------------------------------ public, batched like the RNEA
     def _factor(self, q):
         """Checked q -> (L, dL, g, V) and whether q was a single state."""
         q = as_state("q", q, self.n_dof)
-        return structure.cholesky_factor(self._jet(self.theta, np.atleast_2d(q)), self._P, self.eps), q.ndim == 1
+        return structure.cholesky_factor(self._jet(self.theta, np.atleast_2d(q)), self._tril, self.eps), q.ndim == 1
 
     def mass_matrix(self, q):
         """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n)."""
@@ -102,7 +98,7 @@ class DeLaN(Trainable):
     def parts(self, q, qd, qdd):
         """The three terms of the manipulator equation: dict with "M_qdd", "c", "g", each (n,) or (B, n)."""
         (q, qd, qdd), single = as_states(self.n_dof, q=q, qd=qd, qdd=qdd)
-        terms = structure.parts(self._jet(self.theta, q), qd, qdd, self._P, self.eps)
+        terms = structure.parts(self._jet(self.theta, q), qd, qdd, self._tril, self.eps)
         return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms)}
 
     def coriolis(self, q, qd):
@@ -117,8 +113,8 @@ class DeLaN(Trainable):
         """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.rollout)."""
         (q, qd, tau), single = as_states(self.n_dof, q=q, qd=qd, tau=tau)
         J = self._jet(self.theta, q)                    # one network pass for M, c and g
-        _, c, g = structure.parts(J, qd, np.zeros_like(q), self._P, self.eps)
-        L, dL, _, _ = structure.cholesky_factor(J, self._P, self.eps)
+        _, c, g = structure.parts(J, qd, np.zeros_like(q), self._tril, self.eps)
+        L, dL, _, _ = structure.cholesky_factor(J, self._tril, self.eps)
         M = structure.mass_matrix(L, dL, self.eps)[0]
         qdd = np.linalg.solve(M, (tau - c - g)[..., None])[..., 0]
         return qdd[0] if single else qdd

@@ -1,16 +1,21 @@
-"""Forward-mode jets through a multilayer perceptron, as autograd primitives.
+"""Forward-mode jets through a multilayer perceptron, as one autograd primitive.
 
-A *jet* carries a layer's value and its first derivative with respect to the joint angles q together, in one
-array X of shape (B, 1 + n, H):  X[:, 0] is the value h(q) and X[:, 1 + k] is dh/dq_k.  A dense layer
-z = W h + b with activation a = s(z) maps a jet to a jet:
+A *jet* carries a layer's value and its first derivative with respect to the joint angles q together.  Inside
+the network a jet is one array X of shape (1 + n, B, H): X[0] is the value h(q) over the batch and X[1 + k] is
+dh/dq_k.  A dense layer z = W h + b with activation a = s(z) maps a jet to a jet:
 
     value       a      = s(W h + b)
     derivative  da/dqk = s'(z) * (W dh/dqk)          (chain rule, exact: no finite differences)
 
-`jet_mlp` does this for the whole network as ONE autograd primitive with a hand-written vector-Jacobian
-product (`jet_backward`), so autograd still differentiates the loss with respect to every W and b (reverse
-mode over the forward jet) but records one node instead of dozens: on a 2-core machine each autograd node
-costs tens of microseconds, more than the arithmetic of a small layer.  Its gradient is tested with
+The last layer is computed transposed, so the network's output jet J has shape (n_out, 1 + n, B): J[m, 0] is
+output m over the batch and J[m, 1 + k] its derivative by q_k (what lesson_lib.structure works on, with the
+batch on the last, contiguous axis).
+
+`jet_mlp` runs the whole network as ONE autograd primitive with a hand-written vector-Jacobian product
+(`jet_backward`), so autograd still differentiates the loss with respect to every W and b (reverse mode over
+the forward jet) but records one node instead of dozens.  Each layer is one matrix product over all 1 + n
+rows of the jet at once, and about ten in-place array operations: on a 2-core machine the number of numpy
+calls, not the arithmetic, sets the time of a small network.  The gradient is tested with
 autograd.test_util.check_grads.
 """
 import numpy as np
@@ -18,83 +23,121 @@ from autograd.extend import defvjp_argnums, primitive
 
 
 def periodic_features(q):
-    """Input jet of the features phi(q) = [cos q, sin q]: shape (B, 1 + n, 2n).
+    """Input jet of the features phi(q) = [cos q, sin q]: shape (1 + n, B, 2n) for q of shape (B, n).
 
     d cos(q_k)/dq_k = -sin(q_k) and d sin(q_k)/dq_k = cos(q_k); all other derivatives are zero.
     The features are bounded and 2*pi-periodic, like the true mass matrix and gravity.
     """
     B, n = q.shape
     c, s = np.cos(q), np.sin(q)
-    X = np.zeros((B, 1 + n, 2 * n))
-    X[:, 0, :n], X[:, 0, n:] = c, s
+    X = np.zeros((1 + n, B, 2 * n), dtype=q.dtype)
+    X[0, :, :n], X[0, :, n:] = c, s
     k = np.arange(n)
-    X[:, 1 + k, k] = -s
-    X[:, 1 + k, n + k] = c
+    X[1 + k, :, k] = -s.T
+    X[1 + k, :, n + k] = c.T
     return X
 
 
-def _activation(z, act):
-    """Value, first and second derivative of the activation at z.
+def _activate(z, act):
+    """In place over z (the pre-activation): returns the value s(z), the slope s'(z) and the curvature
+    ratio s''(z) / s'(z) that the reverse pass needs (the derivative rows carry s'(z) dz/dq).
 
-    act: "isru", the smooth bounded s(z) = z / sqrt(1 + z^2) (tanh-like; one square root, several times
-    cheaper than tanh in float64 on this CPU), or "tanh", or a boolean array over the output columns:
-    softplus where True, identity where False.
+    act: "isru", the smooth bounded s(z) = z / sqrt(1 + z^2) (tanh-like, with s' = (1 + z^2)^(-3/2) and
+    s''/s' = -3 z / (1 + z^2); a square root is several times cheaper than tanh in float64 on this CPU),
+    "tanh" (s' = 1 - s^2, s''/s' = -2 s) or "softplus" (s = log(1 + e^z) computed stably with logaddexp,
+    s' = sigmoid(z), s''/s' = 1 - sigmoid(z)).
     """
-    if isinstance(act, str):
-        if act == "isru":
-            r = 1.0 / np.sqrt(1.0 + z * z)
-            a = z * r
-            d1 = r * r * r
-            return a, d1, -3.0 * a * r * d1
-        if act == "tanh":
-            a = np.tanh(z)
-            d1 = 1.0 - a * a
-            return a, d1, -2.0 * a * d1
-        raise ValueError(f"unknown activation {act!r}; use 'isru' or 'tanh'")
-    a, d1, d2 = z.copy(), np.ones_like(z), np.zeros_like(z)
-    zs = z[:, act]
-    a[:, act] = np.logaddexp(0.0, zs)             # softplus, stable for large |z|
-    d1[:, act] = sig = np.exp(zs - a[:, act])     # sigmoid = softplus'
-    d2[:, act] = sig * (1.0 - sig)
-    return a, d1, d2
+    if act == "isru":
+        r2 = z * z
+        r2 += 1.0
+        np.reciprocal(r2, out=r2)                   # 1 / (1 + z^2)
+        r = np.sqrt(r2)
+        slope = r2 * r
+        r2 *= z
+        r2 *= -3.0
+        z *= r
+        return z, slope, r2
+    if act == "tanh":
+        a = np.tanh(z, out=z)
+        slope = 1.0 - a * a
+        return a, slope, -2.0 * a
+    if act == "softplus":
+        a = np.logaddexp(0.0, z)
+        slope = np.exp(z - a)
+        return a, slope, 1.0 - slope
+    raise ValueError(f"unknown activation {act!r}; use 'isru' or 'tanh'")
 
 
-def _matmul_T(X, W):
-    """X @ W.T over the last axis as ONE 2-D matrix product (a 3-D @ runs many tiny products instead)."""
-    return (X.reshape(-1, X.shape[-1]) @ W.T).reshape(*X.shape[:-1], W.shape[0])
+def _hidden_forward(X, W, b, act):
+    """One hidden layer on a jet X (1+n, B, H_in) -> (1+n, B, H_out), and what its reverse pass needs."""
+    K, B, _ = X.shape
+    Z = (X.reshape(K * B, -1) @ W.T).reshape(K, B, -1)
+    Z[0] += b
+    a, slope, curv = _activate(Z[0], act)          # the value row is not needed again: overwritten by s(z)
+    out = np.multiply(Z, slope)                     # derivative rows: s'(z) dz/dq_k
+    out[0] = a
+    return out, (X, Z, slope, curv)
 
 
-def jet_forward(X, layers, hidden_act="isru", out_mask=None):
-    """Push the input jet X (B, 1+n, H_0) through layers [(W, b), ...]; returns the output jet and, for the
-    reverse pass, every layer's input jet, pre-activation jet Z and activation derivatives s'(z), s''(z)."""
-    inputs, Zs = [], []
-    for i, (W, b) in enumerate(layers):
-        last = i == len(layers) - 1
-        act = (np.zeros(W.shape[0], dtype=bool) if out_mask is None else out_mask) if last else hidden_act
-        Z = _matmul_T(X, W)
-        Z[:, 0] += b
-        a, d1, d2 = _activation(Z[:, 0], act)
-        inputs.append(X)
-        Zs.append((Z, d1, d2))
-        X = np.empty_like(Z)
-        X[:, 0] = a
-        X[:, 1:] = d1[:, None, :] * Z[:, 1:]
-    return X, (inputs, Zs)
+def _output_forward(X, W, b, n_softplus):
+    """The last layer, transposed: jet X (1+n, B, H) -> J (n_out, 1+n, B); softplus on the first n_softplus
+    outputs, identity on the rest."""
+    K, B, H = X.shape
+    Z = (W @ X.reshape(K * B, H).T).reshape(-1, K, B)
+    Z[:, 0] += b[:, None]
+    J = Z.copy()
+    slope = curv = None
+    if n_softplus:
+        a, slope, curv = _activate(Z[:n_softplus, 0].copy(), "softplus")
+        J[:n_softplus, 0] = a
+        J[:n_softplus, 1:] *= slope[:, None]
+    return J, (X, Z, slope, curv)
 
 
-def jet_backward(layers, cache, G, input_grad=True):
-    """Reverse pass through jet_forward: given G = d loss / d output jet, return [dW1, db1, dW2, db2, ...]
-    and d loss / d input jet (None when input_grad is False: training never needs it)."""
-    inputs, Zs = cache
-    grads = []
-    for k, ((W, b), X, (Z, d1, d2)) in reversed(list(enumerate(zip(layers, inputs, Zs)))):
-        gZ = np.empty_like(Z)
-        gZ[:, 0] = G[:, 0] * d1 + d2 * np.einsum("bkh,bkh->bh", G[:, 1:], Z[:, 1:])
-        gZ[:, 1:] = G[:, 1:] * d1[:, None, :]
-        gZ2 = gZ.reshape(-1, gZ.shape[-1])
-        grads[:0] = [gZ2.T @ X.reshape(-1, X.shape[-1]), gZ[:, 0].sum(axis=0)]
-        G = (gZ2 @ W).reshape(X.shape) if (k > 0 or input_grad) else None
-    return grads, G
+def jet_forward(X, layers, hidden_act="isru", n_softplus=0):
+    """Push the input jet X (1+n, B, H_0) through layers [(W, b), ...]; returns the output jet
+    J (n_out, 1+n, B) and, for the reverse pass, what every layer kept."""
+    cache = []
+    for W, b in layers[:-1]:
+        X, kept = _hidden_forward(X, W, b, hidden_act)
+        cache.append(kept)
+    J, kept = _output_forward(X, *layers[-1], n_softplus)
+    return J, cache + [kept]
+
+
+def _curvature_term(G, Z, slope, curv):
+    """d loss / d z from the derivative rows: s''(z) sum_k G_k dz/dq_k = s'(z) * curv * sum_k G_k Z_k."""
+    s = np.multiply(G[1:], Z[1:]).sum(axis=0)
+    s *= curv
+    s *= slope
+    return s
+
+
+def jet_backward(layers, cache, G, grads, input_grad=True):
+    """Reverse pass through jet_forward.  G = d loss / d J (n_out, 1+n, B); grads: the layers' (dW, db) arrays
+    to fill (views into one flat gradient vector).  Returns d loss / d input jet (None if not input_grad)."""
+    (W, _), (X, Z, slope, curv), (dW, db) = layers[-1], cache[-1], grads[-1]
+    K, B, H = X.shape
+    gZ = G.copy()
+    if slope is not None:
+        m = len(slope)
+        gZ[:m] *= slope[:, None]
+        if K > 1:
+            gZ[:m, 0] += _curvature_term(np.swapaxes(G[:m], 0, 1), np.swapaxes(Z[:m], 0, 1), slope, curv)
+    gZ2 = gZ.reshape(len(gZ), K * B)
+    np.matmul(gZ2, X.reshape(K * B, H), out=dW)
+    np.sum(gZ[:, 0], axis=-1, out=db)
+    G = (gZ2.T @ W).reshape(K, B, H)
+    for i in range(len(layers) - 2, -1, -1):
+        (W, _), (X, Z, slope, curv), (dW, db) = layers[i], cache[i], grads[i]
+        gZ = np.multiply(G, slope)
+        if K > 1:
+            gZ[0] += _curvature_term(G, Z, slope, curv)
+        gZ2 = gZ.reshape(K * B, -1)
+        np.matmul(gZ2.T, X.reshape(K * B, -1), out=dW)
+        np.sum(gZ[0], axis=0, out=db)
+        G = (gZ2 @ W).reshape(X.shape) if (i > 0 or input_grad) else None
+    return G
 
 
 def unflatten(theta, sizes):
@@ -114,14 +157,14 @@ def n_weights(sizes):
 
 
 @primitive
-def jet_mlp(X, theta, sizes, hidden_act="isru", out_mask=None):
+def jet_mlp(X, theta, sizes, hidden_act="isru", n_softplus=0):
     """The network as ONE autograd primitive.
 
-    X: input jet (B, 1+n, sizes[0]); theta: all weights and biases as one flat vector (layout of `unflatten`);
-    hidden layers use hidden_act, the last layer softplus where out_mask is True and identity elsewhere.
-    Returns the output jet (B, 1+n, sizes[-1]): the value and the q-derivative of every output.
+    X: input jet (1+n, B, sizes[0]); theta: all weights and biases as one flat vector (layout of `unflatten`);
+    hidden layers use hidden_act, the last layer softplus on its first n_softplus outputs and identity on the
+    rest.  Returns the output jet J (sizes[-1], 1+n, B): the value and the q-derivatives of every output.
     """
-    J, cache = jet_forward(X, unflatten(theta, sizes), hidden_act, out_mask)
+    J, cache = jet_forward(X, unflatten(theta, sizes), hidden_act, n_softplus)
     _last_forward[:] = [J, cache]
     return J
 
@@ -140,8 +183,9 @@ def _jet_mlp_vjp(argnums, ans, args, kwargs):
     _last_forward[:] = [None, None]
 
     def vjp(G):
-        grads, gX = jet_backward(layers, cache, G, input_grad=0 in argnums)
-        out = {0: gX, 1: np.concatenate([gw.ravel() for gw in grads])}
+        gtheta = np.empty_like(theta)
+        gX = jet_backward(layers, cache, G, unflatten(gtheta, sizes), input_grad=0 in argnums)
+        out = {0: gX, 1: gtheta}
         return tuple(out[i] for i in argnums)
     return vjp
 

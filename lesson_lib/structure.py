@@ -10,28 +10,38 @@ potential V(q), each with its q-derivative (a jet, see lesson_lib.jet).  From th
     g      = dV/dq
     tau    = M qdd + c + g
 
-Shapes: J (B, 1+n, n_L+1) with n_L = n(n+1)/2; L (B, n, n); dL and dM (B, n, n, n) indexed [b, k, i, j] =
-d(.)_ij / dq_k; q, qd, qdd, tau (B, n).
+Shapes: the network's jet J is (n_L + 1, 1+n, B) with n_L = n(n+1)/2 (L's entries, diagonal first, then V);
+the readable functions use L (B, n, n), dL and dM (B, n, n, n) indexed [b, k, i, j] = d(.)_ij / dq_k and
+q, qd, qdd, tau (B, n).  The training primitive `manipulator_torque` keeps the batch on the last axis instead,
+where each numpy operation runs over long contiguous rows.
 """
 import numpy as np
 from autograd.extend import defvjp, primitive
 
 
-def placement(n):
-    """(n_L, n*n) 0/1 matrix placing the n_L network outputs into a lower-triangular L, diagonal first."""
+def tril_order(n):
+    """(rows, cols) of a lower-triangular n x n matrix's entries in the network's output order: diagonal first."""
     rows, cols = np.tril_indices(n)
     order = np.argsort(rows != cols, kind="stable")
-    P = np.zeros((len(rows), n * n))
-    P[np.arange(len(rows)), rows[order] * n + cols[order]] = 1.0
-    return P
+    return rows[order], cols[order]
 
 
-def cholesky_factor(J, P, eps):
+def jet_factor(J, tril, eps):
+    """The jet of L: Lj (n, n, 1+n, B) with Lj[i, j, 0] = L_ij (+ eps on the diagonal) and
+    Lj[i, j, 1 + k] = dL_ij / dq_k, all over the batch."""
+    rows, cols = tril
+    n = J.shape[1] - 1
+    Lj = np.zeros((n, n, *J.shape[1:]), dtype=J.dtype)
+    Lj[rows, cols] = J[:len(rows)]
+    Lj[np.arange(n), np.arange(n), 0] += eps
+    return Lj
+
+
+def cholesky_factor(J, tril, eps):
     """L (B, n, n) with eps added to its diagonal, dL/dq (B, n, n, n), g = dV/dq (B, n) and V (B,)."""
-    B, n1, _ = J.shape
-    n, n_L = n1 - 1, P.shape[0]
-    Lall = (J[:, :, :n_L] @ P).reshape(B, n1, n, n)
-    return Lall[:, 0] + eps * np.eye(n), Lall[:, 1:], J[:, 1:, n_L], J[:, 0, n_L]
+    Lj, n_L = jet_factor(J, tril, eps), len(tril[0])
+    return (np.moveaxis(Lj[:, :, 0], -1, 0), np.moveaxis(Lj[:, :, 1:], (-1, -2), (0, 1)),
+            J[n_L, 1:].T, J[n_L, 0])
 
 
 def mass_matrix(L, dL, eps):
@@ -48,67 +58,120 @@ def coriolis(dM, qd):
     return np.einsum("bij,bj->bi", Mdot, qd) - 0.5 * quad
 
 
-def parts(J, qd, qdd, P, eps):
+def parts(J, qd, qdd, tril, eps):
     """The three terms (M qdd, c, g) of the manipulator equation, each (B, n)."""
-    L, dL, g, _ = cholesky_factor(J, P, eps)
+    L, dL, g, _ = cholesky_factor(J, tril, eps)
     M, dM = mass_matrix(L, dL, eps)
     return np.einsum("bij,bj->bi", M, qdd), coriolis(dM, qd), g
 
 
-def _torque_pieces(J, qd, qdd, P, eps):
-    """The products of L, dL and the velocities that the fast torque formula and its gradient share."""
-    L, dL, g, _ = cholesky_factor(J, P, eps)
-    u = np.einsum("bij,bi->bj", L, qd)                            # L^T qd
-    a = np.einsum("bij,bi->bj", L, qdd)                           # L^T qdd
-    Ldot = np.einsum("bkij,bk->bij", dL, qd)                      # sum_k qd_k dL_k
-    w = np.einsum("bij,bi->bj", Ldot, qd)                         # Ldot^T qd
-    dLT_qd = np.einsum("bkij,bi->bkj", dL, qd)                    # rows (dL_k^T qd)
-    return L, g, u, a, Ldot, w, dLT_qd
+def _torque_pieces(J, qd, qdd, tril, eps):
+    """The products of L, dL and the velocities that the fast torque formula and its gradient share.
+
+    With Lj from jet_factor and the batch last: V[j, 0] = (L^T qd)_j = u_j, V[j, k] = (dL_k^T qd)_j,
+    a = L^T qdd, w = Ldot^T qd = sum_k qd_k dL_k^T qd, and z[:, 0] = a + w, z[:, k] = u.
+    """
+    Lj = jet_factor(J, tril, eps)
+    qdT, qddT = np.ascontiguousarray(qd.T), np.ascontiguousarray(qdd.T)
+    weights = np.concatenate([np.ones_like(qdT[:1]), qdT])               # (1+n, B): 1, qd_1 .. qd_n
+    V = np.multiply(Lj, qdT[:, None, None]).sum(axis=0)                  # (n, 1+n, B)
+    a = np.multiply(Lj[:, :, 0], qddT[:, None]).sum(axis=0)
+    z = np.empty_like(V)
+    z[:, 0] = a + np.multiply(V[:, 1:], qdT).sum(axis=1)
+    z[:, 1:] = V[:, :1]
+    return Lj, qdT, qddT, weights, V, z
 
 
-@primitive
-def manipulator_torque(J, qd, qdd, P, eps):
-    """tau = M qdd + c + g from the network's jet J, as one autograd primitive (differentiable in J).
+def _torque_forward(J, qd, qdd, tril, eps):
+    """tau (n, B), batch last, and the pieces the reverse pass needs.
 
     The same numbers as the sum of `parts`, rearranged so every term is a product of L, dL and vectors:
     with u = L^T qd, a = L^T qdd, Ldot = sum_k qd_k dL_k and w = Ldot^T qd,
         M qdd = L a + eps qdd,   Mdot qd = Ldot u + L w,   1/2 qd^T dM_k qd = qd^T dL_k u = (dL_k^T qd) . u,
-        tau = L (a + w) + Ldot u - [(dL_k^T qd) . u]_k + g + eps qdd.
+        tau = L (a + w) + sum_k qd_k dL_k u - [(dL_k^T qd) . u]_k + g + eps qdd
+            = sum_K weight_K R_K - [V_k . u]_k + g + eps qdd,   R_K = Lj_K z_K,  weights 1, qd_1 .. qd_n.
     """
-    pieces = _torque_pieces(J, qd, qdd, P, eps)
-    L, g, u, a, Ldot, w, dLT_qd = pieces
-    tau = (np.einsum("bij,bj->bi", L, a + w) + np.einsum("bij,bj->bi", Ldot, u)
-           - np.einsum("bkj,bj->bk", dLT_qd, u) + g + eps * qdd)
+    pieces = _torque_pieces(J, qd, qdd, tril, eps)
+    Lj, qdT, qddT, weights, V, z = pieces
+    R = np.multiply(Lj, z).sum(axis=1)                                   # (n, 1+n, B)
+    R *= weights
+    tau = R.sum(axis=1)
+    tau -= np.multiply(V[:, 1:], V[:, :1]).sum(axis=0)
+    tau += J[len(tril[0]), 1:]
+    tau += eps * qddT
+    return tau, pieces
+
+
+def _torque_backward(J, pieces, tril, GT):
+    """d loss / d J (n_L + 1, 1+n, B) from GT = d loss / d tau (n, B): the chain rule through the products of
+    `_torque_forward`, then L's entries are gathered back onto J's rows (and GT onto the potential's
+    derivative row)."""
+    Lj, qdT, qddT, weights, V, z = pieces
+    rows, cols = tril
+    gR = GT[:, None] * weights                                            # (n, 1+n, B)
+    gLj = gR[:, None] * z                                                 # from R_K = Lj_K z_K
+    gz = np.multiply(Lj, gR[:, None]).sum(axis=0)                         # Lj_K^T gR_K
+    gV = np.empty_like(V)
+    gV[:, 0] = gz[:, 1:].sum(axis=1) - np.multiply(V[:, 1:], GT).sum(axis=1)
+    gV[:, 1:] = gz[:, :1] * qdT - V[:, :1] * GT
+    gLj += qdT[:, None, None] * gV                                        # from V = Lj^T qd
+    gLj[:, :, 0] += qddT[:, None] * gz[:, 0]                              # from a = L^T qdd
+    gJ = np.zeros_like(J)
+    gJ[:len(rows)] = gLj[rows, cols]
+    gJ[len(rows), 1:] = GT
+    return gJ
+
+
+# autograd builds a primitive's vector-Jacobian product right after running it, on the very value it returned:
+# keep that forward pass's pieces so the reverse pass does not recompute them (as in lesson_lib.jet).
+_last_forward = [None, None]
+
+
+def _forward_pieces(ans, J, qd, qdd, tril, eps):
+    kept, pieces = _last_forward
+    _last_forward[:] = [None, None]
+    return pieces if kept is ans else _torque_forward(J, qd, qdd, tril, eps)[1]
+
+
+@primitive
+def manipulator_torque(J, qd, qdd, tril, eps):
+    """tau = M qdd + c + g (B, n) from the network's jet J, as one autograd primitive (differentiable in J)."""
+    tau, pieces = _torque_forward(J, qd, qdd, tril, eps)
+    tau = tau.T                                                           # (B, n), a view
     _last_forward[:] = [tau, pieces]
     return tau
 
 
-_last_forward = [None, None]     # as in lesson_lib.jet: reuse the forward pass's pieces in the reverse pass
-
-
-def _torque_vjp(ans, J, qd, qdd, P, eps):
-    """Reverse mode of manipulator_torque with respect to J: the chain rule through the products above,
-    then P^T maps dL and d(dL) back onto J's columns (and dg onto the potential's derivative column)."""
-    B, n1, n_out = J.shape
-    n, n_L = n1 - 1, P.shape[0]
-    tau, pieces = _last_forward
-    if tau is not ans:
-        pieces = _torque_pieces(J, qd, qdd, P, eps)
-    _last_forward[:] = [None, None]
-    L, _, u, a, Ldot, w, dLT_qd = pieces
-
-    def vjp(G):
-        v = np.einsum("bij,bi->bj", L, G)                         # L^T G
-        gu = np.einsum("bij,bi->bj", Ldot, G) - np.einsum("bk,bkj->bj", G, dLT_qd)
-        gL = G[:, :, None] * (a + w)[:, None, :] + qdd[:, :, None] * v[:, None, :] + qd[:, :, None] * gu[:, None, :]
-        gLdot = qd[:, :, None] * v[:, None, :] + G[:, :, None] * u[:, None, :]
-        gdL = qd[:, :, None, None] * gLdot[:, None] - G[:, :, None, None] * (qd[:, :, None] * u[:, None, :])[:, None]
-        gLall = np.concatenate([gL[:, None], gdL], axis=1).reshape(B, n1, n * n)
-        gJ = np.zeros_like(J)
-        gJ[:, :, :n_L] = gLall @ P.T
-        gJ[:, 1:, n_L] = G
-        return gJ
-    return vjp
+def _torque_vjp(ans, J, qd, qdd, tril, eps):
+    pieces = _forward_pieces(ans, J, qd, qdd, tril, eps)
+    return lambda G: _torque_backward(J, pieces, tril, G.T)
 
 
 defvjp(manipulator_torque, _torque_vjp)
+
+
+@primitive
+def torque_loss(J, qd, qdd, tau_scaled, scale, tril, eps):
+    """The training loss as one autograd primitive (differentiable in J): the mean over the batch and the
+    joints of (tau_hat / scale - tau_scaled)^2, with tau_hat = M qdd + c + g from the jet J, scale (n,) the
+    training torques' standard deviations and tau_scaled (B, n) the measured torques divided by them."""
+    tau, pieces = _torque_forward(J, qd, qdd, tril, eps)
+    err = tau / scale[:, None]
+    err -= tau_scaled.T
+    loss = np.mean(err * err)
+    _last_forward[:] = [loss, (pieces, err)]
+    return loss
+
+
+def _torque_loss_vjp(ans, J, qd, qdd, tau_scaled, scale, tril, eps):
+    kept, cached = _last_forward
+    _last_forward[:] = [None, None]
+    if kept is ans:
+        pieces, err = cached
+    else:
+        tau, pieces = _torque_forward(J, qd, qdd, tril, eps)
+        err = tau / scale[:, None] - tau_scaled.T
+    return lambda G: _torque_backward(J, pieces, tril, (2.0 * G / err.size) * err / scale[:, None])
+
+
+defvjp(torque_loss, _torque_loss_vjp)

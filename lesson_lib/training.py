@@ -63,7 +63,7 @@ class Trainable:
         self.theta = flat.copy()
 
     def _state(self):
-        return {"params": self.get_params(), "m": self._m, "v": self._v, "step": self.step,
+        return {"params": self.get_params(), "m": self._m.copy(), "v": self._v.copy(), "step": self.step,
                 "tau_scale": self.tau_scale, "loss_history": np.array(self.loss_history),
                 "batch_rng": np.array(json.dumps(self._batch_rng.bit_generator.state))}
 
@@ -109,24 +109,25 @@ class Trainable:
         good = self._state()
         loss_and_grad = value_and_grad(self._loss)
         b1, b2, eps = 0.9, 0.999, 1e-8
-        flat = self.theta
-        N, B = len(q), min(self.batch_size, len(q))
+        flat, m, v = self.theta, self._m, self._v
+        n, N, B = self.n_dof, len(q), min(self.batch_size, len(q))
+        samples = np.concatenate([q, qd, qdd, tau / self.tau_scale], axis=1)     # one gather per step
         losses, ref = [], None
         for _ in range(steps):
-            idx = self._batch_rng.integers(0, N, B)
-            batch = (q[idx], qd[idx], qdd[idx], tau[idx] / self.tau_scale)
-            loss, g = loss_and_grad(flat, batch)
+            rows = samples[self._batch_rng.integers(0, N, B)]
+            loss, g = loss_and_grad(flat, (rows[:, :n], rows[:, n:2 * n], rows[:, 2 * n:3 * n], rows[:, 3 * n:]))
             ref = loss if ref is None else ref
-            if not (np.isfinite(loss) and np.all(np.isfinite(g))) or loss > 1e3 * max(ref, 1e-3):
+            if not (np.isfinite(loss) and np.isfinite(g @ g)) or loss > 1e3 * max(ref, 1e-3):
                 self._diverged(good, loss, ref)
-            # Adam (Kingma & Ba), as autograd.misc.optimizers.adam, with its moments kept between calls
+            # Adam (Kingma & Ba), as autograd.misc.optimizers.adam, with its moments kept between calls; the
+            # step lr * mhat / sqrt(vhat) is bounded when g is finite, so theta stays finite
             self.step += 1
-            self._m = b1 * self._m + (1 - b1) * g
-            self._v = b2 * self._v + (1 - b2) * g * g
-            mhat, vhat = self._m / (1 - b1 ** self.step), self._v / (1 - b2 ** self.step)
+            m *= b1
+            m += (1 - b1) * g
+            v *= b2
+            v += (1 - b2) * g * g
+            mhat, vhat = m / (1 - b1 ** self.step), v / (1 - b2 ** self.step)
             flat = flat - self.lr * mhat / (np.sqrt(vhat) + eps)
-            if not np.all(np.isfinite(flat)):
-                self._diverged(good, np.nan, ref)
             self.theta = flat
             losses.append(float(loss))
             if callback is not None and self.step % every == 0:

@@ -45,8 +45,11 @@ def test_mass_matrix_spd_for_any_weights(scale, n_dof):
 def mass_matrix_by_autograd(model, q):
     """M(q) for ONE q through a value-only forward pass written in autograd.numpy (no jets)."""
     x = anp.concatenate([anp.cos(q), anp.sin(q)])[None, None, :]
-    y = jet_mlp(x, model.theta, model.sizes, model.activation, model._out_mask)[0, 0]
-    L = anp.reshape(anp.dot(y[: model._P.shape[0]], model._P), (model.n_dof, model.n_dof)) + model.eps * np.eye(model.n_dof)
+    y = jet_mlp(x, model.theta, model.sizes, model.activation, model.n_dof)[:, 0, 0]
+    rows, cols = structure.tril_order(model.n_dof)
+    P = np.zeros((len(rows), model.n_dof ** 2))                 # places the outputs into L
+    P[np.arange(len(rows)), rows * model.n_dof + cols] = 1.0
+    L = anp.reshape(anp.dot(y[:len(rows)], P), (model.n_dof, model.n_dof)) + model.eps * np.eye(model.n_dof)
     return anp.dot(L, L.T) + model.eps * np.eye(model.n_dof), y[-1]
 
 
@@ -87,19 +90,23 @@ def test_coriolis_equals_christoffel_formula_and_Mdot_minus_2C_is_skew():
 @pytest.mark.parametrize("act", ["isru", "tanh"])
 def test_fused_primitives_gradients(act):
     n = 3
-    P = structure.placement(n)
-    sizes = (2 * n, 5, 4, P.shape[0] + 1)
+    tril = structure.tril_order(n)
+    sizes = (2 * n, 5, 4, len(tril[0]) + 1)
     theta = DeLaN(n_dof=n, hidden=(5, 4)).get_params()
     X = periodic_features(rng.uniform(-3, 3, (4, n)))
-    mask = np.arange(P.shape[0] + 1) < n
-    check_grads(lambda t: jet_mlp(X, t, sizes, act, mask), modes=["rev"], order=1)(theta)
-    check_grads(lambda x: jet_mlp(x, theta, sizes, act, mask), modes=["rev"], order=1)(X)
-    J = jet_mlp(X, theta, sizes, act, mask)
+    check_grads(lambda t: jet_mlp(X, t, sizes, act, n), modes=["rev"], order=1)(theta)
+    check_grads(lambda x: jet_mlp(x, theta, sizes, act, n), modes=["rev"], order=1)(X)
+    J = jet_mlp(X, theta, sizes, act, n)
     qd, qdd = rng.normal(size=(4, n)), rng.normal(size=(4, n))
-    check_grads(lambda j: structure.manipulator_torque(j, qd, qdd, P, 1e-3), modes=["rev"], order=1)(J)
+    check_grads(lambda j: structure.manipulator_torque(j, qd, qdd, tril, 1e-3), modes=["rev"], order=1)(J)
+    tau, scale = rng.normal(size=(4, n)), rng.uniform(0.5, 2.0, n)
+    check_grads(lambda j: structure.torque_loss(j, qd, qdd, tau, scale, tril, 1e-3), modes=["rev"], order=1)(J)
     # the fast rearranged torque equals the readable sum of the parts
-    np.testing.assert_allclose(structure.manipulator_torque(J, qd, qdd, P, 1e-3),
-                               sum(structure.parts(J, qd, qdd, P, 1e-3)), atol=1e-12)
+    np.testing.assert_allclose(structure.manipulator_torque(J, qd, qdd, tril, 1e-3),
+                               sum(structure.parts(J, qd, qdd, tril, 1e-3)), atol=1e-12)
+    tau_hat = sum(structure.parts(J, qd, qdd, tril, 1e-3))
+    np.testing.assert_allclose(structure.torque_loss(J, qd, qdd, tau, scale, tril, 1e-3),
+                               np.mean((tau_hat / scale - tau) ** 2), rtol=1e-12)
 
 
 def test_training_reduces_loss_and_mass_error_and_passes(data, trained):
