@@ -44,7 +44,8 @@ class BlackBox(Trainable):
 
     def _forward(self, theta, q, qd, qdd):
         """Scaled torque prediction (B, n); differentiable in theta and in qdd."""
-        x = anp.concatenate([anp.cos(q), anp.sin(q), qd / self.input_scale[0], qdd / self.input_scale[1]], axis=1)
+        s_qd, s_qdd = (float(s) for s in self.input_scale)        # Python floats keep float32 batches float32
+        x = anp.concatenate([anp.cos(q), anp.sin(q), qd / s_qd, qdd / s_qdd], axis=1)
         return jet_mlp(x[None], theta, self.sizes, self.activation)[:, 0].T
 
     def _loss(self, theta, batch):

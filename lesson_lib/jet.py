@@ -39,32 +39,35 @@ def periodic_features(q):
 
 
 def _activate(z, act):
-    """In place over z (the pre-activation): returns the value s(z), the slope s'(z) and the curvature
-    ratio s''(z) / s'(z) that the reverse pass needs (the derivative rows carry s'(z) dz/dq).
+    """In place over z (the pre-activation): returns the value s(z) and the slope s'(z) and curvature s''(z)
+    that the derivative rows (s'(z) dz/dq) and the reverse pass need.
 
     act: "isru", the smooth bounded s(z) = z / sqrt(1 + z^2) (tanh-like, with s' = (1 + z^2)^(-3/2) and
-    s''/s' = -3 z / (1 + z^2); a square root is several times cheaper than tanh in float64 on this CPU),
-    "tanh" (s' = 1 - s^2, s''/s' = -2 s) or "softplus" (s = log(1 + e^z) computed stably with logaddexp,
-    s' = sigmoid(z), s''/s' = 1 - sigmoid(z)).
+    s'' = -3 z (1 + z^2)^(-5/2); a square root is several times cheaper than tanh on this CPU), "tanh"
+    (s' = 1 - s^2, s'' = -2 s s') or "softplus" (s = log(1 + e^z) computed stably with logaddexp,
+    s' = sigmoid(z), s'' = s' (1 - s')).
     """
     if act == "isru":
-        r2 = z * z
-        r2 += 1.0
-        np.reciprocal(r2, out=r2)                   # 1 / (1 + z^2)
-        r = np.sqrt(r2)
-        slope = r2 * r
-        r2 *= z
-        r2 *= -3.0
+        p = z * z
+        p += 1.0
+        np.reciprocal(p, out=p)                     # 1 / (1 + z^2)
+        r = np.sqrt(p)
+        s1 = p * r
+        p *= z
+        p *= s1
+        p *= -3.0
         z *= r
-        return z, slope, r2
+        return z, s1, p
     if act == "tanh":
         a = np.tanh(z, out=z)
-        slope = 1.0 - a * a
-        return a, slope, -2.0 * a
+        s1 = 1.0 - a * a
+        s2 = a * s1
+        s2 *= -2.0
+        return a, s1, s2
     if act == "softplus":
         a = np.logaddexp(0.0, z)
-        slope = np.exp(z - a)
-        return a, slope, 1.0 - slope
+        s1 = np.exp(z - a)
+        return a, s1, s1 - s1 * s1
     raise ValueError(f"unknown activation {act!r}; use 'isru' or 'tanh'")
 
 
@@ -73,10 +76,10 @@ def _hidden_forward(X, W, b, act):
     K, B, _ = X.shape
     Z = (X.reshape(K * B, -1) @ W.T).reshape(K, B, -1)
     Z[0] += b
-    a, slope, curv = _activate(Z[0], act)          # the value row is not needed again: overwritten by s(z)
-    out = np.multiply(Z, slope)                     # derivative rows: s'(z) dz/dq_k
+    a, s1, s2 = _activate(Z[0], act)               # the value row is not needed again: overwritten by s(z)
+    out = np.multiply(Z, s1)                        # derivative rows: s'(z) dz/dq_k
     out[0] = a
-    return out, (X, Z, slope, curv)
+    return out, (X, Z, s1, s2)
 
 
 def _output_forward(X, W, b, n_softplus):
@@ -86,12 +89,11 @@ def _output_forward(X, W, b, n_softplus):
     Z = (W @ X.reshape(K * B, H).T).reshape(-1, K, B)
     Z[:, 0] += b[:, None]
     J = Z.copy()
-    slope = curv = None
+    s1 = s2 = None
     if n_softplus:
-        a, slope, curv = _activate(Z[:n_softplus, 0].copy(), "softplus")
-        J[:n_softplus, 0] = a
-        J[:n_softplus, 1:] *= slope[:, None]
-    return J, (X, Z, slope, curv)
+        J[:n_softplus, 0], s1, s2 = _activate(Z[:n_softplus, 0], "softplus")
+        J[:n_softplus, 1:] *= s1[:, None]
+    return J, (X, Z, s1, s2)
 
 
 def jet_forward(X, layers, hidden_act="isru", n_softplus=0):
@@ -105,37 +107,31 @@ def jet_forward(X, layers, hidden_act="isru", n_softplus=0):
     return J, cache + [kept]
 
 
-def _curvature_term(G, Z, slope, curv):
-    """d loss / d z from the derivative rows: s''(z) sum_k G_k dz/dq_k = s'(z) * curv * sum_k G_k Z_k."""
-    s = np.multiply(G[1:], Z[1:]).sum(axis=0)
-    s *= curv
-    s *= slope
-    return s
-
-
 def jet_backward(layers, cache, G, grads, input_grad=True):
     """Reverse pass through jet_forward.  G = d loss / d J (n_out, 1+n, B); grads: the layers' (dW, db) arrays
-    to fill (views into one flat gradient vector).  Returns d loss / d input jet (None if not input_grad)."""
-    (W, _), (X, Z, slope, curv), (dW, db) = layers[-1], cache[-1], grads[-1]
+    to fill (views into one flat gradient vector).  Returns d loss / d input jet (None if not input_grad).
+
+    Through an activation, value row: d loss/dz = s'(z) G_0 + s''(z) sum_k G_k dz/dq_k; derivative rows:
+    d loss/d(dz/dq_k) = s'(z) G_k.
+    """
+    (W, _), (X, Z, s1, s2), (dW, db) = layers[-1], cache[-1], grads[-1]
     K, B, H = X.shape
     gZ = G.copy()
-    if slope is not None:
-        m = len(slope)
-        gZ[:m] *= slope[:, None]
-        if K > 1:
-            gZ[:m, 0] += _curvature_term(np.swapaxes(G[:m], 0, 1), np.swapaxes(Z[:m], 0, 1), slope, curv)
+    if s1 is not None:
+        m = len(s1)
+        gZ[:m] *= s1[:, None]
+        gZ[:m, 0] += np.einsum("mkb,mkb,mb->mb", G[:m, 1:], Z[:m, 1:], s2)
     gZ2 = gZ.reshape(len(gZ), K * B)
     np.matmul(gZ2, X.reshape(K * B, H), out=dW)
-    np.sum(gZ[:, 0], axis=-1, out=db)
+    np.add.reduce(gZ[:, 0], axis=-1, out=db)
     G = (gZ2.T @ W).reshape(K, B, H)
     for i in range(len(layers) - 2, -1, -1):
-        (W, _), (X, Z, slope, curv), (dW, db) = layers[i], cache[i], grads[i]
-        gZ = np.multiply(G, slope)
-        if K > 1:
-            gZ[0] += _curvature_term(G, Z, slope, curv)
+        (W, _), (X, Z, s1, s2), (dW, db) = layers[i], cache[i], grads[i]
+        gZ = np.multiply(G, s1)
+        gZ[0] += np.einsum("kbh,kbh,bh->bh", G[1:], Z[1:], s2)
         gZ2 = gZ.reshape(K * B, -1)
         np.matmul(gZ2.T, X.reshape(K * B, -1), out=dW)
-        np.sum(gZ[0], axis=0, out=db)
+        np.add.reduce(gZ[0], axis=0, out=db)
         G = (gZ2 @ W).reshape(X.shape) if (i > 0 or input_grad) else None
     return G
 
@@ -163,9 +159,12 @@ def jet_mlp(X, theta, sizes, hidden_act="isru", n_softplus=0):
     X: input jet (1+n, B, sizes[0]); theta: all weights and biases as one flat vector (layout of `unflatten`);
     hidden layers use hidden_act, the last layer softplus on its first n_softplus outputs and identity on the
     rest.  Returns the output jet J (sizes[-1], 1+n, B): the value and the q-derivatives of every output.
+    The network computes in X's precision (training passes float32 features, like PyTorch's default; the
+    weights stay float64 and so does their gradient).
     """
-    J, cache = jet_forward(X, unflatten(theta, sizes), hidden_act, n_softplus)
-    _last_forward[:] = [J, cache]
+    layers = unflatten(theta.astype(X.dtype, copy=False), sizes)
+    J, cache = jet_forward(X, layers, hidden_act, n_softplus)
+    _last_forward[:] = [J, (layers, cache)]
     return J
 
 
@@ -176,16 +175,18 @@ _last_forward = [None, None]
 
 def _jet_mlp_vjp(argnums, ans, args, kwargs):
     X, theta, sizes, *rest = args
-    layers = unflatten(theta, sizes)
-    J, cache = _last_forward
-    if J is not ans:
-        _, cache = jet_forward(X, layers, *rest, **kwargs)
+    J, kept = _last_forward
     _last_forward[:] = [None, None]
+    if J is ans:
+        layers, cache = kept
+    else:
+        layers = unflatten(theta.astype(X.dtype, copy=False), sizes)
+        _, cache = jet_forward(X, layers, *rest, **kwargs)
 
     def vjp(G):
-        gtheta = np.empty_like(theta)
+        gtheta = np.empty(theta.shape, X.dtype)
         gX = jet_backward(layers, cache, G, unflatten(gtheta, sizes), input_grad=0 in argnums)
-        out = {0: gX, 1: gtheta}
+        out = {0: gX, 1: gtheta.astype(theta.dtype, copy=False)}
         return tuple(out[i] for i in argnums)
     return vjp
 

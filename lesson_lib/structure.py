@@ -65,41 +65,31 @@ def parts(J, qd, qdd, tril, eps):
     return np.einsum("bij,bj->bi", M, qdd), coriolis(dM, qd), g
 
 
-def _torque_pieces(J, qd, qdd, tril, eps):
-    """The products of L, dL and the velocities that the fast torque formula and its gradient share.
-
-    With Lj from jet_factor and the batch last: V[j, 0] = (L^T qd)_j = u_j, V[j, k] = (dL_k^T qd)_j,
-    a = L^T qdd, w = Ldot^T qd = sum_k qd_k dL_k^T qd, and z[:, 0] = a + w, z[:, k] = u.
-    """
-    Lj = jet_factor(J, tril, eps)
-    qdT, qddT = np.ascontiguousarray(qd.T), np.ascontiguousarray(qdd.T)
-    weights = np.concatenate([np.ones_like(qdT[:1]), qdT])               # (1+n, B): 1, qd_1 .. qd_n
-    V = np.multiply(Lj, qdT[:, None, None]).sum(axis=0)                  # (n, 1+n, B)
-    a = np.multiply(Lj[:, :, 0], qddT[:, None]).sum(axis=0)
-    z = np.empty_like(V)
-    z[:, 0] = a + np.multiply(V[:, 1:], qdT).sum(axis=1)
-    z[:, 1:] = V[:, :1]
-    return Lj, qdT, qddT, weights, V, z
-
-
 def _torque_forward(J, qd, qdd, tril, eps):
     """tau (n, B), batch last, and the pieces the reverse pass needs.
 
-    The same numbers as the sum of `parts`, rearranged so every term is a product of L, dL and vectors:
-    with u = L^T qd, a = L^T qdd, Ldot = sum_k qd_k dL_k and w = Ldot^T qd,
+    The same numbers as the sum of `parts`, rearranged so every term is a product of L, dL and vectors.
+    With Lj = jet_factor(J) (L and dL_k for K = 0 and K = k), u = L^T qd, a = L^T qdd, Ldot = sum_k qd_k dL_k
+    and w = Ldot^T qd:
         M qdd = L a + eps qdd,   Mdot qd = Ldot u + L w,   1/2 qd^T dM_k qd = qd^T dL_k u = (dL_k^T qd) . u,
-        tau = L (a + w) + sum_k qd_k dL_k u - [(dL_k^T qd) . u]_k + g + eps qdd
-            = sum_K weight_K R_K - [V_k . u]_k + g + eps qdd,   R_K = Lj_K z_K,  weights 1, qd_1 .. qd_n.
+        tau = L (a + w) + sum_k qd_k dL_k u - [(dL_k^T qd) . u]_k + g + eps qdd.
+    In arrays: V[:, K] = Lj_K^T qd (u and dL_k^T qd), z[:, 0] = a + w and z[:, k] = u, weights = (1, qd), so
+        tau = sum_K weights_K Lj_K z_K - [V_k . u]_k + g + eps qdd.
+    Each einsum is one pass over the batch.  Shapes: Lj (n, n, 1+n, B); V, z (n, 1+n, B); tau (n, B).
     """
-    pieces = _torque_pieces(J, qd, qdd, tril, eps)
-    Lj, qdT, qddT, weights, V, z = pieces
-    R = np.multiply(Lj, z).sum(axis=1)                                   # (n, 1+n, B)
-    R *= weights
-    tau = R.sum(axis=1)
-    tau -= np.multiply(V[:, 1:], V[:, :1]).sum(axis=0)
+    Lj = jet_factor(J, tril, eps)
+    qdT, qddT = np.ascontiguousarray(qd.T), np.ascontiguousarray(qdd.T)
+    weights = np.concatenate([np.ones_like(qdT[:1]), qdT])
+    V = np.einsum("ijKb,ib->jKb", Lj, qdT)
+    z = np.empty_like(V)
+    np.einsum("jkb,kb->jb", V[:, 1:], qdT, out=z[:, 0])                  # w
+    z[:, 0] += np.einsum("ijb,ib->jb", Lj[:, :, 0], qddT)                 # + a
+    z[:, 1:] = V[:, :1]                                                   # u
+    tau = np.einsum("ijKb,jKb,Kb->ib", Lj, z, weights)
+    tau -= np.einsum("jkb,jb->kb", V[:, 1:], V[:, 0])
     tau += J[len(tril[0]), 1:]
     tau += eps * qddT
-    return tau, pieces
+    return tau, (Lj, qdT, qddT, weights, V, z)
 
 
 def _torque_backward(J, pieces, tril, GT):
@@ -108,16 +98,17 @@ def _torque_backward(J, pieces, tril, GT):
     derivative row)."""
     Lj, qdT, qddT, weights, V, z = pieces
     rows, cols = tril
-    gR = GT[:, None] * weights                                            # (n, 1+n, B)
-    gLj = gR[:, None] * z                                                 # from R_K = Lj_K z_K
-    gz = np.multiply(Lj, gR[:, None]).sum(axis=0)                         # Lj_K^T gR_K
-    gV = np.empty_like(V)
-    gV[:, 0] = gz[:, 1:].sum(axis=1) - np.multiply(V[:, 1:], GT).sum(axis=1)
-    gV[:, 1:] = gz[:, :1] * qdT - V[:, :1] * GT
-    gLj += qdT[:, None, None] * gV                                        # from V = Lj^T qd
-    gLj[:, :, 0] += qddT[:, None] * gz[:, 0]                              # from a = L^T qdd
-    gJ = np.zeros_like(J)
+    gR = GT[:, None] * weights                                            # d loss / d (Lj_K z_K)
+    gz = np.einsum("ijKb,iKb->jKb", Lj, gR)
+    gV = np.empty_like(V)                                                 # d loss / d V: u, then dL_k^T qd
+    np.subtract(gz[:, 1:].sum(axis=1), np.einsum("jkb,kb->jb", V[:, 1:], GT), out=gV[:, 0])
+    np.subtract(gz[:, :1] * qdT, V[:, :1] * GT, out=gV[:, 1:])
+    gLj = np.einsum("iKb,jKb->ijKb", gR, z)
+    gLj += np.einsum("ib,jKb->ijKb", qdT, gV)
+    gLj[:, :, 0] += np.einsum("ib,jb->ijb", qddT, gz[:, 0])
+    gJ = np.empty_like(J)
     gJ[:len(rows)] = gLj[rows, cols]
+    gJ[len(rows), 0] = 0.0
     gJ[len(rows), 1:] = GT
     return gJ
 
@@ -156,6 +147,7 @@ def torque_loss(J, qd, qdd, tau_scaled, scale, tril, eps):
     joints of (tau_hat / scale - tau_scaled)^2, with tau_hat = M qdd + c + g from the jet J, scale (n,) the
     training torques' standard deviations and tau_scaled (B, n) the measured torques divided by them."""
     tau, pieces = _torque_forward(J, qd, qdd, tril, eps)
+    scale = scale.astype(J.dtype, copy=False)
     err = tau / scale[:, None]
     err -= tau_scaled.T
     loss = np.mean(err * err)
@@ -166,6 +158,7 @@ def torque_loss(J, qd, qdd, tau_scaled, scale, tril, eps):
 def _torque_loss_vjp(ans, J, qd, qdd, tau_scaled, scale, tril, eps):
     kept, cached = _last_forward
     _last_forward[:] = [None, None]
+    scale = scale.astype(J.dtype, copy=False)
     if kept is ans:
         pieces, err = cached
     else:
