@@ -39,13 +39,13 @@ def periodic_features(q):
 
 
 def _activate(z, act):
-    """In place over z (the pre-activation): returns the value s(z) and the slope s'(z) and curvature s''(z)
-    that the derivative rows (s'(z) dz/dq) and the reverse pass need.
+    """In place over z (the pre-activation, overwritten by s(z)): returns s(z), the slope s'(z) that the
+    derivative rows are multiplied by, and the curvature ratio s''(z) / s'(z) that the reverse pass needs.
 
     act: "isru", the smooth bounded s(z) = z / sqrt(1 + z^2) (tanh-like, with s' = (1 + z^2)^(-3/2) and
-    s'' = -3 z (1 + z^2)^(-5/2); a square root is several times cheaper than tanh on this CPU), "tanh"
-    (s' = 1 - s^2, s'' = -2 s s') or "softplus" (s = log(1 + e^z) computed stably with logaddexp,
-    s' = sigmoid(z), s'' = s' (1 - s')).
+    s''/s' = -3 z / (1 + z^2); a square root is several times cheaper than tanh on this CPU), "tanh"
+    (s' = 1 - s^2, s''/s' = -2 s) or "softplus" (s = log(1 + e^z) computed stably with logaddexp,
+    s' = sigmoid(z), s''/s' = 1 - s').
     """
     if act == "isru":
         p = z * z
@@ -54,85 +54,87 @@ def _activate(z, act):
         r = np.sqrt(p)
         s1 = p * r
         p *= z
-        p *= s1
         p *= -3.0
         z *= r
         return z, s1, p
     if act == "tanh":
         a = np.tanh(z, out=z)
         s1 = 1.0 - a * a
-        s2 = a * s1
-        s2 *= -2.0
-        return a, s1, s2
+        return a, s1, a * -2.0
     if act == "softplus":
         a = np.logaddexp(0.0, z)
         s1 = np.exp(z - a)
-        return a, s1, s1 - s1 * s1
+        z[...] = a
+        return z, s1, 1.0 - s1
     raise ValueError(f"unknown activation {act!r}; use 'isru' or 'tanh'")
 
 
 def _hidden_forward(X, W, b, act):
-    """One hidden layer on a jet X (1+n, B, H_in) -> (1+n, B, H_out), and what its reverse pass needs."""
+    """One hidden layer on a jet X (1+n, B, H_in) -> (1+n, B, H_out), computed in place in the matrix
+    product's result; returns it and the activation's slope and curvature ratio (for the reverse pass)."""
     K, B, _ = X.shape
     Z = (X.reshape(K * B, -1) @ W.T).reshape(K, B, -1)
     Z[0] += b
-    a, s1, s2 = _activate(Z[0], act)               # the value row is not needed again: overwritten by s(z)
-    out = np.multiply(Z, s1)                        # derivative rows: s'(z) dz/dq_k
-    out[0] = a
-    return out, (X, Z, s1, s2)
+    _, s1, curv = _activate(Z[0], act)              # value row: s(z)
+    Z[1:] *= s1                                     # derivative rows: s'(z) dz/dq_k
+    return Z, (s1, curv)
 
 
 def _output_forward(X, W, b, n_softplus):
     """The last layer, transposed: jet X (1+n, B, H) -> J (n_out, 1+n, B); softplus on the first n_softplus
     outputs, identity on the rest."""
     K, B, H = X.shape
-    Z = (W @ X.reshape(K * B, H).T).reshape(-1, K, B)
-    Z[:, 0] += b[:, None]
-    J = Z.copy()
-    s1 = s2 = None
-    if n_softplus:
-        J[:n_softplus, 0], s1, s2 = _activate(Z[:n_softplus, 0], "softplus")
-        J[:n_softplus, 1:] *= s1[:, None]
-    return J, (X, Z, s1, s2)
+    J = (W @ X.reshape(K * B, H).T).reshape(-1, K, B)
+    J[:, 0] += b[:, None]
+    if not n_softplus:
+        return J, (None, None)
+    _, s1, curv = _activate(J[:n_softplus, 0], "softplus")
+    J[:n_softplus, 1:] *= s1[:, None]
+    return J, (s1, curv)
 
 
 def jet_forward(X, layers, hidden_act="isru", n_softplus=0):
     """Push the input jet X (1+n, B, H_0) through layers [(W, b), ...]; returns the output jet
-    J (n_out, 1+n, B) and, for the reverse pass, what every layer kept."""
-    cache = []
+    J (n_out, 1+n, B) and, for the reverse pass, every layer's input jet and activation slope and curvature."""
+    jets, acts = [X], []
     for W, b in layers[:-1]:
-        X, kept = _hidden_forward(X, W, b, hidden_act)
-        cache.append(kept)
-    J, kept = _output_forward(X, *layers[-1], n_softplus)
-    return J, cache + [kept]
+        X, act = _hidden_forward(X, W, b, hidden_act)
+        jets.append(X)
+        acts.append(act)
+    J, act = _output_forward(X, *layers[-1], n_softplus)
+    return J, (jets + [J], acts + [act])
 
 
 def jet_backward(layers, cache, G, grads, input_grad=True):
     """Reverse pass through jet_forward.  G = d loss / d J (n_out, 1+n, B); grads: the layers' (dW, db) arrays
     to fill (views into one flat gradient vector).  Returns d loss / d input jet (None if not input_grad).
 
-    Through an activation, value row: d loss/dz = s'(z) G_0 + s''(z) sum_k G_k dz/dq_k; derivative rows:
-    d loss/d(dz/dq_k) = s'(z) G_k.
+    Through an activation with output jet A (A_0 = s(z), A_k = s'(z) dz/dq_k) and G = d loss / d A:
+        d loss / d z        = s'(z) G_0 + s''(z) sum_k G_k dz/dq_k = s'(z) G_0 + (s''/s')(z) sum_k G_k A_k,
+        d loss / d(dz/dq_k) = s'(z) G_k.
     """
-    (W, _), (X, Z, s1, s2), (dW, db) = layers[-1], cache[-1], grads[-1]
+    jets, acts = cache
+    (W, _), (dW, db), X, J, (s1, curv) = layers[-1], grads[-1], jets[-2], jets[-1], acts[-1]
     K, B, H = X.shape
-    gZ = G.copy()
+    G = G.copy()                                    # ours from here on: updated in place
     if s1 is not None:
         m = len(s1)
-        gZ[:m] *= s1[:, None]
-        gZ[:m, 0] += np.einsum("mkb,mkb,mb->mb", G[:m, 1:], Z[:m, 1:], s2)
-    gZ2 = gZ.reshape(len(gZ), K * B)
-    np.matmul(gZ2, X.reshape(K * B, H), out=dW)
-    np.add.reduce(gZ[:, 0], axis=-1, out=db)
-    G = (gZ2.T @ W).reshape(K, B, H)
+        bend = np.einsum("mkb,mkb,mb->mb", G[:m, 1:], J[:m, 1:], curv)
+        G[:m] *= s1[:, None]
+        G[:m, 0] += bend
+    G2 = G.reshape(len(G), K * B)
+    np.matmul(G2, X.reshape(K * B, H), out=dW)
+    np.add.reduce(G[:, 0], axis=-1, out=db)
+    G = (G2.T @ W).reshape(K, B, H)
     for i in range(len(layers) - 2, -1, -1):
-        (W, _), (X, Z, s1, s2), (dW, db) = layers[i], cache[i], grads[i]
-        gZ = np.multiply(G, s1)
-        gZ[0] += np.einsum("kbh,kbh,bh->bh", G[1:], Z[1:], s2)
-        gZ2 = gZ.reshape(K * B, -1)
-        np.matmul(gZ2.T, X.reshape(K * B, -1), out=dW)
-        np.add.reduce(gZ[0], axis=0, out=db)
-        G = (gZ2 @ W).reshape(X.shape) if (i > 0 or input_grad) else None
+        (W, _), (dW, db), X, A, (s1, curv) = layers[i], grads[i], jets[i], jets[i + 1], acts[i]
+        bend = np.einsum("kbh,kbh,bh->bh", G[1:], A[1:], curv)
+        G *= s1
+        G[0] += bend
+        G2 = G.reshape(K * B, -1)
+        np.matmul(G2.T, X.reshape(K * B, -1), out=dW)
+        np.add.reduce(G[0], axis=0, out=db)
+        G = (G2 @ W).reshape(X.shape) if (i > 0 or input_grad) else None
     return G
 
 
