@@ -5,6 +5,7 @@ an autograd-differentiable scalar.  `fit` continues from the current parameters 
 it again (pressing "Train" again) carries on rather than restarting.
 """
 import json
+import math
 
 import numpy as np
 from autograd import value_and_grad
@@ -125,20 +126,27 @@ class Trainable:
         for _ in range(steps):
             cols = samples[:, self._batch_rng.integers(0, N, B)]
             loss, g = loss_and_grad(flat, (cols[:n].T, cols[n:2 * n].T, cols[2 * n:3 * n].T, cols[3 * n:].T))
+            loss = float(loss)
             ref = loss if ref is None else ref
-            if not (np.isfinite(loss) and np.isfinite(g @ g)) or loss > 1e3 * max(ref, 1e-3):
+            if not (math.isfinite(loss) and math.isfinite(g @ g)) or loss > 1e3 * max(ref, 1e-3):
                 self._diverged(good, loss, ref)
-            # Adam (Kingma & Ba), as autograd.misc.optimizers.adam, with its moments kept between calls; the
-            # step lr * mhat / sqrt(vhat) is bounded when g is finite, so theta stays finite
+            # Adam (Kingma & Ba), as autograd.misc.optimizers.adam, with its moments kept between calls:
+            # theta -= lr * mhat / (sqrt(vhat) + eps) with mhat = m / (1 - b1^t), vhat = v / (1 - b2^t), here
+            # with the bias corrections folded into two scalars (the same step, fewer passes over theta).
+            # Each step is at most a few times lr per weight when g is finite, so theta stays finite.
             self.step += 1
             m *= b1
             m += (1 - b1) * g
             v *= b2
             v += (1 - b2) * g * g
-            mhat, vhat = m / (1 - b1 ** self.step), v / (1 - b2 ** self.step)
-            flat = flat - self.lr * mhat / (np.sqrt(vhat) + eps)
+            c1, c2 = 1 - b1 ** self.step, math.sqrt(1 - b2 ** self.step)
+            step = np.sqrt(v)
+            step += eps * c2
+            np.divide(m, step, out=step)
+            step *= self.lr * c2 / c1
+            flat = flat - step
             self.theta = flat
-            losses.append(float(loss))
+            losses.append(loss)
             if callback is not None and self.step % every == 0:
                 callback(self)
         self.loss_history.extend(losses)
