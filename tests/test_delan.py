@@ -202,3 +202,36 @@ def test_single_blas_thread_restores_the_thread_count():
     with _runtime.single_blas_thread():
         assert get() == 1
     assert get() == before
+
+
+def test_fit_is_adam_on_the_float32_loss(data):
+    """fit = autograd.misc.optimizers.adam on the same minibatches, with the loss computed in float32."""
+    from autograd import grad
+    from autograd.misc.optimizers import adam
+    args = (data["q"], data["qd"], data["qdd"], data["tau"])
+    model = DeLaN(seed=3, lr=3e-3, batch_size=64)
+    theta0 = model.get_params()
+    model.fit(*args, steps=30)
+    # the same minibatches: the model's batch generator, float32 rows of (q, qd, qdd, tau / tau_scale)
+    rng, n = np.random.default_rng([3, 1]), 2
+    rows = np.concatenate([*args[:3], args[3] / model.tau_scale], axis=1).astype(np.float32)
+    batches = [rows[rng.integers(0, len(rows), 64)] for _ in range(30)]
+    split = [tuple(b[:, i * n:(i + 1) * n] for i in range(4)) for b in batches]
+    loss_grad = grad(model._loss)
+    expected = adam(lambda theta, i: loss_grad(theta, split[i]), theta0, num_iters=30, step_size=3e-3)
+    assert model.get_params().dtype == np.float64
+    np.testing.assert_allclose(model.get_params(), expected, rtol=0, atol=1e-12)
+    assert not np.allclose(model.get_params(), theta0, rtol=0, atol=1e-4)       # it did move
+
+
+def test_float32_loss_gradient_matches_float64(data):
+    """Training computes in float32; its gradient agrees with the float64 one (itself checked by check_grads)."""
+    from autograd import value_and_grad
+    model = DeLaN(seed=0)
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=200)
+    batch = tuple(data[k][:256] for k in ("q", "qd", "qdd")) + (data["tau"][:256] / model.tau_scale,)
+    loss64, g64 = value_and_grad(model._loss)(model.theta, batch)
+    loss32, g32 = value_and_grad(model._loss)(model.theta, tuple(b.astype(np.float32) for b in batch))
+    assert g32.dtype == np.float64 and np.asarray(loss32).dtype == np.float32
+    np.testing.assert_allclose(loss32, loss64, rtol=1e-5)
+    assert np.linalg.norm(g32 - g64) < 1e-5 * np.linalg.norm(g64)
