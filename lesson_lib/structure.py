@@ -118,10 +118,11 @@ def _torque_backward(J, pieces, tril, GT):
 _last_forward = [None, None]
 
 
-def _forward_pieces(ans, J, qd, qdd, tril, eps):
+def _take_kept(ans, recompute):
+    """The pieces kept by the forward pass that returned ans, or recompute() them."""
     kept, pieces = _last_forward
     _last_forward[:] = [None, None]
-    return pieces if kept is ans else _torque_forward(J, qd, qdd, tril, eps)[1]
+    return pieces if kept is ans else recompute()
 
 
 @primitive
@@ -134,11 +135,19 @@ def manipulator_torque(J, qd, qdd, tril, eps):
 
 
 def _torque_vjp(ans, J, qd, qdd, tril, eps):
-    pieces = _forward_pieces(ans, J, qd, qdd, tril, eps)
+    pieces = _take_kept(ans, lambda: _torque_forward(J, qd, qdd, tril, eps)[1])
     return lambda G: _torque_backward(J, pieces, tril, G.T)
 
 
 defvjp(manipulator_torque, _torque_vjp)
+
+
+def _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps):
+    """err = tau_hat / scale - tau_scaled, (n, B), and the torque's pieces."""
+    tau, pieces = _torque_forward(J, qd, qdd, tril, eps)
+    err = tau / scale.astype(J.dtype, copy=False)[:, None]
+    err -= tau_scaled.T
+    return err, pieces
 
 
 @primitive
@@ -146,25 +155,16 @@ def torque_loss(J, qd, qdd, tau_scaled, scale, tril, eps):
     """The training loss as one autograd primitive (differentiable in J): the mean over the batch and the
     joints of (tau_hat / scale - tau_scaled)^2, with tau_hat = M qdd + c + g from the jet J, scale (n,) the
     training torques' standard deviations and tau_scaled (B, n) the measured torques divided by them."""
-    tau, pieces = _torque_forward(J, qd, qdd, tril, eps)
-    scale = scale.astype(J.dtype, copy=False)
-    err = tau / scale[:, None]
-    err -= tau_scaled.T
+    err, pieces = _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps)
     loss = np.mean(err * err)
-    _last_forward[:] = [loss, (pieces, err)]
+    _last_forward[:] = [loss, (err, pieces)]
     return loss
 
 
 def _torque_loss_vjp(ans, J, qd, qdd, tau_scaled, scale, tril, eps):
-    kept, cached = _last_forward
-    _last_forward[:] = [None, None]
-    scale = scale.astype(J.dtype, copy=False)
-    if kept is ans:
-        pieces, err = cached
-    else:
-        tau, pieces = _torque_forward(J, qd, qdd, tril, eps)
-        err = tau / scale[:, None] - tau_scaled.T
-    return lambda G: _torque_backward(J, pieces, tril, (2.0 * G / err.size) * err / scale[:, None])
+    err, pieces = _take_kept(ans, lambda: _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps))
+    dtau = err / scale.astype(J.dtype, copy=False)[:, None]               # d loss / d tau_hat = 2 err / scale / size
+    return lambda G: _torque_backward(J, pieces, tril, dtau * (2.0 * G / err.size))
 
 
 defvjp(torque_loss, _torque_loss_vjp)
