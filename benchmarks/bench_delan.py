@@ -3,7 +3,8 @@
 Prints: the median wall time of 2000 training steps (the "Train x2000" button) for the default network,
 max |M_hat - M| over the 41x41 whole-torus grid and the learned M's smallest eigenvalue after 2000, 4000 and
 6000 steps from the default seed, the time of one step at the reference size (2x64, batch 256), and the
-number of autograd nodes recorded per step (steps compute in float32, as PyTorch does by default).  Run it twice: with the machine's BLAS threads and with 1.
+number of autograd nodes recorded per step (steps compute in float32, as PyTorch does by default).  Run it
+twice: with the machine's BLAS threads and with 1.
 
     python benchmarks/bench_delan.py            # both thread settings (re-runs itself with 1 thread)
 """

@@ -112,9 +112,8 @@ class DeLaN(Trainable):
     def forward_dynamics(self, q, qd, tau):
         """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.rollout)."""
         (q, qd, tau), single = as_states(self.n_dof, q=q, qd=qd, tau=tau)
-        J = self._jet(self.theta, q)                    # one network pass for M, c and g
-        _, c, g = structure.parts(J, qd, np.zeros_like(q), self._tril, self.eps)
-        L, dL, _, _ = structure.cholesky_factor(J, self._tril, self.eps)
-        M = structure.mass_matrix(L, dL, self.eps)[0]
+        L, dL, g, _ = structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps)   # one pass
+        M, dM = structure.mass_matrix(L, dL, self.eps)
+        c = structure.coriolis(dM, qd)
         qdd = np.linalg.solve(M, (tau - c - g)[..., None])[..., 0]
         return qdd[0] if single else qdd

@@ -12,8 +12,8 @@ potential V(q), each with its q-derivative (a jet, see lesson_lib.jet).  From th
 
 Shapes: the network's jet J is (n_L + 1, 1+n, B) with n_L = n(n+1)/2 (L's entries, diagonal first, then V);
 the readable functions use L (B, n, n), dL and dM (B, n, n, n) indexed [b, k, i, j] = d(.)_ij / dq_k and
-q, qd, qdd, tau (B, n).  The training primitive `manipulator_torque` keeps the batch on the last axis instead,
-where each numpy operation runs over long contiguous rows.
+q, qd, qdd, tau (B, n).  The autograd primitives `manipulator_torque` and `torque_loss` (the training loss) keep
+the batch on the last axis instead, where each numpy operation runs over long contiguous rows.
 """
 import numpy as np
 from autograd.extend import defvjp, primitive
