@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from lesson_lib.bench import Bench
+from lesson_lib.ui.bench import Bench
 
 
 def main():

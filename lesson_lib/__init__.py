@@ -1,17 +1,23 @@
 """lesson_lib: the library behind "Learn the structure, not the map" (Deep Lagrangian Networks).
 
-- chain:     PlanarChain, double_pendulum, rollout: the RNEA truth
-- delan:     DeLaN: the structured model (M = L L^T, g = dV/dq, c from dM/dq)
-- blackbox:  BlackBox: an MLP (q, qd, qdd) -> tau, the foil
-- data:      sample_uniform, sample_trajectories: inverse-dynamics data from the truth
-- metrics:   mass-matrix error over the torus, SPD margin, torque errors, the lesson's PASS check
+Rooms (one concern each; a later room uses the earlier ones, never a copy of them):
+
+- physics/     PlanarChain, double_pendulum (the RNEA truth); integrators (rk4_step, rollout, Euler steppers)
+- data/        inverse-dynamics data sampled from the truth
+- model/       DeLaN (M = L L^T, g = dV/dq, c from dM/dq), BlackBox (the foil), jets, structure, training
+- evaluation/  mass-matrix error over the torus, SPD margin, torque errors, the lesson's PASS check; audits
+- course/      exercise checks, feedback, predict-first reveals, notebook helpers, `python -m lesson_lib.course`
+- ui/          the Bench widget and the notebooks' figures
+- grading/     grading learners' notebooks, `python -m lesson_lib.grade`
+- facts        the lesson's numbers (PASS threshold, grid size, default training settings), one home each
+
+The names below are the public API: `from lesson_lib import DeLaN, double_pendulum, ...`.
 """
-from .blackbox import BlackBox
-from .chain import PlanarChain, double_pendulum, rollout
 from .data import sample_trajectories, sample_uniform
-from .delan import DeLaN
-from .metrics import lesson_check, mass_matrix_error, min_eigenvalue, part_errors, torque_nmse, torus_grid
-from .training import TrainingDiverged
+from .evaluation.metrics import (lesson_check, mass_matrix_error, min_eigenvalue, part_errors, torque_nmse,
+                                 torus_grid)
+from .model import BlackBox, DeLaN, TrainingDiverged
+from .physics import PlanarChain, double_pendulum, rollout
 
 __all__ = ["PlanarChain", "double_pendulum", "rollout", "DeLaN", "BlackBox", "TrainingDiverged",
            "sample_uniform", "sample_trajectories", "lesson_check", "mass_matrix_error", "min_eigenvalue",

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lesson_lib import DeLaN, PlanarChain
-from lesson_lib.bench import Bench
+from lesson_lib.ui.bench import Bench
 
 
 @pytest.fixture(scope="module")

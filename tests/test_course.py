@@ -13,9 +13,10 @@ import nbformat
 import numpy as np
 import pytest
 
-from lesson_lib import DeLaN, PlanarChain, checks, double_pendulum
-from lesson_lib.course import NOTEBOOKS, ROOT, SOLUTIONS, CourseError, check, learner_version, strip_solutions
-from lesson_lib.grade import is_check_cell
+from lesson_lib import DeLaN, PlanarChain, double_pendulum
+from lesson_lib.course import checks
+from lesson_lib.course.build import NOTEBOOKS, ROOT, SOLUTIONS, CourseError, check, learner_version, strip_solutions
+from lesson_lib.grading.grade import is_check_cell
 
 SOURCES = sorted(SOLUTIONS.glob("*.ipynb"))
 
@@ -234,7 +235,7 @@ def test_checks_never_raise_and_print_one_line(answer, words, capsys):
 def test_cells_run_out_of_order_say_which_cell_to_run():
     from nbclient import NotebookClient
     nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("from lesson_lib.notebook import require, setup\nsetup()"),
+        nbformat.v4.new_code_cell("from lesson_lib.course.notebook import require, setup\nsetup()"),
         nbformat.v4.new_code_cell('require("black_box", cell="\'Train both models\' (section 2)")'),
         nbformat.v4.new_code_cell("print(never_defined)")])
     NotebookClient(nb, kernel_name="python3", allow_errors=True).execute()

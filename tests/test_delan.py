@@ -6,8 +6,8 @@ from autograd import grad, jacobian
 from autograd.test_util import check_grads
 
 from lesson_lib import BlackBox, DeLaN, TrainingDiverged, double_pendulum, lesson_check, sample_uniform, torque_nmse
-from lesson_lib import structure
-from lesson_lib.jet import jet_mlp, periodic_features
+from lesson_lib.model import structure
+from lesson_lib.model.jet import jet_mlp, periodic_features
 
 rng = np.random.default_rng(7)
 chain = double_pendulum()
@@ -191,7 +191,7 @@ def test_delan_generalises_beyond_training_range_far_better_than_black_box(data,
 def test_single_blas_thread_restores_the_thread_count():
     import sys
 
-    from lesson_lib import _runtime
+    from lesson_lib.model import _runtime
     if _runtime._FUNCTIONS is None:
         if sys.platform.startswith("linux"):        # numpy's Linux wheels bundle OpenBLAS: it must be found
             pytest.fail("numpy's bundled OpenBLAS was not found: training would run with BLAS threads")

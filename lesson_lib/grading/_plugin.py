@@ -1,6 +1,6 @@
 """pytest plugin used by lesson_lib.grade: record what every nbval cell printed and whether it passed.
 
-Loaded with `-p lesson_lib._grade_plugin`; writes one JSON line per executed notebook cell to the file named by
+Loaded with `-p lesson_lib.grading._plugin`; writes one JSON line per executed notebook cell to the file named by
 the environment variable LESSON_GRADE_LOG (does nothing when it is unset).
 """
 import json

@@ -10,10 +10,10 @@ torques with the RNEA, so the data stay exact.
 import numpy as np
 
 from .audit import implied_mass_matrix
-from .data import sample_uniform
+from ..data import sample_uniform
+from ..facts import QD_MAX, QDD_MAX
 from .metrics import torque_nmse
 
-QD_MAX, QDD_MAX = 3.0, 10.0
 
 
 def half_circle(chain, data, side=+1):

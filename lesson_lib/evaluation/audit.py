@@ -6,6 +6,8 @@ box it is whatever the network's slope happens to be, at each (q, qd, qdd).
 """
 import numpy as np
 
+from ..facts import QD_MAX, QDD_MAX
+
 SYMMETRY_TOL = 1e-9
 
 
@@ -25,7 +27,7 @@ def implied_mass_matrix(model, q, qd, qdd):
     return model.mass_matrix(q)
 
 
-def sample_states(n_dof, count, seed, scale=1.0, qd_max=3.0, qdd_max=10.0):
+def sample_states(n_dof, count, seed, scale=1.0, qd_max=QD_MAX, qdd_max=QDD_MAX):
     """Random (q, qd, qdd): q on the whole torus, qd and qdd uniform in `scale` times the training box."""
     rng = np.random.default_rng(seed)
     q = rng.uniform(-np.pi, np.pi, (count, n_dof))

@@ -8,7 +8,8 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import elementwise_grad
 
-from ._validate import as_states
+from .._validate import as_states
+from ..facts import ACTIVATION, BATCH_SIZE, HIDDEN, LR
 from .jet import jet_mlp
 from .training import Trainable, init_mlp
 
@@ -16,7 +17,7 @@ from .training import Trainable, init_mlp
 class BlackBox(Trainable):
     """MLP tau_hat = f([cos q, sin q, qd / s_qd, qdd / s_qdd]); same activation and optimiser as the DeLaN."""
 
-    def __init__(self, n_dof=2, hidden=(32, 32), seed=0, lr=3e-3, batch_size=128, activation="isru"):
+    def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, activation=ACTIVATION):
         self.hidden = tuple(int(h) for h in hidden)
         self.activation = activation
         self.sizes = (4 * int(n_dof), *self.hidden, int(n_dof))

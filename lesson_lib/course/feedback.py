@@ -1,14 +1,15 @@
 """The lesson's PASS check as a learner reads it: a verdict, the numbers, and specific hints when it fails.
 
-    from lesson_lib.feedback import report
+    from lesson_lib.course.feedback import report
     report(model, chain)     # prints "PASS: ..." or "FAIL: ..." followed by what to do
 """
 import numpy as np
 
-from .metrics import PASS_MAX_ERROR, compare_mass_matrices, torus_grid
+from ..evaluation.metrics import compare_mass_matrices, torus_grid
+from ..facts import GRID_POINTS, PASS_MAX_ERROR, STEPS_PER_PRESS
 
 
-def diagnose(model, chain, points=41):
+def diagnose(model, chain, points=GRID_POINTS):
     """Numbers behind the verdict: max error, where it is worst, smallest eigenvalue, and the hints."""
     q = torus_grid(chain.n_dof, points)
     M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
@@ -23,13 +24,15 @@ def diagnose(model, chain, points=41):
                      "softplus.")
     if result["max_error"] >= PASS_MAX_ERROR:
         if model.step == 0:
-            hints.append("The model is untrained (step 0): press Train x2000, or call model.fit(...) with 2000 steps.")
-        elif model.step < 2000:
-            hints.append(f"Only {model.step} training steps so far: press Train x2000 again (training continues "
-                         f"where it stopped).")
+            hints.append(f"The model is untrained (step 0): press Train x{STEPS_PER_PRESS}, or call model.fit(...) "
+                         f"with {STEPS_PER_PRESS} steps.")
+        elif model.step < STEPS_PER_PRESS:
+            hints.append(f"Only {model.step} training steps so far: press Train x{STEPS_PER_PRESS} again (training "
+                         f"continues where it stopped).")
         else:
-            hints.append("Still above 0.2 after 2000+ steps: press Train again; if the loss stopped falling, lower "
-                         "the learning rate (model.lr) or use more training data (more samples, the whole circle of q).")
+            hints.append(f"Still above {PASS_MAX_ERROR} after {model.step} steps: press Train again; if the loss "
+                         f"stopped falling, lower the learning rate (model.lr) or use more training data (more "
+                         f"samples, the whole circle of q).")
         i, j = result["worst_entry"]
         hints.append(f"The error is worst in M[{i},{j}] at q = ({result['worst_q'][0]:.2f}, "
                      f"{result['worst_q'][1]:.2f}) rad: drag the sliders there on the Bench to see it.")

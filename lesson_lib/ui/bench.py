@@ -1,10 +1,10 @@
 """The Bench: train a DeLaN live and watch its learned M(q) (green) land on the true M(q) (gold).
 
-    from lesson_lib.bench import Bench
-    Bench()            # in a notebook cell: sliders, Train x2000, Reset, readouts, plots, PASS badge
+    from lesson_lib.ui.bench import Bench
+    Bench()            # in a notebook cell: sliders, Train, Reset, readouts, plots, PASS badge
 
-Everything shown is computed by the library: the model (lesson_lib.delan), the truth (lesson_lib.chain) and
-the lesson's check (lesson_lib.metrics).  Every callback is a method, so tests drive the Bench without a
+Everything shown is computed by the library: the model (lesson_lib.model.delan), the truth (lesson_lib.physics.chain) and
+the lesson's check (lesson_lib.evaluation.metrics).  Every callback is a method, so tests drive the Bench without a
 browser: set `bench.q0.value`, call `bench.train_button.click()`, then read `bench.badge.value`.
 Figures are drawn once; a slider move only moves their lines and markers and re-renders one PNG.
 """
@@ -17,11 +17,12 @@ import PIL.Image
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .chain import double_pendulum
-from .data import sample_uniform
-from .delan import DeLaN
-from .metrics import PASS_MAX_ERROR, compare_mass_matrices, torus_grid
-from .training import TrainingDiverged
+from ..physics.chain import double_pendulum
+from ..data import sample_uniform
+from ..model.delan import DeLaN
+from ..evaluation.metrics import compare_mass_matrices, torus_grid
+from ..facts import GRID_POINTS, HIDDEN, LR, N_SAMPLES, PASS_MAX_ERROR, SEED, STEPS_PER_PRESS
+from ..model.training import TrainingDiverged
 
 GOLD, GREEN = "#c9a227", "#2e8b57"      # true M, learned M (also told apart by line style)
 
@@ -69,17 +70,17 @@ class Bench:
     """Interactive DeLaN bench for a 2-joint chain (default: the double pendulum).
 
     chain: the true robot (PlanarChain with 2 joints); model: a DeLaN (default DeLaN(seed=seed, hidden=...));
-    data: dict from sample_uniform (default 4096 samples with the same seed); steps_per_press: steps per
+    data: dict from sample_uniform (default N_SAMPLES samples with the same seed); steps_per_press: steps per
     Train press; update_every: steps between live updates while training.
     """
 
-    def __init__(self, chain=None, model=None, data=None, seed=0, hidden=(32, 32), lr=3e-3,
-                 steps_per_press=2000, update_every=250, grid_points=41):
+    def __init__(self, chain=None, model=None, data=None, seed=SEED, hidden=HIDDEN, lr=LR,
+                 steps_per_press=STEPS_PER_PRESS, update_every=250, grid_points=GRID_POINTS):
         self.chain = double_pendulum() if chain is None else chain
         if self.chain.n_dof != 2:
             raise ValueError(f"the Bench shows a 2-joint robot, got a chain with {self.chain.n_dof} joints")
         self.model = DeLaN(n_dof=2, hidden=hidden, seed=seed, lr=lr) if model is None else model
-        self.data = sample_uniform(self.chain, 4096, seed=seed) if data is None else data
+        self.data = sample_uniform(self.chain, N_SAMPLES, seed=seed) if data is None else data
         self.steps_per_press, self.update_every = int(steps_per_press), int(update_every)
         self.grid = torus_grid(2, grid_points)
         self.grid_points = grid_points
@@ -192,7 +193,7 @@ class Bench:
         losses = self.model.loss_history
         loss = f"{np.mean(losses[-50:]):.4f}" if losses else "not trained yet"
         self.status.value = (f"<div>step <b class='bench-step'>{self.model.step}</b> · loss {loss}<br>"
-                             f"max |M̂ − M| over the 41×41 torus grid: <b class='bench-grid-error'>"
+                             f"max |M̂ − M| over the {self.grid_points}×{self.grid_points} torus grid: <b class='bench-grid-error'>"
                              f"{check['max_error']:.3f}</b> (PASS below {PASS_MAX_ERROR})<br>"
                              f"min eigenvalue over the grid: {check['min_eig']:.4f}</div>")
         ok = check["passed"]

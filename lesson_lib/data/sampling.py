@@ -1,10 +1,11 @@
 """Inverse-dynamics data from the RNEA truth: (q, qd, qdd) -> tau, seeded."""
 import numpy as np
 
-from .chain import rollout
+from ..facts import N_SAMPLES, QD_MAX, QDD_MAX
+from ..physics.integrators import rollout
 
 
-def sample_uniform(chain, n_samples=4096, seed=0, qd_max=3.0, qdd_max=10.0, noise=0.0):
+def sample_uniform(chain, n_samples=N_SAMPLES, seed=0, qd_max=QD_MAX, qdd_max=QDD_MAX, noise=0.0):
     """Samples with q uniform on the torus [-pi, pi)^n, qd uniform in [-qd_max, qd_max]^n and qdd uniform in
     [-qdd_max, qdd_max]^n; tau from the RNEA, plus Gaussian sensor noise of std `noise` (N m) if asked.
 

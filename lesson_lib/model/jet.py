@@ -8,7 +8,7 @@ dh/dq_k.  A dense layer z = W h + b with activation a = s(z) maps a jet to a jet
     derivative  da/dqk = s'(z) * (W dh/dqk)          (chain rule, exact: no finite differences)
 
 The last layer is computed transposed, so the network's output jet J has shape (n_out, 1 + n, B): J[m, 0] is
-output m over the batch and J[m, 1 + k] its derivative by q_k (what lesson_lib.structure works on, with the
+output m over the batch and J[m, 1 + k] its derivative by q_k (what lesson_lib.model.structure works on, with the
 batch on the last, contiguous axis).
 
 `jet_mlp` runs the whole network as ONE autograd primitive with a hand-written vector-Jacobian product

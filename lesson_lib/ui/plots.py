@@ -3,7 +3,7 @@ notebook cell calls plt.show().  Every axis is labelled with its unit."""
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .audit import velocity_sweep
+from ..evaluation.audit import velocity_sweep
 
 TRUTH, DELAN, BLACK_BOX = "#b8860b", "#2e8b57", "#4b4b4b"
 

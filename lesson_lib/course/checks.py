@@ -1,7 +1,7 @@
 """Checks for the course's exercises: each prints exactly one deterministic line.
 
 A check takes what the learner wrote (usually a function), runs it on cases whose answer comes from an
-independent source (the RNEA in lesson_lib.chain, a closed form, or a formula written out here), and prints:
+independent source (the RNEA in lesson_lib.physics.chain, a closed form, or a formula written out here), and prints:
 
     PASS: <exercise>
     FAIL: <exercise>: <what is wrong, numbers rounded>. Hint: <what to try>
@@ -32,7 +32,7 @@ import warnings
 
 import numpy as np
 
-from .chain import PlanarChain, double_pendulum
+from ..physics.chain import PlanarChain, double_pendulum
 
 RESULTS = {}
 DETAILS = {}     # extra numbers a check measured (e.g. training time), for a later cell to show
@@ -408,8 +408,8 @@ def triple_delan(fn):
     measures on 2000 random configurations (seed 7): PASS when max |M_hat - M| < 0.3 kg m^2 (the true entries
     reach about 6.8) and the learned M's smallest eigenvalue is > 0 everywhere.
     """
-    from .data import sample_uniform
-    from .delan import DeLaN
+    from ..data import sample_uniform
+    from ..model.delan import DeLaN
 
     def test():
         chain = reference_triple_pendulum()
@@ -442,9 +442,9 @@ def triple_delan(fn):
 # ---------------------------------------------------------------------- the lesson's own criterion
 def lesson_pass(model, chain=None):
     """The lesson's PASS criterion on a trained model (an object, not a function): max |M_hat - M| < 0.2 over
-    the 41 x 41 whole-torus grid and smallest eigenvalue > 0 there (lesson_lib.metrics.lesson_check).
+    the 41 x 41 whole-torus grid and smallest eigenvalue > 0 there (lesson_lib.evaluation.metrics.lesson_check).
     A model that is None, or a stub that raises NotImplementedError when called, counts as not attempted."""
-    from .metrics import PASS_MAX_ERROR, lesson_check
+    from ..evaluation.metrics import PASS_MAX_ERROR, lesson_check
 
     def test():
         m = call(model) if callable(model) and not hasattr(model, "mass_matrix") else model
@@ -478,9 +478,9 @@ def total_mass(fn):
 def errors_at(fn):
     """03: fn(model, chain, q) -> (largest |M_hat - M| entry over the batch, smallest eigenvalue of M_hat over
     the batch), checked on an untrained DeLaN (large errors) at 200 seeded configurations against
-    lesson_lib.metrics. Tolerance 1e-9."""
-    from .delan import DeLaN
-    from .metrics import mass_matrix_error, min_eigenvalue
+    lesson_lib.evaluation.metrics. Tolerance 1e-9."""
+    from ..model.delan import DeLaN
+    from ..evaluation.metrics import mass_matrix_error, min_eigenvalue
 
     def test():
         chain, model = double_pendulum(), DeLaN(seed=5)

@@ -1,14 +1,12 @@
 """What a learner and a grader measure: mass-matrix error over the whole torus, SPD margin, torque errors.
 
-The lesson's PASS criterion: max |M_hat - M| < 0.2 over a 41 x 41 grid of the whole (q0, q1) torus and the
-learned M's smallest eigenvalue > 0 everywhere on it.
+The lesson's PASS criterion (lesson_lib.facts): max |M_hat - M| < PASS_MAX_ERROR over a GRID_POINTS x GRID_POINTS
+grid of the whole (q0, q1) torus and the learned M's smallest eigenvalue > 0 everywhere on it.
 """
 import numpy as np
 
-from ._validate import as_states
-
-PASS_MAX_ERROR = 0.2
-GRID_POINTS = 41
+from .._validate import as_states
+from ..facts import GRID_POINTS, PASS_MAX_ERROR
 
 
 def torus_grid(n_dof=2, points=GRID_POINTS):

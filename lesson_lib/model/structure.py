@@ -1,7 +1,7 @@
 """The manipulator equation's structure, from a network's outputs to the torque.
 
 The network gives, at each q, the entries of a lower-triangular L(q) (diagonal already positive) and a
-potential V(q), each with its q-derivative (a jet, see lesson_lib.jet).  From them:
+potential V(q), each with its q-derivative (a jet, see lesson_lib.model.jet).  From them:
 
     M      = L L^T + eps I                                 symmetric positive-definite for any L
     dM/dqk = dL/dqk L^T + L dL/dqk^T
@@ -114,7 +114,7 @@ def _torque_backward(J, pieces, tril, GT):
 
 
 # autograd builds a primitive's vector-Jacobian product right after running it, on the very value it returned:
-# keep that forward pass's pieces so the reverse pass does not recompute them (as in lesson_lib.jet).
+# keep that forward pass's pieces so the reverse pass does not recompute them (as in lesson_lib.model.jet).
 _last_forward = [None, None]
 
 

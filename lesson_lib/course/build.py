@@ -34,9 +34,9 @@ The exercise pattern (every "Your turn" in the course)
        # NBVAL_CHECK_OUTPUT
        checks.kinetic_energy(kinetic_energy)
 
-   It prints one line, `PASS: ...`, `FAIL: ...: ... Hint: ...` or `NOT ATTEMPTED: ...` (lesson_lib.checks).
+   It prints one line, `PASS: ...`, `FAIL: ...: ... Hint: ...` or `NOT ATTEMPTED: ...` (lesson_lib.course.checks).
 5. Cells after the check never use the learner's function: they use the library's (e.g.
-   lesson_lib.audit.is_valid_inertia), so a stub or a wrong answer cannot break the rest of the notebook.
+   lesson_lib.evaluation.audit.is_valid_inertia), so a stub or a wrong answer cannot break the rest of the notebook.
 
 Markdown cells tagged `solution` are for teachers only and are dropped from the learner version.  Both versions
 are executed in place (cwd = the notebook's folder, as Jupyter does), so their stored outputs are real: the
@@ -48,7 +48,7 @@ import copy
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
 
@@ -211,6 +211,3 @@ def main(argv=None):
     print(f"ok: {len(sources())} learner notebooks match their teachers' sources")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

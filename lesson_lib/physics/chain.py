@@ -11,7 +11,7 @@ Every function takes one state of shape (n,) or a batch of shape (B, n) and retu
 """
 import numpy as np
 
-from ._validate import as_state, as_states, positive_number
+from .._validate import as_state, as_states, positive_number
 
 
 def _cross(ax, ay, bx, by):
@@ -175,31 +175,3 @@ def double_pendulum(m=1.0, l=1.0, g=9.81):
     """Two uniform rods of mass m and length l: lc = l/2, I = m l^2 / 12 (defaults 1 kg, 1 m)."""
     m, l = positive_number("m", m), positive_number("l", l)
     return PlanarChain(m=[m, m], l=[l, l], lc=[l / 2, l / 2], I=[m * l * l / 12] * 2, g=g)
-
-
-def rk4_step(f, q, qd, dt):
-    """One classical Runge–Kutta step of (q, qd)' = (qd, f(q, qd))."""
-    k1q, k1v = qd, f(q, qd)
-    k2q, k2v = qd + 0.5 * dt * k1v, f(q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v)
-    k3q, k3v = qd + 0.5 * dt * k2v, f(q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v)
-    k4q, k4v = qd + dt * k3v, f(q + dt * k3q, qd + dt * k3v)
-    return (q + dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q),
-            qd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v))
-
-
-def rollout(forward_dynamics, q0, qd0, dt=0.01, steps=500, tau_fn=None):
-    """Integrate qdd = forward_dynamics(q, qd, tau) with RK4 from (q0, qd0).
-
-    forward_dynamics: a callable like PlanarChain.forward_dynamics (or a learned model's).
-    tau_fn(t, q, qd) -> tau gives the applied torque (zero when None); it is held over each step.
-    Returns t (steps+1,), q and qd of shape (steps+1, *q0.shape).
-    """
-    q, qd = np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float)
-    dt = positive_number("dt", dt)
-    qs, qds = [q], [qd]
-    for k in range(int(steps)):
-        tau = np.zeros_like(q) if tau_fn is None else np.asarray(tau_fn(k * dt, q, qd), dtype=float)
-        q, qd = rk4_step(lambda a, b: forward_dynamics(a, b, tau), q, qd, dt)
-        qs.append(q)
-        qds.append(qd)
-    return np.arange(int(steps) + 1) * dt, np.array(qs), np.array(qds)

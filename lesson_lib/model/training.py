@@ -11,7 +11,7 @@ import numpy as np
 from autograd import value_and_grad
 
 from ._runtime import keep_freed_memory, single_blas_thread
-from ._validate import as_states, positive_number
+from .._validate import as_states, positive_number
 
 
 class TrainingDiverged(RuntimeError):
@@ -19,7 +19,7 @@ class TrainingDiverged(RuntimeError):
 
 
 def init_mlp(rng, sizes, out_scale=1.0):
-    """Flat weight vector (layout of lesson_lib.jet.unflatten) of an MLP with these layer sizes:
+    """Flat weight vector (layout of lesson_lib.model.jet.unflatten) of an MLP with these layer sizes:
     W ~ N(0, 1/fan_in), the last layer scaled by out_scale, biases zero."""
     parts = []
     for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):

@@ -1,6 +1,6 @@
 """Kind notebooks: when a cell needs something an earlier cell makes, say which cell to run.
 
-    from lesson_lib.notebook import require, setup
+    from lesson_lib.course.notebook import require, setup
     setup()                                         # first cell: friendlier NameErrors from here on
     ...
     require("model", cell="'Train the model' (section 2)")   # first line of a cell that needs `model`

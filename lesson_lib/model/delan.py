@@ -5,8 +5,8 @@
 - A network maps the features [cos q, sin q] to the n(n+1)/2 entries of a lower-triangular L(q) and to a
   potential V(q).  The diagonal of L goes through softplus (plus eps), and M = L L^T + eps I, so M is symmetric
   positive-definite at every q for ANY weights.
-- dL/dq and g = dV/dq come from pushing a first-order jet in q through the network (lesson_lib.jet).
-- c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq (lesson_lib.structure): nothing Coriolis-shaped is learned.
+- dL/dq and g = dV/dq come from pushing a first-order jet in q through the network (lesson_lib.model.jet).
+- c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq (lesson_lib.model.structure): nothing Coriolis-shaped is learned.
 - autograd differentiates the torque loss with respect to all weights.
 
 Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
@@ -14,7 +14,8 @@ Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
 import numpy as np
 
 from . import structure
-from ._validate import as_state, as_states
+from .._validate import as_state, as_states
+from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR
 from .jet import jet_mlp, periodic_features, unflatten
 from .training import Trainable, init_mlp
 
@@ -22,15 +23,15 @@ from .training import Trainable, init_mlp
 class DeLaN(Trainable):
     """Deep Lagrangian Network for an n-joint robot.
 
-    Defaults (hidden=(32, 32), batch_size=128, lr=3e-3) were chosen for time-to-accuracy on the double
-    pendulum: see benchmarks/bench_delan.py.
+    Defaults (lesson_lib.facts: HIDDEN, BATCH_SIZE, LR, EPS, ACTIVATION) were chosen for time-to-accuracy on the
+    double pendulum: see benchmarks/bench_delan.py.
 
     >>> model = DeLaN(seed=0)
     >>> bool(np.linalg.eigvalsh(model.mass_matrix([0.3, -1.2])).min() > 0)   # SPD before any training
     True
     """
 
-    def __init__(self, n_dof=2, hidden=(32, 32), seed=0, lr=3e-3, batch_size=128, eps=1e-3, activation="isru"):
+    def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, eps=EPS, activation=ACTIVATION):
         n = int(n_dof)
         self.hidden = tuple(int(h) for h in hidden)
         if n < 1 or not self.hidden or min(self.hidden) < 1:
@@ -110,7 +111,7 @@ class DeLaN(Trainable):
         return sum(self.parts(q, qd, qdd).values())
 
     def forward_dynamics(self, q, qd, tau):
-        """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.rollout)."""
+        """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.physics.integrators.rollout)."""
         (q, qd, tau), single = as_states(self.n_dof, q=q, qd=qd, tau=tau)
         L, dL, g, _ = structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps)   # one pass
         M, dM = structure.mass_matrix(L, dL, self.eps)

@@ -1,0 +1,28 @@
+"""The lesson's numbers, one home each.
+
+The library, the checks, the feedback, the Bench, the tests and the notebooks' text all read these.  In the
+notebooks' markdown and in README.md a fact is written between markers, `<!--fact:NAME-->0.2<!--/fact-->`
+(invisible once rendered); `python -m lesson_lib.course build` writes the current value in, and
+`python -m lesson_lib.course check` (run by the tests) fails while any marker holds a stale value.
+"""
+
+# The lesson's PASS criterion: max |M_hat - M| < PASS_MAX_ERROR (kg m^2) over a GRID_POINTS x GRID_POINTS grid
+# of the whole (q0, q1) torus, and the learned M's smallest eigenvalue > 0 at every grid point.
+PASS_MAX_ERROR = 0.2
+GRID_POINTS = 41
+
+# The training data the Bench and the notebooks use: N_SAMPLES inverse-dynamics samples with q on the whole
+# torus, |qd| <= QD_MAX (rad/s) and |qdd| <= QDD_MAX (rad/s^2), drawn from SEED.
+N_SAMPLES = 4096
+QD_MAX = 3.0
+QDD_MAX = 10.0
+SEED = 0
+
+# The default DeLaN and its training: chosen for time to accuracy on the double pendulum
+# (benchmarks/bench_delan.py).  One press of the Bench's Train button runs STEPS_PER_PRESS steps.
+HIDDEN = (32, 32)
+ACTIVATION = "isru"
+EPS = 1e-3
+LR = 3e-3
+BATCH_SIZE = 128
+STEPS_PER_PRESS = 2000
