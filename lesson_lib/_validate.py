@@ -1,18 +1,46 @@
-"""Input checking shared by the physics and the model: clear messages instead of numpy crashes."""
+"""Checking arguments at the public boundary: one vocabulary for every room, clear messages, no numpy crashes.
+
+Each public function checks its arguments once, with these helpers, before it changes anything.  A message names
+the argument, says what it got and what is expected, and where there is one, the fix:
+
+    ValueError: hidden must be a tuple of layer widths (whole numbers >= 1), got '32' (str); e.g. hidden=(32, 32)
+
+Type mistakes raise TypeError, values of the right type but out of range raise ValueError, and requests that would
+exhaust time or memory raise LimitExceeded (a ValueError) with the number asked for and the limit.
+"""
+import numbers
+import operator
+
 import numpy as np
 
 
-def as_state(name, x, n, allow_batch=True):
-    """Return ``x`` as a float array of shape (n,) or (B, n), or raise a ValueError saying what is wrong.
+class LimitExceeded(ValueError):
+    """A request beyond a hard limit (grid size, batch size, steps per call) that would hang or exhaust memory."""
 
-    The error names the argument, the shape it got and the shape it expected, so a learner can fix the call.
+
+def _got(x):
+    """`x` for a message: its repr cut to 60 characters, and its type."""
+    text = repr(x)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(x).__name__})"
+
+
+def as_state(name, x, n, allow_batch=True):
+    """Return ``x`` as a float array of shape (n,) or (B, n) (B may be 0), or raise saying what is wrong.
+
+    Lists and arrays of real numbers are accepted; strings, None, booleans and complex numbers are not.
     """
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be numeric (a list or array of floats), got {_got(x)}")
     try:
-        if x is None or isinstance(x, (str, bytes)):
-            raise TypeError
-        arr = np.asarray(x, dtype=float)
+        raw = np.asarray(x)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numeric (a list or array of floats), got {type(x).__name__}: {x!r:.60}")
+        raise TypeError(f"{name} must be numeric (a list or array of floats), got {_got(x)}") from None
+    if raw.dtype.kind not in "iuf":
+        kind = {"b": "booleans", "c": "complex numbers"}.get(raw.dtype.kind, "values that are not numbers")
+        raise TypeError(f"{name} must be numeric (a list or array of real numbers), got {kind}: {_got(x)}")
+    arr = raw.astype(float)
     ok = (arr.ndim == 1 and arr.shape[0] == n) or (allow_batch and arr.ndim == 2 and arr.shape[1] == n)
     if not ok:
         want = f"({n},) for one state" + (f" or (B, {n}) for a batch of B states" if allow_batch else "")
@@ -36,12 +64,90 @@ def as_states(n, **arrays):
     return out, not batch
 
 
-def positive_number(name, x):
-    """Return x as a float if it is a finite number > 0, else raise a ValueError."""
+def number(name, x, low=None, high=None, low_open=False, high_open=False, hint=""):
+    """Return x as a finite float within [low, high] (open ends where asked), or raise.
+
+    Booleans and strings are refused (``True`` is not a learning rate, ``"1e-3"`` is not a number).
+    """
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.ndarray)) or np.ndim(x) != 0:
+        raise TypeError(f"{name} must be a number, got {_got(x)}" + (f"; {hint}" if hint else ""))
+    value = float(x)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value}" + (f"; {hint}" if hint else ""))
+    too_low = low is not None and (value <= low if low_open else value < low)
+    too_high = high is not None and (value >= high if high_open else value > high)
+    if too_low or too_high:
+        parts = []
+        if low is not None:
+            parts.append(f"{'>' if low_open else '>='} {low:g}")
+        if high is not None:
+            parts.append(f"{'<' if high_open else '<='} {high:g}")
+        raise ValueError(f"{name} must be {' and '.join(parts)}, got {value:g}" + (f"; {hint}" if hint else ""))
+    return value
+
+
+def positive_number(name, x, hint=""):
+    """Return x as a finite float > 0, or raise."""
+    return number(name, x, low=0.0, low_open=True, hint=hint)
+
+
+def integer(name, x, low=None, high=None, hint=""):
+    """Return x as an int within [low, high], or raise.  2.0 is accepted, 2.7, "2", True and None are not."""
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a whole number, got {_got(x)}" + (f"; {hint}" if hint else ""))
     try:
-        value = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number, got {x!r}")
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+        value = operator.index(x)
+    except TypeError:
+        if isinstance(x, (numbers.Real, np.floating)) and np.isfinite(float(x)) and float(x) == int(x):
+            value = int(x)
+        else:
+            raise TypeError(f"{name} must be a whole number, got {_got(x)}" + (f"; {hint}" if hint else "")) from None
+    if (low is not None and value < low) or (high is not None and value > high):
+        rng = (f">= {low}" if high is None else f"<= {high}" if low is None else f"between {low} and {high}")
+        raise ValueError(f"{name} must be {rng}, got {value}" + (f"; {hint}" if hint else ""))
+    return value
+
+
+def boolean(name, x):
+    """Return x if it is True or False (numpy booleans too), else raise: "no" is not False."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    raise TypeError(f"{name} must be True or False, got {_got(x)}")
+
+
+def choice(name, x, options):
+    """Return x if it is one of `options` (strings), else raise listing them."""
+    listed = ", ".join(repr(o) for o in options)
+    if not isinstance(x, str):
+        raise TypeError(f"{name} must be one of {listed}, got {_got(x)}")
+    if x not in options:
+        raise ValueError(f"unknown {name} {x!r}; choose one of {listed}")
+    return x
+
+
+def sizes(name, x, example="(32, 32)"):
+    """Return x as a non-empty tuple of ints >= 1 (layer widths), or raise.  A bare int or a string is refused."""
+    bad = TypeError(f"{name} must be a tuple of layer widths (whole numbers >= 1), got {_got(x)}; "
+                    f"e.g. {name}={example}")
+    if isinstance(x, (str, bytes, numbers.Number)) or x is None:
+        raise bad
+    try:
+        items = tuple(x)
+    except TypeError:
+        raise bad from None
+    if not items:
+        raise ValueError(f"{name} must have at least one layer, got {_got(x)}; e.g. {name}={example}")
+    widths = []
+    for item in items:
+        try:
+            widths.append(integer(f"each width in {name}", item, low=1))
+        except TypeError:
+            raise bad from None
+    return tuple(widths)
+
+
+def within_limit(name, value, limit, fix=""):
+    """Return value if value <= limit, else raise LimitExceeded naming both numbers."""
+    if value > limit:
+        raise LimitExceeded(f"{name} asks for {value:,}, above the limit of {limit:,}" + (f"; {fix}" if fix else ""))
     return value

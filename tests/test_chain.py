@@ -159,7 +159,7 @@ def test_batch_equals_one_by_one():
     ((np.zeros((3, 2)), np.zeros((4, 2)), [0, 0]), r"batch sizes disagree"),
 ])
 def test_bad_input_raises_clear_error(args, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises((TypeError, ValueError), match=match):
         double_pendulum().rnea(*args)
 
 
