@@ -176,7 +176,7 @@ def test_the_reference_is_the_sampled_motion():
 
 @pytest.mark.parametrize("call, match", [
     (lambda: letters(""), "non-empty string"),
-    (lambda: letters(5), "non-empty string"),
+    (lambda: letters(5), "must be a string"),
     (lambda: letters("a", dt=0), "dt must be"),
     (lambda: letters("a", noise=-1), "noise must be"),
     (lambda: letters("a", seed=-1), "seed must be"),

@@ -3,4 +3,5 @@ joint reference such as a written word, with errors in the joints and at the pen
 from .laws import KD, KP, PD, ComputedTorque
 from .tracking import TAU_MAX, Unstable, compare, print_comparison, track, tracking_errors
 
-__all__ = ["ComputedTorque", "PD", "KP", "KD", "TAU_MAX", "track", "tracking_errors", "Unstable", "compare", "print_comparison"]
+__all__ = ["ComputedTorque", "PD", "KP", "KD", "TAU_MAX", "track", "tracking_errors", "Unstable", "compare",
+           "print_comparison"]

@@ -29,10 +29,12 @@ class Unstable(RuntimeError):
 
 
 def _tau_max(tau_max, n):
+    """Torque limits (n,) from one number or one per joint; None: no limit."""
     if tau_max is None:
         return np.full(n, np.inf)
-    limit = np.broadcast_to(np.asarray(positive_number("tau_max", tau_max) if np.ndim(tau_max) == 0 else
-                                       as_state("tau_max", tau_max, n, allow_batch=False)), (n,))
+    if np.ndim(tau_max) == 0:
+        return np.full(n, positive_number("tau_max", tau_max, hint="None means no limit"))
+    limit = as_state("tau_max", tau_max, n, allow_batch=False)
     if np.any(limit <= 0):
         raise ValueError(f"tau_max must be > 0 for every joint, got {tau_max!r}; None means no limit")
     return limit
@@ -47,7 +49,8 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
 
     Returns a dict: "t" (T,), "q", "qd", "q_d", "qd_d", "tau" (applied, saturated) each (T, B, n), "xy", "xy_d"
     (T, B, 2) the tip's actual and desired positions, "active" (T, B) True while trajectory b runs, "saturated"
-    (T, B) True where some joint's torque is at its limit, and "dt", "hold", "tau_max".
+    (T, B) True where some joint's torque is at its limit, and "dt", "hold", "tau_max", "labels" (the
+    reference's, if it has them).
     """
     chain = double_pendulum() if chain is None else chain
     dt, hold = positive_number("dt", dt), boolean("hold", hold)
@@ -58,21 +61,23 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
                          "use a larger dt or a shorter reference")
     n = chain.n_dof
     limit = _tau_max(tau_max, n)
-    q_d, qd_d, qdd_d = (np.atleast_2d(a) for a in reference(0.0))
-    q = q_d.copy() if q0 is None else np.broadcast_to(as_state("q0", q0, n), q_d.shape).copy()
-    qd = qd_d.copy() if qd0 is None else np.broadcast_to(as_state("qd0", qd0, n), q_d.shape).copy()
+    def desired(t):
+        return tuple(np.atleast_2d(a) for a in reference(t))
 
     def torque(q, qd, ref):
         return np.clip(controller(q, qd, *ref), -limit, limit)
 
     def closed_loop(q_ext, qd_ext):                     # continuous control: time is the last coordinate
-        q, qd, t = q_ext[:, :n], qd_ext[:, :n], q_ext[0, n]
-        qdd = chain.forward_dynamics(q, qd, torque(q, qd, (np.atleast_2d(a) for a in reference(t))))
+        q, qd = q_ext[:, :n], qd_ext[:, :n]
+        qdd = chain.forward_dynamics(q, qd, torque(q, qd, desired(q_ext[0, n])))
         return np.concatenate([qdd, np.zeros((len(q), 1))], axis=1)
 
+    ref = desired(0.0)
+    q = ref[0].copy() if q0 is None else np.broadcast_to(as_state("q0", q0, n), ref[0].shape).copy()
+    qd = ref[1].copy() if qd0 is None else np.broadcast_to(as_state("qd0", qd0, n), ref[0].shape).copy()
     rows = []
     for k in range(steps + 1):
-        ref = (q_d, qd_d, qdd_d) if k == 0 else tuple(np.atleast_2d(a) for a in reference(k * dt))
+        ref = ref if k == 0 else desired(k * dt)
         tau = torque(q, qd, ref)
         rows.append((q, qd, ref[0], ref[1], tau))
         if k == steps:
@@ -84,17 +89,22 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
             q_ext, qd_ext = rk4_step(closed_loop, np.hstack([q, clock]), np.hstack([qd, np.ones_like(clock)]), dt)
             q, qd = q_ext[:, :n], qd_ext[:, :n]
         if not np.abs(qd).max() < MAX_SPEED:
-            raise Unstable(f"the closed loop is unstable: a joint passed {MAX_SPEED:g} rad/s at t = {(k + 1) * dt:g} s. "
-                           f"A digital controller needs a tick short against its gains (K_d dt well below 2 for "
-                           f"computed torque, below 2 lambda_min(M) for PD): use a smaller dt or lower gains")
+            raise Unstable(f"the closed loop is unstable: a joint passed {MAX_SPEED:g} rad/s at t = "
+                           f"{(k + 1) * dt:g} s. A digital controller needs a tick short against its gains (K_d dt "
+                           f"well below 2 for computed torque, below 2 lambda_min(M) for PD): use a smaller dt or "
+                           f"lower gains")
     q, qd, q_d, qd_d, tau = (np.array(a) for a in zip(*rows))
     t = np.arange(steps + 1) * dt
     durations = np.broadcast_to(getattr(reference, "durations", duration), q.shape[1])
-    return {"t": t, "q": q, "qd": qd, "q_d": q_d, "qd_d": qd_d, "tau": tau,
-            "xy": chain.forward_kinematics(q.reshape(-1, n))[:, -1].reshape(*q.shape[:2], 2),
-            "xy_d": chain.forward_kinematics(q_d.reshape(-1, n))[:, -1].reshape(*q.shape[:2], 2),
-            "active": t[:, None] <= np.asarray(durations)[None, :] + 1e-9,
-            "saturated": np.any(np.abs(tau) >= limit, axis=-1), "dt": dt, "hold": hold, "tau_max": limit}
+    return {"t": t, "q": q, "qd": qd, "q_d": q_d, "qd_d": qd_d, "tau": tau, "xy": _tip(chain, q),
+            "xy_d": _tip(chain, q_d), "active": t[:, None] <= np.asarray(durations)[None, :] + 1e-9,
+            "saturated": np.any(np.abs(tau) >= limit, axis=-1), "dt": dt, "hold": hold, "tau_max": limit,
+            "labels": getattr(reference, "labels", None)}
+
+
+def _tip(chain, q):
+    """Tip positions (T, B, 2) of joint angles (T, B, n)."""
+    return chain.forward_kinematics(q.reshape(-1, q.shape[-1]))[:, -1].reshape(*q.shape[:-1], 2)
 
 
 def tracking_errors(result):
@@ -107,7 +117,8 @@ def tracking_errors(result):
     per_traj = np.sqrt(np.sum(np.where(active, e_xy**2, 0), axis=0) / active.sum(axis=0))
     return {"rms_q": float(np.sqrt(np.mean(e_q**2))), "rms_xy": float(np.sqrt(np.mean(e_xy[active] ** 2))),
             "max_xy": float(e_xy[active].max()), "rms_xy_per_traj": per_traj,
-            "max_tau": float(np.abs(result["tau"][active]).max()), "saturated": float(result["saturated"][active].mean())}
+            "max_tau": float(np.abs(result["tau"][active]).max()),
+            "saturated": float(result["saturated"][active].mean())}
 
 
 def compare(controllers, reference, chain=None, **options):
@@ -121,5 +132,5 @@ def print_comparison(rows):
     """The comparison as a table: RMS joint error (mrad), RMS and max tip error (mm), max |tau|, % saturated."""
     print(f"{'controller':<14}{'joint RMS':>12}{'tip RMS':>11}{'tip max':>11}{'max |tau|':>11}{'at limit':>10}")
     for r in rows:
-        print(f"{r['controller']:<14}{1e3 * r['rms_q']:>7.2f} mrad{1e3 * r['rms_xy']:>8.2f} mm{1e3 * r['max_xy']:>8.2f} mm"
-              f"{r['max_tau']:>7.1f} Nm{100 * r['saturated']:>9.1f}%")
+        print(f"{r['controller']:<14}{1e3 * r['rms_q']:>7.2f} mrad{1e3 * r['rms_xy']:>8.2f} mm"
+              f"{1e3 * r['max_xy']:>8.2f} mm{r['max_tau']:>7.1f} Nm{100 * r['saturated']:>9.1f}%")

@@ -85,24 +85,19 @@ class Handwriting:
     def __init__(self, labels, moves, chain, elbow, speed):
         """moves[b]: list of (a, d, A, B, length, pen_down) of trajectory b, in order (see the module docstring)."""
         self.labels, self.chain, self.elbow, self.n_traj = list(labels), chain, elbow, len(labels)
-        K = max(len(m[2]) for ms in moves for m in ms)
         flat = [m for ms in moves for m in ms]
-        pad = [np.zeros((K - len(m[2]), 2)) for m in flat]
-        self._a = np.array([m[0] for m in flat])
-        self._d = np.array([m[1] for m in flat])
-        self._A = np.array([np.concatenate([m[2], p]) for m, p in zip(flat, pad)])     # (S, K, 2)
-        self._B = np.array([np.concatenate([m[3], p]) for m, p in zip(flat, pad)])
+        K = max(len(m[2]) for m in flat)
+        self._a, self._d = (np.array([m[i] for m in flat]) for i in (0, 1))
+        self._A, self._B = (np.array([np.pad(m[i], ((0, K - len(m[i])), (0, 0))) for m in flat]) for i in (2, 3))
         self._T = np.maximum(np.array([m[4] for m in flat]) / speed, T_MIN)
         self._pen = np.array([m[5] for m in flat])
-        counts = np.array([len(ms) for ms in moves])
-        self._first = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        t_end = np.cumsum(self._T)
-        t0 = t_end - self._T - np.repeat(t_end[self._first] - self._T[self._first], counts)   # per trajectory
-        self._t0 = t0
-        self._starts = np.full((self.n_traj, counts.max()), np.inf)
-        for b in range(self.n_traj):
-            self._starts[b, :counts[b]] = t0[self._first[b]:self._first[b] + counts[b]]
-        self._counts = counts
+        self._counts = np.array([len(ms) for ms in moves])
+        self._first = np.cumsum(self._counts) - self._counts           # index of each trajectory's first move
+        back_to_back = np.cumsum(self._T) - self._T
+        self._t0 = back_to_back - np.repeat(back_to_back[self._first], self._counts)   # start within its trajectory
+        self._starts = np.full((self.n_traj, self._counts.max()), np.inf)              # (n_traj, most moves)
+        self._starts[np.repeat(np.arange(self.n_traj), self._counts),
+                     np.arange(len(flat)) - np.repeat(self._first, self._counts)] = self._t0
         self.durations = np.add.reduceat(self._T, self._first)
         self.duration = float(self.durations.max())
         self._omega = 2 * np.pi * np.arange(1, K + 1)
@@ -139,8 +134,8 @@ class Handwriting:
 
     def sample(self, dt=0.01, noise=0.0, seed=0):
         """Samples every dt seconds along each trajectory, t = 0, dt, ... until it has ended (the last sample is at
-        rest), trajectory after trajectory.  Returns the data dict of lesson_lib.data.sample_uniform ("q", "qd", "qdd", "tau", each
-        (N, 2); tau from the RNEA plus Gaussian sensor noise of std `noise` N m, drawn from `seed`) and
+        rest), trajectory after trajectory.  Returns the data dict of lesson_lib.data.sample_uniform ("q", "qd",
+        "qdd", "tau", each (N, 2); tau from the RNEA plus Gaussian sensor noise of std `noise` N m, from `seed`) and
         "traj" (N,) which trajectory, "t" (N,) time within it, "xy" (N, 2) the pen's (tip's) position,
         "pen_down" (N,) True while drawing a contour, "labels" (what each trajectory writes) and "dt"."""
         dt = positive_number("dt", dt)
@@ -157,7 +152,9 @@ class Handwriting:
 
 
 def _text(name, text):
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a string of letters, e.g. {name}=\"abc\", got {text!r}")
+    if not text.strip():
         raise ValueError(f"{name} must be a non-empty string of letters, got {text!r}")
     return text
 
