@@ -54,10 +54,10 @@ def test_a_digital_controller_approaches_the_continuous_law_as_its_tick_shrinks(
 
 
 def test_a_perfect_model_with_zero_gains_tracks_exactly_and_a_wrong_one_drifts():
-    r = track(ComputedTorque(chain, 0, 0), letter, chain, hold=False, tau_max=None)
+    r = track(ComputedTorque(chain, 0, 0), letter, chain, duration=2.0, hold=False, tau_max=None)
     assert np.abs(r["q_d"] - r["q"]).max() < 1e-6                      # up to the integrator's error
     heavier = double_pendulum(m=1.1)
-    r = track(ComputedTorque(heavier, 0, 0), letter, chain, hold=False, tau_max=None)
+    r = track(ComputedTorque(heavier, 0, 0), letter, chain, duration=2.0, hold=False, tau_max=None)
     assert np.abs(r["q_d"] - r["q"]).max() > 1e-2
 
 
@@ -69,13 +69,13 @@ def constant_reference(q_d):
 def test_pd_alone_sags_until_its_spring_holds_the_weight():
     q_d = np.array([[0.4, 1.3], [1.2, 2.0], [-0.8, 1.0]])
     pd = PD(kp=100, kd=20)
-    r = track(pd, constant_reference(q_d), chain, duration=8.0, tau_max=None)
+    r = track(pd, constant_reference(q_d), chain, duration=4.0, tau_max=None)
     q, qd = r["q"][-1], r["qd"][-1]
     assert np.abs(qd).max() < 1e-6                                   # settled
     np.testing.assert_allclose(100 * (q_d - q), chain.gravity(q), atol=1e-5)   # K_p e = g(q): static balance
     assert np.abs(q_d - q).max() > 0.05                               # so it never reaches the target
     weightless = PlanarChain(m=[1, 1], l=[1, 1], lc=[0.5, 0.5], I=[1 / 12] * 2, g=0.0)
-    r = track(pd, constant_reference(q_d), weightless, duration=8.0, tau_max=None)
+    r = track(pd, constant_reference(q_d), weightless, duration=4.0, tau_max=None)
     assert np.abs(q_d - r["q"][-1]).max() < 1e-6                      # without gravity it does
 
 
@@ -83,7 +83,7 @@ def test_a_tick_too_long_for_the_gains_is_reported_as_unstable():
     stiff = PD(kp=100, kd=200)                                         # K_d dt = 2 >> 2 lambda_min(M) at 100 Hz
     with pytest.raises(Unstable, match="smaller dt or lower gains"):
         track(stiff, constant_reference([[0.4, 1.3]]), chain, duration=1.0, dt=0.01, tau_max=None)
-    r = track(stiff, constant_reference([[0.4, 1.3]]), chain, duration=1.0, dt=0.0005, tau_max=None)
+    r = track(stiff, constant_reference([[0.4, 1.3]]), chain, duration=0.3, dt=0.0005, tau_max=None)
     assert np.abs(r["qd"]).max() < 1.0                                 # at 2 kHz the same gains are fine
 
 
@@ -112,6 +112,18 @@ def test_one_law_for_every_model_with_inverse_dynamics():
     np.testing.assert_allclose(PD(KP, KD)(q, qd, q_d, qd_d, qdd_d), KP * (q_d - q) + KD * (qd_d - qd))
 
 
+def test_track_follows_the_sampled_letters_and_counts_each_while_it_runs():
+    hw = write_letters("il", seed=0)                                  # two letters of different durations
+    r = track(ComputedTorque(chain), hw, chain, dt=0.01)
+    d = hw.sample(dt=0.01)
+    assert r["labels"] == ["i", "l"] and hw.durations[0] > hw.durations[1] + 0.2
+    assert r["active"][-1].tolist() == [True, False]                  # the i is still running, the l is done
+    for b in (0, 1):
+        running = r["active"][:, b]
+        assert running.sum() == np.sum(d["traj"] == b)
+        np.testing.assert_allclose(r["q_d"][running, b], d["q"][d["traj"] == b], atol=1e-12)
+
+
 def test_tracking_errors_count_only_running_trajectories():
     q_d = np.zeros((3, 2, 2))
     q = q_d + np.array([0.03, 0.04])
@@ -134,7 +146,8 @@ def test_tracking_is_deterministic_and_pd_lags_far_behind_computed_torque():
     b = track(PD(), letter, chain, duration=1.0)
     for k in ("q", "qd", "tau", "xy"):
         np.testing.assert_array_equal(a[k], b[k])
-    rows = {r["controller"]: r for r in compare({"truth": ComputedTorque(chain), "PD": PD()}, letter, chain)}
+    rows = {r["controller"]: r for r in compare({"truth": ComputedTorque(chain), "PD": PD()}, letter, chain,
+                                                 duration=2.0)}
     assert rows["PD"]["rms_xy"] > 20 * rows["truth"]["rms_xy"]
 
 

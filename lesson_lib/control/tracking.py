@@ -48,7 +48,8 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
     joints or one per joint (N m), None for none.
 
     Returns a dict: "t" (T,), "q", "qd", "q_d", "qd_d", "tau" (applied, saturated) each (T, B, n), "xy", "xy_d"
-    (T, B, 2) the tip's actual and desired positions, "active" (T, B) True while trajectory b runs, "saturated"
+    (T, B, 2) the tip's actual and desired positions, "active" (T, B) True while trajectory b runs (up to the first
+    tick at or after its end, the samples of Handwriting.sample), "saturated"
     (T, B) True where some joint's torque is at its limit, and "dt", "hold", "tau_max", "labels" (the
     reference's, if it has them).
     """
@@ -97,7 +98,7 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
     t = np.arange(steps + 1) * dt
     durations = np.broadcast_to(getattr(reference, "durations", duration), q.shape[1])
     return {"t": t, "q": q, "qd": qd, "q_d": q_d, "qd_d": qd_d, "tau": tau, "xy": _tip(chain, q),
-            "xy_d": _tip(chain, q_d), "active": t[:, None] <= np.asarray(durations)[None, :] + 1e-9,
+            "xy_d": _tip(chain, q_d), "active": t[:, None] < np.asarray(durations)[None, :] + dt - 1e-9,
             "saturated": np.any(np.abs(tau) >= limit, axis=-1), "dt": dt, "hold": hold, "tau_max": limit,
             "labels": getattr(reference, "labels", None)}
 
