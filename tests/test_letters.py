@@ -69,8 +69,9 @@ def fine():
 
 def test_letter_data_are_consistent_motions_with_rnea_torques(fine):
     d = fine
-    assert set(d) >= {"q", "qd", "qdd", "tau", "traj", "t", "xy", "pen_down", "labels"}
-    assert d["labels"] == ["s", "k"] and d["q"].shape == d["tau"].shape == (len(d["t"]), 2)
+    assert set(d) == {"q", "qd", "qdd", "tau", "traj", "t", "xy", "pen_down", "label"}
+    assert all(len(v) == len(d["t"]) for v in d.values()) and d["q"].shape == d["tau"].shape == (len(d["t"]), 2)
+    assert d["label"][0] == "s" and d["label"][-1] == "k" and np.all((d["label"] == "k") == (d["traj"] == 1))
     np.testing.assert_allclose(chain.forward_kinematics(d["q"])[:, -1], d["xy"], atol=1e-12)
     np.testing.assert_allclose(d["tau"], chain.rnea(d["q"], d["qd"], d["qdd"]), atol=1e-12)
     for k in (0, 1):
@@ -131,7 +132,7 @@ def test_strokes_trace_the_fonts_outlines_within_the_smoothing_width():
 def test_letters_have_their_shapes_and_sizes():
     d = letters("logx", seed=1)
     box = {ch: (np.concatenate(strokes(d, k)).min(0), np.concatenate(strokes(d, k)).max(0))
-           for k, ch in enumerate(d["labels"])}
+           for k, ch in enumerate("logx")}
     height = {ch: hi[1] - lo[1] for ch, (lo, hi) in box.items()}
     width = {ch: hi[0] - lo[0] for ch, (lo, hi) in box.items()}
     assert height["l"] > 5 * width["l"]                               # a tall thin bar
@@ -155,7 +156,7 @@ def test_the_path_stays_in_the_workspace_on_one_elbow_branch():
 
 def test_a_word_is_one_trajectory_centred_and_shrunk_to_fit():
     short, long = write_word("oo").sample(), write_word("oooooooooo").sample()
-    assert short["labels"] == ["oo"] and set(short["traj"]) == {0}
+    assert set(short["label"]) == {"oo"} and set(short["traj"]) == {0}
     assert len(strokes(short, 0)) == 4                                # two contours per o
     assert not short["pen_down"].all()                                # the pen moves between them
     assert abs(short["xy"][:, 0].min() + short["xy"][:, 0].max()) < 0.02          # centred on the line

@@ -137,7 +137,8 @@ class Handwriting:
         rest), trajectory after trajectory.  Returns the data dict of lesson_lib.data.sample_uniform ("q", "qd",
         "qdd", "tau", each (N, 2); tau from the RNEA plus Gaussian sensor noise of std `noise` N m, from `seed`) and
         "traj" (N,) which trajectory, "t" (N,) time within it, "xy" (N, 2) the pen's (tip's) position,
-        "pen_down" (N,) True while drawing a contour, "labels" (what each trajectory writes) and "dt"."""
+        "pen_down" (N,) True while drawing a contour and "label" (N,) what the trajectory writes (its letter or
+        word).  Every value has N rows, so any selection of rows (a trajectory, a split) is again such a dict."""
         dt = positive_number("dt", dt)
         noise = number("noise", noise, low=0.0)
         seed = integer("seed", seed, low=0)
@@ -148,7 +149,7 @@ class Handwriting:
         q, qd, qdd = joint_motion(self.chain, xy, xyd, xydd, self.elbow)
         tau = self.chain.rnea(q, qd, qdd) + noise * np.random.default_rng(seed).standard_normal(q.shape)
         return {"q": q, "qd": qd, "qdd": qdd, "tau": tau, "traj": traj, "t": t, "xy": xy, "pen_down": pen_down,
-                "labels": list(self.labels), "dt": dt}
+                "label": np.array(self.labels)[traj]}
 
 
 def _text(name, text):
