@@ -21,9 +21,6 @@ font size SIZE (m per em), so the whole line stays inside the annulus 0.8 m <= |
 far from the stretched (r = 2 m) and folded (r = 0) singularities.
 """
 import numpy as np
-from matplotlib.font_manager import FontProperties
-from matplotlib.path import Path
-from matplotlib.textpath import TextPath
 
 from .._validate import integer, number, positive_number
 from ..physics.chain import double_pendulum
@@ -45,6 +42,9 @@ _CHUNK = 2048              # samples evaluated at once
 
 def _contours(text, size, offset):
     """Closed contours (P, 2) of `text` set at `size` m per em, shifted by `offset`, in the font's order."""
+    from matplotlib.font_manager import FontProperties            # here: `import lesson_lib` stays light
+    from matplotlib.path import Path
+    from matplotlib.textpath import TextPath
     path = TextPath((0, 0), text, size=size, prop=FontProperties(family=FONT))
     polys = Path(path.vertices, path.codes).to_polygons(closed_only=True)
     return [np.asarray(p, float) + offset for p in polys]
