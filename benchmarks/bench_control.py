@@ -45,7 +45,7 @@ def main(presses=3, steps=2000, noise=0.0, seed=0):
             parts = (f"{'':>8}{'n/a':>8}{'':>8}" if name == "black box" else
                      "".join(f"{v:>8.3f}" for v in part_errors(model, chain, test).values()))
             err = tracking_errors(track(ComputedTorque(model), unseen, chain, dt=DT))
-            print(f"{model.step:>6} {name:<10}{seconds:>8.1f}{np.array2string(nmse, precision=5):>20}{parts}"
+            print(f"{model.step:>6} {name:<10}{seconds:>8.1f}{'  '.join(f'{v:8.5f}' for v in nmse):>20}{parts}"
                   f"{1e3 * err['rms_q']:>7.2f} mrad{1e3 * err['rms_xy']:>6.2f} mm")
     print("  (per-part errors: RMS in N m on the unseen letters; tracking: computed torque on the true arm)")
 
