@@ -13,6 +13,10 @@ exp(-w t).  A model error d_tau enters as e'' + K_d e' + K_p e = -M^-1 d_tau: th
 PD alone: tau = K_p e + K_d e_dot, no model, the same numbers as gains (now in N m/rad and N m s/rad).  It has no
 feed-forward, so it lags the motion and sags under gravity.
 
+A digital controller (lesson_lib.control.track, hold=True) needs a tick dt short against its gains: K_d dt well
+below 2 for computed torque, K_d dt below about 2 lambda_min(M) for PD (at 100 Hz, K_d = 20 is fine for PD only
+while the elbow stays bent: a stretched arm's lambda_min(M) falls to about 0.07 kg m^2).
+
 Gains are a number (every joint) or one number per joint.  Shapes: q, qd, q_d, qd_d, qdd_d, tau are (n,) or (B, n).
 """
 import numpy as np

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._validate import integer, number, positive_number
 from ..physics.chain import double_pendulum
-from ..physics.inverse_kinematics import joint_motion, reach
+from ..physics.inverse_kinematics import check_elbow, joint_motion, reach
 
 FONT = "DejaVu Sans"
 SIZE = 0.5                 # font size: metres per em (a lowercase "a" is about 0.28 m tall)
@@ -40,14 +40,14 @@ _SAMPLES = 512             # points per contour for the Fourier fit
 _CHUNK = 2048              # samples evaluated at once
 
 
-def _contours(text, size, offset):
-    """Closed contours (P, 2) of `text` set at `size` m per em, shifted by `offset`, in the font's order."""
+def _contours(text, size):
+    """Closed contours (P, 2) of `text` set at `size` m per em on the baseline y = 0, in the font's order."""
     from matplotlib.font_manager import FontProperties            # here: `import lesson_lib` stays light
     from matplotlib.path import Path
     from matplotlib.textpath import TextPath
     path = TextPath((0, 0), text, size=size, prop=FontProperties(family=FONT))
     polys = Path(path.vertices, path.codes).to_polygons(closed_only=True)
-    return [np.asarray(p, float) + offset for p in polys]
+    return [np.asarray(p, float) for p in polys]
 
 
 def _fourier(poly, smooth):
@@ -187,8 +187,6 @@ def _style(chain, size, speed, smooth, elbow, baseline, line):
     """Checked writing options (see write_letters)."""
     chain = double_pendulum() if chain is None else chain
     reach(chain)                                                       # a 2-link arm
-    if isinstance(elbow, (bool, np.bool_)) or elbow not in (1, -1):
-        raise ValueError(f"elbow must be +1 or -1 (the sign of q1), got {elbow!r}")
     try:
         left, right = (number("line", x) for x in line)
     except (TypeError, ValueError):
@@ -196,7 +194,7 @@ def _style(chain, size, speed, smooth, elbow, baseline, line):
     if not left < right:
         raise ValueError(f"line must be (x_left, x_right) in m with x_left < x_right, got {line!r}")
     return (chain, positive_number("size", size), positive_number("speed", speed), positive_number("smooth", smooth),
-            int(elbow), number("baseline", baseline), (left, right))
+            check_elbow(elbow), number("baseline", baseline), (left, right))
 
 
 def write_letters(chars=TRAIN_LETTERS, chain=None, seed=0, size=SIZE, speed=SPEED, smooth=SMOOTH, elbow=ELBOW,
@@ -207,7 +205,7 @@ def write_letters(chars=TRAIN_LETTERS, chain=None, seed=0, size=SIZE, speed=SPEE
     rng = np.random.default_rng(integer("seed", seed, low=0))
     labels, moves = [], []
     for ch in _text("chars", chars).replace(" ", ""):
-        glyph = _contours(ch, size, (0.0, 0.0))
+        glyph = _contours(ch, size)
         if not glyph:
             raise ValueError(f"chars has {ch!r}, which the font {FONT} draws with no outline")
         lo, hi = min(p[:, 0].min() for p in glyph), max(p[:, 0].max() for p in glyph)
@@ -226,7 +224,7 @@ def write_word(word, chain=None, size=SIZE, speed=SPEED, smooth=SMOOTH, elbow=EL
     """One trajectory that writes `word` centred on the writing line, in one go (the pen moves straight between
     contours and letters).  A word too long for the line is written smaller.  Returns a Handwriting."""
     chain, size, speed, smooth, elbow, baseline, line = _style(chain, size, speed, smooth, elbow, baseline, line)
-    glyphs = _contours(_text("word", word), 1.0, (0.0, 0.0))
+    glyphs = _contours(_text("word", word), 1.0)
     if not glyphs:
         raise ValueError(f"word {word!r} has no letter the font {FONT} can draw")
     lo, hi = min(p[:, 0].min() for p in glyphs), max(p[:, 0].max() for p in glyphs)

@@ -29,7 +29,8 @@ def _two_links(chain):
     return float(chain.l[0]), float(chain.l[1])
 
 
-def _elbow(elbow):
+def check_elbow(elbow):
+    """Return elbow as the int +1 or -1 (the sign of q1: which of the two branches), or raise."""
     if isinstance(elbow, (bool, np.bool_)) or elbow not in (1, -1):
         raise ValueError(f"elbow must be +1 or -1 (the sign of q1, the elbow's branch), got {elbow!r}")
     return int(elbow)
@@ -47,7 +48,7 @@ def inverse_kinematics(chain, xy, elbow=1):
     Raises ValueError if a point lies outside the reachable annulus (see `reach`).
     """
     l1, l2 = _two_links(chain)
-    _elbow(elbow)
+    check_elbow(elbow)
     xy = as_state("xy", xy, 2)
     x, y = xy[..., 0], xy[..., 1]
     r2 = x * x + y * y
