@@ -1,0 +1,137 @@
+"""Tracking: the TRUE arm follows a joint reference under a control law; errors in the joints and at the pen.
+
+Digital control (hold=True, the default): at each tick t_k = k dt the controller reads the state, its torque is
+saturated to |tau_i| <= tau_max_i and held for dt while RK4 (lesson_lib.physics.integrators.rk4_step) integrates the
+true arm.  That is a robot's controller running at 1/dt Hz: even the true model then tracks with a small error,
+because the torque the motion needs changes within a tick.
+
+Continuous control (hold=False): the law is evaluated at every RK4 stage, the limit dt -> 0 of a digital
+controller.  With the true model and no saturation the error then obeys e'' + K_d e' + K_p e = 0 up to the
+integrator's error.  (The stage times reach the reference because time rides along as an extra coordinate with
+velocity 1 and acceleration 0, which RK4 integrates exactly.)
+
+A reference is any callable t -> (q_d, qd_d, qdd_d), each (B, n), such as a lesson_lib.data.letters.Handwriting;
+its `duration` (s) and `durations` (B,) are used when present.
+"""
+import numpy as np
+
+from .._validate import as_state, boolean, positive_number, within_limit
+from ..physics.chain import double_pendulum
+from ..physics.integrators import rk4_step
+
+TAU_MAX = (50.0, 25.0)      # torque limits (N m): about twice what writing the letters needs
+MAX_STEPS = 100_000
+MAX_SPEED = 1e3             # rad/s: beyond this the closed loop has gone unstable
+
+
+class Unstable(RuntimeError):
+    """The simulated closed loop diverged (gains too high for the controller's tick, or a model far off)."""
+
+
+def _tau_max(tau_max, n):
+    """Torque limits (n,) from one number or one per joint; None: no limit."""
+    if tau_max is None:
+        return np.full(n, np.inf)
+    if np.ndim(tau_max) == 0:
+        return np.full(n, positive_number("tau_max", tau_max, hint="None means no limit"))
+    limit = as_state("tau_max", tau_max, n, allow_batch=False)
+    if np.any(limit <= 0):
+        raise ValueError(f"tau_max must be > 0 for every joint, got {tau_max!r}; None means no limit")
+    return limit
+
+
+def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU_MAX, hold=True, q0=None, qd0=None):
+    """Simulate the true arm `chain` (double_pendulum() by default) following `reference` under `controller`.
+
+    controller(q, qd, q_d, qd_d, qdd_d) -> tau, e.g. lesson_lib.control.ComputedTorque(model) or PD().
+    The arm starts on the reference (q_d(0), qd_d(0)) unless q0 / qd0 say otherwise.  tau_max: one limit for all
+    joints or one per joint (N m), None for none.
+
+    Returns a dict: "t" (T,), "q", "qd", "q_d", "qd_d", "tau" (applied, saturated) each (T, B, n), "xy", "xy_d"
+    (T, B, 2) the tip's actual and desired positions, "active" (T, B) True while trajectory b runs (up to the first
+    tick at or after its end, the samples of Handwriting.sample), "saturated"
+    (T, B) True where some joint's torque is at its limit, and "dt", "hold", "tau_max", "labels" (the
+    reference's, if it has them).
+    """
+    chain = double_pendulum() if chain is None else chain
+    dt, hold = positive_number("dt", dt), boolean("hold", hold)
+    duration = getattr(reference, "duration", None) if duration is None else duration
+    if duration is None:
+        raise ValueError("the reference has no duration attribute: pass duration= (s)")
+    steps = within_limit("steps", int(np.ceil(positive_number("duration", duration) / dt - 1e-9)), MAX_STEPS,
+                         "use a larger dt or a shorter reference")
+    n = chain.n_dof
+    limit = _tau_max(tau_max, n)
+    def desired(t):
+        return tuple(np.atleast_2d(a) for a in reference(t))
+
+    def torque(q, qd, ref):
+        return np.clip(controller(q, qd, *ref), -limit, limit)
+
+    def closed_loop(q_ext, qd_ext):                     # continuous control: time is the last coordinate
+        q, qd = q_ext[:, :n], qd_ext[:, :n]
+        qdd = chain.forward_dynamics(q, qd, torque(q, qd, desired(q_ext[0, n])))
+        return np.concatenate([qdd, np.zeros((len(q), 1))], axis=1)
+
+    ref = desired(0.0)
+    q = ref[0].copy() if q0 is None else np.broadcast_to(as_state("q0", q0, n), ref[0].shape).copy()
+    qd = ref[1].copy() if qd0 is None else np.broadcast_to(as_state("qd0", qd0, n), ref[0].shape).copy()
+    rows = []
+    for k in range(steps + 1):
+        ref = ref if k == 0 else desired(k * dt)
+        tau = torque(q, qd, ref)
+        rows.append((q, qd, ref[0], ref[1], tau))
+        if k == steps:
+            break
+        if hold:
+            q, qd = rk4_step(lambda a, b: chain.forward_dynamics(a, b, tau), q, qd, dt)
+        else:
+            clock = np.full((len(q), 1), k * dt)
+            q_ext, qd_ext = rk4_step(closed_loop, np.hstack([q, clock]), np.hstack([qd, np.ones_like(clock)]), dt)
+            q, qd = q_ext[:, :n], qd_ext[:, :n]
+        if not np.abs(qd).max() < MAX_SPEED:
+            raise Unstable(f"the closed loop is unstable: a joint passed {MAX_SPEED:g} rad/s at t = "
+                           f"{(k + 1) * dt:g} s. A digital controller needs a tick short against its gains (K_d dt "
+                           f"well below 2 for computed torque, below 2 lambda_min(M) for PD): use a smaller dt or "
+                           f"lower gains")
+    q, qd, q_d, qd_d, tau = (np.array(a) for a in zip(*rows))
+    t = np.arange(steps + 1) * dt
+    durations = np.broadcast_to(getattr(reference, "durations", duration), q.shape[1])
+    return {"t": t, "q": q, "qd": qd, "q_d": q_d, "qd_d": qd_d, "tau": tau, "xy": _tip(chain, q),
+            "xy_d": _tip(chain, q_d), "active": t[:, None] < np.asarray(durations)[None, :] + dt - 1e-9,
+            "saturated": np.any(np.abs(tau) >= limit, axis=-1), "dt": dt, "hold": hold, "tau_max": limit,
+            "labels": getattr(reference, "labels", None)}
+
+
+def _tip(chain, q):
+    """Tip positions (T, B, 2) of joint angles (T, B, n)."""
+    return chain.forward_kinematics(q.reshape(-1, q.shape[-1]))[:, -1].reshape(*q.shape[:-1], 2)
+
+
+def tracking_errors(result):
+    """Errors of a `track` result over each trajectory's own duration: dict with
+    "rms_q" (rad, over samples and joints), "rms_xy" and "max_xy" (m, the tip's distance from where it should be),
+    "rms_xy_per_traj" (B,) (m), "max_tau" (N m) and "saturated" (fraction of samples at a torque limit)."""
+    active = result["active"]
+    e_q = (result["q_d"] - result["q"])[active]
+    e_xy = np.linalg.norm(result["xy_d"] - result["xy"], axis=-1)
+    per_traj = np.sqrt(np.sum(np.where(active, e_xy**2, 0), axis=0) / active.sum(axis=0))
+    return {"rms_q": float(np.sqrt(np.mean(e_q**2))), "rms_xy": float(np.sqrt(np.mean(e_xy[active] ** 2))),
+            "max_xy": float(e_xy[active].max()), "rms_xy_per_traj": per_traj,
+            "max_tau": float(np.abs(result["tau"][active]).max()),
+            "saturated": float(result["saturated"][active].mean())}
+
+
+def compare(controllers, reference, chain=None, **options):
+    """Track `reference` with each controller of a dict {name: controller}: a list of rows
+    {"controller": name, **tracking_errors(...)} (options go to `track`)."""
+    return [{"controller": name, **tracking_errors(track(c, reference, chain, **options))}
+            for name, c in controllers.items()]
+
+
+def print_comparison(rows):
+    """The comparison as a table: RMS joint error (mrad), RMS and max tip error (mm), max |tau|, % saturated."""
+    print(f"{'controller':<14}{'joint RMS':>12}{'tip RMS':>11}{'tip max':>11}{'max |tau|':>11}{'at limit':>10}")
+    for r in rows:
+        print(f"{r['controller']:<14}{1e3 * r['rms_q']:>7.2f} mrad{1e3 * r['rms_xy']:>8.2f} mm"
+              f"{1e3 * r['max_xy']:>8.2f} mm{r['max_tau']:>7.1f} Nm{100 * r['saturated']:>9.1f}%")

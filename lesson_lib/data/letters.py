@@ -1,0 +1,250 @@
+"""Letters written by the 2-link arm: the DeLaN paper's kind of trajectory data, made from a font.
+
+Lutter et al. (ICLR 2019) let a 2-joint arm write characters, train on some letters and test on others.  Here:
+
+1. Glyphs.  matplotlib's TextPath gives each character's outline in the font FONT (DejaVu Sans ships with
+   matplotlib, so every machine draws the same letters) as closed contours.  A font has outlines, not centre
+   lines, so the pen traces each outline ("o" is two ellipses, "l" a thin rounded bar).
+2. Smooth closed curves.  Each contour is resampled evenly in arc length and written as a Fourier series
+   X(s) = a + sum_k A_k cos(2 pi k s) + B_k sin(2 pi k s), s in [0, 1], with a Gaussian low-pass of width `smooth`
+   (m): it rounds the font's sharp corners, so the pen's acceleration stays bounded.  Between two contours the pen
+   moves in a straight line X(s) = a + d s (a planar arm cannot lift it; `pen_down` marks which moves are drawn).
+3. Timing.  Each move starts and ends at rest and follows the minimum-jerk time scaling
+   s(u) = 10 u^3 - 15 u^4 + 6 u^5, u = (t - t0) / T, with T = length / speed (at least T_MIN): the pen's speed
+   along the path is a smooth bell.  The moves follow each other with no pause; one trajectory is one letter
+   (`write_letters`, `letters`) or one word (`write_word`), starting and ending at rest.
+4. Joints.  Inverse kinematics on one elbow branch (lesson_lib.physics.inverse_kinematics) gives q, qd and qdd
+   analytically from X, dX/dt and d2X/dt2; the torques come from the RNEA, gravity on, plus optional sensor noise.
+
+Where: letters stand on the baseline y = BASELINE (m) of a writing line spanning x in LINE, below the shoulder,
+font size SIZE (m per em), so the whole line stays inside the annulus 0.8 m <= |xy| <= 1.7 m of the default arm:
+far from the stretched (r = 2 m) and folded (r = 0) singularities.
+"""
+import numpy as np
+
+from .._validate import integer, number, positive_number
+from ..physics.chain import double_pendulum
+from ..physics.inverse_kinematics import check_elbow, joint_motion, reach
+
+FONT = "DejaVu Sans"
+SIZE = 0.5                 # font size: metres per em (a lowercase "a" is about 0.28 m tall)
+BASELINE = -1.2            # y of the writing line (m); the shoulder is at (0, 0)
+LINE = (-0.95, 0.95)       # x extent of the writing line (m)
+SPEED = 0.3                # average pen speed along each move (m/s)
+SMOOTH = 0.02              # width of the Gaussian that rounds the font's corners (m)
+T_MIN = 0.3                # shortest move (s)
+ELBOW = 1                  # the elbow branch: q1 > 0 throughout
+TRAIN_LETTERS = "acdeghkmnosuvwz"
+TEST_LETTERS = "bfijlpqrtxy"
+_SAMPLES = 512             # points per contour for the Fourier fit
+_CHUNK = 2048              # samples evaluated at once
+
+
+def _contours(text, size):
+    """Closed contours (P, 2) of `text` set at `size` m per em on the baseline y = 0, in the font's order."""
+    from matplotlib.font_manager import FontProperties            # here: `import lesson_lib` stays light
+    from matplotlib.path import Path
+    from matplotlib.textpath import TextPath
+    path = TextPath((0, 0), text, size=size, prop=FontProperties(family=FONT))
+    polys = Path(path.vertices, path.codes).to_polygons(closed_only=True)
+    return [np.asarray(p, float) for p in polys]
+
+
+def _fourier(poly, smooth):
+    """Length, mean a (2,) and Fourier coefficients A, B (K, 2) of the smoothed closed curve through poly, keeping
+    the harmonics the Gaussian low-pass leaves above 1e-9."""
+    edges = np.linalg.norm(np.diff(poly, axis=0), axis=1)
+    arc = np.concatenate([[0.0], np.cumsum(edges)])
+    length = arc[-1]
+    s = np.arange(_SAMPLES) * length / _SAMPLES
+    pts = np.stack([np.interp(s, arc, poly[:, i]) for i in range(2)], axis=1)
+    c = np.fft.rfft(pts, axis=0) / _SAMPLES                    # (_SAMPLES/2 + 1, 2)
+    weight = np.exp(-0.5 * (2 * np.pi * np.arange(1, c.shape[0]) * smooth / length) ** 2)
+    keep = weight > 1e-9
+    w = weight[keep, None]
+    return length, c[0].real, 2 * c[1:][keep].real * w, -2 * c[1:][keep].imag * w
+
+
+def _min_jerk(u):
+    """s, ds/du, d2s/du2 of s(u) = 10 u^3 - 15 u^4 + 6 u^5 (u clipped to [0, 1]: at rest outside)."""
+    u = np.clip(u, 0.0, 1.0)
+    return (u**3 * (10 - 15 * u + 6 * u * u), 30 * u * u * (1 - u) ** 2, 60 * u * (1 - u) * (1 - 2 * u))
+
+
+class Handwriting:
+    """Timed pen paths for one or more trajectories and the 2-link arm's joint motion that writes them.
+
+    Built by `write_letters` (one trajectory per letter) or `write_word` (one trajectory).  A Handwriting is a
+    joint reference: `reference(t)` gives (q_d, qd_d, qdd_d), each (n_traj, 2), at any time t (a trajectory that
+    has ended holds its last pose), which is what lesson_lib.control.track follows.
+
+    Attributes: labels (what each trajectory writes), durations (n_traj,) in s, duration (the longest), chain,
+    elbow, n_traj.
+    """
+
+    def __init__(self, labels, moves, chain, elbow, speed):
+        """moves[b]: list of (a, d, A, B, length, pen_down) of trajectory b, in order (see the module docstring)."""
+        self.labels, self.chain, self.elbow, self.n_traj = list(labels), chain, elbow, len(labels)
+        flat = [m for ms in moves for m in ms]
+        K = max(len(m[2]) for m in flat)
+        self._a, self._d = (np.array([m[i] for m in flat]) for i in (0, 1))
+        self._A, self._B = (np.array([np.pad(m[i], ((0, K - len(m[i])), (0, 0))) for m in flat]) for i in (2, 3))
+        self._T = np.maximum(np.array([m[4] for m in flat]) / speed, T_MIN)
+        self._pen = np.array([m[5] for m in flat])
+        self._counts = np.array([len(ms) for ms in moves])
+        self._first = np.cumsum(self._counts) - self._counts           # index of each trajectory's first move
+        back_to_back = np.cumsum(self._T) - self._T
+        self._t0 = back_to_back - np.repeat(back_to_back[self._first], self._counts)   # start within its trajectory
+        self._starts = np.full((self.n_traj, self._counts.max()), np.inf)              # (n_traj, most moves)
+        self._starts[np.repeat(np.arange(self.n_traj), self._counts),
+                     np.arange(len(flat)) - np.repeat(self._first, self._counts)] = self._t0
+        self.durations = np.add.reduceat(self._T, self._first)
+        self.duration = float(self.durations.max())
+        self._omega = 2 * np.pi * np.arange(1, K + 1)
+
+    def __repr__(self):
+        return f"Handwriting({self.labels}, durations={np.round(self.durations, 2).tolist()} s)"
+
+    def pen(self, traj, t):
+        """Pen position, velocity, acceleration (N, 2) each and pen_down (N,) for trajectory indices traj (N,) at
+        times t (N,) (s from each trajectory's start)."""
+        traj, t = np.asarray(traj, int), np.asarray(t, float)
+        if len(t) > _CHUNK:                                            # bounded memory: (N, 2, K) per chunk
+            chunks = [self.pen(traj[i:i + _CHUNK], t[i:i + _CHUNK]) for i in range(0, len(t), _CHUNK)]
+            return tuple(np.concatenate(parts) for parts in zip(*chunks))
+        local = np.sum(self._starts[traj] <= t[:, None], axis=1) - 1
+        seg = self._first[traj] + np.clip(local, 0, self._counts[traj] - 1)
+        T = self._T[seg]
+        s, ds, dds = _min_jerk((t - self._t0[seg]) / T)
+        sd, sdd = ds / T, dds / T**2                                   # ds/dt, d2s/dt2
+        phase = self._omega * s[:, None]                               # (N, K)
+        cos, sin = np.cos(phase)[:, None, :], np.sin(phase)[:, None, :]
+        A, B = np.swapaxes(self._A[seg], 1, 2), np.swapaxes(self._B[seg], 1, 2)   # (N, 2, K)
+        X = self._a[seg] + self._d[seg] * s[:, None] + np.sum(A * cos + B * sin, axis=-1)
+        dX = self._d[seg] + np.sum(self._omega * (B * cos - A * sin), axis=-1)
+        ddX = -np.sum(self._omega**2 * (A * cos + B * sin), axis=-1)
+        return X, dX * sd[:, None], ddX * sd[:, None] ** 2 + dX * sdd[:, None], self._pen[seg]
+
+    def reference(self, t):
+        """The joint reference at time t (s): (q_d, qd_d, qdd_d), each (n_traj, 2)."""
+        x, xd, xdd, _ = self.pen(np.arange(self.n_traj), np.full(self.n_traj, float(t)))
+        return joint_motion(self.chain, x, xd, xdd, self.elbow)
+
+    __call__ = reference
+
+    def sample(self, dt=0.01, noise=0.0, seed=0):
+        """Samples every dt seconds along each trajectory, t = 0, dt, ... until it has ended (the last sample is at
+        rest), trajectory after trajectory.  Returns the data dict of lesson_lib.data.sample_uniform ("q", "qd",
+        "qdd", "tau", each (N, 2); tau from the RNEA plus Gaussian sensor noise of std `noise` N m, from `seed`) and
+        "traj" (N,) which trajectory, "t" (N,) time within it, "xy" (N, 2) the pen's (tip's) position,
+        "pen_down" (N,) True while drawing a contour and "label" (N,) what the trajectory writes (its letter or
+        word).  Every value has N rows, so any selection of rows (a trajectory, a split) is again such a dict."""
+        dt = positive_number("dt", dt)
+        noise = number("noise", noise, low=0.0)
+        seed = integer("seed", seed, low=0)
+        n = np.ceil(self.durations / dt - 1e-9).astype(int) + 1        # the last sample: at rest, at or past the end
+        traj = np.repeat(np.arange(self.n_traj), n)
+        t = (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)) * dt
+        xy, xyd, xydd, pen_down = self.pen(traj, t)
+        q, qd, qdd = joint_motion(self.chain, xy, xyd, xydd, self.elbow)
+        tau = self.chain.rnea(q, qd, qdd) + noise * np.random.default_rng(seed).standard_normal(q.shape)
+        return {"q": q, "qd": qd, "qdd": qdd, "tau": tau, "traj": traj, "t": t, "xy": xy, "pen_down": pen_down,
+                "label": np.array(self.labels)[traj]}
+
+
+def _text(name, text):
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a string of letters, e.g. {name}=\"abc\", got {text!r}")
+    if not text.strip():
+        raise ValueError(f"{name} must be a non-empty string of letters, got {text!r}")
+    return text
+
+
+def _moves(contours, smooth):
+    """The moves of one trajectory: each contour as a smooth closed curve, straight moves in between."""
+    moves, end = [], None
+    for poly in contours:
+        length, a, A, B = _fourier(poly, smooth)
+        start = a + A.sum(axis=0)                                      # X(0) = X(1)
+        if end is not None:
+            moves.append((end, start - end, np.zeros((0, 2)), np.zeros((0, 2)), np.linalg.norm(start - end), False))
+        moves.append((a, np.zeros(2), A, B, length, True))
+        end = start
+    return moves
+
+
+def _check_fits(chain, contours, name):
+    """Raise unless every contour point keeps 0.1 (l1 + l2) away from both singular circles."""
+    r_min, r_max = reach(chain)
+    margin = 0.1 * r_max
+    r = np.linalg.norm(np.concatenate(contours), axis=1)
+    if r.min() < r_min + margin or r.max() > r_max - margin:
+        raise ValueError(f"{name} reaches {r.min():.2f}..{r.max():.2f} m from the shoulder; the arm writes safely "
+                         f"only within {r_min + margin:.2f}..{r_max - margin:.2f} m: change baseline, line or size")
+
+
+def _style(chain, size, speed, smooth, elbow, baseline, line):
+    """Checked writing options (see write_letters)."""
+    chain = double_pendulum() if chain is None else chain
+    reach(chain)                                                       # a 2-link arm
+    try:
+        left, right = (number("line", x) for x in line)
+    except (TypeError, ValueError):
+        raise ValueError(f"line must be (x_left, x_right) in m with x_left < x_right, got {line!r}") from None
+    if not left < right:
+        raise ValueError(f"line must be (x_left, x_right) in m with x_left < x_right, got {line!r}")
+    return (chain, positive_number("size", size), positive_number("speed", speed), positive_number("smooth", smooth),
+            check_elbow(elbow), number("baseline", baseline), (left, right))
+
+
+def write_letters(chars=TRAIN_LETTERS, chain=None, seed=0, size=SIZE, speed=SPEED, smooth=SMOOTH, elbow=ELBOW,
+                  baseline=BASELINE, line=LINE):
+    """One trajectory per character of `chars`, each written alone at a place drawn (from `seed`) along the
+    writing line, so a set of letters covers the line as a word would.  Returns a Handwriting."""
+    chain, size, speed, smooth, elbow, baseline, line = _style(chain, size, speed, smooth, elbow, baseline, line)
+    rng = np.random.default_rng(integer("seed", seed, low=0))
+    labels, moves = [], []
+    for ch in _text("chars", chars).replace(" ", ""):
+        glyph = _contours(ch, size)
+        if not glyph:
+            raise ValueError(f"chars has {ch!r}, which the font {FONT} draws with no outline")
+        lo, hi = min(p[:, 0].min() for p in glyph), max(p[:, 0].max() for p in glyph)
+        room = (line[1] - line[0]) - (hi - lo)
+        if room < 0:
+            raise ValueError(f"the letter {ch!r} is {hi - lo:.2f} m wide, wider than the line {line}: reduce size")
+        shift = np.array([line[0] - lo + rng.uniform(0, room), baseline])
+        glyph = [p + shift for p in glyph]
+        _check_fits(chain, glyph, f"the letter {ch!r}")
+        labels.append(ch)
+        moves.append(_moves(glyph, smooth))
+    return Handwriting(labels, moves, chain, elbow, speed)
+
+
+def write_word(word, chain=None, size=SIZE, speed=SPEED, smooth=SMOOTH, elbow=ELBOW, baseline=BASELINE, line=LINE):
+    """One trajectory that writes `word` centred on the writing line, in one go (the pen moves straight between
+    contours and letters).  A word too long for the line is written smaller.  Returns a Handwriting."""
+    chain, size, speed, smooth, elbow, baseline, line = _style(chain, size, speed, smooth, elbow, baseline, line)
+    glyphs = _contours(_text("word", word), 1.0)
+    if not glyphs:
+        raise ValueError(f"word {word!r} has no letter the font {FONT} can draw")
+    lo, hi = min(p[:, 0].min() for p in glyphs), max(p[:, 0].max() for p in glyphs)
+    size = min(size, (line[1] - line[0]) / (hi - lo))
+    centre = np.array([0.5 * (line[0] + line[1]) - size * 0.5 * (lo + hi), baseline])
+    glyphs = [p * size + centre for p in glyphs]
+    _check_fits(chain, glyphs, f"the word {word!r}")
+    return Handwriting([word], [_moves(glyphs, smooth)], chain, elbow, speed)
+
+
+def letters(chars=TRAIN_LETTERS, chain=None, dt=0.01, noise=0.0, seed=0, **style):
+    """Inverse-dynamics data from the arm writing each letter of `chars` (one trajectory per letter):
+    write_letters(chars, chain, seed, **style).sample(dt, noise, seed).  See Handwriting.sample for the keys."""
+    return write_letters(chars, chain, seed, **style).sample(dt, noise, seed)
+
+
+def strokes(data, traj=0):
+    """The drawn strokes of trajectory `traj` in a data dict from `letters` or Handwriting.sample: a list of
+    (P, 2) pen paths (pen down), for plotting."""
+    keep = np.asarray(data["traj"]) == integer("traj", traj, low=0)
+    xy, down = np.asarray(data["xy"])[keep], np.asarray(data["pen_down"])[keep]
+    cuts = np.flatnonzero(np.diff(down.astype(int))) + 1
+    return [p for p, d in zip(np.split(xy, cuts), np.split(down, cuts)) if d[0]]
