@@ -110,3 +110,10 @@ def test_feedback_hints_read_the_facts_when_called(monkeypatch, capsys):
     report(DeLaN(seed=0), double_pendulum())
     out = capsys.readouterr().out
     assert "(needs < 0.15)" in out and "press Train x1234" in out, out
+
+
+def test_a_marker_that_starts_a_line_is_reported():
+    fact = f"<!--fact:BATCH_SIZE-->{facts.text('BATCH_SIZE')}<!--/fact-->"
+    assert markers.misplaced(f"minibatches of\n{fact} samples")
+    assert not markers.misplaced(f"minibatches\nof {fact} samples")
+    assert not markers.misplaced("<!--catalog:course-->\n\n| table |\n\n<!--/catalog-->")     # a block marker

@@ -267,8 +267,8 @@ def course_problems(learners, registry):
 
 
 def text_problems(text, where):
-    """Stale or unknown markers and facts written bare, in one markdown text of the document `where`."""
-    return markers.stale(text, where) + [f"{name} written bare, without <!--fact:{name}--> markers: '...{words}...'"
+    """Stale, unknown or misplaced markers and facts written bare, in one markdown text of the document `where`."""
+    return markers.stale(text, where) + markers.misplaced(text) + [f"{name} written bare, without <!--fact:{name}--> markers: '...{words}...'"
                                          for name, words in markers.bare(text)]
 
 

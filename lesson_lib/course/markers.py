@@ -59,6 +59,16 @@ def stale(text, where):
     return problems
 
 
+_LINE_START = re.compile(r"^[ \t]*<!--(?:fact:\w+|catalog:minutes)-->", re.M)
+
+
+def misplaced(text):
+    """One message per inline marker that starts a line: Markdown reads a comment there as the start of an
+    HTML block, which ends the paragraph and leaves the rest of it unrendered (seen in JupyterLab)."""
+    return [f"{m.group().strip()} starts a line, which breaks the paragraph when rendered: move a word before it"
+            for m in _LINE_START.finditer(text)]
+
+
 def _short(s, limit=40):
     s = " ".join(s.split())
     return s if len(s) <= limit else s[:limit - 3] + "..."
