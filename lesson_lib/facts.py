@@ -2,14 +2,19 @@
 
 The library, the checks, the feedback, the Bench, the tests and the notebooks' text all read these.  In the
 notebooks' markdown and in README.md a fact is written between markers, `<!--fact:NAME-->0.2<!--/fact-->`
-(invisible once rendered); `python -m lesson_lib.course build` writes the current value in, and
-`python -m lesson_lib.course check` (run by the tests) fails while any marker holds a stale value.
+(only the value shows once rendered), as `text(NAME)` writes it; `python -m lesson_lib.course build` writes the
+current value in, and `python -m lesson_lib.course check` (run by the tests) fails while any marker holds a stale
+value, or while prose writes a fact's value bare (lesson_lib.course.markers).
 """
 
 # The lesson's PASS criterion: max |M_hat - M| < PASS_MAX_ERROR (kg m^2) over a GRID_POINTS x GRID_POINTS grid
 # of the whole (q0, q1) torus, and the learned M's smallest eigenvalue > 0 at every grid point.
 PASS_MAX_ERROR = 0.2
 GRID_POINTS = 41
+
+# The project in notebook 06 (a triple pendulum): PASS when max |M_hat - M| < TRIPLE_MAX_ERROR (kg m^2) on
+# random configurations of the whole torus (its true M's entries reach about 6.8).
+TRIPLE_MAX_ERROR = 0.3
 
 # The training data the Bench and the notebooks use: N_SAMPLES inverse-dynamics samples with q on the whole
 # torus, |qd| <= QD_MAX (rad/s) and |qdd| <= QDD_MAX (rad/s^2), drawn from SEED.
@@ -26,3 +31,26 @@ EPS = 1e-3
 LR = 3e-3
 BATCH_SIZE = 128
 STEPS_PER_PRESS = 2000
+
+
+def _number(v):
+    return f"{v:g}"
+
+
+def _layers(widths):
+    widths = tuple(widths)
+    return f"{len(widths)}×{widths[0]}" if len(set(widths)) == 1 else "–".join(map(str, widths))
+
+
+# How prose writes each fact (the text between its markers), e.g. PASS_MAX_ERROR -> "0.2", GRID_POINTS ->
+# "41 × 41" (the grid is square), HIDDEN -> "2×32" (layers × units).
+FORMATS = {"PASS_MAX_ERROR": _number, "GRID_POINTS": lambda n: f"{n} × {n}", "N_SAMPLES": str, "QD_MAX": _number,
+           "QDD_MAX": _number, "SEED": str, "HIDDEN": _layers, "ACTIVATION": str, "EPS": _number, "LR": _number,
+           "BATCH_SIZE": str, "STEPS_PER_PRESS": str, "TRIPLE_MAX_ERROR": _number}
+
+
+def text(name):
+    """The fact `name` as prose writes it, from its current value: text("PASS_MAX_ERROR") == "0.2"."""
+    if name not in FORMATS:
+        raise KeyError(f"no fact named {name!r}; the facts are {', '.join(FORMATS)}")
+    return FORMATS[name](globals()[name])

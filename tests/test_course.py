@@ -1,22 +1,25 @@
-"""The course machinery: learner notebooks in sync, stored check outputs, the grader, and every check's outcomes.
+"""The course machinery: learner notebooks in sync, stored check outputs, the exercise rules, the stamp, the
+catalog, predict-first reveals and the grader.
 
 The notebooks themselves are executed by nbval (testpaths include notebooks/); these tests cover what nbval
 cannot see: that the learner versions are what `course build` makes, that the teachers' sources store PASS lines
-and the learner versions NOT ATTEMPTED, that grading tells a right notebook from a wrong or unfilled one, and
-that each check passes a right answer, fails a plausible wrong one with a hint, and spots an untouched stub.
+and the learner versions NOT ATTEMPTED, that `course check` catches each broken exercise rule, and that grading
+tells a right notebook from a wrong or unfilled one.  Every check's own outcomes: tests/test_checks.py; the facts
+and their markers: tests/test_facts.py.
 """
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+import dataclasses
+
 import nbformat
-import numpy as np
 import pytest
 
-from lesson_lib import DeLaN, PlanarChain, double_pendulum
-from lesson_lib.course import checks
-from lesson_lib.course.build import NOTEBOOKS, ROOT, SOLUTIONS, CourseError, check, learner_version, strip_solutions
-from lesson_lib.grading.grade import is_check_cell
+from lesson_lib.course import build, catalog, checks
+from lesson_lib.course.build import (CHECK_MARKER, NOTEBOOKS, ROOT, SOLUTIONS, STUB, CourseError, check,
+                                     course_problems, is_check_cell, learner_version, strip_solutions)
+from lesson_lib.course.reveal import ANSWER, reveal
 
 SOURCES = sorted(SOLUTIONS.glob("*.ipynb"))
 
@@ -54,11 +57,140 @@ def test_check_cells_store_pass_for_teachers_and_not_attempted_for_learners(sour
         assert len(lines) == 1 and lines[0].startswith("NOT ATTEMPTED: "), f"{source.name}: stored {lines}"
 
 
-@pytest.mark.parametrize("name", ["01_challenge", "02_model", "05_retrieve_and_space", "06_mastery_and_project"])
+@pytest.mark.parametrize("name", sorted({spec.notebook for spec in checks.REGISTRY.values()}))
 def test_exercise_notebooks_have_a_stub_and_a_check(name):
     learner = nbformat.read(str(NOTEBOOKS / f"{name}.ipynb"), as_version=4)
     assert any("raise NotImplementedError" in c.source for c in learner.cells if c.cell_type == "code")
     assert check_cells(NOTEBOOKS / f"{name}.ipynb")
+
+
+def test_every_built_notebook_is_stamped_with_its_id():
+    for entry in catalog.CATALOG:
+        paths = [build.source_path(entry)] + ([] if entry.app else [NOTEBOOKS / f"{entry.id}.ipynb"])
+        for path in paths:
+            assert nbformat.read(str(path), as_version=4).metadata["lesson"] == {"notebook": entry.id}, path
+
+
+def test_check_reports_a_missing_stamp(tmp_path, monkeypatch):
+    path = build.source_path(catalog.BY_ID["04_feedback"])
+    nb = nbformat.read(str(path), as_version=4)
+    del nb.metadata["lesson"]
+    copy = tmp_path / "solutions" / path.name
+    copy.parent.mkdir()
+    nbformat.write(nb, str(copy))
+    monkeypatch.setattr(build, "SOLUTIONS", copy.parent)
+    assert any("04_feedback.ipynb, metadata['lesson'] is None" in p for p in check(log=lambda *_: None))
+
+
+# ---------------------------------------------------------------------- the exercise rules, on small notebooks
+def _spec(name, notebook="99_demo", function=None):
+    return checks.Check(name, notebook, function or name, test=lambda fn: None)
+
+
+REGISTRY = {"double_it": _spec("double_it"), "halve_it": _spec("halve_it", function="halve")}
+EXERCISE = f"def double_it(x):\n    {STUB[0]}\n    {STUB[1]}\n"
+CHECK = f"{CHECK_MARKER}\nchecks.double_it(double_it)"
+EXERCISE_2 = f"def halve(x):\n    {STUB[0]}\n    {STUB[1]}\n"
+CHECK_2 = f"{CHECK_MARKER}\nchecks.halve_it(halve)"
+
+
+def _problems(*sources):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("Your turn") if s is None else
+                                         nbformat.v4.new_code_cell(s) for s in sources])
+    return course_problems({"99_demo": nb}, REGISTRY)
+
+
+def test_a_well_formed_notebook_breaks_no_exercise_rule():
+    assert _problems(None, EXERCISE, CHECK, None, EXERCISE_2, "x = 1", CHECK_2) == []
+
+
+@pytest.mark.parametrize("sources, words", [
+    ((EXERCISE, EXERCISE_2, CHECK_2), "the exercise in cell 0 has no marked check cell after it before the next"),
+    ((EXERCISE, CHECK, EXERCISE_2), "the exercise in cell 2 has no marked check cell after it"),
+    ((EXERCISE, "checks.double_it(double_it)", EXERCISE_2, CHECK_2), "calls checks.double_it(...) without the marker"),
+    ((EXERCISE, f"x = 1\n{CHECK}", EXERCISE_2, CHECK_2), "calls checks.double_it(...) without the marker"),
+    ((EXERCISE, CHECK, EXERCISE_2, CHECK_2, f"{CHECK_MARKER}\nchecks.tripple_it(f)"),
+     "calls checks.tripple_it, which is not a registered check"),
+    ((EXERCISE, CHECK), "checks.halve_it (registered for 99_demo) is used by no notebook's check cell"),
+    ((EXERCISE, f"{CHECK_MARKER}\nchecks.double_it(halve)", EXERCISE_2, CHECK_2),
+     "passes halve to checks.double_it, which checks the learner's function `double_it`"),
+    ((EXERCISE, CHECK, EXERCISE_2, CHECK_2, f"{CHECK_MARKER}\nprint(1)"), "is marked '# NBVAL_CHECK_OUTPUT' but calls no check"),
+])
+def test_course_check_catches_each_broken_exercise_rule(sources, words):
+    problems = _problems(*sources)
+    assert any(words in p for p in problems), problems
+
+
+def test_a_check_registered_for_another_notebook_is_reported():
+    registry = {**REGISTRY, "double_it": _spec("double_it", notebook="02_model")}
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in (EXERCISE, CHECK, EXERCISE_2, CHECK_2)])
+    assert any("registered for 02_model" in p for p in course_problems({"99_demo": nb}, registry))
+
+
+def test_course_check_fails_on_a_real_notebook_whose_check_cell_lost_its_marker(tmp_path, monkeypatch):
+    path = SOLUTIONS / "02_model.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    cell = next(c for c in nb.cells if is_check_cell(c) and "kinetic_energy" in c.source)
+    cell.source = cell.source.replace(CHECK_MARKER + "\n", "")
+    (tmp_path / "solutions").mkdir()
+    nbformat.write(nb, str(tmp_path / "solutions" / path.name))
+    monkeypatch.setattr(build, "SOLUTIONS", tmp_path / "solutions")
+    problems = check(log=lambda *_: None)
+    assert any("02_model: cell" in p and "calls checks.kinetic_energy(...) without the marker" in p for p in problems)
+    assert any("02_model: the exercise in cell" in p for p in problems)
+
+
+# ---------------------------------------------------------------------- the catalog
+def test_notebook_times_leave_time_to_read_and_to_do_the_exercises():
+    """A floor, not a measurement: the markdown at 150 words a minute plus 5 minutes per exercise."""
+    for entry in catalog.CATALOG:
+        if entry.minutes is None:
+            continue
+        nb = nbformat.read(str(NOTEBOOKS / f"{entry.id}.ipynb"), as_version=4)
+        words = sum(len(c.source.split()) for c in nb.cells if c.cell_type == "markdown")
+        exercises = sum(STUB[1] in c.source for c in nb.cells if c.cell_type == "code")
+        assert entry.minutes >= words / 150 + 5 * exercises, (entry.id, words, exercises)
+
+
+def test_the_tables_and_time_lines_come_from_the_catalog(monkeypatch):
+    start = nbformat.read(str(NOTEBOOKS / "00_start_here.ipynb"), as_version=4).cells[0].source
+    assert catalog.sequence_table() in start
+    assert catalog.course_table() in (ROOT / "README.md").read_text(encoding="utf-8")
+    monkeypatch.setattr(catalog, "CATALOG", tuple(dataclasses.replace(e, minutes=e.minutes + 5)
+                                                  if e.id == "02_model" else e for e in catalog.CATALOG))
+    monkeypatch.setitem(catalog.BY_ID, "02_model", catalog.CATALOG[2])
+    problems = check(log=lambda *_: None)
+    for where in ("solutions/00_start_here.ipynb", "notebooks/00_start_here.ipynb", "README.md",
+                  "solutions/02_model.ipynb", "notebooks/02_model.ipynb"):
+        assert any(where in p and "stale <!--catalog:" in p for p in problems), (where, problems)
+
+
+def test_every_notebook_in_the_folders_is_in_the_catalog(tmp_path, monkeypatch):
+    (tmp_path / "solutions").mkdir()
+    for path in SOLUTIONS.glob("*.ipynb"):
+        (tmp_path / "solutions" / path.name).write_bytes(path.read_bytes())
+    (tmp_path / "solutions" / "07_new.ipynb").write_text("{}")
+    monkeypatch.setattr(build, "SOLUTIONS", tmp_path / "solutions")
+    assert any("07_new.ipynb is not in lesson_lib/course/catalog.py" in p for p in check(log=lambda *_: None))
+
+
+# ---------------------------------------------------------------------- predict first
+def test_reveal_waits_for_a_prediction_or_an_explicit_ask(capsys):
+    reveal("")
+    hidden = capsys.readouterr().out
+    assert ANSWER not in hidden and "ask=True" in hidden
+    reveal("   ", ask=True)
+    assert ANSWER in capsys.readouterr().out
+    reveal("It learns the mass matrix and the potential")
+    shown = capsys.readouterr().out
+    assert ANSWER in shown and shown.count("[x]") == 2
+
+
+def test_the_predict_first_cell_hides_the_answer_in_the_stored_outputs():
+    for path in (SOLUTIONS / "01_challenge.ipynb", NOTEBOOKS / "01_challenge.ipynb"):
+        cell = next(c for c in nbformat.read(str(path), as_version=4).cells
+                    if c.cell_type == "code" and "reveal(my_prediction" in c.source)
+        assert ANSWER not in stream(cell) and "still hidden" in stream(cell), path
 
 
 # ---------------------------------------------------------------------- the solution-block stripper
@@ -125,110 +257,6 @@ def test_grader_refuses_a_notebook_it_does_not_know(tmp_path):
     nbformat.write(nbformat.v4.new_notebook(), str(stray))
     run = _grade(stray)
     assert run.returncode != 0 and "cannot grade" in run.stdout
-
-
-# ---------------------------------------------------------------------- (d) every check's three outcomes
-def stub(*args, **kwargs):
-    raise NotImplementedError("Your turn: see the instructions above")
-
-
-class FakeTrainedDeLaN(DeLaN):
-    """A 'trained' 3-joint DeLaN whose M is the truth plus `offset` I (so the check runs without training)."""
-
-    def __init__(self, offset):
-        super().__init__(n_dof=3)
-        self.step, self._offset, self._chain = 1000, offset, checks.reference_triple_pendulum()
-
-    def mass_matrix(self, q):
-        return self._chain.mass_matrix(q) + self._offset * np.eye(3)
-
-
-class TruthAsModel:
-    """Duck-typed model whose M is the true double pendulum's."""
-    n_dof = 2
-
-    def mass_matrix(self, q):
-        return double_pendulum().mass_matrix(q)
-
-
-def _triple(m=1.0, I_factor=12):
-    l = np.array(checks.TRIPLE_LENGTHS)
-    m = np.full(3, m)
-    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l**2 / I_factor, g=9.81)
-
-
-def _coriolis(dM, qd, half=0.5):
-    n = len(qd)
-    return np.array([sum(half * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k]) * qd[j] * qd[k]
-                         for j in range(n) for k in range(n)) for i in range(n)])
-
-
-def _mass_matrix(chain, q, gravity=False):
-    n = chain.n_dof
-    return np.stack([chain.rnea(q, np.zeros(n), np.eye(n)[j], gravity=gravity) for j in range(n)], axis=1)
-
-
-CASES = {
-    # check: (right, (plausible wrong, words its hint must contain))
-    "is_valid_inertia": (lambda M: bool(np.max(np.abs(M - M.T)) <= 1e-9 and np.linalg.eigvalsh(M).min() > 0),
-                         (lambda M: bool(np.max(np.abs(M - M.T)) <= 1e-9 and np.min(M) > 0), "eigenvalues")),
-    "kinetic_energy": (lambda M, qd: 0.5 * qd @ M @ qd, (lambda M, qd: qd @ M @ qd, "1/2 is missing")),
-    "mass_matrix_from_rnea": (_mass_matrix, (lambda chain, q: _mass_matrix(chain, q, gravity=True), "gravity=False")),
-    "coriolis_from_dM": (_coriolis, (lambda dM, qd: _coriolis(dM, qd, half=1.0), "1/2")),
-    "symplectic_euler_step": (lambda f, q, qd, dt: (q + dt * (qd + dt * f(q, qd)), qd + dt * f(q, qd)),
-                              (lambda f, q, qd, dt: (q + dt * qd, qd + dt * f(q, qd)), "explicit Euler")),
-    "triple_pendulum": (_triple, (lambda: _triple(I_factor=3), "m l^2 / 12")),
-    "triple_delan": (lambda chain, data: FakeTrainedDeLaN(0.01),
-                     (lambda chain, data: FakeTrainedDeLaN(0.5), "train longer")),
-    "total_mass": (lambda chain: chain.m.sum(), (lambda chain: chain.m[0], "add them all up")),
-    "errors_at": (lambda model, chain, q: (np.abs(model.mass_matrix(q) - chain.mass_matrix(q)).max(),
-                                           np.linalg.eigvalsh(model.mass_matrix(q)).min()),
-                  (lambda model, chain, q: ((model.mass_matrix(q) - chain.mass_matrix(q)).max(),
-                                            np.linalg.eigvalsh(model.mass_matrix(q)).min()), "absolute value")),
-    "lesson_passes": (lambda e, lam: e < 0.2 and lam > 0, (lambda e, lam: e <= 0.2 and lam > 0, "strictly")),
-    "lesson_pass": (TruthAsModel(), (DeLaN(seed=0), "train more")),
-}
-
-
-def run(check_name, answer, capsys):
-    getattr(checks, check_name)(answer)
-    out = capsys.readouterr()
-    lines = out.out.splitlines()
-    assert len(lines) == 1 and not out.err, f"{check_name} printed {out.out!r} {out.err!r}"
-    return lines[0]
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_check_passes_right_answer(name, capsys):
-    line = run(name, CASES[name][0], capsys)
-    assert line.startswith("PASS: "), line
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_check_fails_plausible_wrong_answer_with_hint(name, capsys):
-    wrong, hint_words = CASES[name][1]
-    line = run(name, wrong, capsys)
-    assert line.startswith("FAIL: ") and ". Hint: " in line, line
-    assert hint_words in line.split(". Hint: ", 1)[1], line
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_check_reports_stub_as_not_attempted(name, capsys):
-    line = run(name, stub, capsys)
-    assert line.startswith("NOT ATTEMPTED: ") and "fill in the cell above" in line, line
-    assert checks.RESULTS[line.split(": ")[1]] == "not attempted"
-
-
-@pytest.mark.parametrize("answer, words", [
-    (lambda *a: 1 / 0, "ZeroDivisionError"),
-    (lambda *a: None, "None"),
-    (42, "expected a function"),
-    (lambda *a: (print("debug output"), {}["missing"])[1], "KeyError"),
-])
-def test_checks_never_raise_and_print_one_line(answer, words, capsys):
-    for name in ("kinetic_energy", "coriolis_from_dM", "symplectic_euler_step", "is_valid_inertia"):
-        line = run(name, answer, capsys)
-        assert line.startswith("FAIL: ") and words in line, line
 
 
 # ---------------------------------------------------------------------- kind errors when cells run out of order

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from lesson_lib import (DeLaN, double_pendulum, lesson_check, mass_matrix_error, min_eigenvalue, part_errors,
-                        sample_trajectories, sample_uniform, torque_nmse, torus_grid)
+from lesson_lib import (DeLaN, double_pendulum, facts, lesson_check, mass_matrix_error, min_eigenvalue,
+                        part_errors, sample_trajectories, sample_uniform, torque_nmse, torus_grid)
 
 chain = double_pendulum()
 
@@ -25,7 +25,8 @@ def test_uniform_samples_are_seeded_in_their_boxes_and_consistent():
     for k in a:
         np.testing.assert_array_equal(a[k], b[k])
         assert a[k].shape == (500, 2)
-    assert np.abs(a["q"]).max() <= np.pi and np.abs(a["qd"]).max() <= 3 and np.abs(a["qdd"]).max() <= 10
+    assert np.abs(a["q"]).max() <= np.pi and np.abs(a["qd"]).max() <= facts.QD_MAX
+    assert np.abs(a["qdd"]).max() <= facts.QDD_MAX
     np.testing.assert_allclose(chain.rnea(a["q"], a["qd"], a["qdd"]), a["tau"], atol=1e-12)
     noisy = sample_uniform(chain, 20000, seed=4, noise=0.5)
     residual = noisy["tau"] - chain.rnea(noisy["q"], noisy["qd"], noisy["qdd"])
@@ -47,7 +48,7 @@ def test_metrics_call_the_truth_perfect_and_an_untrained_model_imperfect():
     assert all(v < 1e-12 for v in part_errors(truth, chain, d).values())
     assert lesson_check(truth, chain)["passed"]
     model = DeLaN(seed=0)
-    assert mass_matrix_error(model, chain) > 0.2
+    assert mass_matrix_error(model, chain) > facts.PASS_MAX_ERROR
     assert np.all(torque_nmse(model, d) > 0.05)
     assert min_eigenvalue(model) > 0
     assert not lesson_check(model, chain)["passed"]
@@ -55,7 +56,7 @@ def test_metrics_call_the_truth_perfect_and_an_untrained_model_imperfect():
 
 def test_torus_grid_covers_the_whole_circle():
     g = torus_grid(2)
-    assert g.shape == (41 * 41, 2)
+    assert g.shape == (facts.GRID_POINTS**2, 2)
     assert g.min() == -np.pi and g.max() == np.pi
     assert torus_grid(3, points=5).shape == (125, 3)
 
@@ -63,7 +64,7 @@ def test_torus_grid_covers_the_whole_circle():
 def test_feedback_report_verdicts_and_hints(capsys):
     from lesson_lib.course.feedback import report
     truth = TruthAsModel()
-    truth.step = 2000
+    truth.step = facts.STEPS_PER_PRESS
     report(truth, chain)
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("PASS:") and len(out) == 1

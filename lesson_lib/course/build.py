@@ -1,12 +1,19 @@
-"""Build the learner notebooks from the teachers' sources, and check they are in sync.
+"""Build the learner notebooks from the teachers' sources, and check the course is consistent.
 
     notebooks/solutions/NN_name.ipynb    teachers' source: full solutions, real outputs stored (edit this one)
     notebooks/NN_name.ipynb              learner version: GENERATED from it (never edit by hand)
+    notebooks/bench_app.ipynb            an app without exercises (catalog: app=True) is its own source
 
-Commands, from the repository root:
+The course's notebooks are the ones in lesson_lib/course/catalog.py.  Commands, from the repository root:
 
     python -m lesson_lib.course build [NN_name ...] [--no-execute]   generate and execute (default: all)
-    python -m lesson_lib.course check                                learner sources == what build makes?
+    python -m lesson_lib.course check                                is the course consistent? (run by the tests)
+
+`build` writes the current facts and catalog into the markers of every notebook's markdown and of README.md
+(lesson_lib.course.markers), stamps every notebook it writes with metadata["lesson"] = {"notebook": "<id>"}
+(the grader matches submissions by it), strips the solutions, and executes both versions.  `check` lists every
+problem: a learner version out of sync with its source, a stale or unknown marker, a fact written bare in prose
+or code, a missing catalog marker or stamp, and the exercise rules below.
 
 The exercise pattern (every "Your turn" in the course)
 ------------------------------------------------------
@@ -29,33 +36,42 @@ The exercise pattern (every "Your turn" in the course)
 
    A block must be indented (inside a def): defining the stub then succeeds, so the learner notebook runs top
    to bottom and the check reports NOT ATTEMPTED.  `build` refuses a block at the top level of a cell.
-4. The check cell comes right after, exactly in this form (the marker line makes the grader compare it):
+4. The check cell comes after it, before the next exercise, in this form: the marker line first (it makes the
+   grader compare the cell), then a call of a registered check (lesson_lib.course.checks.REGISTRY) of this
+   notebook, passed the learner's function the check expects (its spec.function):
 
        # NBVAL_CHECK_OUTPUT
        checks.kinetic_energy(kinetic_energy)
 
-   It prints one line, `PASS: ...`, `FAIL: ...: ... Hint: ...` or `NOT ATTEMPTED: ...` (lesson_lib.course.checks).
+   It prints one line, `PASS: ...`, `FAIL: ...: ... Hint: ...` or `NOT ATTEMPTED: ...`.  `check` fails when a
+   stub has no such cell after it, when another cell calls a registered check without the marker, when a marked
+   cell calls a name that is not registered, and when a registered check is used by no notebook.
 5. Cells after the check never use the learner's function: they use the library's (e.g.
    lesson_lib.evaluation.audit.is_valid_inertia), so a stub or a wrong answer cannot break the rest of the notebook.
 
 Markdown cells tagged `solution` are for teachers only and are dropped from the learner version.  Both versions
 are executed in place (cwd = the notebook's folder, as Jupyter does), so their stored outputs are real: the
-teachers' source shows PASS lines, the learner version NOT ATTEMPTED.  Grade a learner's saved notebook with
-`python -m lesson_lib.grade notebooks/NN_name.ipynb`.
+teachers' source shows PASS lines, the learner version NOT ATTEMPTED.  Grade learners' saved notebooks with
+`python -m lesson_lib.grade`.
 """
 import argparse
 import copy
+import re
 import sys
 from pathlib import Path
+
+from . import catalog, markers
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
+README = ROOT / "README.md"
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = ("# YOUR CODE HERE", 'raise NotImplementedError("Your turn: see the instructions above")')
 SOLUTION_TAG = "solution"
 CHECK_MARKER = "# NBVAL_CHECK_OUTPUT"
+CHECK_CALL = re.compile(r"\bchecks\.(\w+)\s*\(\s*([\w.]*)")
 
 
 class CourseError(Exception):
@@ -106,11 +122,28 @@ def learner_version(nb, name="notebook"):
     return learner
 
 
+def stamp(nb, notebook_id):
+    """Mark nb as the course's notebook `notebook_id` (metadata["lesson"]), for the grader."""
+    nb.metadata["lesson"] = {"notebook": notebook_id}
+    return nb
+
+
+def refresh(nb, notebook_id, where="notebook"):
+    """Write the current facts and catalog into the markers of nb's markdown cells (in place)."""
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            try:
+                cell.source = markers.refresh(cell.source, notebook_id)
+            except KeyError as exc:
+                raise CourseError(f"{where}, cell {i}: {exc.args[0]}") from None
+    return nb
+
+
 def execute(nb, cwd, name="notebook"):
-    """Run every cell in a fresh kernel (cwd = the notebook's folder); outputs are stored in nb."""
+    """Run every cell in a fresh kernel (cwd = the notebook's folder); outputs and widget state are stored in nb."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
+    client = NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False, store_widget_state=True,
                             resources={"metadata": {"path": str(cwd)}})
     try:
         client.execute()
@@ -119,9 +152,14 @@ def execute(nb, cwd, name="notebook"):
     return nb
 
 
+def source_path(entry):
+    """Where a catalog entry's source lives: its teachers' version, or the notebook itself for an app."""
+    return (NOTEBOOKS if entry.app else SOLUTIONS) / f"{entry.id}.ipynb"
+
+
 def sources():
-    """The teachers' sources, sorted by name."""
-    return sorted(SOLUTIONS.glob("*.ipynb"))
+    """The teachers' sources (and apps) of the course's notebooks, in catalog order."""
+    return [source_path(entry) for entry in catalog.CATALOG]
 
 
 def _read(path):
@@ -135,65 +173,190 @@ def _write(nb, path):
     nbformat.write(nb, str(path))
 
 
+def refresh_readme(path=README):
+    """Write the current facts and the course table into README.md's markers."""
+    text = path.read_text(encoding="utf-8")
+    new = markers.refresh(text, "README")
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+
+
 def build(names=None, run=True, log=print):
-    """Generate (and by default execute) the learner version of each teachers' source named in `names`
-    (file names or stems; all when None).  The teachers' source is executed in place first."""
+    """Refresh the markers, stamp, generate (and by default execute) the learner version of each course
+    notebook named in `names` (file names or ids; all when None).  The teachers' source is executed in place
+    first; an app is executed once, in place."""
     import time
     wanted = None if not names else {Path(n).stem for n in names}
-    paths = [p for p in sources() if wanted is None or p.stem in wanted]
-    if wanted is not None and len(paths) != len(wanted):
-        raise CourseError(f"no teachers' source for: {sorted(wanted - {p.stem for p in paths})} in {SOLUTIONS}")
-    for path in paths:
-        t0 = time.perf_counter()
-        teacher = _read(path)
+    entries = [e for e in catalog.CATALOG if wanted is None or e.id in wanted]
+    if wanted is not None and len(entries) != len(wanted):
+        raise CourseError(f"not in lesson_lib/course/catalog.py: {sorted(wanted - {e.id for e in entries})}")
+    refresh_readme()
+    for entry in entries:
+        t0, path, target = time.perf_counter(), source_path(entry), NOTEBOOKS / f"{entry.id}.ipynb"
+        teacher = stamp(refresh(_read(path), entry.id, path.name), entry.id)
         learner_version(teacher, path.name)                    # validate the markers before running anything
         if run:
-            execute(teacher, path.parent, f"solutions/{path.name}")
-            _write(teacher, path)
-        learner = learner_version(teacher, path.name)
-        if run:
-            execute(learner, NOTEBOOKS, path.name)
-        _write(learner, NOTEBOOKS / path.name)
-        log(f"built {path.name} ({time.perf_counter() - t0:.1f} s)")
+            execute(teacher, path.parent, str(path.relative_to(NOTEBOOKS)))
+        _write(teacher, path)
+        if not entry.app:
+            learner = learner_version(teacher, path.name)
+            if run:
+                execute(learner, NOTEBOOKS, target.name)
+            _write(learner, target)
+        log(f"built {entry.id} ({time.perf_counter() - t0:.1f} s)")
 
 
+# ---------------------------------------------------------------------- check
 def _cell_key(cell):
     return cell.cell_type, cell.source, tuple(cell.get("metadata", {}).get("tags", []))
 
 
-def check(log=print):
-    """Problems (list of strings) where a learner notebook differs from what build would make (sources only)."""
+def is_check_cell(cell):
+    """A code cell whose first line is the marker `# NBVAL_CHECK_OUTPUT`."""
+    return cell.cell_type == "code" and cell.source.lstrip("\n").split("\n", 1)[0].strip() == CHECK_MARKER
+
+
+def exercise_problems(nb, notebook_id, registry):
+    """The exercise rules on one learner notebook: (problems, names of the registered checks its check cells
+    use).  Every stub has a marked check cell after it, before the next exercise; only marked cells call
+    registered checks; marked cells call only registered checks of this notebook, passed spec.function."""
+    problems, used, waiting = [], set(), None
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        calls = CHECK_CALL.findall(cell.source)
+        if is_check_cell(cell):
+            if not calls:
+                problems.append(f"cell {i} is marked {CHECK_MARKER!r} but calls no check")
+            for name, arg in calls:
+                spec = registry.get(name)
+                if spec is None:
+                    problems.append(f"cell {i} calls checks.{name}, which is not a registered check "
+                                    f"(lesson_lib.course.checks.REGISTRY)")
+                    continue
+                used.add(name)
+                waiting = None
+                if spec.notebook != notebook_id:
+                    problems.append(f"cell {i} calls checks.{name}, which is registered for {spec.notebook}")
+                if arg != spec.function:
+                    problems.append(f"cell {i} passes {arg or 'nothing'!s} to checks.{name}, which checks the "
+                                    f"learner's function `{spec.function}`")
+        else:
+            problems += [f"cell {i} calls checks.{name}(...) without the marker line {CHECK_MARKER!r} first"
+                         for name, _ in calls if name in registry]
+        if STUB[1] in cell.source:
+            if waiting is not None:
+                problems.append(f"the exercise in cell {waiting} has no marked check cell after it before the "
+                                f"next exercise (cell {i})")
+            waiting = i
+    if waiting is not None:
+        problems.append(f"the exercise in cell {waiting} has no marked check cell after it")
+    return problems, used
+
+
+def course_problems(learners, registry):
+    """The exercise rules over the whole course: learners maps notebook id -> learner notebook."""
+    problems, used = [], set()
+    for notebook_id, nb in learners.items():
+        found, names = exercise_problems(nb, notebook_id, registry)
+        problems += [f"{notebook_id}: {p}" for p in found]
+        used |= names
+    problems += [f"checks.{name} (registered for {registry[name].notebook}) is used by no notebook's check cell"
+                 for name in sorted(set(registry) - used)]
+    return problems
+
+
+def text_problems(text, where):
+    """Stale, unknown or misplaced markers and facts written bare, in one markdown text of the document `where`."""
+    return markers.stale(text, where) + markers.misplaced(text) + [f"{name} written bare, without <!--fact:{name}--> markers: '...{words}...'"
+                                         for name, words in markers.bare(text)]
+
+
+def missing_markers(text, keys):
+    """One message per catalog marker in `keys` that `text` lacks."""
+    return [f"no <!--catalog:{key}--> marker" for key in keys if f"<!--catalog:{key}-->" not in text]
+
+
+def stamp_problem(nb, notebook_id):
+    """A message when nb lacks the stamp `course build` writes, else None."""
+    if nb.metadata.get("lesson") != {"notebook": notebook_id}:
+        return (f"metadata['lesson'] is {nb.metadata.get('lesson')!r}, expected {{'notebook': {notebook_id!r}}} "
+                f"(course build stamps it)")
+    return None
+
+
+def _notebook_text_problems(nb, entry):
     problems = []
-    for path in sources():
-        target = NOTEBOOKS / path.name
-        expected = learner_version(_read(path), path.name)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            problems += [f"cell {i}: {p}" for p in text_problems(cell.source, entry.id)]
+        elif cell.cell_type == "code":
+            problems += [f"cell {i}: {name} written bare in code: '...{words}...' (use lesson_lib.facts.{name})"
+                         for name, words in markers.bare(cell.source)]
+    required = (["minutes"] if entry.minutes is not None else []) + (["sequence"] if entry is catalog.CATALOG[0]
+                                                                     else [])
+    problems += missing_markers("\n".join(c.source for c in nb.cells if c.cell_type == "markdown"), required)
+    return problems + [p for p in [stamp_problem(nb, entry.id)] if p]
+
+
+def _sync_problem(expected, actual):
+    want, got = [_cell_key(c) for c in expected.cells], [_cell_key(c) for c in actual.cells]
+    if want == got:
+        return None
+    if len(want) != len(got):
+        return f"has {len(got)} cells, its teachers' source makes {len(want)}"
+    i = next(i for i, (a, b) in enumerate(zip(want, got)) if a != b)
+    first = (got[i][1].splitlines() or [""])[0][:60]
+    return f"cell {i} ('{first}') differs from its teachers' source"
+
+
+def _show(path):
+    """A path as problems name it: relative to the repository when inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def check(log=print):
+    """Every problem (list of strings) in the course's notebooks and README.md (sources only, not outputs)."""
+    from .checks import REGISTRY
+    problems, learners = [], {}
+    for entry in catalog.CATALOG:
+        path, target = source_path(entry), NOTEBOOKS / f"{entry.id}.ipynb"
+        if not path.exists():
+            problems.append(f"{_show(path)} is missing (listed in lesson_lib/course/catalog.py)")
+            continue
+        teacher = _read(path)
+        problems += [f"{_show(path)}, {p}" for p in _notebook_text_problems(teacher, entry)]
+        if entry.app:
+            learners[entry.id] = teacher
+            continue
         if not target.exists():
-            problems.append(f"{target.relative_to(ROOT)} is missing")
+            problems.append(f"{_show(target)} is missing")
             continue
         actual = _read(target)
-        want, got = [_cell_key(c) for c in expected.cells], [_cell_key(c) for c in actual.cells]
-        if want == got:
-            continue
-        if len(want) != len(got):
-            problems.append(f"{target.relative_to(ROOT)} has {len(got)} cells, its teachers' source makes {len(want)}")
-            continue
-        i = next(i for i, (a, b) in enumerate(zip(want, got)) if a != b)
-        first = (got[i][1].splitlines() or [""])[0][:60]
-        problems.append(f"{target.relative_to(ROOT)}, cell {i} ('{first}') differs from its teachers' source")
-    taught = {p.name for p in sources()}
-    for extra in sorted(NOTEBOOKS.glob("*.ipynb")):
-        if extra.name not in taught and not extra.name.startswith("_grading_"):
-            log(f"note: {extra.relative_to(ROOT)} has no teachers' source in notebooks/solutions/ (left alone)")
+        learners[entry.id] = learner_version(teacher, path.name)
+        sync = _sync_problem(learners[entry.id], actual)
+        if sync:
+            problems.append(f"{_show(target)} {sync}")
+        problems += [f"{_show(target)}, {p}" for p in markers.stale(
+            "\n".join(c.source for c in actual.cells if c.cell_type == "markdown"), entry.id)]
+        problems += [f"{_show(target)}, {p}" for p in [stamp_problem(actual, entry.id)] if p]
+    problems += course_problems(learners, REGISTRY)
+    known = {f"{e.id}.ipynb" for e in catalog.CATALOG}
+    for folder in (NOTEBOOKS, SOLUTIONS):
+        problems += [f"{_show(p)} is not in lesson_lib/course/catalog.py" for p in sorted(
+            folder.glob("*.ipynb")) if p.name not in known and not p.name.startswith("_grading_")]
+    readme = README.read_text(encoding="utf-8")
+    problems += [f"README.md: {p}" for p in text_problems(readme, "README") + missing_markers(readme, ["course"])]
     return problems
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m lesson_lib.course", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", help="generate the learner notebooks from notebooks/solutions/ and execute both")
-    b.add_argument("names", nargs="*", help="notebook names, e.g. 01_challenge (default: all)")
+    b = sub.add_parser("build", help="refresh facts, generate the learner notebooks, and execute both versions")
+    b.add_argument("names", nargs="*", help="notebook ids, e.g. 01_challenge (default: all)")
     b.add_argument("--no-execute", action="store_true", help="only generate the sources, do not run")
-    sub.add_parser("check", help="fail if a learner notebook differs from its teachers' source (ignoring outputs)")
+    sub.add_parser("check", help="fail on any course problem: sync, stale or bare facts, stamps, exercise rules")
     args = parser.parse_args(argv)
     try:
         if args.command == "build":
@@ -204,10 +367,10 @@ def main(argv=None):
         print(f"error: {exc}", file=sys.stderr)
         return 1
     for p in problems:
-        print(f"out of sync: {p}", file=sys.stderr)
+        print(f"problem: {p}", file=sys.stderr)
     if problems:
-        print("Regenerate with: python -m lesson_lib.course build <names>", file=sys.stderr)
+        print(f"{len(problems)} problem(s). Stale markers and stamps: python -m lesson_lib.course build <ids>",
+              file=sys.stderr)
         return 1
-    print(f"ok: {len(sources())} learner notebooks match their teachers' sources")
+    print(f"ok: {len(catalog.CATALOG)} course notebooks and README.md are consistent")
     return 0
-

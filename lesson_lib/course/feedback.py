@@ -5,13 +5,16 @@
 """
 import numpy as np
 
+from .. import facts
 from ..evaluation.metrics import compare_mass_matrices, torus_grid
-from ..facts import GRID_POINTS, PASS_MAX_ERROR, STEPS_PER_PRESS
 
 
-def diagnose(model, chain, points=GRID_POINTS):
-    """Numbers behind the verdict: max error, where it is worst, smallest eigenvalue, and the hints."""
-    q = torus_grid(chain.n_dof, points)
+def diagnose(model, chain, points=None):
+    """Numbers behind the verdict: max error, where it is worst, smallest eigenvalue, and the hints.
+    points: grid points per angle (default facts.GRID_POINTS); the threshold and a press's steps come from
+    lesson_lib.facts when called."""
+    threshold, press = facts.PASS_MAX_ERROR, facts.STEPS_PER_PRESS
+    q = torus_grid(chain.n_dof, facts.GRID_POINTS if points is None else points)
     M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
     result = compare_mass_matrices(M_hat, M)
     err = np.abs(M_hat - M)
@@ -22,17 +25,17 @@ def diagnose(model, chain, points=GRID_POINTS):
         hints.append("The learned M is not positive-definite somewhere. With M = L L^T + eps I and a softplus "
                      "diagonal that cannot happen: check that eps > 0 and that the diagonal of L goes through "
                      "softplus.")
-    if result["max_error"] >= PASS_MAX_ERROR:
+    if result["max_error"] >= threshold:
         if model.step == 0:
-            hints.append(f"The model is untrained (step 0): press Train x{STEPS_PER_PRESS}, or call model.fit(...) "
-                         f"with {STEPS_PER_PRESS} steps.")
-        elif model.step < STEPS_PER_PRESS:
-            hints.append(f"Only {model.step} training steps so far: press Train x{STEPS_PER_PRESS} again (training "
+            hints.append(f"The model is untrained (step 0): press Train x{press}, or call model.fit(...) "
+                         f"with {press} steps.")
+        elif model.step < press:
+            hints.append(f"Only {model.step} training steps so far: press Train x{press} again (training "
                          f"continues where it stopped).")
         else:
-            hints.append(f"Still above {PASS_MAX_ERROR} after {model.step} steps: press Train again; if the loss "
-                         f"stopped falling, lower the learning rate (model.lr) or use more training data (more "
-                         f"samples, the whole circle of q).")
+            hints.append(f"Still above {facts.text('PASS_MAX_ERROR')} after {model.step} steps: press Train again; "
+                         f"if the loss stopped falling, lower the learning rate (model.lr) or use more training "
+                         f"data (more samples, the whole circle of q).")
         i, j = result["worst_entry"]
         hints.append(f"The error is worst in M[{i},{j}] at q = ({result['worst_q'][0]:.2f}, "
                      f"{result['worst_q'][1]:.2f}) rad: drag the sliders there on the Bench to see it.")
@@ -43,7 +46,7 @@ def diagnose(model, chain, points=GRID_POINTS):
 def report(model, chain):
     """Print the verdict (one line starting with PASS: or FAIL:) and, on FAIL, one hint per line."""
     d = diagnose(model, chain)
-    numbers = (f"max |M_hat - M| = {d['max_error']:.3f} (needs < {PASS_MAX_ERROR}), "
+    numbers = (f"max |M_hat - M| = {d['max_error']:.3f} (needs < {facts.text('PASS_MAX_ERROR')}), "
                f"min eigenvalue = {d['min_eig']:.3f} (needs > 0), after {d['steps']} steps")
     if d["passed"]:
         print(f"PASS: the learned M matches the true M on the whole torus and is SPD: {numbers}")

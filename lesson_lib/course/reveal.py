@@ -1,5 +1,10 @@
 """Predict first: the learner writes a guess before the evidence, then `reveal` gives the answer and says which
-of its key ideas the guess already named (a keyword match, kind about empty guesses)."""
+of its key ideas the guess already named (a keyword match).
+
+The answer waits for the learner: while the prediction is empty, `reveal` prints how to record one and keeps the
+answer hidden, so "Restart Kernel and Run All" cannot show it before the learner has predicted.  A learner who
+wants the answer without predicting asks for it explicitly: `reveal(my_prediction, ask=True)`.  Both outputs are
+deterministic (nbval compares them)."""
 
 QUESTION = ("A Deep Lagrangian Network refuses to learn the whole map from state to torque. "
             "What does it learn instead?")
@@ -25,14 +30,20 @@ def matched_ideas(prediction, ideas=None):
     return {idea: any(w in text for w in words) for idea, words in (ideas or IDEAS).items()}
 
 
-def reveal(prediction, answer=ANSWER, ideas=None):
-    """Print the answer and compare it with the learner's recorded prediction."""
+def reveal(prediction, answer=ANSWER, ideas=None, ask=False):
+    """Print the answer and compare it with the learner's recorded prediction; with an empty prediction, print
+    the answer only when asked (ask=True)."""
     guess = str(prediction or "").strip()
+    if not guess and not ask:
+        print("The answer is still hidden: your prediction is empty.")
+        print("Write one sentence in the prediction cell, run it, then run this cell again.")
+        print("To see the answer without predicting, run reveal(my_prediction, ask=True) instead.")
+        return
     print("Answer:", answer)
     print()
     if not guess:
-        print("You left your prediction empty. That is fine, but even a rough guess makes the answer stick: "
-              "write one sentence in the prediction cell, run it, then run this cell again.")
+        print("You asked for the answer without a prediction. Next time, try a rough guess first: even a wrong "
+              "one makes the answer stick.")
         return
     found = matched_ideas(guess, ideas)
     print(f'You predicted: "{guess}"')

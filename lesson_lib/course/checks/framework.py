@@ -1,0 +1,276 @@
+"""The framework every exercise check uses: the registry, running the learner's code, and the one line.
+
+A check is a function of what the learner wrote (usually a function), registered with its notebook:
+
+    @register("02_model", hints={"half": "your value is exactly twice the truth: the factor 1/2 is missing"})
+    def kinetic_energy(fn):
+        '''Tolerance: ... (state it).'''
+        got = as_array(call(fn, M, qd), (), "kinetic_energy")      # run the learner's code through `call`
+        if abs(got - 2 * truth) < tol:
+            raise Fail(f"it returned {num(got)}, expected {num(truth)}", "half")
+
+Calling the registered check, `checks.kinetic_energy(fn)`, prints exactly one line and returns None:
+
+    PASS: <check>
+    FAIL: <check>: <what is wrong, numbers rounded>. Hint: <the mistake, named>
+    NOT ATTEMPTED: <check>: fill in the cell above, then run this cell again.
+
+and keeps the outcome in RESULTS[<check>] ("pass", "fail" or "not attempted").  `evaluate(name, answer)` gives
+(status, line) without printing (for the grader).  A check never raises: an exception from the learner's code
+becomes "FAIL: ...: your code raised <Type>: <message>", anything the learner's code prints or warns is
+swallowed.  NOT ATTEMPTED means the learner's function is still the stub `course build` made; a function that
+has code of the learner's but still reaches the stub's `raise NotImplementedError` line gets a FAIL saying so.
+
+Hints are named: `Fail(what, key)` looks the key up in the check's own hints, then in GENERAL_HINTS.  A hint
+names the mistake (it never prints the solution's line) and may use the lesson's facts, e.g. "{PASS_MAX_ERROR}".
+The tests reach every hint with a wrong answer (tests/checks_cases.py).
+"""
+import ast
+import contextlib
+import functools
+import inspect
+import io
+import json
+import textwrap
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from ... import facts
+
+REGISTRY = {}    # check name -> Check
+RESULTS = {}     # check name -> "pass" | "fail" | "not attempted", from the checks run in this kernel
+DETAILS = {}     # extra numbers a check measured (e.g. training time), for a later cell to show
+
+NOT_ATTEMPTED = "fill in the cell above, then run this cell again."
+
+GENERAL_HINTS = {
+    "raised": "read the error message, fix the cell above, run it, then run this cell",
+    "broken": "make sure the cell above defines the function the instructions ask for, with the same arguments",
+    "not a function": "pass the function itself, without calling it: check(my_function), not check(my_function())",
+    "stub left": "you wrote code, but the stub's line `raise NotImplementedError(...)` still runs: delete that "
+                 "line, run the cell, then this one",
+    "none": "end your function with `return ...`",
+    "not numbers": "return a number or a numpy array",
+    "shape": "check which axis you sum over and that you return the final result",
+    "not finite": "look for a division by zero or an uninitialised array",
+}
+
+
+class Fail(Exception):
+    """Raised inside a check: what is wrong (numbers rounded) and the key of the hint that names the mistake."""
+
+    def __init__(self, what, hint):
+        super().__init__(what)
+        self.what, self.hint = what, hint
+
+
+class _LearnerError(Exception):
+    """An exception raised by the learner's code (kept apart from a bug in the check itself)."""
+
+    def __init__(self, exc):
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+@dataclass(frozen=True)
+class Check:
+    """A registered check: `name` (also the attribute of lesson_lib.course.checks), the `notebook` whose check
+    cell calls it (e.g. "02_model"), `function`, the name of the learner's function the check cell passes to
+    it, its own `hints` (key -> text) and `test`, the body that raises Fail."""
+    name: str
+    notebook: str
+    function: str
+    test: Callable = field(repr=False)
+    hints: dict = field(default_factory=dict, repr=False)
+
+    def hint(self, key):
+        """The text of hint `key`, with the lesson's facts filled in."""
+        template = self.hints[key] if key in self.hints else GENERAL_HINTS[key]
+        return template.format(**{name: facts.text(name) for name in facts.FORMATS})
+
+
+class Outcome(NamedTuple):
+    status: str             # "pass", "fail" or "not attempted"
+    line: str
+    hint: str | None        # the key of the hint on a FAIL line
+
+
+def register(notebook, function=None, hints=None):
+    """Decorator: register a check for `notebook`; the decorated name becomes the printing check.
+
+    function: the learner's function the check cell passes (default: the check's own name).
+    hints: this check's hints, key -> text ("{FACT}" fields are filled from lesson_lib.facts).
+    """
+    def decorate(test):
+        spec = Check(test.__name__, notebook, function or test.__name__, test, dict(hints or {}))
+        if spec.name in REGISTRY:
+            raise ValueError(f"a check named {spec.name!r} is already registered")
+        REGISTRY[spec.name] = spec
+
+        @functools.wraps(test)
+        def check(answer):
+            result = outcome(spec, answer)
+            RESULTS[spec.name] = result.status
+            print(result.line)
+
+        check.spec = spec
+        return check
+    return decorate
+
+
+def evaluate(name, answer):
+    """Run the registered check `name` on `answer` without printing: (status, line), status one of "pass",
+    "fail", "not attempted"."""
+    if name not in REGISTRY:
+        raise KeyError(f"no check named {name!r}; registered: {', '.join(sorted(REGISTRY))}")
+    result = outcome(REGISTRY[name], answer)
+    return result.status, result.line
+
+
+def outcome(spec, answer):
+    """Run spec.test(answer) and turn what happened into an Outcome (never raises)."""
+    try:
+        spec.test(answer)
+    except NotImplementedError as exc:
+        if _still_the_stub(spec, answer):
+            return Outcome("not attempted", f"NOT ATTEMPTED: {spec.name}: {NOT_ATTEMPTED}", None)
+        if _raises_not_implemented(answer):
+            return _fail(spec, "your function still raises NotImplementedError from the stub", "stub left")
+        return _fail(spec, f"your code raised {_short(exc)}", "raised")
+    except Fail as f:
+        return _fail(spec, f.what, f.hint)
+    except _LearnerError as e:
+        return _fail(spec, f"your code raised {_short(e.exc)}", "raised")
+    except Exception as exc:                      # noqa: BLE001 -- a check never raises
+        return _fail(spec, f"the check could not run ({_short(exc)})", "broken")
+    return Outcome("pass", f"PASS: {spec.name}", None)
+
+
+def _fail(spec, what, key):
+    try:
+        hint = spec.hint(key)
+    except KeyError:                              # a check's own bug: say so rather than raise
+        return Outcome("fail", f"FAIL: {spec.name}: the check could not run (no hint {key!r}). "
+                               f"Hint: {spec.hint('broken')}", "broken")
+    return Outcome("fail", f"FAIL: {spec.name}: {what}. Hint: {hint}", key)
+
+
+def _short(exc, limit=150):
+    """'Type: message' on one line, cut to `limit` characters."""
+    msg = " ".join(str(exc).split())
+    if len(msg) > limit:
+        msg = msg[:limit - 3] + "..."
+    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+
+
+@contextlib.contextmanager
+def quiet():
+    """Swallow prints and warnings from the learner's code so the check's line stays alone."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
+def call(fn, *args, **kwargs):
+    """Call the learner's fn quietly; NotImplementedError passes through, any other error is wrapped.  Every
+    check runs the learner's code through here (the tests make sure)."""
+    if not callable(fn):
+        raise Fail(f"expected a function, got {type(fn).__name__}", "not a function")
+    try:
+        with quiet():
+            return fn(*args, **kwargs)
+    except NotImplementedError:
+        raise
+    except Exception as exc:                      # noqa: BLE001 -- every learner error becomes a FAIL line
+        raise _LearnerError(exc) from exc
+
+
+def num(x, digits=3):
+    """A number or array as short rounded text: 3.142, 2.1e-05, [0.300, -1.200]."""
+    a = np.asarray(x)
+    if a.dtype.kind not in "iufbc":
+        return repr(x)
+    a = np.real(a).astype(float)
+    if a.ndim == 0:
+        v = float(a)
+        if v != 0 and abs(v) < 10.0 ** -digits:
+            return f"{v:.2g}"
+        return f"{round(v, digits) + 0.0:.{digits}f}"          # + 0.0 turns -0.0 into 0.0
+    return "[" + ", ".join(num(row, digits) for row in a) + "]"
+
+
+def as_array(got, shape, what):
+    """The learner's result as a float array of the expected shape, or a Fail saying why not (hints "none",
+    "not numbers", "shape", "not finite"; a check may give its own text for any of them)."""
+    if got is None:
+        raise Fail(f"{what} returned None", "none")
+    try:
+        a = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        raise Fail(f"{what} returned {type(got).__name__}, not numbers", "not numbers") from None
+    if a.shape != tuple(shape):
+        raise Fail(f"{what} returned shape {a.shape}, expected {tuple(shape)}", "shape")
+    if not np.all(np.isfinite(a)):
+        raise Fail(f"{what} returned NaN or inf", "not finite")
+    return a
+
+
+def close(a, b, tol):
+    """True when the arrays a and b (same shape) agree to `tol` in every entry."""
+    return np.shape(a) == np.shape(b) and float(np.max(np.abs(np.asarray(a) - np.asarray(b)), initial=0.0)) <= tol
+
+
+# ---------------------------------------------------------------------- is the learner's function the stub?
+def stub_source(spec):
+    """The source of the stub `course build` makes for spec.function (from the teachers' source), or None."""
+    return _stub_sources(spec.notebook).get(spec.function)
+
+
+@functools.lru_cache(maxsize=None)
+def _stub_sources(notebook):
+    from ..build import BEGIN, SOLUTIONS, strip_solutions
+    try:
+        cells = json.loads((SOLUTIONS / f"{notebook}.ipynb").read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    stubs = {}
+    for cell in cells:
+        source = "".join(cell.get("source", ""))
+        if cell.get("cell_type") != "code" or BEGIN not in source:
+            continue
+        try:
+            tree = ast.parse(strip_solutions(source)[0])
+        except Exception:                         # noqa: BLE001 -- a broken source is reported by course check
+            continue
+        stubs.update({node.name: ast.unparse(node) for node in tree.body if isinstance(node, ast.FunctionDef)})
+    return stubs
+
+
+def _function_def(fn):
+    """The learner's function as an ast.FunctionDef (from its source), or None when the source is unavailable."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    return next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+
+
+def _still_the_stub(spec, answer):
+    """True unless the learner's function is known to differ from the stub (names and comments aside)."""
+    stub, mine = stub_source(spec), _function_def(answer)
+    if stub is None or mine is None:
+        return True
+    theirs = ast.parse(stub).body[0]
+    mine.name = theirs.name
+    return ast.dump(mine) == ast.dump(theirs)
+
+
+def _raises_not_implemented(answer):
+    mine = _function_def(answer)
+    return mine is not None and any(
+        isinstance(node, ast.Raise) and node.exc is not None and "NotImplementedError" in ast.unparse(node.exc)
+        for node in ast.walk(mine))

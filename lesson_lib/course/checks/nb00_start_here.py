@@ -1,0 +1,22 @@
+"""Checks for 00_start_here: the warm-up exercise."""
+import numpy as np
+
+from ...physics.chain import double_pendulum
+from .framework import Fail, as_array, call, num, register
+from .truths import three_link
+
+
+@register("00_start_here", hints={
+    "one link": "you returned the mass of one link: the total adds up the masses of every link in chain.m",
+    "shape": "the total mass is one number, but you returned one mass per link: add them up",
+    "sum": "the total mass is the sum of every link's mass, chain.m (in kg)",
+})
+def total_mass(fn):
+    """Warm-up: fn(chain) -> the chain's total mass in kg (the sum of chain.m), for 2 and 3 links.
+    Tolerance 1e-12."""
+    for chain in (double_pendulum(), three_link()):
+        got = as_array(call(fn, chain), (), "total_mass")
+        want = float(np.sum(chain.m))
+        if abs(got - want) > 1e-12:
+            raise Fail(f"for a {chain.n_dof}-link chain it returned {num(got)} kg, expected {num(want)} kg",
+                       "one link" if np.any(np.isclose(got, chain.m)) else "sum")

@@ -1,0 +1,71 @@
+"""Checks for 01_challenge: could this matrix be an inertia?"""
+import numpy as np
+
+from ...physics.chain import double_pendulum
+from .framework import Fail, call, num, register
+from .truths import three_link
+
+
+def _cases():
+    """(label, M, expected): true mass matrices (2 and 3 links), SPD with a negative entry, indefinite with
+    positive entries, singular, asymmetric, negative-definite, and a 3 x 3 indefinite matrix whose top-left
+    2 x 2 block is positive-definite (so a test written for 2 x 2 only cannot pass)."""
+    A, M = np.array, double_pendulum().mass_matrix([0.3, -1.2])
+    return [("the true M at q = (0.3, -1.2)", M, True),
+            ("M = [[1, -0.5], [-0.5, 1]]", A([[1.0, -0.5], [-0.5, 1.0]]), True),
+            ("M = [[1, 2], [2, 1]]", A([[1.0, 2.0], [2.0, 1.0]]), False),
+            ("M = [[1, 1], [1, 1]]", A([[1.0, 1.0], [1.0, 1.0]]), False),
+            ("M = [[2, 0.5], [-0.5, 2]]", A([[2.0, 0.5], [-0.5, 2.0]]), False),
+            ("M = -(true M)", -M, False),
+            ("the true 3x3 M of a 3-link chain", three_link().mass_matrix([0.4, -0.9, 2.0]), True),
+            ("M = diag(1, 1, -1)", np.diag([1.0, 1.0, -1.0]), False)]
+
+
+# Known mistakes in the eigenvalue test, each as the answer it would give on a symmetric matrix: a learner whose
+# answers on the symmetric cases all match one of them made that mistake.
+_MISTAKES = {
+    "entries": lambda M: M.min() > 0,
+    "largest": lambda M: np.linalg.eigvalsh(M)[-1] > 0,
+    "zero": lambda M: np.linalg.eigvalsh(M)[0] >= 0,
+    "absolute": lambda M: np.abs(np.linalg.eigvalsh(M)).min() > 0,
+}
+
+
+@register("01_challenge", hints={
+    "bool": "return True or False, e.g. bool(...) around the condition",
+    "entries": "positive-definite is about the eigenvalues, not the entries: [[1, 2], [2, 1]] has only positive "
+               "entries but an eigenvalue -1, and [[1, -0.5], [-0.5, 1]] is positive-definite",
+    "largest": "np.linalg.eigvalsh returns the eigenvalues in ascending order, so index -1 is the largest one; "
+               "positive-definite needs the smallest above 0",
+    "zero": "a zero eigenvalue must give False: positive-definite needs every eigenvalue strictly above 0, and "
+            "[[1, 1], [1, 1]] is singular",
+    "absolute": "-(true M) has only negative eigenvalues: compare the eigenvalues themselves with 0, not their "
+                "absolute values",
+    "symmetry": "[[2, 0.5], [-0.5, 2]] is not symmetric: keep the given asymmetry test in the return line "
+                "(np.linalg.eigvalsh only reads the lower triangle, so it cannot notice)",
+    "size": "your function must work for n x n matrices of any size, not only 2 x 2",
+    "eigenvalues": "positive-definite means every eigenvalue is above 0: `smallest` must be the smallest "
+                   "eigenvalue of M",
+})
+def is_valid_inertia(fn):
+    """fn(M) -> True iff M is symmetric (to 1e-9) and positive-definite (every eigenvalue > 0), on eight
+    matrices with known answers (_cases)."""
+    cases, answers = _cases(), []
+    for label, M, _ in cases:
+        got = call(fn, M.copy())
+        if not isinstance(got, (bool, np.bool_)):
+            shown = "" if got is None else f" {num(got)}"
+            raise Fail(f"for {label} it returned {type(got).__name__}{shown}, expected True or False", "bool")
+        answers.append(bool(got))
+    wrong = [(label, got, want) for (label, _, want), got in zip(cases, answers) if got != want]
+    if not wrong:
+        return
+    label, got, want = wrong[0]
+    symmetric = [(M, answer) for (_, M, _), answer in zip(cases, answers) if np.max(np.abs(M - M.T)) <= 1e-9]
+    key = next((k for k, mistake in _MISTAKES.items() if all(bool(mistake(M)) == a for M, a in symmetric)), None)
+    if key is None:
+        wrong_labels = {w[0] for w in wrong}
+        asymmetric = {label for label, M, _ in cases if np.max(np.abs(M - M.T)) > 1e-9}
+        larger = {label for label, M, _ in cases if len(M) > 2}
+        key = "symmetry" if wrong_labels <= asymmetric else "size" if wrong_labels <= larger else "eigenvalues"
+    raise Fail(f"for {label} it returned {got}, expected {want}", key)

@@ -1,0 +1,142 @@
+"""Checks for 02_model: kinetic energy, the mass matrix from the RNEA, Coriolis from dM/dq."""
+import numpy as np
+
+from ...physics.chain import double_pendulum
+from .framework import Fail, as_array, call, close, num, register
+from .truths import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, three_link
+
+
+@register("02_model", hints={
+    "shape": "T is one number, but you returned one number per joint: the product with qd on the left is "
+             "still missing",
+    "half": "your value is exactly twice the truth: the factor 1/2 is missing",
+    "sign": "your value has the wrong sign: kinetic energy is never negative",
+    "no M": "your value does not depend on M: the mass matrix must sit between the two velocities",
+    "formula": "T = 1/2 qd^T M qd is one number: qd on both sides of M, and the factor 1/2",
+})
+def kinetic_energy(fn):
+    """fn(M, qd) -> T = 1/2 qd^T M qd, a number, at four states each of a 2- and a 3-link chain.
+
+    Truth: the chain's kinetic energy summed over the links' velocities (not from M). Tolerance 1e-9 (relative).
+    """
+    for chain, seed in ((double_pendulum(), 1), (three_link(), 2)):
+        Q, QD = random_states(chain.n_dof, 4, seed)
+        for q, qd in zip(Q, QD):
+            truth = float(chain.kinetic_energy(q, qd))
+            got = as_array(call(fn, chain.mass_matrix(q), qd.copy()), (), "kinetic_energy")
+            tol = 1e-9 * max(1.0, abs(truth))
+            if abs(got - truth) <= tol:
+                continue
+            known = {"half": 2 * truth, "sign": -truth, "no M": 0.5 * qd @ qd}
+            key = next((k for k, v in known.items() if abs(got - v) <= tol), "formula")
+            raise Fail(f"for {chain.n_dof} joints, q = {num(q)}, qd = {num(qd)} it returned {num(got)}, "
+                       f"expected {num(truth)}", key)
+
+
+class _RneaOnly:
+    """A chain that offers only n_dof and rnea, and remembers how rnea was called (to name the mistake)."""
+
+    def __init__(self, chain):
+        self.n_dof, self._chain, self.calls = chain.n_dof, chain, []
+
+    def rnea(self, q, qd, qdd, gravity=True):
+        self.calls.append((np.array(qd, dtype=float), np.array(qdd, dtype=float), bool(gravity)))
+        return self._chain.rnea(q, qd, qdd, gravity=gravity)
+
+    def __getattr__(self, name):
+        raise AttributeError(f"in this exercise the chain only offers chain.rnea and chain.n_dof "
+                             f"(chain.{name} is not available): build M from RNEA columns")
+
+    def mistake(self):
+        """The key of the hint that names what is wrong with the RNEA calls made, or "store"."""
+        n, calls = self.n_dof, self.calls
+        units = {tuple(e) for e in np.eye(n)}
+        if not calls:
+            return "no rnea"
+        if any(g for _, _, g in calls):
+            return "gravity"
+        if any(tuple(qd) in units for qd, _, _ in calls) and not any(np.any(qdd) for _, qdd, _ in calls):
+            return "slots"
+        if any(np.any(qd) for qd, _, _ in calls):
+            return "velocity"
+        if not all(tuple(qdd) in units for _, qdd, _ in calls):
+            return "unit"
+        if {tuple(qdd) for _, qdd, _ in calls} != units:
+            return "columns"
+        return "store"
+
+
+@register("02_model", hints={
+    "shape": "M must be an n x n matrix, one column per joint (chain.n_dof of them)",
+    "no rnea": "build each column from chain.rnea: the check's chain offers nothing else",
+    "gravity": "switch gravity off in every RNEA call (gravity=False): with gravity on, each column also carries "
+               "the gravity torque g(q)",
+    "slots": "the unit vector goes in the acceleration slot (the third argument); the velocity (the second) "
+             "must be zero",
+    "velocity": "the velocity must be zero: with a non-zero velocity the RNEA adds Coriolis and centrifugal "
+                "torques to each column",
+    "unit": "the acceleration must be the unit vector e_j: 1 in place j, 0 everywhere else",
+    "columns": "call the RNEA once per column, with e_j for every j from 0 to n - 1",
+    "store": "your RNEA calls are right: store the torque for e_j as column j of M (every row of that column)",
+})
+def mass_matrix_from_rnea(fn):
+    """fn(chain, q) -> M (n, n), column j = the RNEA's torque for zero velocity, acceleration e_j, no gravity;
+    the chain offers only rnea and n_dof.
+
+    Truth: the textbook closed-form M of the double pendulum (no RNEA involved) at three configurations, and the
+    library's M for a 3-link chain. Tolerance 1e-9.
+    """
+    dp = double_pendulum()
+    cases = [(dp, np.array(q), closed_form_mass_matrix(dp, np.array(q)))
+             for q in ([0.3, -1.2], [2.5, 0.7], [-1.0, 3.0])]
+    q3 = np.array([0.4, -0.9, 2.0])
+    cases.append((three_link(), q3, three_link().mass_matrix(q3)))
+    for chain, q, truth in cases:
+        offered = _RneaOnly(chain)
+        got = as_array(call(fn, offered, q.copy()), truth.shape, "mass_matrix_from_rnea")
+        if not close(got, truth, 1e-9):
+            raise Fail(f"for {chain.n_dof} joints at q = {num(q)} it returned {num(got)}, expected {num(truth)}",
+                       offered.mistake())
+
+
+def _derivative_index_last(dM, qd):
+    """The Christoffel sum as a learner computes it who reads dM_ij/dq_k as dM[i, j, k] (the derivative index
+    last instead of first): sum_jk 1/2 (dM[i, j, k] + dM[i, k, j] - dM[j, k, i]) qd_j qd_k."""
+    return np.einsum("ijk,j,k->i", dM, qd, qd) - 0.5 * np.einsum("jki,j,k->i", dM, qd, qd)
+
+
+@register("02_model", hints={
+    "shape": "c has one entry per joint i: sum over j and k only",
+    "twice": "your result is twice the truth: the factor 1/2 in the Christoffel symbol is missing",
+    "sign": "your result has the wrong sign: check the signs of the three dM terms",
+    "last missing": "you have only the first two terms: the third, minus the derivative of M_jk with respect "
+                    "to q_i, is missing",
+    "last added": "the third term must be SUBTRACTED",
+    "half first": "the factor 1/2 must multiply all three terms, not only the first two",
+    "index": "dM's FIRST index is the derivative: dM[k, i, j] holds dM_ij/dq_k (you read the derivative index "
+             "last)",
+    "formula": "sum Gamma_ijk qd_j qd_k over j and k for each i, reading each of the three terms of Gamma_ijk "
+               "from dM by the rule dM[k, i, j] = dM_ij/dq_k",
+})
+def coriolis_from_dM(fn):
+    """fn(dM, qd) -> c (n,) with c_i = sum_jk Gamma_ijk qd_j qd_k, where
+    Gamma_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i) and dM[k, i, j] = dM_ij / dq_k.
+
+    Truth: the RNEA's Coriolis and centrifugal torque chain.coriolis(q, qd); dM from central differences of
+    the true M, at three states each of a 2- and a 3-link chain. Tolerance 1e-6.
+    """
+    for chain, seed in ((double_pendulum(), 3), (three_link(), 4)):
+        Q, QD = random_states(chain.n_dof, 3, seed)
+        for q, qd in zip(Q, QD):
+            dM = mass_matrix_derivative_fd(chain, q)
+            truth = chain.coriolis(q, qd)
+            got = as_array(call(fn, dM.copy(), qd.copy()), (chain.n_dof,), "coriolis_from_dM")
+            if close(got, truth, 1e-6):
+                continue
+            Mdot_qd = np.einsum("kij,k,j->i", dM, qd, qd)
+            half = 0.5 * np.einsum("kij,i,j->k", dM, qd, qd)
+            known = {"twice": 2 * truth, "sign": -truth, "last missing": Mdot_qd, "last added": Mdot_qd + half,
+                     "half first": Mdot_qd - 2 * half, "index": _derivative_index_last(dM, qd)}
+            key = next((k for k, v in known.items() if close(got, v, 1e-6)), "formula")
+            raise Fail(f"for {chain.n_dof} joints, q = {num(q)}, qd = {num(qd)} it returned {num(got)}, "
+                       f"expected {num(truth)} (from the RNEA)", key)

@@ -1,0 +1,50 @@
+"""Checks for 03_guided_practice: the two measurements behind the PASS check, at configurations never seen."""
+import numpy as np
+
+from ...physics.chain import double_pendulum
+from .framework import Fail, call, num, register
+
+
+@register("03_guided_practice", hints={
+    "none": "return both numbers, the error first, then the eigenvalue",
+    "pair": "return a pair of single numbers: the largest error over the whole batch, then the smallest "
+            "eigenvalue over the whole batch",
+    "absolute": "a large negative entry of M_hat - M is a large error too: take the absolute value before the "
+                "maximum",
+    "mean": "that is an average: the check wants the largest entry-wise error over all configurations",
+    "error": "the error is the largest |M_hat - M| over every configuration and every entry",
+    "truth": "those are the eigenvalues of the true M: the check wants the learned M_hat's",
+    "ascending": "np.linalg.eigvalsh returns each matrix's eigenvalues in ascending order, so the last column "
+                 "holds the largest: the check wants the smallest",
+    "one matrix": "that is the smallest eigenvalue of one configuration: take it over the whole batch",
+    "eigenvalue": "the smallest eigenvalue of the learned M_hat over every configuration of the batch",
+})
+def errors_at(fn):
+    """fn(model, chain, q) -> (largest |M_hat - M| entry over the batch, smallest eigenvalue of M_hat over the
+    batch), on an untrained DeLaN (large errors) at 200 seeded configurations, against
+    lesson_lib.evaluation.metrics. Tolerance 1e-9."""
+    from ...evaluation.metrics import mass_matrix_error, min_eigenvalue
+    from ...model.delan import DeLaN
+
+    chain, model = double_pendulum(), DeLaN(seed=5)
+    q = np.random.default_rng(11).uniform(-np.pi, np.pi, (200, 2))
+    got = call(fn, model, chain, q)
+    if got is None:
+        raise Fail("errors_at returned None", "none")
+    try:
+        err, lam = (float(v) for v in got)
+    except (TypeError, ValueError):
+        raise Fail(f"errors_at returned {num(got) if np.ndim(got) else repr(got)}, expected two numbers",
+                   "pair") from None
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    want_err, want_lam = mass_matrix_error(model, chain, q), min_eigenvalue(model, q)
+    if abs(err - want_err) > 1e-9:
+        known = {"absolute": (M_hat - M).max(), "mean": np.abs(M_hat - M).mean()}
+        key = next((k for k, v in known.items() if abs(err - v) <= 1e-9), "error")
+        raise Fail(f"max error {num(err)}, expected {num(want_err)}", key)
+    if abs(lam - want_lam) > 1e-9:
+        eig = np.linalg.eigvalsh(M_hat)
+        known = {"truth": np.linalg.eigvalsh(M).min(), "ascending": [eig.max(), eig[:, -1].min()],
+                 "one matrix": [eig[0].min(), eig[-1].min()]}
+        key = next((k for k, v in known.items() if np.any(np.abs(lam - np.asarray(v)) <= 1e-9)), "eigenvalue")
+        raise Fail(f"smallest eigenvalue {num(lam)}, expected {num(want_lam)}", key)

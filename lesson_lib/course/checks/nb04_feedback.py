@@ -1,0 +1,50 @@
+"""Checks for 04_feedback: the lesson's criterion, written by the learner."""
+from ... import facts
+from .framework import Fail, call, num, register
+
+
+def _cases():
+    """(max_error, min_eig, expected), around the current threshold T = facts.PASS_MAX_ERROR: well inside,
+    just below T, exactly T, just above T, far above, and eigenvalues exactly 0 and just below 0."""
+    T = facts.PASS_MAX_ERROR
+    return [(T / 4, 0.07, True), (T * 0.995, 1e-6, True), (T, 0.5, False), (T * 1.1, 0.5, False),
+            (T * 1.75, 0.1, False), (T / 2, 0.0, False), (T / 2, -0.01, False), (T * 1.25, -1.0, False)]
+
+
+# Known mistakes, each as the answer it would give (see nb01_challenge for the idea).
+_MISTAKES = {
+    "or": lambda e, lam: e < facts.PASS_MAX_ERROR or lam > 0,
+    "at most": lambda e, lam: e <= facts.PASS_MAX_ERROR and lam > 0,
+    "non-negative": lambda e, lam: e < facts.PASS_MAX_ERROR and lam >= 0,
+    "error only": lambda e, lam: e < facts.PASS_MAX_ERROR,
+    "eigenvalue only": lambda e, lam: lam > 0,
+    "inverted": lambda e, lam: not (e < facts.PASS_MAX_ERROR and lam > 0),
+}
+
+
+@register("04_feedback", hints={
+    "none": "return the value of the condition, True or False",
+    "or": "with `or` one condition is enough; the lesson needs both to hold at once (`and`)",
+    "at most": "'below {PASS_MAX_ERROR}' is strict: an error of exactly {PASS_MAX_ERROR} does not pass",
+    "non-negative": "positive means strictly above 0: an eigenvalue of exactly 0 is a singular mass matrix",
+    "error only": "the smallest eigenvalue counts too: a model with a non-positive eigenvalue fails",
+    "eigenvalue only": "the error counts too: a valid but inaccurate model fails",
+    "inverted": "your answers are all the opposite: return True when the model passes",
+    "criterion": "PASS needs both: the error strictly below {PASS_MAX_ERROR} and the smallest eigenvalue "
+                 "strictly above 0",
+})
+def lesson_passes(fn):
+    """fn(max_error, min_eig) -> True exactly when max_error < PASS_MAX_ERROR and min_eig > 0; the cases sit on
+    both sides of each boundary of the current threshold (lesson_lib.facts)."""
+    cases, answers = _cases(), []
+    for max_error, min_eig, _ in cases:
+        got = call(fn, max_error, min_eig)
+        if got is None:
+            raise Fail("lesson_passes returned None", "none")
+        answers.append(bool(got))
+    wrong = [(e, lam, got, want) for (e, lam, want), got in zip(cases, answers) if got != want]
+    if wrong:
+        e, lam, got, want = wrong[0]
+        key = next((k for k, mistake in _MISTAKES.items()
+                    if answers == [bool(mistake(e_, lam_)) for e_, lam_, _ in cases]), "criterion")
+        raise Fail(f"lesson_passes({num(e, 4)}, {num(lam, 4)}) returned {got}, expected {want}", key)

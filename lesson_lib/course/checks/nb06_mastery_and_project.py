@@ -1,0 +1,112 @@
+"""Checks for 06_mastery_and_project: the triple pendulum project."""
+import time
+
+import numpy as np
+
+from ... import facts
+from ...physics.chain import PlanarChain
+from .framework import DETAILS, Fail, call, num, register
+
+TRIPLE_LENGTHS = (1.0, 0.8, 0.6)
+TRIPLE_MASS = 1.0
+TRIPLE_TEST_POINTS = 2000
+
+
+def reference_triple_pendulum():
+    """The project's triple pendulum: three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81."""
+    l = np.array(TRIPLE_LENGTHS)
+    m = np.full(3, TRIPLE_MASS)
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l**2 / 12, g=9.81)
+
+
+def _wrong_part(chain, ref):
+    """(what, hint key) for the first of the chain's parameters that differs from the reference, or None."""
+    parts = [("masses m", chain.m, ref.m, "masses"),
+             ("lengths l", chain.l, ref.l, "order" if np.allclose(np.sort(chain.l), np.sort(ref.l)) else "lengths"),
+             ("centres of mass lc", chain.lc, ref.lc, "lc at end" if np.allclose(chain.lc, ref.l) else "lc"),
+             ("inertias I", chain.I, ref.I,
+              "I about end" if np.allclose(chain.I, ref.m * ref.l**2 / 3) else "inertia"),
+             ("gravity g", np.atleast_1d(chain.g), np.atleast_1d(ref.g), "g")]
+    for label, got, want, key in parts:
+        if np.shape(got) != np.shape(want) or np.max(np.abs(got - want)) > 1e-9:
+            return f"{label} are {num(got)}, expected {num(want)}", key
+    return None
+
+
+@register("06_mastery_and_project", function="make_triple_pendulum", hints={
+    "type": "return the chain itself, a PlanarChain built from the rods' masses, lengths, centres of mass and "
+            "inertias",
+    "links": "give m, l, lc and I three entries each, one per rod",
+    "masses": "each rod weighs 1 kg",
+    "order": "the rods are 1.0, 0.8 and 0.6 m long in that order, from the pivot outwards",
+    "lengths": "the rods are 1.0, 0.8 and 0.6 m long",
+    "lc at end": "you put each centre of mass at the rod's far end: a uniform rod's centre of mass is in its "
+                 "middle",
+    "lc": "lc is measured from each rod's own joint to its centre of mass, halfway along a uniform rod",
+    "I about end": "that is the inertia about the rod's END (m l^2 / 3); the model wants it about the centre of "
+                   "mass",
+    "inertia": "the model wants each rod's inertia about its own centre of mass, for a uniform rod m l^2 / 12",
+    "g": "gravity is 9.81 m/s^2, pointing down",
+})
+def triple_pendulum(fn):
+    """Project step 1: fn() -> PlanarChain of three uniform rods (1 kg; 1.0, 0.8, 0.6 m; g = 9.81).
+
+    Truth: the static torque that holds all three rods horizontal, tau_1 = g sum_i m_i x_ci, worked out by hand,
+    then the uniform-rod formulas (lc = l/2, I = m l^2 / 12) for what statics cannot see. Tolerance 1e-9.
+    """
+    chain = call(fn)
+    if not isinstance(chain, PlanarChain):
+        raise Fail(f"it returned {type(chain).__name__}, expected a PlanarChain", "type")
+    if chain.n_dof != 3:
+        raise Fail(f"the chain has {chain.n_dof} links, expected 3", "links")
+    ref = reference_triple_pendulum()
+    x_c = np.cumsum(ref.l) - ref.l + ref.lc          # all rods horizontal, q = (pi/2, 0, 0): lever arms by hand
+    tau1 = ref.g * np.sum(ref.m * x_c)
+    got = chain.rnea([np.pi / 2, 0, 0], [0, 0, 0], [0, 0, 0])[0]
+    wrong = _wrong_part(chain, ref)
+    if abs(got - tau1) > 1e-9:
+        raise Fail(f"holding the rods horizontal needs tau_1 = {num(tau1)} N m, your chain needs {num(got)} "
+                   f"({wrong[0] if wrong else 'the parameters look right'})", wrong[1] if wrong else "order")
+    if wrong:
+        raise Fail(*wrong)
+
+
+@register("06_mastery_and_project", function="train_triple_delan", hints={
+    "type": "return the trained DeLaN itself",
+    "n_dof": "the model needs one joint per rod: n_dof=3",
+    "untrained": "train the model (model.fit) before returning it",
+    "spd": "keep the DeLaN's default eps: it keeps the smallest eigenvalue above 0",
+    "longer": "train longer, or with a larger learning rate and a smaller batch (see the instructions)",
+})
+def triple_delan(fn):
+    """Project step 2: fn(chain, data) -> a DeLaN(n_dof=3) trained on data (a sample_uniform dict).
+
+    The check calls fn with the reference triple pendulum and sample_uniform(chain, N_SAMPLES, seed=SEED), then
+    measures on 2000 random configurations (seed 7): PASS when max |M_hat - M| < facts.TRIPLE_MAX_ERROR kg m^2
+    (the true entries reach about 6.8) and the learned M's smallest eigenvalue is > 0 everywhere.
+    """
+    from ...data import sample_uniform
+    from ...model.delan import DeLaN
+
+    chain = reference_triple_pendulum()
+    data = sample_uniform(chain, facts.N_SAMPLES, seed=facts.SEED)
+    DETAILS.pop("triple_delan", None)
+    start = time.perf_counter()
+    model = call(fn, chain, {k: v.copy() for k, v in data.items()})
+    seconds = time.perf_counter() - start
+    if not isinstance(model, DeLaN):
+        raise Fail(f"it returned {type(model).__name__}, expected a trained DeLaN", "type")
+    if model.n_dof != 3:
+        raise Fail(f"the model has n_dof = {model.n_dof}, expected 3", "n_dof")
+    if model.step == 0:
+        raise Fail("the model was never trained (model.step is 0)", "untrained")
+    q = np.random.default_rng(7).uniform(-np.pi, np.pi, (TRIPLE_TEST_POINTS, 3))
+    M_hat = model.mass_matrix(q)
+    err = float(np.max(np.abs(M_hat - chain.mass_matrix(q))))
+    lam = float(np.linalg.eigvalsh(M_hat).min())
+    DETAILS["triple_delan"] = {"seconds": seconds, "steps": model.step, "max_error": err, "min_eig": lam}
+    if not lam > 0:
+        raise Fail(f"the learned M has smallest eigenvalue {num(lam)}", "spd")
+    if err >= facts.TRIPLE_MAX_ERROR:
+        raise Fail(f"after {model.step} steps max |M_hat - M| = {num(err)} kg m^2 (needs < "
+                   f"{facts.text('TRIPLE_MAX_ERROR')})", "longer")

@@ -1,0 +1,32 @@
+"""Independent truths the checks compare with: closed forms and finite differences, no learner code involved."""
+import numpy as np
+
+from ...facts import QD_MAX
+from ...physics.chain import PlanarChain
+
+
+def closed_form_mass_matrix(chain, q):
+    """Textbook M(q) of a planar 2-link chain (q1 from the downward vertical, q2 relative), no RNEA involved."""
+    (m1, m2), (l1, _), (c1, c2), (I1, I2) = chain.m, chain.l, chain.lc, chain.I
+    cos2 = np.cos(q[1])
+    M11 = I1 + I2 + m1 * c1**2 + m2 * (l1**2 + c2**2 + 2 * l1 * c2 * cos2)
+    M12 = I2 + m2 * (c2**2 + l1 * c2 * cos2)
+    return np.array([[M11, M12], [M12, I2 + m2 * c2**2]])
+
+
+def mass_matrix_derivative_fd(chain, q, h=1e-5):
+    """dM/dq of the truth by central differences, indexed [k, i, j] = dM_ij / dq_k (error ~ 1e-10)."""
+    q = np.asarray(q, dtype=float)
+    E = np.eye(chain.n_dof) * h
+    return np.stack([(chain.mass_matrix(q + e) - chain.mass_matrix(q - e)) / (2 * h) for e in E])
+
+
+def three_link():
+    """A 3-link chain with unequal links, to catch code that only works for 2 joints."""
+    return PlanarChain(m=[1.5, 0.8, 0.4], l=[1.1, 0.7, 0.5], lc=[0.6, 0.2, 0.35], I=[0.12, 0.05, 0.01])
+
+
+def random_states(n, count, seed, qd_max=QD_MAX):
+    """`count` seeded states (q, qd), each (count, n): q on the whole circle, |qd| <= qd_max."""
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-np.pi, np.pi, (count, n)), rng.uniform(-qd_max, qd_max, (count, n))

@@ -1,0 +1,213 @@
+"""Right and wrong answers for every registered check, keyed by check name (tests/test_checks.py uses them).
+
+They live here, not in lesson_lib, because learners can read lesson_lib.  RIGHT[name] is a correct answer;
+WRONG[name] maps each of the check's own hint keys to a plausible wrong answer that must get exactly that hint,
+so every hint a check can give is reached by a wrong answer.  A registered check without cases here, or a hint
+without a wrong answer, fails tests/test_checks.py.
+"""
+import numpy as np
+
+from lesson_lib import DeLaN, PlanarChain, double_pendulum, facts
+from lesson_lib.course import checks
+
+
+# ---------------------------------------------------------------------- helpers that write answers
+def valid_inertia(smallest, symmetric=True, at_least_zero=False):
+    """is_valid_inertia as the notebook's template writes it, with `smallest` computed the learner's way."""
+    def answer(M, tol=1e-9):
+        M = np.asarray(M, dtype=float)
+        asymmetry = np.max(np.abs(M - M.T))
+        s = smallest(M)
+        positive = s >= 0 if at_least_zero else s > 0
+        return bool((asymmetry <= tol or not symmetric) and positive)
+    return answer
+
+
+def mass_matrix_by(call_rnea, store="column", columns=None):
+    """mass_matrix_from_rnea with the RNEA called as call_rnea(chain, q, j, n) for j in `columns`."""
+    def answer(chain, q):
+        n = chain.n_dof
+        M = np.zeros((n, n))
+        for j in (columns(n) if columns else range(n)):
+            tau = call_rnea(chain, q, j, n)
+            if store == "column":
+                M[:, j] = tau
+            else:
+                M[j, j] = tau[j]
+        return M
+    return answer
+
+
+def unit(j, n, value=1.0):
+    e = np.zeros(n)
+    e[j] = value
+    return e
+
+
+def christoffel(dM, qd, a=0.5, b=0.5, c=-0.5):
+    """c_i = sum_jk (a dM[k, i, j] + b dM[j, i, k] + c dM[i, j, k]) qd_j qd_k; (0.5, 0.5, -0.5) is right."""
+    return (a * np.einsum("kij,j,k->i", dM, qd, qd) + b * np.einsum("jik,j,k->i", dM, qd, qd)
+            + c * np.einsum("ijk,j,k->i", dM, qd, qd))
+
+
+def derivative_index_last(dM, qd):
+    """The Christoffel sum of a learner who reads dM_ij/dq_k as dM[i, j, k]."""
+    n = len(qd)
+    return np.array([sum(0.5 * (dM[i, j, k] + dM[i, k, j] - dM[j, k, i]) * qd[j] * qd[k]
+                         for j in range(n) for k in range(n)) for i in range(n)])
+
+
+def errors(err, lam):
+    """errors_at returning err(M_hat, M) and lam(M_hat, M)."""
+    def answer(model, chain, q):
+        M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+        return err(M_hat, M), lam(M_hat, M)
+    return answer
+
+
+def triple(m=1.0, l=(1.0, 0.8, 0.6), lc=lambda l: l / 2, I=lambda m, l: m * l**2 / 12, g=9.81):
+    def answer():
+        length, mass = np.array(l), np.full(len(l), m)
+        return PlanarChain(m=mass, l=length, lc=lc(length), I=I(mass, length), g=g)
+    return answer
+
+
+class FakeTrainedDeLaN(DeLaN):
+    """A 'trained' 3-joint DeLaN whose M is the truth plus `offset` I (so the check runs without training)."""
+
+    def __init__(self, offset, n_dof=3, step=1000):
+        super().__init__(n_dof=n_dof)
+        self.step, self._offset, self._chain = step, offset, checks.reference_triple_pendulum()
+
+    def mass_matrix(self, q):
+        return self._chain.mass_matrix(q) + self._offset * np.eye(3)
+
+
+def passes(criterion):
+    """lesson_passes from a criterion on (e, lam, T), T the current threshold (read when called)."""
+    return lambda e, lam: criterion(e, lam, facts.PASS_MAX_ERROR)
+
+
+def step_of(update):
+    """symplectic_euler_step from update(f, q, qd, dt) -> (q_new, qd_new)."""
+    return lambda f, q, qd, dt: update(f, q, qd, dt)
+
+
+smallest_eig = lambda M: np.linalg.eigvalsh(M).min()        # noqa: E731
+right_rnea = lambda chain, q, j, n: chain.rnea(q, np.zeros(n), unit(j, n), gravity=False)     # noqa: E731
+right_err = lambda M_hat, M: np.abs(M_hat - M).max()        # noqa: E731
+right_lam = lambda M_hat, M: np.linalg.eigvalsh(M_hat).min()  # noqa: E731
+
+
+def symplectic(f, q, qd, dt):
+    qd_new = qd + dt * f(q, qd)
+    return q + dt * qd_new, qd_new
+
+
+# ---------------------------------------------------------------------- the cases
+RIGHT = {
+    "total_mass": lambda chain: chain.m.sum(),
+    "is_valid_inertia": valid_inertia(smallest_eig),
+    "kinetic_energy": lambda M, qd: 0.5 * qd @ (M @ qd),
+    "mass_matrix_from_rnea": mass_matrix_by(right_rnea),
+    "coriolis_from_dM": christoffel,
+    "errors_at": errors(right_err, right_lam),
+    "lesson_passes": passes(lambda e, lam, T: e < T and lam > 0),
+    "symplectic_euler_step": step_of(symplectic),
+    "triple_pendulum": triple(),
+    "triple_delan": lambda chain, data: FakeTrainedDeLaN(0.01),
+}
+
+WRONG = {
+    "total_mass": {
+        "one link": lambda chain: chain.m[0],
+        "shape": lambda chain: chain.m,
+        "sum": lambda chain: float(len(chain.m)),                      # counts the links
+    },
+    "is_valid_inertia": {
+        "bool": lambda M: np.linalg.eigvalsh(M).min(),
+        "entries": valid_inertia(lambda M: M.min()),
+        "largest": valid_inertia(lambda M: np.linalg.eigvalsh(M)[-1]),
+        "zero": valid_inertia(smallest_eig, at_least_zero=True),
+        "absolute": valid_inertia(lambda M: np.abs(np.linalg.eigvalsh(M)).min()),
+        "symmetry": valid_inertia(smallest_eig, symmetric=False),
+        "size": valid_inertia(lambda M: min(M[0, 0], M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0])),   # 2 x 2 Sylvester
+        "eigenvalues": valid_inertia(lambda M: np.linalg.det(M)),
+    },
+    "kinetic_energy": {
+        "shape": lambda M, qd: M @ qd,
+        "half": lambda M, qd: qd @ M @ qd,
+        "sign": lambda M, qd: -0.5 * qd @ M @ qd,
+        "no M": lambda M, qd: 0.5 * qd @ qd,
+        "formula": lambda M, qd: 0.5 * (M @ qd).sum(),
+    },
+    "mass_matrix_from_rnea": {
+        "shape": lambda chain, q: np.concatenate([right_rnea(chain, q, j, chain.n_dof) for j in range(chain.n_dof)]),
+        "no rnea": lambda chain, q: np.eye(chain.n_dof),
+        "gravity": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), unit(j, n))),
+        "slots": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, unit(j, n), np.zeros(n), gravity=False)),
+        "velocity": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.ones(n), unit(j, n), gravity=False)),
+        "unit": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), unit(j, n, value=j),
+                                                                 gravity=False)),
+        "columns": mass_matrix_by(right_rnea, columns=lambda n: range(n - 1)),
+        "store": mass_matrix_by(right_rnea, store="diagonal"),
+    },
+    "coriolis_from_dM": {
+        "shape": lambda dM, qd: christoffel(dM, qd).sum(),
+        "twice": lambda dM, qd: christoffel(dM, qd, 1.0, 1.0, -1.0),
+        "sign": lambda dM, qd: christoffel(dM, qd, -0.5, -0.5, 0.5),
+        "last missing": lambda dM, qd: christoffel(dM, qd, 0.5, 0.5, 0.0),
+        "last added": lambda dM, qd: christoffel(dM, qd, 0.5, 0.5, 0.5),
+        "half first": lambda dM, qd: christoffel(dM, qd, 0.5, 0.5, -1.0),
+        "index": derivative_index_last,
+        "formula": lambda dM, qd: christoffel(dM, qd, 0.5, 0.0, -0.5),
+    },
+    "errors_at": {
+        "none": lambda model, chain, q: None,
+        "pair": lambda model, chain, q: np.abs(model.mass_matrix(q) - chain.mass_matrix(q)).max(),
+        "absolute": errors(lambda M_hat, M: (M_hat - M).max(), right_lam),
+        "mean": errors(lambda M_hat, M: np.abs(M_hat - M).mean(), right_lam),
+        "error": errors(lambda M_hat, M: np.abs(M_hat).max(), right_lam),
+        "truth": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M).min()),
+        "ascending": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, -1].min()),
+        "one matrix": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat)[0].min()),
+        "eigenvalue": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat).mean()),
+    },
+    "lesson_passes": {
+        "none": lambda e, lam: None,
+        "or": passes(lambda e, lam, T: e < T or lam > 0),
+        "at most": passes(lambda e, lam, T: e <= T and lam > 0),
+        "non-negative": passes(lambda e, lam, T: e < T and lam >= 0),
+        "error only": passes(lambda e, lam, T: e < T),
+        "eigenvalue only": passes(lambda e, lam, T: lam > 0),
+        "inverted": passes(lambda e, lam, T: not (e < T and lam > 0)),
+        "criterion": passes(lambda e, lam, T: e < 1.25 * T and lam > 0),     # a threshold of its own
+    },
+    "symplectic_euler_step": {
+        "pair": step_of(lambda f, q, qd, dt: symplectic(f, q, qd, dt)[0]),
+        "explicit": step_of(lambda f, q, qd, dt: (q + dt * qd, qd + dt * f(q, qd))),
+        "order": step_of(lambda f, q, qd, dt: symplectic(f, q, qd, dt)[::-1]),
+        "no dt": step_of(lambda f, q, qd, dt: (q + dt * (qd + f(q, qd)), qd + f(q, qd))),
+        "step": step_of(lambda f, q, qd, dt: (symplectic(f, q, qd, dt)[0] + 0.5 * dt**2 * f(q, qd),
+                                              symplectic(f, q, qd, dt)[1])),
+    },
+    "triple_pendulum": {
+        "type": lambda: (np.ones(3), np.array([1.0, 0.8, 0.6])),
+        "links": double_pendulum,
+        "masses": triple(m=2.0),
+        "order": triple(l=(0.6, 0.8, 1.0)),
+        "lengths": triple(l=(1.0, 1.0, 1.0)),
+        "lc at end": triple(lc=lambda l: l),
+        "lc": triple(lc=lambda l: l / 3),
+        "I about end": triple(I=lambda m, l: m * l**2 / 3),
+        "inertia": triple(I=lambda m, l: m * l**2),
+        "g": triple(g=9.8),
+    },
+    "triple_delan": {
+        "type": lambda chain, data: "model",
+        "n_dof": lambda chain, data: DeLaN(n_dof=2),
+        "untrained": lambda chain, data: DeLaN(n_dof=3),
+        "spd": lambda chain, data: FakeTrainedDeLaN(-10.0),
+        "longer": lambda chain, data: FakeTrainedDeLaN(0.5),
+    },
+}
