@@ -231,7 +231,8 @@ class Trainable:
         q, qd, qdd, tau, tau_scale = check_training_data(self.n_dof, q, qd, qdd, tau,
                                                          None if first else self.tau_scale, self.squares_velocities)
         keep_freed_memory()
-        with self._transaction(), single_blas_thread():
+        # overflow in a diverging float32 step is reported by the guard, not by numpy's warnings
+        with self._transaction(), single_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
             if first:
                 for name, value in self._data_scales(q, qd, qdd, tau_scale).items():
                     setattr(self, name, value)
