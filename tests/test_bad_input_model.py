@@ -165,9 +165,9 @@ ROWS = {
     # ---- parameters and learning rate
     "params wrong length": ("delan", lambda m: m.set_params(np.zeros(3)), ValueError,
                             r"params must be a flat vector of 1348 numbers .*got shape \(3,\)"),
-    "params nan": ("delan", lambda m: m.set_params(np.full(1348, np.nan)), ValueError, r"params contain NaN"),
-    "params str": ("box", lambda m: m.set_params("abc"), TypeError, r"params must be a flat vector"),
-    "params bool": ("box", lambda m: m.set_params(np.ones(m.theta.size, bool)), TypeError, r"params .* bool"),
+    "params nan": ("delan", lambda m: m.set_params(np.full(1348, np.nan)), ValueError, r"params contains NaN"),
+    "params str": ("box", lambda m: m.set_params("abc"), TypeError, r"params must be numeric .*'abc'"),
+    "params bool": ("box", lambda m: m.set_params(np.ones(m.theta.size, bool)), TypeError, r"params must be numeric .*booleans"),
     "params matrix": ("delan", lambda m: m.set_params(np.zeros((2, 674))), ValueError, r"params .*shape \(2, 674\)"),
     "lr set negative": ("delan", lambda m: setattr_(m, "lr", -1e-3), ValueError, r"lr must be > 0.*model\.lr = 0\.003"),
     "lr set zero": ("box", lambda m: setattr_(m, "lr", 0), ValueError, r"lr must be > 0"),

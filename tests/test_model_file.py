@@ -111,12 +111,18 @@ def corrupt_files(tmp_path, good):
     return paths
 
 
-@pytest.mark.parametrize("cls", [DeLaN, BlackBox])
-def test_corrupt_truncated_or_foreign_files_are_refused_and_change_nothing(cls, args, tmp_path):
+def saved_then_trained(cls, args, path):
+    """A model saved to `path` after 10 steps, then trained 5 more (so loading would change it)."""
     model = cls(seed=0)
     model.fit(*args, steps=10)
-    good = model.save(tmp_path / "good")
+    path = model.save(path)
     model.fit(*args, steps=5)
+    return model, path
+
+
+@pytest.mark.parametrize("cls", [DeLaN, BlackBox])
+def test_corrupt_truncated_or_foreign_files_are_refused_and_change_nothing(cls, args, tmp_path):
+    model, good = saved_then_trained(cls, args, tmp_path / "good")
     before = full_snapshot(model)
     for name, path in corrupt_files(tmp_path, good):
         with pytest.raises(ValueError, match=r"cannot load .*The model was not changed") as err:
@@ -131,10 +137,7 @@ def test_corrupt_truncated_or_foreign_files_are_refused_and_change_nothing(cls, 
 
 
 def test_load_interrupted_while_applying_changes_nothing(args, tmp_path, monkeypatch):
-    model = DeLaN(seed=0)
-    model.fit(*args, steps=10)
-    path = model.save(tmp_path / "m")
-    model.fit(*args, steps=5)
+    model, path = saved_then_trained(DeLaN, args, tmp_path / "m")
     before = full_snapshot(model)
     calls = []
     original = model.optimizer.set_state

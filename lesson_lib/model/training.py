@@ -16,7 +16,7 @@ from autograd import value_and_grad
 
 from . import model_file
 from ._runtime import keep_freed_memory, single_blas_thread
-from .._validate import _got, as_states, integer, positive_number, sizes, within_limit
+from .._validate import _got, as_states, as_vector, integer, positive_number, sizes, within_limit
 from ..facts import LR
 from .activations import check_activation
 from .jet import n_weights
@@ -170,21 +170,7 @@ class Trainable:
     def set_params(self, flat):
         """Set the weights from a flat vector of the length get_params() returns (finite real numbers).
         Checked before anything changes: a wrong length, type or a NaN leaves the model as it was."""
-        n = self.theta.size
-        if flat is None or isinstance(flat, (str, bytes)):
-            raise TypeError(f"params must be a flat vector of {n} numbers (like get_params()), got {_got(flat)}")
-        try:
-            raw = np.asarray(flat)
-        except (TypeError, ValueError):
-            raise TypeError(f"params must be a flat vector of {n} numbers (like get_params()), got {_got(flat)}") from None
-        if raw.dtype.kind not in "iuf":
-            raise TypeError(f"params must be a flat vector of {n} real numbers, got {raw.dtype} values: {_got(flat)}")
-        if raw.shape != (n,):
-            raise ValueError(f"params must be a flat vector of {n} numbers (like get_params()), got shape {raw.shape}")
-        if not np.all(np.isfinite(raw)):
-            raise ValueError(f"params contain NaN or inf (at {int(np.sum(~np.isfinite(raw)))} of {n} entries); "
-                             f"every weight must be a finite number")
-        self.theta = raw.astype(float)                   # one assignment: nothing else changes
+        self.theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")   # one assignment
 
     def save(self, path):
         """Save the architecture and settings, the weights, the optimiser state, the step count, the loss history,
