@@ -175,6 +175,8 @@ ROWS = {
     "lr set inf": ("delan", lambda m: setattr_(m, "lr", np.inf), ValueError, r"lr must be a finite number"),
     # ---- save and load
     "save path int": ("delan", lambda m: m.save(3), TypeError, r"path must be a file name .*3 \(int\)"),
+    "save missing folder": ("box", lambda m: m.save("/nonexistent/dir/model"), FileNotFoundError,
+                            r"cannot save to '/nonexistent/dir/model\.npz': the folder '/nonexistent/dir' does not exist"),
     "load path None": ("delan", lambda m: m.load(None), TypeError, r"path must be a file name .*None"),
     "load missing": ("box", lambda m: m.load("/nonexistent/dir/model"), FileNotFoundError,
                      r"cannot load '/nonexistent/dir/model\.npz': no such file"),

@@ -161,3 +161,18 @@ def test_repr_shows_activation_and_a_non_default_optimizer():
     assert "activation='tanh'" in repr(BlackBox(activation="tanh"))
     assert "eps=0.01" in repr(DeLaN(eps=0.01)) and "eps=" not in repr(DeLaN())
     assert "optimizer='sgd'" in repr(BlackBox(optimizer="sgd"))
+
+
+def test_an_interrupted_save_leaves_the_earlier_file_whole(args, tmp_path, monkeypatch):
+    model, path = saved_then_trained(DeLaN, args, tmp_path / "m")
+    saved = open(path, "rb").read()
+
+    def interrupted(f, **arrays):
+        f.write(b"half a file")
+        raise KeyboardInterrupt
+    monkeypatch.setattr(np, "savez", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        model.save(path)
+    monkeypatch.undo()
+    assert open(path, "rb").read() == saved and sorted(p.name for p in tmp_path.iterdir()) == ["m.npz"]
+    assert DeLaN(seed=0).load(path).step == 10

@@ -63,10 +63,18 @@ def save(model, path):
               "batch_rng": np.array(json.dumps(state.pop("batch_rng")))}
     arrays.update({f"optimizer.{k}": np.asarray(v) for k, v in state.pop("optimizer").items()})
     arrays.update({k: np.asarray(v, dtype=float if k == "loss_history" else None) for k, v in state.items()})
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot save to {path!r}: the folder {folder!r} does not exist")
     tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        np.savez(f, **arrays)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            np.savez(f, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
     return path
 
 
