@@ -173,14 +173,16 @@ class Trainable:
         self.theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")   # one assignment
 
     def save(self, path):
-        """Save the architecture and settings, the weights, the optimiser state, the step count, the loss history,
-        the scales and the minibatch random state to `path` (".npz" is added if missing)."""
+        """Save the architecture and settings, the weights, the optimiser state (with the learning rate), the step
+        count, the loss history, the scales and the minibatch random state to `path` (".npz" is added if missing,
+        as np.savez does); returns the file name.  See lesson_lib.model.model_file for the format."""
         return model_file.save(self, path)
 
     def load(self, path):
-        """Load what save() wrote (".npz" is added if missing) and return the model.  The file must hold the same
-        architecture (class, n_dof, hidden, activation, eps, optimiser); a mismatch is refused, naming each
-        differing field and the model to build instead.  A transaction: a missing, corrupt, truncated or foreign
+        """Load what save() wrote (".npz" is added if missing) and return the model: everything save() stored,
+        the learning rate included (seed and batch_size stay this model's).  The file must hold the same
+        architecture (class, n_dof, hidden, activation, eps, optimiser and its hyperparameters); a mismatch is
+        refused, naming each differing field and the model to build instead.  A transaction: a missing, corrupt, truncated or foreign
         file raises and leaves the model exactly as it was."""
         state = model_file.read(self, path)
         with self._transaction():
