@@ -151,3 +151,14 @@ def within_limit(name, value, limit, fix=""):
     if value > limit:
         raise LimitExceeded(f"{name} asks for {value:,}, above the limit of {limit:,}" + (f"; {fix}" if fix else ""))
     return value
+
+
+def as_vector(name, x, size, hint=""):
+    """Return x as a finite float vector of shape (size,) (a flat parameter vector, not a state), or raise with
+    as_state's messages for types and NaN, and one about the length."""
+    try:
+        return as_state(name, x, size, allow_batch=False)
+    except ValueError as err:
+        if not str(err).startswith(f"{name} has shape"):
+            raise
+        raise ValueError(f"{name} must be a flat vector of {size} numbers{hint}, got shape {np.shape(x)}") from None

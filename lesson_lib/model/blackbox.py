@@ -8,37 +8,37 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import elementwise_grad
 
-from .._validate import as_states
 from ..facts import ACTIVATION, BATCH_SIZE, HIDDEN, LR
 from .jet import jet_mlp
 from .training import Trainable, init_mlp
 
 
 class BlackBox(Trainable):
-    """MLP tau_hat = f([cos q, sin q, qd / s_qd, qdd / s_qdd]); same activation and optimiser as the DeLaN."""
+    """MLP tau_hat = f([cos q, sin q, qd / s_qd, qdd / s_qdd]); same activation and optimiser as the DeLaN.
 
-    def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, activation=ACTIVATION):
-        self.hidden = tuple(int(h) for h in hidden)
-        self.activation = activation
-        self.sizes = (4 * int(n_dof), *self.hidden, int(n_dof))
-        super().__init__(n_dof, seed, lr, batch_size)
+    Arguments are checked like the DeLaN's (n_dof >= 1, hidden a tuple of widths >= 1, activation a registered
+    name, optimizer "adam", "sgd" or an optimiser object).
+    """
 
-    def __repr__(self):
-        return f"BlackBox(n_dof={self.n_dof}, hidden={self.hidden}, seed={self.seed}, step={self.step})"
+    def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, activation=ACTIVATION,
+                 optimizer="adam"):
+        super().__init__(n_dof, hidden, seed, lr, batch_size, activation, optimizer)
 
-    def reset(self):
-        super().reset()
-        self.input_scale = np.ones(2)
+    def _architecture(self):
+        return (4 * self.n_dof, *self.hidden, self.n_dof)
 
-    def _on_first_fit(self, q, qd, qdd, tau):
-        self.input_scale = np.array([qd.std(), qdd.std()]) + 1e-8
+    def _initial_state(self):
+        return {**super()._initial_state(), "input_scale": np.ones(2)}
 
     def _state(self):
-        return {**super()._state(), "input_scale": self.input_scale}
+        return {**super()._state(), "input_scale": self.input_scale.copy()}
 
     def _set_state(self, state):
         super()._set_state(state)
-        self.input_scale = np.array(state["input_scale"])
+        self.input_scale = np.array(state["input_scale"], dtype=float)
+
+    def _data_scales(self, q, qd, qdd, tau_scale):
+        return {**super()._data_scales(q, qd, qdd, tau_scale), "input_scale": np.array([qd.std(), qdd.std()]) + 1e-8}
 
     def _init_theta(self, rng):
         return init_mlp(rng, self.sizes, out_scale=0.5)
@@ -56,13 +56,13 @@ class BlackBox(Trainable):
 
     def inverse_dynamics(self, q, qd, qdd):
         """tau_hat (n,) or (B, n)."""
-        (q, qd, qdd), single = as_states(self.n_dof, q=q, qd=qd, qdd=qdd)
+        (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
         tau = self._forward(self.theta, q, qd, qdd) * self.tau_scale
         return tau[0] if single else tau
 
     def implied_mass_matrix(self, q, qd, qdd):
         """d tau_hat / d qdd by autograd, (n, n) or (B, n, n): what plays the role of M(q) in the black box."""
-        (q, qd, qdd), single = as_states(self.n_dof, q=q, qd=qd, qdd=qdd)
+        (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
         rows = [elementwise_grad(lambda a, i=i: self._forward(self.theta, q, qd, a)[:, i] * self.tau_scale[i])(qdd)
                 for i in range(self.n_dof)]
         M = np.stack(rows, axis=1)

@@ -14,7 +14,7 @@ Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
 import numpy as np
 
 from . import structure
-from .._validate import as_state, as_states
+from .._validate import positive_number
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR
 from .jet import jet_mlp, periodic_features, unflatten
 from .training import Trainable, init_mlp
@@ -24,26 +24,28 @@ class DeLaN(Trainable):
     """Deep Lagrangian Network for an n-joint robot.
 
     Defaults (lesson_lib.facts: HIDDEN, BATCH_SIZE, LR, EPS, ACTIVATION) were chosen for time-to-accuracy on the
-    double pendulum: see benchmarks/bench_delan.py.
+    double pendulum: see benchmarks/bench_delan.py.  activation: a name in lesson_lib.model.activations.ACTIVATIONS;
+    optimizer: "adam" (default), "sgd", or an optimiser object from lesson_lib.model.optimizers (its learning rate
+    is `lr`).  Every argument is checked here; every public method checks its inputs (lists are accepted; an
+    empty batch (0, n) gives empty results) and refuses more than `max_states` states per call.
 
     >>> model = DeLaN(seed=0)
     >>> bool(np.linalg.eigvalsh(model.mass_matrix([0.3, -1.2])).min() > 0)   # SPD before any training
     True
     """
 
-    def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, eps=EPS, activation=ACTIVATION):
-        n = int(n_dof)
-        self.hidden = tuple(int(h) for h in hidden)
-        if n < 1 or not self.hidden or min(self.hidden) < 1:
-            raise ValueError(f"need n_dof >= 1 and at least one hidden layer of width >= 1, got {n_dof}, {hidden}")
-        self.eps, self.activation = float(eps), activation
-        self._tril = structure.tril_order(n)
-        self.sizes = (2 * n, *self.hidden, len(self._tril[0]) + 1)  # outputs: L entries (diagonal first), V
-        super().__init__(n, seed, lr, batch_size)
+    squares_velocities = True            # c = Mdot qd - ... is quadratic in qd (the float32 data check)
+    architecture_fields = ("n_dof", "hidden", "activation", "eps")
 
-    def __repr__(self):
-        return (f"DeLaN(n_dof={self.n_dof}, hidden={self.hidden}, seed={self.seed}, lr={self.lr:g}, "
-                f"batch_size={self.batch_size}, step={self.step})")
+    def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, eps=EPS, activation=ACTIVATION,
+                 optimizer="adam"):
+        self.eps = positive_number("eps", eps, hint="M = L L^T + eps I is positive-definite only for eps > 0, "
+                                                    f"e.g. eps={EPS:g}")
+        super().__init__(n_dof, hidden, seed, lr, batch_size, activation, optimizer)
+
+    def _architecture(self):
+        self._tril = structure.tril_order(self.n_dof)
+        return (2 * self.n_dof, *self.hidden, len(self._tril[0]) + 1)  # outputs: L entries (diagonal first), V
 
     def _init_theta(self, rng):
         return init_mlp(rng, self.sizes, out_scale=0.5)
@@ -66,8 +68,8 @@ class DeLaN(Trainable):
     # ------------------------------------------------------------------ public, batched like the RNEA
     def _factor(self, q):
         """Checked q -> (L, dL, g, V) and whether q was a single state."""
-        q = as_state("q", q, self.n_dof)
-        return structure.cholesky_factor(self._jet(self.theta, np.atleast_2d(q)), self._tril, self.eps), q.ndim == 1
+        (q,), single = self._states(q=q)
+        return structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps), single
 
     def mass_matrix(self, q):
         """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n)."""
@@ -98,7 +100,7 @@ class DeLaN(Trainable):
 
     def parts(self, q, qd, qdd):
         """The three terms of the manipulator equation: dict with "M_qdd", "c", "g", each (n,) or (B, n)."""
-        (q, qd, qdd), single = as_states(self.n_dof, q=q, qd=qd, qdd=qdd)
+        (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
         terms = structure.parts(self._jet(self.theta, q), qd, qdd, self._tril, self.eps)
         return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms)}
 
@@ -112,7 +114,7 @@ class DeLaN(Trainable):
 
     def forward_dynamics(self, q, qd, tau):
         """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.physics.integrators.rollout)."""
-        (q, qd, tau), single = as_states(self.n_dof, q=q, qd=qd, tau=tau)
+        (q, qd, tau), single = self._states(q=q, qd=qd, tau=tau)
         L, dL, g, _ = structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps)   # one pass
         M, dM = structure.mass_matrix(L, dL, self.eps)
         c = structure.coriolis(dM, qd)

@@ -13,13 +13,17 @@ batch on the last, contiguous axis).
 
 `jet_mlp` runs the whole network as ONE autograd primitive with a hand-written vector-Jacobian product
 (`jet_backward`), so autograd still differentiates the loss with respect to every W and b (reverse mode over
-the forward jet) but records one node instead of dozens.  Each layer is one matrix product over all 1 + n
+the forward jet) but records one node instead of dozens.  Each kind of layer has its forward pass and its
+reverse pass side by side below; the network's passes just loop over the layers.  The reverse pass reuses the
+forward pass's jets, handed over by lesson_lib.model.handover (kept only while autograd is tracing).  Each layer is one matrix product over all 1 + n
 rows of the jet at once, and about ten in-place array operations: on a 2-core machine the number of numpy
 calls, not the arithmetic, sets the time of a small network.  The gradient is tested with
 autograd.test_util.check_grads.
 """
 import numpy as np
-from autograd.extend import defvjp_argnums, primitive
+
+from .activations import activate
+from .handover import fused_primitive
 
 
 def periodic_features(q):
@@ -38,83 +42,57 @@ def periodic_features(q):
     return X
 
 
-def _activate(z, act):
-    """In place over z (the pre-activation, overwritten by s(z)): returns s(z), the slope s'(z) that the
-    derivative rows are multiplied by, and the curvature ratio s''(z) / s'(z) that the reverse pass needs.
+# ---------------------------------------------------------------- one hidden layer: forward, then reverse
+def hidden_forward(X, W, b, act):
+    """One hidden layer z = W h + b, a = s(z) on a jet X (1+n, B, H_in) -> A (1+n, B, H_out), computed in place
+    in the matrix product's result.  Returns A and the record the reverse pass needs: (X, A, s', s''/s')."""
+    K, B, H_in = X.shape
+    A = (X.reshape(K * B, H_in) @ W.T).reshape(K, B, len(W))
+    A[0] += b
+    _, s1, curv = activate(A[0], act)               # value row: s(z)
+    A[1:] *= s1                                     # derivative rows: s'(z) dz/dq_k
+    return A, (X, A, s1, curv)
 
-    act: "isru", the smooth bounded s(z) = z / sqrt(1 + z^2) (tanh-like, with s' = (1 + z^2)^(-3/2) and
-    s''/s' = -3 z / (1 + z^2); a square root is several times cheaper than tanh on this CPU), "tanh"
-    (s' = 1 - s^2, s''/s' = -2 s) or "softplus" (s = log(1 + e^z) computed stably with logaddexp,
-    s' = sigmoid(z), s''/s' = 1 - s').
+
+def hidden_backward(G, W, record, dW, db, input_grad=True):
+    """Reverse pass of hidden_forward: G = d loss / d A (1+n, B, H_out), overwritten; fills dW and db; returns
+    d loss / d X (or None if not input_grad).
+
+    Through the activation with output jet A (A_0 = s(z), A_k = s'(z) dz/dq_k) and G = d loss / d A:
+        d loss / d z        = s'(z) G_0 + s''(z) sum_k G_k dz/dq_k = s'(z) G_0 + (s''/s')(z) sum_k G_k A_k,
+        d loss / d(dz/dq_k) = s'(z) G_k;
+    then through z = W h + b: dW = sum over rows and batch of G x h, db = sum over the batch of G_0, d/dh = G W.
     """
-    if act == "isru":
-        p = z * z
-        p += 1.0
-        np.reciprocal(p, out=p)                     # 1 / (1 + z^2)
-        r = np.sqrt(p)
-        s1 = p * r
-        p *= z
-        p *= -3.0
-        z *= r
-        return z, s1, p
-    if act == "tanh":
-        a = np.tanh(z, out=z)
-        s1 = 1.0 - a * a
-        return a, s1, a * -2.0
-    if act == "softplus":
-        a = np.logaddexp(0.0, z)
-        s1 = np.exp(z - a)
-        z[...] = a
-        return z, s1, 1.0 - s1
-    raise ValueError(f"unknown activation {act!r}; use 'isru' or 'tanh'")
+    X, A, s1, curv = record
+    K, B, H_in = X.shape
+    bend = np.einsum("kbh,kbh,bh->bh", G[1:], A[1:], curv)
+    G *= s1
+    G[0] += bend
+    G2 = G.reshape(K * B, len(W))
+    np.matmul(G2.T, X.reshape(K * B, H_in), out=dW)
+    np.add.reduce(G[0], axis=0, out=db)
+    return (G2 @ W).reshape(X.shape) if input_grad else None
 
 
-def _hidden_forward(X, W, b, act):
-    """One hidden layer on a jet X (1+n, B, H_in) -> (1+n, B, H_out), computed in place in the matrix
-    product's result; returns it and the activation's slope and curvature ratio (for the reverse pass)."""
-    K, B, _ = X.shape
-    Z = (X.reshape(K * B, -1) @ W.T).reshape(K, B, -1)
-    Z[0] += b
-    _, s1, curv = _activate(Z[0], act)              # value row: s(z)
-    Z[1:] *= s1                                     # derivative rows: s'(z) dz/dq_k
-    return Z, (s1, curv)
-
-
-def _output_forward(X, W, b, n_softplus):
+# ---------------------------------------------------------------- the output layer: forward, then reverse
+def output_forward(X, W, b, n_softplus):
     """The last layer, transposed: jet X (1+n, B, H) -> J (n_out, 1+n, B); softplus on the first n_softplus
-    outputs, identity on the rest."""
+    outputs (L's diagonal), identity on the rest.  Returns J and the record (X, J, s', s''/s') for the reverse
+    pass (s' and s''/s' are None without softplus)."""
     K, B, H = X.shape
-    J = (W @ X.reshape(K * B, H).T).reshape(-1, K, B)
+    J = (W @ X.reshape(K * B, H).T).reshape(len(W), K, B)
     J[:, 0] += b[:, None]
     if not n_softplus:
-        return J, (None, None)
-    _, s1, curv = _activate(J[:n_softplus, 0], "softplus")
+        return J, (X, J, None, None)
+    _, s1, curv = activate(J[:n_softplus, 0], "softplus")
     J[:n_softplus, 1:] *= s1[:, None]
-    return J, (s1, curv)
+    return J, (X, J, s1, curv)
 
 
-def jet_forward(X, layers, hidden_act="isru", n_softplus=0):
-    """Push the input jet X (1+n, B, H_0) through layers [(W, b), ...]; returns the output jet
-    J (n_out, 1+n, B) and, for the reverse pass, every layer's input jet and activation slope and curvature."""
-    jets, acts = [X], []
-    for W, b in layers[:-1]:
-        X, act = _hidden_forward(X, W, b, hidden_act)
-        jets.append(X)
-        acts.append(act)
-    J, act = _output_forward(X, *layers[-1], n_softplus)
-    return J, (jets + [J], acts + [act])
-
-
-def jet_backward(layers, cache, G, grads, input_grad=True):
-    """Reverse pass through jet_forward.  G = d loss / d J (n_out, 1+n, B); grads: the layers' (dW, db) arrays
-    to fill (views into one flat gradient vector).  Returns d loss / d input jet (None if not input_grad).
-
-    Through an activation with output jet A (A_0 = s(z), A_k = s'(z) dz/dq_k) and G = d loss / d A:
-        d loss / d z        = s'(z) G_0 + s''(z) sum_k G_k dz/dq_k = s'(z) G_0 + (s''/s')(z) sum_k G_k A_k,
-        d loss / d(dz/dq_k) = s'(z) G_k.
-    """
-    jets, acts = cache
-    (W, _), (dW, db), X, J, (s1, curv) = layers[-1], grads[-1], jets[-2], jets[-1], acts[-1]
+def output_backward(G, W, record, dW, db):
+    """Reverse pass of output_forward: G = d loss / d J (n_out, 1+n, B) (not modified); fills dW and db; returns
+    d loss / d X (1+n, B, H).  Through softplus as in hidden_backward, on the first len(s') outputs."""
+    X, J, s1, curv = record
     K, B, H = X.shape
     G = G.copy()                                    # ours from here on: updated in place
     if s1 is not None:
@@ -125,16 +103,27 @@ def jet_backward(layers, cache, G, grads, input_grad=True):
     G2 = G.reshape(len(G), K * B)
     np.matmul(G2, X.reshape(K * B, H), out=dW)
     np.add.reduce(G[:, 0], axis=-1, out=db)
-    G = (G2.T @ W).reshape(K, B, H)
+    return (G2.T @ W).reshape(K, B, H)
+
+
+# ---------------------------------------------------------------- the network: loops over the layers
+def jet_forward(X, layers, hidden_act="isru", n_softplus=0):
+    """Push the input jet X (1+n, B, H_0) through layers [(W, b), ...]; returns the output jet J (n_out, 1+n, B)
+    and the layers' records for the reverse pass."""
+    records = []
+    for W, b in layers[:-1]:
+        X, record = hidden_forward(X, W, b, hidden_act)
+        records.append(record)
+    J, record = output_forward(X, *layers[-1], n_softplus)
+    return J, records + [record]
+
+
+def jet_backward(layers, records, G, grads, input_grad=True):
+    """Reverse pass through jet_forward.  G = d loss / d J (n_out, 1+n, B); grads: the layers' (dW, db) arrays
+    to fill (views into one flat gradient vector).  Returns d loss / d input jet (None if not input_grad)."""
+    G = output_backward(G, layers[-1][0], records[-1], *grads[-1])
     for i in range(len(layers) - 2, -1, -1):
-        (W, _), (dW, db), X, A, (s1, curv) = layers[i], grads[i], jets[i], jets[i + 1], acts[i]
-        bend = np.einsum("kbh,kbh,bh->bh", G[1:], A[1:], curv)
-        G *= s1
-        G[0] += bend
-        G2 = G.reshape(K * B, -1)
-        np.matmul(G2.T, X.reshape(K * B, -1), out=dW)
-        np.add.reduce(G[0], axis=0, out=db)
-        G = (G2 @ W).reshape(X.shape) if (i > 0 or input_grad) else None
+        G = hidden_backward(G, layers[i][0], records[i], *grads[i], input_grad=i > 0 or input_grad)
     return G
 
 
@@ -154,43 +143,33 @@ def n_weights(sizes):
     return sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
 
 
-@primitive
-def jet_mlp(X, theta, sizes, hidden_act="isru", n_softplus=0):
-    """The network as ONE autograd primitive.
-
-    X: input jet (1+n, B, sizes[0]); theta: all weights and biases as one flat vector (layout of `unflatten`);
-    hidden layers use hidden_act, the last layer softplus on its first n_softplus outputs and identity on the
-    rest.  Returns the output jet J (sizes[-1], 1+n, B): the value and the q-derivatives of every output.
-    The network computes in X's precision (training passes float32 features, like PyTorch's default; the
-    weights stay float64 and so does their gradient).
-    """
+def _jet_mlp_forward(X, theta, sizes, hidden_act, n_softplus):
     layers = unflatten(theta.astype(X.dtype, copy=False), sizes)
-    J, cache = jet_forward(X, layers, hidden_act, n_softplus)
-    _last_forward[:] = [J, (layers, cache)]
-    return J
+    J, records = jet_forward(X, layers, hidden_act, n_softplus)
+    return J, (layers, records)
 
 
-# autograd builds a primitive's vector-Jacobian product right after running it, on the very array it returned:
-# keep that forward pass's intermediate jets so the reverse pass does not recompute them.
-_last_forward = [None, None]
-
-
-def _jet_mlp_vjp(argnums, ans, args, kwargs):
-    X, theta, sizes, *rest = args
-    J, kept = _last_forward
-    _last_forward[:] = [None, None]
-    if J is ans:
-        layers, cache = kept
-    else:
-        layers = unflatten(theta.astype(X.dtype, copy=False), sizes)
-        _, cache = jet_forward(X, layers, *rest, **kwargs)
+def _jet_mlp_vjp(argnums, kept, X, theta, sizes, hidden_act, n_softplus):
+    layers, records = kept
 
     def vjp(G):
         gtheta = np.empty(theta.shape, X.dtype)
-        gX = jet_backward(layers, cache, G, unflatten(gtheta, sizes), input_grad=0 in argnums)
+        gX = jet_backward(layers, records, G, unflatten(gtheta, sizes), input_grad=0 in argnums)
         out = {0: gX, 1: gtheta.astype(theta.dtype, copy=False)}
         return tuple(out[i] for i in argnums)
     return vjp
 
 
-defvjp_argnums(jet_mlp, _jet_mlp_vjp)
+_jet_mlp = fused_primitive(_jet_mlp_forward, _jet_mlp_vjp, wrt=(0, 1))
+
+
+def jet_mlp(X, theta, sizes, hidden_act="isru", n_softplus=0):
+    """The network as ONE autograd primitive (differentiable in X and theta).
+
+    X: input jet (1+n, B, sizes[0]); theta: all weights and biases as one flat vector (layout of `unflatten`);
+    hidden layers use the activation named hidden_act (lesson_lib.model.activations), the last layer softplus
+    on its first n_softplus outputs and identity on the rest.  Returns the output jet J (sizes[-1], 1+n, B):
+    the value and the q-derivatives of every output.  The network computes in X's precision (training passes
+    float32 features, like PyTorch's default; the weights stay float64 and so does their gradient).
+    """
+    return _jet_mlp(X, theta, sizes, hidden_act, n_softplus)

@@ -13,10 +13,12 @@ potential V(q), each with its q-derivative (a jet, see lesson_lib.model.jet).  F
 Shapes: the network's jet J is (n_L + 1, 1+n, B) with n_L = n(n+1)/2 (L's entries, diagonal first, then V);
 the readable functions use L (B, n, n), dL and dM (B, n, n, n) indexed [b, k, i, j] = d(.)_ij / dq_k and
 q, qd, qdd, tau (B, n).  The autograd primitives `manipulator_torque` and `torque_loss` (the training loss) keep
-the batch on the last axis instead, where each numpy operation runs over long contiguous rows.
+the batch on the last axis instead, where each numpy operation runs over long contiguous rows; their reverse
+passes reuse the forward pass's pieces (handed over by lesson_lib.model.handover while autograd traces).
 """
 import numpy as np
-from autograd.extend import defvjp, primitive
+
+from .handover import fused_primitive
 
 
 def tril_order(n):
@@ -113,33 +115,21 @@ def _torque_backward(J, pieces, tril, GT):
     return gJ
 
 
-# autograd builds a primitive's vector-Jacobian product right after running it, on the very value it returned:
-# keep that forward pass's pieces so the reverse pass does not recompute them (as in lesson_lib.model.jet).
-_last_forward = [None, None]
+def _torque_pieces(J, qd, qdd, tril, eps):
+    tau, pieces = _torque_forward(J, qd, qdd, tril, eps)
+    return tau.T, pieces                                                  # (B, n), a view
 
 
-def _take_kept(ans, recompute):
-    """The pieces kept by the forward pass that returned ans, or recompute() them."""
-    kept, pieces = _last_forward
-    _last_forward[:] = [None, None]
-    return pieces if kept is ans else recompute()
+def _torque_vjp(argnums, pieces, J, qd, qdd, tril, eps):
+    return lambda G: (_torque_backward(J, pieces, tril, G.T),)
 
 
-@primitive
+_manipulator_torque = fused_primitive(_torque_pieces, _torque_vjp, wrt=(0,))
+
+
 def manipulator_torque(J, qd, qdd, tril, eps):
     """tau = M qdd + c + g (B, n) from the network's jet J, as one autograd primitive (differentiable in J)."""
-    tau, pieces = _torque_forward(J, qd, qdd, tril, eps)
-    tau = tau.T                                                           # (B, n), a view
-    _last_forward[:] = [tau, pieces]
-    return tau
-
-
-def _torque_vjp(ans, J, qd, qdd, tril, eps):
-    pieces = _take_kept(ans, lambda: _torque_forward(J, qd, qdd, tril, eps)[1])
-    return lambda G: _torque_backward(J, pieces, tril, G.T)
-
-
-defvjp(manipulator_torque, _torque_vjp)
+    return _manipulator_torque(J, qd, qdd, tril, eps)
 
 
 def _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps):
@@ -150,21 +140,22 @@ def _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps):
     return err, pieces
 
 
-@primitive
+def _loss_pieces(J, qd, qdd, tau_scaled, scale, tril, eps):
+    err, pieces = _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps)
+    return np.mean(err * err), (err, pieces)
+
+
+def _torque_loss_vjp(argnums, kept, J, qd, qdd, tau_scaled, scale, tril, eps):
+    err, pieces = kept
+    dtau = err / scale.astype(J.dtype, copy=False)[:, None]               # d loss / d tau_hat = 2 err / scale / size
+    return lambda G: (_torque_backward(J, pieces, tril, dtau * (2.0 * G / err.size)),)
+
+
+_torque_loss = fused_primitive(_loss_pieces, _torque_loss_vjp, wrt=(0,))
+
+
 def torque_loss(J, qd, qdd, tau_scaled, scale, tril, eps):
     """The training loss as one autograd primitive (differentiable in J): the mean over the batch and the
     joints of (tau_hat / scale - tau_scaled)^2, with tau_hat = M qdd + c + g from the jet J, scale (n,) the
     training torques' standard deviations and tau_scaled (B, n) the measured torques divided by them."""
-    err, pieces = _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps)
-    loss = np.mean(err * err)
-    _last_forward[:] = [loss, (err, pieces)]
-    return loss
-
-
-def _torque_loss_vjp(ans, J, qd, qdd, tau_scaled, scale, tril, eps):
-    err, pieces = _take_kept(ans, lambda: _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps))
-    dtau = err / scale.astype(J.dtype, copy=False)[:, None]               # d loss / d tau_hat = 2 err / scale / size
-    return lambda G: _torque_backward(J, pieces, tril, dtau * (2.0 * G / err.size))
-
-
-defvjp(torque_loss, _torque_loss_vjp)
+    return _torque_loss(J, qd, qdd, tau_scaled, scale, tril, eps)

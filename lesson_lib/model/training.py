@@ -1,21 +1,32 @@
-"""Training shared by the DeLaN and the black box: parameters, Adam with kept state, divergence guard.
+"""Training shared by the DeLaN and the black box: parameters, settings, state, the optimiser, the divergence guard.
 
-A model subclass provides `_init_theta(rng)` (all weights as one flat vector theta) and `_loss(theta, batch)`,
-an autograd-differentiable scalar.  `fit` continues from the current parameters and optimiser state, so calling
-it again (pressing "Train" again) carries on rather than restarting.
+A model subclass provides `_architecture()` (its layer sizes), `_init_theta(rng)` (all weights as one flat vector
+theta) and `_loss(theta, batch)`, an autograd-differentiable scalar.  `fit` continues from the current parameters
+and optimiser state, so calling it again (pressing "Train" again) carries on rather than restarting.
+
+Transactions: `fit`, `load`, `set_params` and `reset` either complete or leave the model exactly as it was
+(weights, optimiser state and learning rate, step, loss history, scales, the minibatch random state), also when
+interrupted (KeyboardInterrupt) or when a callback raises.
 """
-import json
+import contextlib
 import math
 
 import numpy as np
 from autograd import value_and_grad
 
+from . import model_file
 from ._runtime import keep_freed_memory, single_blas_thread
-from .._validate import as_states, positive_number
+from .._validate import _got, as_states, as_vector, integer, positive_number, sizes, within_limit
+from ..facts import LR
+from .activations import check_activation
+from .jet import n_weights
+from .limits import MAX_BATCH_SIZE, MAX_N_DOF, MAX_STEPS_PER_CALL, MAX_WEIGHTS, max_states
+from .optimizers import make_optimizer
+from .training_data import check_training_data
 
 
 class TrainingDiverged(RuntimeError):
-    """Raised when a training step produced a non-finite or exploding loss; the last good state is kept."""
+    """Raised when a training step produced a non-finite or exploding loss; the state before the call is kept."""
 
 
 def init_mlp(rng, sizes, out_scale=1.0):
@@ -28,8 +39,41 @@ def init_mlp(rng, sizes, out_scale=1.0):
     return np.concatenate(parts)
 
 
+class DivergenceGuard:
+    """Watches one fit call's losses.  The reference is the call's first loss, taken at the state the call
+    started from (a state that passed the guard: the loss after each call's last update is checked too).  A loss
+    that is not finite, a gradient that is not finite, or a loss above 1000 x max(reference, 1e-3) raises
+    TrainingDiverged; the caller's transaction then puts the model back as it was before the call."""
+
+    def __init__(self, model):
+        self.model, self.start, self.ref = model, model.step, None
+
+    def check(self, loss, g=None, final=False):
+        finite = math.isfinite(loss) and (g is None or math.isfinite(g @ g))
+        if self.ref is None and finite:
+            self.ref = loss
+        if finite and loss <= 1e3 * max(self.ref, 1e-3):
+            return
+        model = self.model
+        if self.ref is None:
+            raise TrainingDiverged(
+                f"training cannot start: at the model's current weights the float32 loss or its gradient is not "
+                f"finite (loss {loss:.3g}) before any update, so the learning rate is not the cause. The weights "
+                f"(e.g. from set_params) are too large for these data; model.reset() starts again from the seed. "
+                f"The model was not changed (step {self.start}).")
+        where = f"after its last update (step {model.step})" if final else f"at step {model.step + 1}"
+        suggestion = min(model.lr / 10, LR)
+        advice = (f"Use a smaller learning rate, e.g. model.lr = {suggestion:g}, and train again." if suggestion > 0
+                  else "The learning rate is already as small as a float allows: check the data and the weights.")
+        raise TrainingDiverged(
+            f"training diverged {where}: the loss went from {self.ref:.3g} to {loss:.3g} with learning rate "
+            f"lr={model.lr:g}. The model was put back to its last good state (step {self.start}, before this "
+            f"call). {advice}")
+
+
 class Trainable:
-    """Weights as one flat vector theta, trained by Adam on minibatches of inverse-dynamics samples.
+    """Weights as one flat vector theta, trained by an optimiser (Adam by default) on minibatches of
+    inverse-dynamics samples.
 
     Training steps compute in `train_dtype`, float32 like PyTorch's default (twice as fast on large layers
     as float64, and precise far beyond the lesson's tolerance); the weights, the optimiser state and every
@@ -37,125 +81,174 @@ class Trainable:
     """
 
     train_dtype = np.float32
+    squares_velocities = False          # does the training step square qd? (the float32 data check)
+    architecture_fields = ("n_dof", "hidden", "activation")   # a saved file must match these (and the optimiser)
 
-    def __init__(self, n_dof, seed, lr, batch_size):
-        self.n_dof = int(n_dof)
-        self.seed = int(seed)
-        self.lr = positive_number("lr", lr)
-        self.batch_size = int(batch_size)
-        self.reset()
+    def __init__(self, n_dof, hidden, seed, lr, batch_size, activation, optimizer):
+        self.n_dof = within_limit("n_dof", integer("n_dof", n_dof, low=1, hint="the number of joints, e.g. n_dof=2"),
+                                  MAX_N_DOF)
+        self.hidden = sizes("hidden", hidden)
+        self.activation = check_activation(activation)
+        self.seed = integer("seed", seed, low=0, hint="e.g. seed=0")
+        self.sizes = self._architecture()
+        within_limit("the network's number of weights", n_weights(self.sizes), MAX_WEIGHTS,
+                     fix="use fewer or narrower hidden layers")
+        self.max_states = max_states(self.n_dof, self.sizes)
+        self.batch_size = within_limit("batch_size", integer("batch_size", batch_size, low=1, hint="e.g. 128"),
+                                       min(MAX_BATCH_SIZE, self.max_states), fix="train on smaller minibatches")
+        self.optimizer = make_optimizer(optimizer, positive_number("lr", lr, hint="e.g. lr=0.003"))
+        self._batch_rng = np.random.default_rng([self.seed, 1])
+        self._set_state(self._initial_state())
+
+    # ------------------------------------------------------------------ settings
+    @property
+    def lr(self):
+        """The learning rate (the optimiser's); settable, e.g. model.lr = 1e-3, also between or during fits."""
+        return self.optimizer.lr
+
+    @lr.setter
+    def lr(self, value):
+        self.optimizer.lr = value
+
+    def config(self):
+        """The architecture and settings: class, n_dof, hidden, activation (eps for the DeLaN), the optimiser's
+        name and hyperparameters, seed and batch_size.  A saved file records them."""
+        optimizer = {k: v for k, v in self.optimizer.config().items() if k != "lr"}
+        return {"class": type(self).__name__, **{f: getattr(self, f) for f in self.architecture_fields},
+                "optimizer": optimizer, "seed": self.seed, "batch_size": self.batch_size}
+
+    def __repr__(self):
+        return (f"{type(self).__name__}({model_file.arguments(self.config())}, seed={self.seed}, lr={self.lr:g}, "
+                f"batch_size={self.batch_size}, step={self.step})")
 
     # ------------------------------------------------------------------ state
+    def _initial_state(self):
+        """The untrained model's state, from the seed."""
+        n = n_weights(self.sizes)
+        return {"params": self._init_theta(np.random.default_rng(self.seed)), "step": 0, "loss_history": [],
+                "optimizer": self.optimizer.initial_state(n), "tau_scale": np.ones(self.n_dof),
+                "batch_rng": np.random.default_rng([self.seed, 1]).bit_generator.state}
+
+    def _state(self):
+        """Everything training changes, as copies: weights, step, loss history, optimiser state (with lr), scales,
+        the minibatch random state."""
+        return {"params": self.theta.copy(), "step": self.step, "loss_history": list(self.loss_history),
+                "optimizer": self.optimizer.state(), "tau_scale": self.tau_scale.copy(),
+                "batch_rng": self._batch_rng.bit_generator.state}
+
+    def _set_state(self, state):
+        """Put back a state from _state() or _initial_state() (or a checked file)."""
+        self.theta = np.array(state["params"], dtype=float)
+        self.step = int(state["step"])
+        self.loss_history = [float(x) for x in state["loss_history"]]
+        self.optimizer.set_state(state["optimizer"])
+        self.tau_scale = np.array(state["tau_scale"], dtype=float)
+        self._batch_rng.bit_generator.state = state["batch_rng"]
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        """Run the body; if it raises anything (also KeyboardInterrupt), put the model back as it was."""
+        before = self._state()
+        try:
+            yield
+        except BaseException:
+            self._set_state(before)
+            raise
+
     def reset(self):
-        """Re-initialise the weights and the optimiser from the seed (the untrained model)."""
-        rng = np.random.default_rng(self.seed)
-        self.theta = self._init_theta(rng)
-        self._m, self._v = np.zeros_like(self.theta), np.zeros_like(self.theta)
-        self.step = 0
-        self.loss_history = []
-        self.tau_scale = np.ones(self.n_dof)
-        self._batch_rng = np.random.default_rng([self.seed, 1])
+        """Re-initialise the weights, the optimiser state, the step count, the loss history, the scales and the
+        minibatch random state from the seed (the untrained model; the learning rate is kept).  A transaction:
+        it completes or leaves the model as it was."""
+        state = self._initial_state()
+        with self._transaction():
+            self._set_state(state)
 
     def get_params(self):
         """The weights as one flat vector (a copy)."""
         return self.theta.copy()
 
     def set_params(self, flat):
-        """Set the weights from a flat vector of the length get_params() returns."""
-        flat = np.asarray(flat, dtype=float)
-        n = self.theta.size
-        if flat.shape != (n,):
-            raise ValueError(f"params must be a flat vector of {n} numbers, got shape {flat.shape}")
-        if not np.all(np.isfinite(flat)):
-            raise ValueError("params contain NaN or inf")
-        self.theta = flat.copy()
-
-    def _state(self):
-        return {"params": self.get_params(), "m": self._m.copy(), "v": self._v.copy(), "step": self.step,
-                "tau_scale": self.tau_scale, "loss_history": np.array(self.loss_history),
-                "batch_rng": np.array(json.dumps(self._batch_rng.bit_generator.state))}
-
-    def _set_state(self, state):
-        self.set_params(state["params"])
-        self._m, self._v = np.array(state["m"]), np.array(state["v"])
-        self.step, self.tau_scale = int(state["step"]), np.array(state["tau_scale"])
-        self.loss_history = list(np.asarray(state["loss_history"]))
-        self._batch_rng.bit_generator.state = json.loads(str(state["batch_rng"]))
+        """Set the weights from a flat vector of the length get_params() returns (finite real numbers).
+        Checked before anything changes: a wrong length, type or a NaN leaves the model as it was."""
+        self.theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")   # one assignment
 
     def save(self, path):
-        """Save weights, optimiser state and step count to an .npz file."""
-        np.savez(path, **self._state())
+        """Save the architecture and settings, the weights, the optimiser state (with the learning rate), the step
+        count, the loss history, the scales and the minibatch random state to `path` (".npz" is added if missing,
+        as np.savez does); returns the file name.  See lesson_lib.model.model_file for the format."""
+        return model_file.save(self, path)
 
     def load(self, path):
-        """Load what save() wrote; the architecture (n_dof, hidden sizes) must match."""
-        with np.load(path) as f:
-            self._set_state({k: f[k] for k in f.files})
+        """Load what save() wrote (".npz" is added if missing) and return the model: everything save() stored,
+        the learning rate included (seed and batch_size stay this model's).  The file must hold the same
+        architecture (class, n_dof, hidden, activation, eps, optimiser and its hyperparameters); a mismatch is
+        refused, naming each differing field and the model to build instead.  A transaction: a missing, corrupt, truncated or foreign
+        file raises and leaves the model exactly as it was."""
+        state = model_file.read(self, path)
+        with self._transaction():
+            self._set_state(state)
         return self
 
-    def _on_first_fit(self, q, qd, qdd, tau):
-        """Hook for data-dependent scales set once, before the first step."""
+    # ------------------------------------------------------------------ inputs of the public methods
+    def _states(self, **arrays):
+        """Checked state arrays, each (B, n), and whether they were single states; B within the model's limit."""
+        checked, single = as_states(self.n_dof, **arrays)
+        within_limit("the number of states in one call", len(checked[0]), self.max_states,
+                     fix="evaluate the states in smaller chunks")
+        return checked, single
 
     # ------------------------------------------------------------------ training
+    def _data_scales(self, q, qd, qdd, tau_scale):
+        """The data-dependent scales set once, before the first step: {attribute: value}."""
+        return {"tau_scale": tau_scale}
+
     def fit(self, q, qd, qdd, tau, steps=2000, callback=None, every=250):
-        """Run `steps` more Adam steps on minibatches of (q, qd, qdd, tau), each (N, n).
+        """Run `steps` more optimiser steps on minibatches of (q, qd, qdd, tau), each (N, n) with N >= 2.
 
-        callback(model) is called every `every` steps (for live plots).  Returns the list of losses.
-        Raises TrainingDiverged (with the last good parameters restored) if a loss is non-finite or explodes.
+        callback(model) is called every `every` steps (for live plots).  Returns the list of this call's losses.
+        The data are checked once, before any step (see lesson_lib.model.training_data).  A transaction: if the
+        loss diverges (TrainingDiverged), the callback raises, or the call is interrupted (KeyboardInterrupt),
+        the model is put back exactly as it was before the call, and the exception is raised.
         """
+        steps = within_limit("steps", integer("steps", steps, low=0, hint="e.g. steps=2000"), MAX_STEPS_PER_CALL,
+                             fix="call fit several times (it continues where it stopped)")
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be a function of the model (or None), got {_got(callback)}")
+        every = integer("every", every, low=1, hint="the number of steps between callbacks, e.g. every=250")
+        first = self.step == 0
+        q, qd, qdd, tau, tau_scale = check_training_data(self.n_dof, q, qd, qdd, tau,
+                                                         None if first else self.tau_scale, self.squares_velocities)
         keep_freed_memory()
-        with single_blas_thread():
-            return self._fit(q, qd, qdd, tau, steps, callback, every)
+        # overflow in a diverging float32 step is reported by the guard, not by numpy's warnings
+        with self._transaction(), single_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
+            if first:
+                for name, value in self._data_scales(q, qd, qdd, tau_scale).items():
+                    setattr(self, name, value)
+            # the samples as rows (4n, N): one gather per step, and each batch's q.T, qd.T, ... are contiguous
+            samples = np.ascontiguousarray(np.concatenate([q, qd, qdd, tau / self.tau_scale], axis=1).T,
+                                           dtype=self.train_dtype)
+            return self._train(samples, steps, callback, every)
 
-    def _fit(self, q, qd, qdd, tau, steps, callback, every):
-        (q, qd, qdd, tau), _ = as_states(self.n_dof, q=q, qd=qd, qdd=qdd, tau=tau)
-        steps = int(steps)
-        if steps < 0:
-            raise ValueError(f"steps must be >= 0, got {steps}")
-        if self.step == 0:
-            self.tau_scale = np.maximum(tau.std(axis=0), 1e-8)
-            self._on_first_fit(q, qd, qdd, tau)
-        good = self._state()
+    def _train(self, samples, steps, callback, every):
+        """The training loop: per step a minibatch, the loss and its gradient, the guard, the optimiser's update,
+        the bookkeeping and the callback; then the guard on the loss after the last update."""
         loss_and_grad = value_and_grad(self._loss)
-        b1, b2, eps = 0.9, 0.999, 1e-8
-        flat, m, v = self.theta, self._m, self._v
-        n, N, B = self.n_dof, len(q), min(self.batch_size, len(q))
-        # the samples as rows (4n, N): one gather per step, and each batch's q.T, qd.T, ... are contiguous
-        samples = np.ascontiguousarray(np.concatenate([q, qd, qdd, tau / self.tau_scale], axis=1).T,
-                                       dtype=self.train_dtype)
-        losses, ref = [], None
+        guard, losses = DivergenceGuard(self), []
+        n, N = self.n_dof, samples.shape[1]
+        B = min(self.batch_size, N)
+        batch = None
         for _ in range(steps):
             cols = samples[:, self._batch_rng.integers(0, N, B)]
-            loss, g = loss_and_grad(flat, (cols[:n].T, cols[n:2 * n].T, cols[2 * n:3 * n].T, cols[3 * n:].T))
+            batch = (cols[:n].T, cols[n:2 * n].T, cols[2 * n:3 * n].T, cols[3 * n:].T)
+            loss, g = loss_and_grad(self.theta, batch)
             loss = float(loss)
-            ref = loss if ref is None else ref
-            if not (math.isfinite(loss) and math.isfinite(g @ g)) or loss > 1e3 * max(ref, 1e-3):
-                self._diverged(good, loss, ref)
-            # Adam (Kingma & Ba), as autograd.misc.optimizers.adam, with its moments kept between calls:
-            # theta -= lr * mhat / (sqrt(vhat) + eps) with mhat = m / (1 - b1^t), vhat = v / (1 - b2^t), here
-            # with the bias corrections folded into two scalars (the same step, fewer passes over theta).
-            # Each step is at most a few times lr per weight when g is finite, so theta stays finite.
+            guard.check(loss, g)
+            self.theta = self.optimizer.step(self.theta, g)
             self.step += 1
-            m *= b1
-            m += (1 - b1) * g
-            v *= b2
-            v += (1 - b2) * g * g
-            c1, c2 = 1 - b1 ** self.step, math.sqrt(1 - b2 ** self.step)
-            step = np.sqrt(v)
-            step += eps * c2
-            np.divide(m, step, out=step)
-            step *= self.lr * c2 / c1
-            flat = flat - step
-            self.theta = flat
+            self.loss_history.append(loss)
             losses.append(loss)
             if callback is not None and self.step % every == 0:
                 callback(self)
-        self.loss_history.extend(losses)
+        if batch is not None:
+            guard.check(float(self._loss(self.theta, batch)), final=True)
         return losses
-
-    def _diverged(self, good, loss, ref):
-        bad_step = self.step + 1
-        self._set_state(good)
-        raise TrainingDiverged(
-            f"training diverged at step {bad_step}: the loss went from {ref:.3g} to {loss:.3g} with learning "
-            f"rate lr={self.lr:g}. The model was put back to its last good state (step {self.step}, before this "
-            f"call). Use a smaller learning rate, e.g. model.lr = {min(self.lr / 10, 3e-3):g}, and train again.")

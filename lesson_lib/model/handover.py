@@ -1,0 +1,61 @@
+"""Fused autograd primitives whose reverse pass reuses their own forward pass.
+
+A fused primitive (the jet through the network, the torque, the loss) runs many numpy operations as ONE
+autograd node with a hand-written vector-Jacobian product.  Its reverse pass needs the forward pass's
+intermediate arrays ("pieces").  autograd builds a primitive's VJP right after running it, on the very value it
+returned, so the pieces are handed over through one slot:
+
+    forward (traced)  ->  slot = (ans, pieces)  ->  VJP maker takes the pieces if slot holds this ans; slot cleared
+
+Nothing is kept when no one will differentiate: a call outside autograd tracing (inference, or evaluating a
+loss) skips the primitive and returns forward(...)[0] directly, so the slot stays empty and the pieces are freed
+with the call.  If the slot does not hold this call's result, the pieces are recomputed (same numbers).
+"""
+from autograd.extend import defvjp_argnums, primitive
+from autograd.tracer import isbox
+
+# (ans, pieces) of the last traced forward pass, or (None, None): taken (and cleared) by its VJP maker.
+_slot = [None, None]
+
+
+def kept():
+    """What the slot holds now: (None, None) except between a traced forward pass and its VJP maker."""
+    return tuple(_slot)
+
+
+def _take(ans):
+    """The pieces kept for `ans` (or None if the slot holds another call's), and clear the slot."""
+    kept_ans, pieces = _slot
+    _slot[:] = [None, None]
+    return pieces if kept_ans is ans else None
+
+
+def fused_primitive(forward, make_vjp, wrt=None):
+    """Turn forward(*args) -> (ans, pieces) into f(*args) = ans, differentiable by autograd.
+
+    make_vjp(argnums, pieces, *args) returns G -> tuple of d loss / d args[i] for i in argnums (G = d loss / d ans).
+    wrt: the argument positions that can be differentiated (None: any); asking for another one raises.
+    Arguments are positional; wrap the result in a function with a signature and a docstring.
+    """
+    @primitive
+    def traced(*args):
+        ans, pieces = forward(*args)
+        _slot[:] = [ans, pieces]
+        return ans
+
+    def vjp_maker(argnums, ans, args, kwargs):
+        if wrt is not None and not set(argnums) <= set(wrt):
+            raise NotImplementedError(f"{forward.__name__} is differentiable only in arguments {wrt}, "
+                                      f"asked for {tuple(argnums)}")
+        pieces = _take(ans)
+        if pieces is None:
+            pieces = forward(*args)[1]
+        return make_vjp(argnums, pieces, *args)
+
+    defvjp_argnums(traced, vjp_maker)
+
+    def fused(*args):
+        if any(isbox(a) for a in args):
+            return traced(*args)
+        return forward(*args)[0]
+    return fused

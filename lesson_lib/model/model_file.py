@@ -1,0 +1,182 @@
+"""The saved model file: an .npz archive with a format version, the architecture and the training state.
+
+    format        FORMAT_VERSION
+    config        JSON: class, n_dof, hidden, activation (eps for the DeLaN), optimizer (name and
+                  hyperparameters), seed, batch_size (see Trainable.config)
+    params, step, loss_history, tau_scale (input_scale for the black box)
+    optimizer.*   the optimiser's state (moments, step count, lr)
+    batch_rng     JSON: the minibatch generator's state
+
+`read` checks everything (the architecture against the model's, every array's shape and finiteness) before
+the model changes; the model applies the result in one transaction.
+"""
+import json
+import os
+
+import numpy as np
+
+from .._validate import _got
+from ..facts import EPS
+from .optimizers import OPTIMIZERS, Adam
+
+FORMAT_VERSION = 1
+
+
+def npz_path(path):
+    """`path` as a string ending in ".npz" (np.savez appends it, so save('model') and load('model') agree)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file name (str or pathlib.Path), got {_got(path)}")
+    path = os.fspath(path)
+    return path if path.endswith(".npz") else path + ".npz"
+
+
+def _optimizer_argument(config):
+    """How a constructor call names this optimiser config (name and hyperparameters, no lr); None for the default."""
+    if config == {k: v for k, v in Adam().config().items() if k != "lr"}:
+        return None
+    cls = OPTIMIZERS.get(config.get("name"))
+    hyper = {k: v for k, v in config.items() if k != "name"}
+    if cls is not None and hyper == {h: getattr(cls(), h) for h in cls.hyper}:
+        return repr(config["name"])
+    name = cls.__name__ if cls is not None else config.get("name")
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in hyper.items())})"
+
+
+def arguments(config):
+    """The architecture as constructor arguments: "n_dof=2, hidden=(32, 32), activation='isru'" (eps and the
+    optimiser only when they are not the defaults)."""
+    args = [f"n_dof={config['n_dof']}", f"hidden={tuple(config['hidden'])}", f"activation={config['activation']!r}"]
+    if "eps" in config and config["eps"] != EPS:
+        args.append(f"eps={config['eps']!r}")
+    optimizer = _optimizer_argument(config["optimizer"])
+    if optimizer is not None:
+        args.append(f"optimizer={optimizer}")
+    return ", ".join(args)
+
+
+def save(model, path):
+    """Write the model to `path` (".npz" added if missing) and return the file name; written to a temporary file
+    first, so an interrupted save leaves any earlier file whole."""
+    path = npz_path(path)
+    state = model._state()
+    arrays = {"format": np.array(FORMAT_VERSION), "config": np.array(json.dumps(model.config())),
+              "batch_rng": np.array(json.dumps(state.pop("batch_rng")))}
+    arrays.update({f"optimizer.{k}": np.asarray(v) for k, v in state.pop("optimizer").items()})
+    arrays.update({k: np.asarray(v, dtype=float if k == "loss_history" else None) for k, v in state.items()})
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot save to {path!r}: the folder {folder!r} does not exist")
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "wb") as f:
+            np.savez(f, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return path
+
+
+def _refuse(path, text):
+    return ValueError(f"cannot load {path!r}: {text}. The model was not changed.")
+
+
+def _open(path):
+    """All arrays of the archive at `path`, read into memory, or a clear error."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"cannot load {path!r}: no such file (model.save(path) writes one). "
+                                f"The model was not changed.")
+    try:
+        archive = np.load(path, allow_pickle=False)
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise ValueError(f"it holds a single {type(archive).__name__}, not a saved model's archive")
+        with archive:
+            return {k: archive[k] for k in archive.files}
+    except Exception as err:                  # a zip, pickle or format error from numpy: say it in our terms
+        raise _refuse(path, f"it is not a model file written by model.save, or it is truncated or corrupt "
+                            f"({type(err).__name__}: {err})") from None
+
+
+def _differences(mine, theirs):
+    """[(field, file's value, model's value)] for the fields that must match."""
+    fields = ["class", *(f for f in mine if f not in ("class", "optimizer", "seed", "batch_size")), "optimizer"]
+    diffs = []
+    for f in fields:
+        a, b = theirs.get(f), mine[f]
+        if f == "hidden" and isinstance(a, list):
+            a = tuple(a)
+        if a != b:
+            diffs.append((f, a, b))
+    return diffs
+
+
+def read(model, path):
+    """The state saved in `path`, checked against `model` (architecture, shapes, finite values), ready for
+    model._set_state; raises FileNotFoundError or ValueError (naming what is wrong) otherwise."""
+    path = npz_path(path)
+    data = _open(path)
+    if "format" not in data or "config" not in data:
+        old = "params" in data and "m" in data
+        raise _refuse(path, "it was written by an older lesson_lib without a format version; train the model "
+                            "again and save it" if old else
+                      f"it is not a model file written by model.save (its arrays are {sorted(data)})")
+    if data["format"].shape != () or int(data["format"]) != FORMAT_VERSION:
+        raise _refuse(path, f"it has file format {data['format']!r}; this lesson_lib reads format {FORMAT_VERSION}")
+    try:
+        theirs = json.loads(str(data["config"]))
+        theirs = dict(theirs)
+    except (ValueError, TypeError):
+        raise _refuse(path, "its config entry is not valid JSON") from None
+    mine = model.config()
+    diffs = _differences(mine, theirs)
+    if diffs:
+        listed = "; ".join(f"{f}: the file has {a!r}, this model has {b!r}" for f, a, b in diffs)
+        try:
+            build = f"{theirs['class']}({arguments(theirs)}).load({path!r})"
+        except (KeyError, TypeError, AttributeError):
+            build = None
+        raise _refuse(path, f"it holds a different model ({listed})" +
+                      (f"; build the matching model and load into it: {build}" if build else ""))
+    template = model._state()
+    state = {}
+    for key, like in template.items():
+        if key == "optimizer":
+            state[key] = {k: _entry(path, data, f"optimizer.{k}", v) for k, v in like.items()}
+        elif key == "batch_rng":
+            state[key] = _rng_state(path, data)
+        else:
+            state[key] = _entry(path, data, key, like)
+    if np.any(state["tau_scale"] <= 0):
+        raise _refuse(path, "its tau_scale has entries <= 0")
+    if state["step"] < 0 or state["optimizer"].get("lr", 1.0) <= 0:
+        raise _refuse(path, "its step count is negative or its learning rate is not > 0")
+    return state
+
+
+def _entry(path, data, key, like):
+    """data[key] with the shape of `like` (any length for the loss history), finite, as a number or an array."""
+    if key not in data:
+        raise _refuse(path, f"its entry {key!r} is missing")
+    value = data[key]
+    want = (len(value),) if key == "loss_history" and value.ndim == 1 else np.shape(like)
+    if value.shape != want or value.dtype.kind not in "iuf":
+        raise _refuse(path, f"its entry {key!r} has shape {value.shape} and type {value.dtype}, expected numbers "
+                            f"of shape {np.shape(like)}")
+    if not np.all(np.isfinite(value)):
+        raise _refuse(path, f"its entry {key!r} contains NaN or inf")
+    if isinstance(like, (int, np.integer)):
+        if value != int(value):
+            raise _refuse(path, f"its entry {key!r} should be a whole number, got {value}")
+        return int(value)
+    return float(value) if isinstance(like, float) else np.array(value, dtype=float)
+
+
+def _rng_state(path, data):
+    """The minibatch generator's saved state, checked by setting it on a scratch generator."""
+    try:
+        state = json.loads(str(data["batch_rng"]))
+        np.random.default_rng(0).bit_generator.state = state
+    except (KeyError, ValueError, TypeError):
+        raise _refuse(path, "its batch_rng entry is missing or not a valid generator state") from None
+    return state

@@ -1,0 +1,74 @@
+"""What `fit` accepts as training data, checked once per call before any step, and why.
+
+- Shapes, types and finiteness: lesson_lib._validate.as_states (q, qd, qdd, tau each (N, n)).
+- At least 2 samples, and every joint's torque must vary across them: the loss divides each joint's torque
+  error by the training torques' standard deviation, and data in which a joint's torque never changes cannot
+  teach how that torque depends on the state.
+- The float32 training step must not overflow (float32 ends at 3.4e38).  Values beyond FLOAT32_SAFE do not fit
+  with room to spare; angles beyond Q_PRECISE lose their precision (float32 keeps 7 digits, so the spacing
+  near q = 1e4 rad is 1e-3 rad) while only their cos and sin matter; and the torque error, divided by the
+  torques' spread, is squared by the loss, so the scaled torques and (for the DeLaN, whose step squares
+  velocities in its Coriolis terms) qd^2 / std(tau) and qdd / std(tau) must stay below SCALED_SAFE
+  (overflow comes near 1e19, the rest is room for the weights and the sums over a batch).
+"""
+import numpy as np
+
+from .._validate import as_states
+
+FLOAT32_SAFE = 1e30
+Q_PRECISE = 1e4
+SCALED_SAFE = 1e12
+
+
+def _largest(x):
+    """(max |x|, the joint where it is) for an (N, n) array."""
+    j = int(np.abs(x).max(axis=0).argmax())
+    return float(np.abs(x[:, j]).max()), j
+
+
+def _refuse(text):
+    raise ValueError(f"{text}.  The model was not changed.")
+
+
+def check_training_data(n_dof, q, qd, qdd, tau, tau_scale=None, squares_velocities=False):
+    """Return (q, qd, qdd, tau) as float (N, n) arrays and the torque scale the loss will divide by (the data's
+    per-joint standard deviation, or `tau_scale` if the model already has one), or raise ValueError saying what
+    in the data is wrong and what to do."""
+    (q, qd, qdd, tau), _ = as_states(n_dof, q=q, qd=qd, qdd=qdd, tau=tau)
+    N = len(q)
+    if N < 2:
+        _refuse(f"training needs at least 2 samples (rows of q, qd, qdd, tau), got {N}")
+    for name, x, unit in (("q", q, "rad"), ("qd", qd, "rad/s"), ("qdd", qdd, "rad/s^2"), ("tau", tau, "N m")):
+        big, j = _largest(x)
+        if big > FLOAT32_SAFE:
+            _refuse(f"{name} reaches {big:.3g} {unit} (joint {j}): too large for the float32 training step, "
+                    f"which ends at {np.finfo(np.float32).max:.3g}; check the units of {name}")
+    big, j = _largest(q)
+    if big > Q_PRECISE:
+        _refuse(f"q reaches {big:.3g} rad (joint {j}): float32 keeps 7 digits, so angles beyond {Q_PRECISE:g} rad "
+                f"lose their precision; wrap them first (only cos q and sin q matter), e.g. "
+                f"q = (q + np.pi) % (2 * np.pi) - np.pi")
+    spread = tau.std(axis=0)
+    for j in range(n_dof):
+        if spread[j] <= 1e-12 * np.abs(tau[:, j]).max():
+            _refuse(f"the torques of joint {j} do not vary (tau[:, {j}] is {tau[0, j]:g} in all {N} samples): these "
+                    f"data cannot teach the model how that torque depends on the state (the loss divides each "
+                    f"joint's error by its torques' standard deviation); use samples from varied motions")
+    scale = spread if tau_scale is None else np.asarray(tau_scale, dtype=float)
+    worst = (np.abs(tau).max(axis=0) / scale).max()
+    sizes = [("tau", worst, f"tau / std(tau) reaches {worst:.3g}", "the loss squares the scaled torque error")]
+    if squares_velocities:
+        for name, x, power, term in (("qd", qd, 2, "its Coriolis terms square velocities"),
+                                     ("qdd", qdd, 1, "the mass-matrix term is linear in qdd")):
+            ratio = np.abs(x).max() ** power / scale.min()
+            big, j = _largest(x)
+            sizes.append((name, ratio, f"{name} reaches {big:.3g} (joint {j}) while the smallest torque standard "
+                                       f"deviation is {scale.min():.3g}, so the torque the model computes, "
+                                       f"scaled, reaches {name}{'^2' if power == 2 else ''} / std(tau) = {ratio:.3g}",
+                          f"{term}, and the loss squares the scaled torque error again"))
+    for name, ratio, what, why in sizes:
+        if ratio > SCALED_SAFE:
+            _refuse(f"these data would overflow the float32 training step: {what}, above the limit of "
+                    f"{SCALED_SAFE:g} ({why}; float32 ends at {np.finfo(np.float32).max:.3g}); check the units of "
+                    f"{name} and tau, or leave out the samples with extreme {name}")
+    return q, qd, qdd, tau, scale

@@ -1,0 +1,178 @@
+"""The saved model file: round trip of everything training changes, the same file name for save and load, a
+mismatch refused with the fields that differ and the model to build, bad files refused with the model unchanged."""
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_uniform
+from lesson_lib.model import SGD
+from lesson_lib.model.model_file import FORMAT_VERSION
+from test_model_training import assert_same, full_snapshot
+
+
+@pytest.fixture(scope="module")
+def args():
+    d = sample_uniform(double_pendulum(), 512, seed=0)
+    return d["q"], d["qd"], d["qdd"], d["tau"]
+
+
+@pytest.mark.parametrize("make", [lambda: DeLaN(seed=1), lambda: DeLaN(seed=1, optimizer=SGD(momentum=0.5), lr=0.01),
+                                  lambda: BlackBox(seed=1, activation="tanh")])
+def test_round_trip_restores_everything_and_training_continues_identically(make, args, tmp_path):
+    a = make()
+    a.fit(*args, steps=40)
+    a.lr = a.lr / 2
+    path = a.save(tmp_path / "model")
+    assert path == str(tmp_path / "model.npz")
+    b = make().load(tmp_path / "model")                        # the same name works for save and load
+    assert_same(full_snapshot(b), full_snapshot(a))
+    a.fit(*args, steps=15)
+    b.fit(*args, steps=15)
+    assert_same(full_snapshot(b), full_snapshot(a))
+
+
+def test_file_records_the_architecture_and_settings(tmp_path):
+    DeLaN(hidden=(8, 4), activation="tanh", eps=1e-2, optimizer="sgd", lr=0.1).save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz") as f:
+        config = json.loads(str(f["config"]))
+        assert int(f["format"]) == FORMAT_VERSION
+    assert config == {"class": "DeLaN", "n_dof": 2, "hidden": [8, 4], "activation": "tanh", "eps": 1e-2,
+                      "optimizer": {"name": "sgd", "momentum": 0.9}, "seed": 0, "batch_size": 128}
+
+
+def test_a_different_architecture_is_refused_naming_each_field_and_the_model_to_build(tmp_path):
+    path = str(tmp_path / "m.npz")
+    DeLaN(hidden=(16, 16), activation="tanh", eps=1e-2).save(path)
+    model = DeLaN()
+    before = full_snapshot(model)
+    with pytest.raises(ValueError) as err:
+        model.load(path)
+    text = str(err.value)
+    assert "hidden: the file has (16, 16), this model has (32, 32)" in text
+    assert "activation: the file has 'tanh', this model has 'isru'" in text
+    assert "eps: the file has 0.01, this model has 0.001" in text
+    assert "n_dof" not in text.split("build")[0]
+    build = text.split("load into it: ")[1].split(".load(")[0]
+    assert build == "DeLaN(n_dof=2, hidden=(16, 16), activation='tanh', eps=0.01)"
+    assert_same(full_snapshot(model), before)
+    rebuilt = eval(build, {"DeLaN": DeLaN}).load(path)          # the advice works
+    assert rebuilt.hidden == (16, 16)
+
+
+@pytest.mark.parametrize("saved, loading, field", [
+    (lambda: BlackBox(), lambda: DeLaN(), "class: the file has 'BlackBox', this model has 'DeLaN'"),
+    (lambda: DeLaN(n_dof=3), lambda: DeLaN(), "n_dof: the file has 3, this model has 2"),
+    (lambda: DeLaN(optimizer=SGD(momentum=0.5)), lambda: DeLaN(), "optimizer: the file has {'name': 'sgd'"),
+    (lambda: DeLaN(optimizer="sgd"), lambda: DeLaN(optimizer=SGD(momentum=0.5)), "'momentum': 0.9}, this model"),
+])
+def test_other_mismatches_refused(saved, loading, field, tmp_path):
+    saved().save(tmp_path / "m")
+    model = loading()
+    before = full_snapshot(model)
+    with pytest.raises(ValueError, match="holds a different model") as err:
+        model.load(tmp_path / "m")
+    assert field in str(err.value)
+    assert_same(full_snapshot(model), before)
+
+
+def corrupt_files(tmp_path, good):
+    """(description, path) of files that are not whole model files."""
+    raw = open(good, "rb").read()
+    files = {"truncated": raw[: len(raw) // 2], "garbage": b"not a model at all" * 50, "empty": b""}
+    paths = []
+    for name, content in files.items():
+        path = tmp_path / f"{name}.npz"
+        path.write_bytes(content)
+        paths.append((name, path))
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    (tmp_path / "array.npy").rename(tmp_path / "array.npz")
+    paths.append(("an .npy array", tmp_path / "array.npz"))
+    np.savez(tmp_path / "foreign.npz", x=np.zeros(3))
+    paths.append(("foreign", tmp_path / "foreign.npz"))
+    np.savez(tmp_path / "old.npz", params=np.zeros(3), m=np.zeros(3), v=np.zeros(3), step=0)
+    paths.append(("older lesson_lib", tmp_path / "old.npz"))
+    with zipfile.ZipFile(good) as z:                             # a bad entry in a real model file
+        entries = {n: z.read(n) for n in z.namelist()}
+    for name, edit in (("NaN weights", lambda d: d.update(params=np.full_like(d["params"], np.nan))),
+                       ("short weights", lambda d: d.update(params=d["params"][:-1])),
+                       ("no optimiser moments", lambda d: d.pop("optimizer.m")),
+                       ("bad rng", lambda d: d.update(batch_rng=np.array("{}"))),
+                       ("negative scale", lambda d: d.update(tau_scale=-d["tau_scale"])),
+                       ("future format", lambda d: d.update(format=np.array(FORMAT_VERSION + 1)))):
+        with np.load(good) as f:
+            d = {k: f[k] for k in f.files}
+        edit(d)
+        path = tmp_path / f"edited_{len(paths)}.npz"
+        np.savez(path, **d)
+        paths.append((name, path))
+    assert entries
+    return paths
+
+
+def saved_then_trained(cls, args, path):
+    """A model saved to `path` after 10 steps, then trained 5 more (so loading would change it)."""
+    model = cls(seed=0)
+    model.fit(*args, steps=10)
+    path = model.save(path)
+    model.fit(*args, steps=5)
+    return model, path
+
+
+@pytest.mark.parametrize("cls", [DeLaN, BlackBox])
+def test_corrupt_truncated_or_foreign_files_are_refused_and_change_nothing(cls, args, tmp_path):
+    model, good = saved_then_trained(cls, args, tmp_path / "good")
+    before = full_snapshot(model)
+    for name, path in corrupt_files(tmp_path, good):
+        with pytest.raises(ValueError, match=r"cannot load .*The model was not changed") as err:
+            model.load(path)
+        assert "Traceback" not in str(err.value), name
+        assert_same(full_snapshot(model), before, name)
+    with pytest.raises(FileNotFoundError, match=r"cannot load '.*missing\.npz': no such file"):
+        model.load(tmp_path / "missing")
+    with pytest.raises(TypeError, match="path must be a file name"):
+        model.load(3)
+    assert_same(full_snapshot(model), before)
+
+
+def test_load_interrupted_while_applying_changes_nothing(args, tmp_path, monkeypatch):
+    model, path = saved_then_trained(DeLaN, args, tmp_path / "m")
+    before = full_snapshot(model)
+    calls = []
+    original = model.optimizer.set_state
+
+    def interrupted(state):                                      # the weights are set already, then Ctrl-C
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        original(state)
+    monkeypatch.setattr(model.optimizer, "set_state", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        model.load(path)
+    monkeypatch.undo()
+    assert len(calls) == 2                                       # interrupted, then the state put back
+    assert_same(full_snapshot(model), before)
+
+
+def test_repr_shows_activation_and_a_non_default_optimizer():
+    assert repr(DeLaN()) == ("DeLaN(n_dof=2, hidden=(32, 32), activation='isru', seed=0, lr=0.003, batch_size=128, "
+                             "step=0)")
+    assert "activation='tanh'" in repr(BlackBox(activation="tanh"))
+    assert "eps=0.01" in repr(DeLaN(eps=0.01)) and "eps=" not in repr(DeLaN())
+    assert "optimizer='sgd'" in repr(BlackBox(optimizer="sgd"))
+
+
+def test_an_interrupted_save_leaves_the_earlier_file_whole(args, tmp_path, monkeypatch):
+    model, path = saved_then_trained(DeLaN, args, tmp_path / "m")
+    saved = open(path, "rb").read()
+
+    def interrupted(f, **arrays):
+        f.write(b"half a file")
+        raise KeyboardInterrupt
+    monkeypatch.setattr(np, "savez", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        model.save(path)
+    monkeypatch.undo()
+    assert open(path, "rb").read() == saved and sorted(p.name for p in tmp_path.iterdir()) == ["m.npz"]
+    assert DeLaN(seed=0).load(path).step == 10

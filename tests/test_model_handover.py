@@ -1,0 +1,62 @@
+"""The hand-over of a fused primitive's forward pass to its reverse pass: used while autograd traces, cleared
+after use, never kept by inference; and the reverse pass gives the same gradient when it must recompute."""
+import numpy as np
+import pytest
+from autograd import value_and_grad
+
+from lesson_lib import BlackBox, DeLaN
+from lesson_lib.model import handover
+
+rng = np.random.default_rng(11)
+batch = tuple(rng.uniform(-2, 2, (32, 2)) for _ in range(4))
+
+
+@pytest.mark.parametrize("cls", [DeLaN, BlackBox])
+def test_inference_keeps_nothing(cls):
+    model = cls(seed=0)
+    q = rng.uniform(-3, 3, (50, 2))
+    if cls is DeLaN:
+        model.mass_matrix(q)
+        model.inverse_dynamics(q, q, q)
+        model.forward_dynamics(q, q, q)
+    else:
+        model.inverse_dynamics(q, q, q)
+    model._loss(model.theta, batch)                         # a loss evaluated without differentiating
+    assert handover.kept() == (None, None)
+
+
+@pytest.mark.parametrize("cls", [DeLaN, BlackBox])
+def test_a_traced_call_hands_its_pieces_over_and_the_slot_is_cleared(cls, monkeypatch):
+    model = cls(seed=0)
+    taken = []
+    original = handover._take
+
+    def spy(ans):
+        pieces = original(ans)
+        taken.append(pieces is not None)
+        return pieces
+    monkeypatch.setattr(handover, "_take", spy)
+    value_and_grad(model._loss)(model.theta, batch)
+    assert taken and all(taken)                             # every reverse pass found its own forward pass
+    assert handover.kept() == (None, None)
+
+
+@pytest.mark.parametrize("cls", [DeLaN, BlackBox])
+def test_recomputed_pieces_give_the_same_gradient(cls, monkeypatch):
+    model = cls(seed=0)
+    model.set_params(model.get_params() * 3.0)
+    loss, g = value_and_grad(model._loss)(model.theta, batch)
+    monkeypatch.setattr(handover, "_take", lambda ans: None)   # as if the slot held another call's pieces
+    loss2, g2 = value_and_grad(model._loss)(model.theta, batch)
+    assert loss2 == loss
+    np.testing.assert_array_equal(g2, g)
+
+
+def test_differentiating_an_argument_without_a_reverse_pass_is_refused():
+    from autograd import grad
+
+    from lesson_lib.model import structure
+    model = DeLaN(seed=0)
+    J = model._jet(model.theta, batch[0])
+    with pytest.raises(NotImplementedError, match="differentiable only in arguments"):
+        grad(lambda qd: structure.manipulator_torque(J, qd, batch[2], model._tril, model.eps).sum())(batch[1])

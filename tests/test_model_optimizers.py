@@ -1,0 +1,103 @@
+"""The optimiser as an object: SGD with momentum is the textbook update on the model's minibatches, state
+exports and imports, the learning rate forwards from the model and can change mid-call, choices are checked."""
+import numpy as np
+import pytest
+from autograd import grad
+
+from lesson_lib import DeLaN, double_pendulum, sample_uniform
+from lesson_lib.model import SGD, Adam
+from lesson_lib.model.optimizers import OPTIMIZERS
+
+
+@pytest.fixture(scope="module")
+def args():
+    d = sample_uniform(double_pendulum(), 512, seed=0)
+    return d["q"], d["qd"], d["qdd"], d["tau"]
+
+
+def minibatches(model, args, steps, seed):
+    """The minibatches fit draws: the model's batch generator over float32 rows of (q, qd, qdd, tau / scale)."""
+    rng, n = np.random.default_rng([seed, 1]), model.n_dof
+    rows = np.concatenate([*args[:3], args[3] / model.tau_scale], axis=1).astype(np.float32)
+    batches = [rows[rng.integers(0, len(rows), model.batch_size)] for _ in range(steps)]
+    return [tuple(b[:, i * n:(i + 1) * n] for i in range(4)) for b in batches]
+
+
+def test_fit_with_sgd_is_momentum_sgd_on_the_same_minibatches(args):
+    model = DeLaN(seed=2, lr=0.05, batch_size=32, optimizer=SGD(momentum=0.8))
+    theta = model.get_params()
+    model.fit(*args, steps=25)
+    loss_grad, velocity = grad(model._loss), np.zeros_like(theta)
+    for batch in minibatches(model, args, 25, seed=2):            # v = mu v + g, theta -= lr v
+        velocity = 0.8 * velocity + loss_grad(theta, batch)
+        theta = theta - 0.05 * velocity
+    np.testing.assert_allclose(model.get_params(), theta, rtol=0, atol=1e-12)
+    assert model.optimizer.config() == {"name": "sgd", "lr": 0.05, "momentum": 0.8}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_exported_state_continues_exactly(name, args):
+    a = DeLaN(seed=1, optimizer=name, lr=0.01)
+    a.fit(*args, steps=20)
+    exported = a.optimizer.state()
+    theta, rng_state = a.get_params(), a._batch_rng.bit_generator.state
+    a.fit(*args, steps=15)
+    b = DeLaN(seed=1, optimizer=name, lr=0.5)                     # another lr: the state carries lr too
+    b.fit(*args, steps=0)                                          # sets the torque scale from the same data
+    b.set_params(theta)
+    b.optimizer.set_state(exported)
+    b._batch_rng.bit_generator.state = rng_state
+    b.step = 20
+    b.fit(*args, steps=15)
+    assert b.lr == 0.01
+    np.testing.assert_array_equal(a.get_params(), b.get_params())
+    for key, value in a.optimizer.state().items():
+        np.testing.assert_array_equal(b.optimizer.state()[key], value)
+
+
+def test_state_export_is_a_copy():
+    opt = Adam(lr=0.1)
+    opt.set_state(opt.initial_state(3))
+    exported = opt.state()
+    opt.step(np.zeros(3), np.ones(3))
+    assert exported["t"] == 0 and not exported["m"].any() and opt.t == 1 and opt.m.any()
+
+
+def test_lr_forwards_to_the_optimizer_and_can_change_during_a_call(args):
+    model = DeLaN(seed=0)
+    model.lr = 1e-3
+    assert model.optimizer.lr == 1e-3
+    for bad, error in ((-1e-3, ValueError), (0.0, ValueError), (np.nan, ValueError), (True, TypeError), ("1", TypeError)):
+        with pytest.raises(error, match="lr"):
+            model.lr = bad
+        assert model.lr == 1e-3
+    # a schedule set from the callback: the same as two calls with the two rates
+    a, b = DeLaN(seed=4), DeLaN(seed=4)
+
+    def halve(model):
+        model.lr = model.lr / 2
+    a.fit(*args, steps=20, callback=halve, every=10)
+    b.fit(*args, steps=10)
+    b.lr = b.lr / 2
+    b.fit(*args, steps=10)
+    np.testing.assert_array_equal(a.get_params(), b.get_params())
+
+
+def test_choosing_an_optimizer():
+    assert type(DeLaN().optimizer) is Adam and type(DeLaN(optimizer="sgd").optimizer) is SGD
+    shared = SGD(momentum=0.5)
+    a, b = DeLaN(optimizer=shared, lr=0.1), DeLaN(optimizer=shared, lr=0.2)
+    assert a.optimizer is not b.optimizer and (a.lr, b.lr) == (0.1, 0.2) and a.optimizer.momentum == 0.5
+    assert shared.lr is None                                       # the object given is not changed
+    assert "optimizer=SGD(momentum=0.5)" in repr(a) and "optimizer=" not in repr(DeLaN())
+    assert "optimizer='sgd'" in repr(DeLaN(optimizer="sgd"))
+    with pytest.raises(ValueError, match=r"lr=0\.003 and SGD\(lr=0\.1"):
+        DeLaN(optimizer=SGD(lr=0.1))
+    with pytest.raises(ValueError, match="unknown optimizer 'rmsprop'; choose one of 'adam', 'sgd'"):
+        DeLaN(optimizer="rmsprop")
+    with pytest.raises(TypeError, match="optimizer must be one of"):
+        DeLaN(optimizer=3)
+    with pytest.raises(ValueError, match="momentum must be"):
+        SGD(momentum=1.0)
+    with pytest.raises(ValueError, match="b2 must be"):
+        Adam(b2=-0.1)
