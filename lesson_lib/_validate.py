@@ -178,7 +178,12 @@ def max_configurations(n_dof):
 def configurations(name, count, n_dof, fix=""):
     """Return count if that many configurations of n_dof joints fit under MAX_MATRIX_ENTRIES, else raise
     LimitExceeded naming both numbers."""
-    return within_limit(f"{name} ({n_dof} joints)", count, max_configurations(n_dof), fix)
+    limit = max_configurations(n_dof)
+    if count > limit:
+        asks = f"{count:,}" if count <= 10**15 else "more than 10^15"
+        raise LimitExceeded(f"{name} asks for {asks} configurations of {n_dof} joints, above the limit of "
+                            f"{limit:,} ({MAX_MATRIX_ENTRIES:,} mass-matrix entries per call)" + (f"; {fix}" if fix else ""))
+    return count
 
 
 def array(name, x, ndim, what):

@@ -37,7 +37,7 @@ def implied_mass_matrix(model, q, qd, qdd):
     DeLaN's M(q).  q, qd, qdd: (n,) or (B, n), B up to max_configurations(n)."""
     _model(model)
     (q, qd, qdd), single = as_states(model.n_dof, q=q, qd=qd, qdd=qdd)
-    configurations(f"{len(q):,} states", len(q), model.n_dof, "split the states into smaller batches")
+    configurations("q, qd, qdd", len(q), model.n_dof, "split the states into smaller batches")
     if single:
         q, qd, qdd = q[0], qd[0], qdd[0]
     if hasattr(model, "implied_mass_matrix"):

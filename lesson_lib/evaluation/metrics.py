@@ -9,8 +9,8 @@ lesson_lib._validate.max_configurations(n) per call.
 """
 import numpy as np
 
-from .._validate import (MAX_MATRIX_ENTRIES, LimitExceeded, array, as_data, as_state, configurations, has_api, integer,
-                         max_configurations, same_dof)
+from .._validate import (array, as_data, as_state, configurations, has_api, integer, max_configurations,
+                         same_dof)
 from ..facts import GRID_POINTS, PASS_MAX_ERROR
 
 MODEL = "a model such as DeLaN() or BlackBox()"
@@ -20,9 +20,7 @@ CHAIN = "a PlanarChain such as double_pendulum()"
 def grid_fits(n_dof, points, fix=None):
     """Raise LimitExceeded unless a points^n_dof grid fits max_configurations(n_dof); the message names the
     points that would fit (or `fix`)."""
-    limit, count = max_configurations(n_dof), points ** n_dof
-    if count <= limit:
-        return
+    limit = max_configurations(n_dof)
     fit = int(limit ** (1 / n_dof))
     while (fit + 1) ** n_dof <= limit:
         fit += 1
@@ -31,9 +29,7 @@ def grid_fits(n_dof, points, fix=None):
     if fix is None:
         fix = (f"use points <= {fit} for {n_dof} joints ({fit}^{n_dof} = {fit ** n_dof:,} configurations), or "
                f"random configurations" if fit >= 2 else "use random configurations instead of a grid")
-    asks = f"{count:,}" if count <= 10**15 else "more than 10^15"
-    raise LimitExceeded(f"a {points}^{n_dof} torus grid asks for {asks} configurations, above the limit of "
-                        f"{limit:,} for {n_dof} joints ({MAX_MATRIX_ENTRIES:,} mass-matrix entries per call); {fix}")
+    configurations(f"a {points}^{n_dof} torus grid", points ** n_dof, n_dof, fix)
 
 
 def torus_grid(n_dof=2, points=GRID_POINTS):
@@ -62,7 +58,7 @@ def configurations_arg(q, n_dof, name="q"):
     count = len(np.atleast_2d(q))
     if count == 0:
         raise ValueError(f"{name} holds no configurations (shape {q.shape}); a metric needs at least one")
-    configurations(f"{name} with {count:,} configurations", count, n_dof, "split q into smaller batches")
+    configurations(name, count, n_dof, f"split {name} into smaller batches")
     return q
 
 

@@ -46,7 +46,8 @@ class PlanarChain:
                   for name, v in (("m", m), ("l", l), ("lc", lc), ("I", I))}
         lengths = {k: len(a) for k, a in values.items()}
         if 0 in lengths.values() or len(set(lengths.values())) > 1:
-            raise ValueError(f"m, l, lc and I need one entry per link and the same length, got lengths {lengths}")
+            raise ValueError(f"m, l, lc and I need one entry per link (at least one link), all of the same length, "
+                             f"got lengths {lengths}")
         for name, ok, rule in (("m", values["m"] > 0, "> 0 (kg)"), ("l", values["l"] > 0, "> 0 (m)"),
                                ("I", values["I"] >= 0, ">= 0 (kg m^2)")):
             if not np.all(ok):
