@@ -32,16 +32,7 @@ def as_state(name, x, n, allow_batch=True):
 
     Lists and arrays of real numbers are accepted; strings, None, booleans and complex numbers are not.
     """
-    if x is None or isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must be numeric (a list or array of floats), got {_got(x)}")
-    try:
-        raw = np.asarray(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be numeric (a list or array of floats), got {_got(x)}") from None
-    if raw.dtype.kind not in "iuf":
-        kind = {"b": "booleans", "c": "complex numbers"}.get(raw.dtype.kind, "values that are not numbers")
-        raise TypeError(f"{name} must be numeric (a list or array of real numbers), got {kind}: {_got(x)}")
-    arr = raw.astype(float)
+    arr = _real(name, x, "numeric (a list or array of floats)", "numeric (a list or array of real numbers)")
     ok = (arr.ndim == 1 and arr.shape[0] == n) or (allow_batch and arr.ndim == 2 and arr.shape[1] == n)
     if not ok:
         want = f"({n},) for one state" + (f" or (B, {n}) for a batch of B states" if allow_batch else "")
@@ -181,17 +172,15 @@ def configurations(name, count, n_dof, fix=""):
     limit = max_configurations(n_dof)
     if count > limit:
         asks = f"{count:,}" if count <= 10**15 else "more than 10^15"
-        raise LimitExceeded(f"{name} asks for {asks} configurations of {n_dof} joints, above the limit of "
-                            f"{limit:,} ({MAX_MATRIX_ENTRIES:,} mass-matrix entries per call)" + (f"; {fix}" if fix else ""))
+        raise LimitExceeded(f"{name} asks for {asks} configurations of {n_dof} joints, above the limit of {limit:,} "
+                            f"({MAX_MATRIX_ENTRIES:,} mass-matrix entries per call)" + (f"; {fix}" if fix else ""))
     return count
 
 
-def array(name, x, ndim, what):
-    """Return x as a float array with one of the numbers of dimensions in `ndim` and only finite entries.
-
-    `what` says what is expected in words, e.g. "mass matrices of shape (G, n, n)".  Strings, None, booleans and
-    complex numbers are refused, as in as_state.
-    """
+# ---------------------------------------------------------------------- arrays, lists, callables, models, data
+def _real(name, x, what, what_real):
+    """x as a float array, or TypeError: "{name} must be {what}" for None, strings and what numpy cannot read,
+    "{name} must be {what_real}" for booleans, complex numbers and other non-numbers."""
     if x is None or isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be {what}, got {_got(x)}")
     try:
@@ -200,10 +189,19 @@ def array(name, x, ndim, what):
         raise TypeError(f"{name} must be {what}, got {_got(x)}") from None
     if raw.dtype.kind not in "iuf":
         kind = {"b": "booleans", "c": "complex numbers"}.get(raw.dtype.kind, "values that are not numbers")
-        raise TypeError(f"{name} must be {what} (real numbers), got {kind}: {_got(x)}")
-    if raw.ndim not in ndim:
-        raise ValueError(f"{name} has shape {raw.shape}, expected {what}")
-    arr = raw.astype(float)
+        raise TypeError(f"{name} must be {what_real}, got {kind}: {_got(x)}")
+    return raw.astype(float)
+
+
+def array(name, x, ndim, what):
+    """Return x as a float array with one of the numbers of dimensions in `ndim` and only finite entries.
+
+    `what` says what is expected in words, e.g. "mass matrices of shape (G, n, n)".  Strings, None, booleans and
+    complex numbers are refused, as in as_state.
+    """
+    arr = _real(name, x, what, f"{what} (real numbers)")
+    if arr.ndim not in ndim:
+        raise ValueError(f"{name} has shape {arr.shape}, expected {what}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or inf; every entry must be a finite number")
     return arr

@@ -64,35 +64,27 @@ def _time_step(dt):
     return positive_number("dt", dt, hint="the time step in seconds, e.g. dt=0.01")
 
 
-def _checked_step(step):
-    """The public form of a stepper: check (f, q, qd, dt) once, then take one step with f guarded."""
-    def public(f, q, qd, dt):
-        callable_arg("f", f, "f(q, qd) -> qdd")
-        q, qd = _pair(q, qd)
-        dt = _time_step(dt)
-        try:
-            return step(_guard(f, q.shape), q, qd, dt)
-        except _BlowUp as err:
-            raise _blown_up(err, dt) from None
-    public.__name__ = public.__qualname__ = step.__name__.lstrip("_") + "_step"
-    public.__doc__ = step.__doc__ + "\n\n    f(q, qd) -> qdd; q, qd: (n,) or (B, n); dt > 0 (s).  Returns (q_new, qd_new)."
-    return public
+def _one_step(step, f, q, qd, dt):
+    """Check (f, q, qd, dt) once, then take one step with f's output checked."""
+    callable_arg("f", f, "f(q, qd) -> qdd")
+    q, qd = _pair(q, qd)
+    dt = _time_step(dt)
+    try:
+        return step(_guard(f, q.shape), q, qd, dt)
+    except _BlowUp as err:
+        raise _blown_up(err, dt) from None
 
 
 def _euler(f, q, qd, dt):
-    """Explicit Euler: (q + dt qd, qd + dt f(q, qd))."""
     return q + dt * qd, qd + dt * f(q, qd)
 
 
 def _symplectic_euler(f, q, qd, dt):
-    """Semi-implicit Euler: qd_new = qd + dt f(q, qd), then q_new = q + dt qd_new.  The library's answer to the
-    exercise in 05."""
     qd_new = qd + dt * f(q, qd)
     return q + dt * qd_new, qd_new
 
 
 def _rk4(f, q, qd, dt):
-    """One classical Runge–Kutta step of (q, qd)' = (qd, f(q, qd))."""
     k1q, k1v = qd, f(q, qd)
     k2q, k2v = qd + 0.5 * dt * k1v, f(q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v)
     k3q, k3v = qd + 0.5 * dt * k2v, f(q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v)
@@ -101,9 +93,22 @@ def _rk4(f, q, qd, dt):
             qd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v))
 
 
-euler_step = _checked_step(_euler)
-symplectic_euler_step = _checked_step(_symplectic_euler)
-rk4_step = _checked_step(_rk4)
+def euler_step(f, q, qd, dt):
+    """Explicit Euler: (q + dt qd, qd + dt f(q, qd)).  f(q, qd) -> qdd; q, qd: (n,) or (B, n); dt > 0 (s)."""
+    return _one_step(_euler, f, q, qd, dt)
+
+
+def symplectic_euler_step(f, q, qd, dt):
+    """Semi-implicit Euler: qd_new = qd + dt f(q, qd), then q_new = q + dt qd_new.  The library's answer to the
+    exercise in 05.  f(q, qd) -> qdd; q, qd: (n,) or (B, n); dt > 0 (s)."""
+    return _one_step(_symplectic_euler, f, q, qd, dt)
+
+
+def rk4_step(f, q, qd, dt):
+    """One classical Runge–Kutta step of (q, qd)' = (qd, f(q, qd)).  f(q, qd) -> qdd; q, qd: (n,) or (B, n);
+    dt > 0 (s)."""
+    return _one_step(_rk4, f, q, qd, dt)
+
 
 STEPPERS = {"explicit Euler": euler_step, "symplectic Euler": symplectic_euler_step, "RK4": rk4_step}
 _UNCHECKED = {euler_step: _euler, symplectic_euler_step: _symplectic_euler, rk4_step: _rk4}
