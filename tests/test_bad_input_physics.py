@@ -10,8 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from lesson_lib import (PlanarChain, double_pendulum, lesson_check, mass_matrix_error, min_eigenvalue, part_errors,
-                        rollout, sample_trajectories, sample_uniform, torque_nmse, torus_grid)
+from lesson_lib import (BlackBox, DeLaN, PlanarChain, double_pendulum, lesson_check, mass_matrix_error, min_eigenvalue,
+                        part_errors, rollout, sample_trajectories, sample_uniform, torque_nmse, torus_grid)
 from lesson_lib._validate import LimitExceeded
 from lesson_lib.evaluation import audit, generalization
 from lesson_lib.evaluation.metrics import compare_mass_matrices
@@ -122,6 +122,8 @@ BAD = [
      r"forward_dynamics must be a function forward_dynamics\(q, qd, tau\)"),
     ("rollout q0 joints", lambda: rollout(fd, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]), ValueError,
      r"q0 has 3 entries per state .*n_dof = 2"),
+    ("rollout model joints", lambda: rollout(DeLaN(n_dof=3).forward_dynamics, Z, Z), ValueError,
+     r"q0 has 2 entries per state but forward_dynamics belongs to a system with n_dof = 3"),
     ("rollout qd0 shape", lambda: rollout(fd, np.zeros((2, 2)), Z), ValueError, r"qd0 has shape \(2,\) but q0"),
     ("rollout q0 nan", lambda: rollout(fd, [np.nan, 0.0], Z), ValueError, r"q0 contains NaN"),
     ("rollout tau_fn shape", lambda: rollout(fd, Z, Z, tau_fn=lambda t, q, qd: np.zeros(3)), ValueError,
@@ -181,7 +183,9 @@ BAD = [
      r"41\^4 torus grid .*made for 2 joints.*random configurations.*mass_matrix_error\(model, chain, q\)"),
     ("lesson_check dof", lambda: lesson_check(Truth(three), chain), ValueError,
      r"model has n_dof = 3 but chain has 2 joints; .*DeLaN\(n_dof=2\)"),
-    ("lesson_check model None", lambda: lesson_check(None, chain), TypeError, r"model must be a model such as DeLaN"),
+    ("lesson_check BlackBox", lambda: lesson_check(BlackBox(), chain), TypeError,
+     r"model must be a model with a mass matrix, such as DeLaN\(\).*BlackBox.*lacks mass_matrix"),
+    ("lesson_check model None", lambda: lesson_check(None, chain), TypeError, r"model must be a model with a mass matrix"),
     ("lesson_check chain str", lambda: lesson_check(Truth(), "double"), TypeError, r"chain must be a PlanarChain"),
     ("mme q empty", lambda: mass_matrix_error(Truth(), chain, np.zeros((0, 2))), ValueError,
      r"q holds no configurations"),

@@ -14,6 +14,8 @@ from .._validate import (array, as_data, as_state, configurations, has_api, inte
 from ..facts import GRID_POINTS, PASS_MAX_ERROR
 
 MODEL = "a model such as DeLaN() or BlackBox()"
+WITH_M = ("a model with a mass matrix, such as DeLaN() (for a BlackBox's implied M use "
+          "lesson_lib.evaluation.generalization.mass_matrix_error)")
 CHAIN = "a PlanarChain such as double_pendulum()"
 
 
@@ -64,7 +66,7 @@ def configurations_arg(q, n_dof, name="q"):
 
 def mass_matrix_error(model, chain, q=None):
     """max over q and entries of |M_hat(q) - M(q)| (q defaults to the whole-torus grid)."""
-    has_api("model", model, ("mass_matrix",), MODEL)
+    has_api("model", model, ("mass_matrix",), WITH_M)
     has_api("chain", chain, ("mass_matrix",), CHAIN)
     same_dof(model, chain)
     q = lesson_grid(chain.n_dof) if q is None else configurations_arg(q, chain.n_dof)
@@ -73,7 +75,7 @@ def mass_matrix_error(model, chain, q=None):
 
 def min_eigenvalue(model, q=None):
     """Smallest eigenvalue of the learned M over q (defaults to the whole-torus grid)."""
-    has_api("model", model, ("mass_matrix",), MODEL)
+    has_api("model", model, ("mass_matrix",), WITH_M)
     q = lesson_grid(model.n_dof) if q is None else configurations_arg(q, model.n_dof)
     return float(np.linalg.eigvalsh(model.mass_matrix(q)).min())
 
@@ -97,7 +99,7 @@ def torque_nmse(model, data):
 
 def part_errors(model, chain, data):
     """Root-mean-square error of each term of the manipulator equation against the truth: M qdd, c, g."""
-    has_api("model", model, ("parts",), MODEL)
+    has_api("model", model, ("parts",), WITH_M)
     has_api("chain", chain, ("mass_matrix", "coriolis", "gravity"), CHAIN)
     same_dof(model, chain)
     d = as_data("data", data, chain.n_dof, keys=("q", "qd", "qdd"))
@@ -122,7 +124,7 @@ def compare_mass_matrices(M_hat, M):
 
 def lesson_check(model, chain):
     """The lesson's PASS check over the whole torus: dict with max_error, min_eig and passed (bool)."""
-    has_api("model", model, ("mass_matrix",), MODEL)
+    has_api("model", model, ("mass_matrix",), WITH_M)
     has_api("chain", chain, ("mass_matrix",), CHAIN)
     same_dof(model, chain)
     q = lesson_grid(chain.n_dof)
