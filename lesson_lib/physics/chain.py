@@ -40,7 +40,8 @@ class PlanarChain:
     def __init__(self, m, l, lc, I, g=9.81):
         """m, l, lc, I: one number per link (kg, m, m, kg m^2); g >= 0 (m/s^2), gravity's magnitude.
 
-        Every link needs some inertia about its own joint, I + m lc^2 > 0, or M(q) would be singular.
+        Every link needs some inertia about its own joint, I + m lc^2 > 0: that keeps M(q) positive-definite at
+        every q (without it M is singular for the last link, and can become singular for an inner one).
         """
         values = {name: np.atleast_1d(array(name, v, (0, 1), "a list of numbers, one per link"))
                   for name, v in (("m", m), ("l", l), ("lc", lc), ("I", I))}
@@ -59,8 +60,8 @@ class PlanarChain:
         if np.any(about_joint <= 0):
             k = int(np.argmax(about_joint <= 0))
             raise ValueError(f"link {k + 1} has no inertia about its joint (I + m lc^2 = 0, with I = {self.I[k]:g} "
-                             f"and lc = {self.lc[k]:g}): M(q) would be singular and forward_dynamics could not "
-                             f"solve for qdd; give it I > 0 (a uniform rod: m l^2 / 12) or lc != 0")
+                             f"and lc = {self.lc[k]:g}); every link needs I + m lc^2 > 0, which keeps M(q) "
+                             f"invertible for forward_dynamics: give it I > 0 (a uniform rod: m l^2 / 12) or lc != 0")
         self.g = number("g", g, low=0.0, hint="g is the magnitude of gravity in m/s^2 (it points down, along -y); "
                                               "e.g. g=9.81, or g=0 for none")
         self.n_dof = len(self.m)
