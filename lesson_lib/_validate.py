@@ -156,9 +156,11 @@ def within_limit(name, value, limit, fix=""):
 #   a few hundred to a few thousand.
 # MAX_SAMPLES: samples in one generated data set, and states recorded by one rollout (steps + 1 times the batch).
 #   The course uses 4,096 uniform samples and trajectory sets of a few thousand.
+# MAX_JOINTS: joints of a grid or of random states asked for by number (one mass matrix fits MAX_MATRIX_ENTRIES).
 MAX_MATRIX_ENTRIES = 1_000_000
 MAX_STEPS = 50_000
 MAX_SAMPLES = 500_000
+MAX_JOINTS = 1_000
 
 
 def max_configurations(n_dof):

@@ -176,6 +176,7 @@ BAD = [
     ("grid points<0", lambda: torus_grid(2, points=-3), ValueError, r"points must be >= 1, got -3"),
     ("grid n_dof str", lambda: torus_grid("two"), TypeError, r"n_dof must be a whole number, got 'two'"),
     ("grid n_dof 2.7", lambda: torus_grid(2.7), TypeError, r"n_dof must be a whole number, got 2\.7"),
+    ("grid n_dof huge", lambda: torus_grid(10**7, points=2), ValueError, r"n_dof must be between 1 and 1000"),
     ("grid 4 joints", lambda: torus_grid(4), LimitExceeded,
      r"a 41\^4 torus grid asks for 2,825,761 configurations of 4 joints, above the limit of 62,500.*"
      r"use points <= 15 for 4 joints \(15\^4 = 50,625"),

@@ -6,8 +6,8 @@ box it is whatever the network's slope happens to be, at each (q, qd, qdd).
 """
 import numpy as np
 
-from .._validate import (MAX_SAMPLES, array, as_state, as_states, configurations, has_api, integer, number,
-                         number_list, within_limit)
+from .._validate import (MAX_JOINTS, MAX_SAMPLES, array, as_state, as_states, configurations, has_api, integer,
+                         number, number_list, within_limit)
 from ..facts import QD_MAX, QDD_MAX
 from .metrics import MODEL
 
@@ -48,7 +48,7 @@ def implied_mass_matrix(model, q, qd, qdd):
 def sample_states(n_dof, count, seed, scale=1.0, qd_max=QD_MAX, qdd_max=QDD_MAX):
     """Random (q, qd, qdd), each (count, n_dof): q on the whole torus, qd and qdd uniform in `scale` times the
     training box.  count 0..MAX_SAMPLES, seed >= 0, scale > 0, qd_max and qdd_max >= 0."""
-    n_dof = integer("n_dof", n_dof, low=1, hint="the number of joints, e.g. n_dof=2")
+    n_dof = integer("n_dof", n_dof, low=1, high=MAX_JOINTS, hint="the number of joints, e.g. n_dof=2")
     count = within_limit("count", integer("count", count, low=0, hint="the number of states, e.g. count=500"),
                          MAX_SAMPLES, "use fewer states")
     seed = integer("seed", seed, low=0, hint="a whole number >= 0, e.g. seed=0")

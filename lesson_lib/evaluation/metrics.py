@@ -9,8 +9,8 @@ lesson_lib._validate.max_configurations(n) per call.
 """
 import numpy as np
 
-from .._validate import (array, as_data, as_state, configurations, has_api, integer, max_configurations,
-                         same_dof)
+from .._validate import (MAX_JOINTS, array, as_data, as_state, configurations, has_api, integer,
+                         max_configurations, same_dof)
 from ..facts import GRID_POINTS, PASS_MAX_ERROR
 
 MODEL = "a model such as DeLaN() or BlackBox()"
@@ -39,7 +39,7 @@ def torus_grid(n_dof=2, points=GRID_POINTS):
 
     n_dof >= 1, points >= 1; points ** n_dof may not exceed max_configurations(n_dof) (LimitExceeded).
     """
-    n_dof = integer("n_dof", n_dof, low=1, hint="the number of joints, e.g. n_dof=2")
+    n_dof = integer("n_dof", n_dof, low=1, high=MAX_JOINTS, hint="the number of joints, e.g. n_dof=2")
     points = integer("points", points, low=1, hint=f"angles per joint, e.g. points={GRID_POINTS}")
     grid_fits(n_dof, points)
     axes = np.meshgrid(*[np.linspace(-np.pi, np.pi, points)] * n_dof, indexing="ij")
