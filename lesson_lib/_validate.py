@@ -10,6 +10,7 @@ exhaust time or memory raise LimitExceeded (a ValueError) with the number asked 
 """
 import numbers
 import operator
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -31,16 +32,7 @@ def as_state(name, x, n, allow_batch=True):
 
     Lists and arrays of real numbers are accepted; strings, None, booleans and complex numbers are not.
     """
-    if x is None or isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must be numeric (a list or array of floats), got {_got(x)}")
-    try:
-        raw = np.asarray(x)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be numeric (a list or array of floats), got {_got(x)}") from None
-    if raw.dtype.kind not in "iuf":
-        kind = {"b": "booleans", "c": "complex numbers"}.get(raw.dtype.kind, "values that are not numbers")
-        raise TypeError(f"{name} must be numeric (a list or array of real numbers), got {kind}: {_got(x)}")
-    arr = raw.astype(float)
+    arr = _real(name, x, "numeric (a list or array of floats)", "numeric (a list or array of real numbers)")
     ok = (arr.ndim == 1 and arr.shape[0] == n) or (allow_batch and arr.ndim == 2 and arr.shape[1] == n)
     if not ok:
         want = f"({n},) for one state" + (f" or (B, {n}) for a batch of B states" if allow_batch else "")
@@ -162,3 +154,157 @@ def as_vector(name, x, size, hint=""):
         if not str(err).startswith(f"{name} has shape"):
             raise
         raise ValueError(f"{name} must be a flat vector of {size} numbers{hint}, got shape {np.shape(x)}") from None
+
+
+# ---------------------------------------------------------------------- hard limits: one home, documented
+# Requests beyond these would hang the kernel or exhaust the memory of a learner's machine (Binder gives about
+# 2 GB).  Each is far above every use in the course; figures measured on a 2-core machine.
+#
+# MAX_MATRIX_ENTRIES: configurations x n_dof^2 at which one call evaluates mass matrices (torus grids, metrics,
+#   audits).  A DeLaN needs about 0.6 GB at the limit.  The course uses 1,681 configurations (41 x 41 grid) for 2
+#   joints and 2,000 for 3; the limit allows 250,000 for 2 joints, 111,111 for 3 (a 41^3 grid), 62,500 for 4.
+# MAX_STEPS: time steps per rollout or simulate call: about 20 s of RK4 on the double pendulum.  The course uses
+#   a few hundred to a few thousand.
+# MAX_SAMPLES: samples in one generated data set, and states recorded by one rollout (steps + 1 times the batch).
+#   The course uses 4,096 uniform samples and trajectory sets of a few thousand.
+# MAX_JOINTS: joints of a grid or of random states asked for by number (one mass matrix fits MAX_MATRIX_ENTRIES).
+MAX_MATRIX_ENTRIES = 1_000_000
+MAX_STEPS = 50_000
+MAX_SAMPLES = 500_000
+MAX_JOINTS = 1_000
+
+
+def max_configurations(n_dof):
+    """The most configurations of an n_dof-joint chain one call may evaluate: MAX_MATRIX_ENTRIES // n_dof^2."""
+    return MAX_MATRIX_ENTRIES // n_dof**2
+
+
+def configurations(name, count, n_dof, fix=""):
+    """Return count if that many configurations of n_dof joints fit under MAX_MATRIX_ENTRIES, else raise
+    LimitExceeded naming both numbers."""
+    limit = max_configurations(n_dof)
+    if count > limit:
+        asks = f"{count:,}" if count <= 10**15 else "more than 10^15"
+        raise LimitExceeded(f"{name} asks for {asks} configurations of {n_dof} joints, above the limit of {limit:,} "
+                            f"({MAX_MATRIX_ENTRIES:,} mass-matrix entries per call)" + (f"; {fix}" if fix else ""))
+    return count
+
+
+# ---------------------------------------------------------------------- arrays, lists, callables, models, data
+def _real(name, x, what, what_real):
+    """x as a float array, or TypeError: "{name} must be {what}" for None, strings and what numpy cannot read,
+    "{name} must be {what_real}" for booleans, complex numbers and other non-numbers."""
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be {what}, got {_got(x)}")
+    try:
+        raw = np.asarray(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be {what}, got {_got(x)}") from None
+    if raw.dtype.kind not in "iuf":
+        kind = {"b": "booleans", "c": "complex numbers"}.get(raw.dtype.kind, "values that are not numbers")
+        raise TypeError(f"{name} must be {what_real}, got {kind}: {_got(x)}")
+    return raw.astype(float)
+
+
+def array(name, x, ndim, what):
+    """Return x as a float array with one of the numbers of dimensions in `ndim` and only finite entries.
+
+    `what` says what is expected in words, e.g. "mass matrices of shape (G, n, n)".  Strings, None, booleans and
+    complex numbers are refused, as in as_state.
+    """
+    arr = _real(name, x, what, f"{what} (real numbers)")
+    if arr.ndim not in ndim:
+        raise ValueError(f"{name} has shape {arr.shape}, expected {what}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf; every entry must be a finite number")
+    return arr
+
+
+def number_list(name, x, low=0.0, low_open=True, example="(1, 2)"):
+    """Return a non-empty sequence of finite numbers, each > low (or >= low), as a tuple of the items as given
+    (so 1 stays 1 in what is printed later)."""
+    if isinstance(x, (str, bytes, numbers.Number)) or x is None or not hasattr(x, "__iter__"):
+        raise TypeError(f"{name} must be a list of numbers, got {_got(x)}; e.g. {name}={example}")
+    items = tuple(x)
+    if not items:
+        raise ValueError(f"{name} must hold at least one number, got {_got(x)}; e.g. {name}={example}")
+    for v in items:
+        number(f"each entry of {name}", v, low=low, low_open=low_open, hint=f"e.g. {name}={example}")
+    return items
+
+
+def sign(name, x):
+    """Return +1 or -1 (as an int) for a side of something; 0, 0.5, True or "+" are refused."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be +1 or -1, got {_got(x)}")
+    if x not in (1, -1):
+        raise ValueError(f"{name} must be +1 or -1, got {_got(x)}")
+    return int(x)
+
+
+def callable_arg(name, f, expected):
+    """Return f if it can be called, else raise TypeError saying what was expected (e.g. "f(q, qd) -> qdd")."""
+    if not callable(f):
+        raise TypeError(f"{name} must be a function {expected}, got {_got(f)}")
+    return f
+
+
+def has_api(name, obj, methods, expected):
+    """Return obj if it has an integer n_dof >= 1 and every method in `methods`, else raise TypeError.
+
+    `expected` names what fits, e.g. "a PlanarChain such as double_pendulum()".
+    """
+    n = getattr(obj, "n_dof", None)
+    good_n = isinstance(n, numbers.Integral) and not isinstance(n, (bool, np.bool_)) and n >= 1
+    lacks = ([] if good_n else ["n_dof (a whole number >= 1)"]) + [m for m in methods
+                                                                    if not callable(getattr(obj, m, None))]
+    if lacks:
+        raise TypeError(f"{name} must be {expected}, got {_got(obj)}: it lacks {', '.join(lacks)}")
+    return obj
+
+
+def same_dof(model, chain, model_name="model", chain_name="chain"):
+    """Raise unless model and chain have the same number of joints."""
+    if model.n_dof != chain.n_dof:
+        raise ValueError(f"{model_name} has n_dof = {model.n_dof} but {chain_name} has {chain.n_dof} joints; "
+                         f"build the model for this chain, e.g. DeLaN(n_dof={chain.n_dof})")
+
+
+DATA_KEYS = ("q", "qd", "qdd", "tau")
+
+
+def as_data(name, data, n, keys=DATA_KEYS, min_samples=1):
+    """Return a checked copy of a data dict: each of `keys` an (N, n) float array, one N >= min_samples for all.
+
+    Optional keys are checked when present: "traj" (N,) whole numbers >= 0 (the trajectory of each sample) and
+    "t" (N,) finite times.  Other keys pass through unchanged.
+    """
+    if not isinstance(data, Mapping):
+        raise TypeError(f"{name} must be a dict of arrays with keys {', '.join(keys)} (e.g. from "
+                        f"sample_uniform(chain)), got {_got(data)}")
+    missing = [k for k in keys if k not in data]
+    if missing:
+        raise ValueError(f"{name} lacks the key(s) {', '.join(repr(k) for k in missing)}; a data dict holds "
+                         f"{', '.join(keys)}, each (N, {n}) (e.g. from sample_uniform(chain))")
+    out = dict(data)
+    for k in keys:
+        out[k] = as_state(f"{name}[{k!r}]", data[k], n)
+        if out[k].ndim != 2:
+            raise ValueError(f"{name}[{k!r}] has shape {out[k].shape}, expected (N, {n}): one row per sample")
+    counts = {k: out[k].shape[0] for k in keys}
+    if len(set(counts.values())) > 1:
+        raise ValueError(f"the arrays of {name} have different numbers of samples {counts}; every array needs "
+                         f"one row per sample")
+    N = counts[keys[0]]
+    if N < min_samples:
+        raise ValueError(f"{name} holds {N} sample(s), at least {min_samples} needed")
+    if "traj" in data:
+        traj = np.asarray(data["traj"])
+        if traj.shape != (N,) or traj.dtype.kind not in "iu" or (N and traj.min() < 0):
+            raise ValueError(f"{name}['traj'] must be ({N},) whole numbers >= 0 (the trajectory of each sample), "
+                             f"got {_got(data['traj'])}")
+    if "t" in data:
+        out["t"] = array(f"{name}['t']", data["t"], (1,), f"({N},) times of the samples")
+        if out["t"].shape != (N,):
+            raise ValueError(f"{name}['t'] has shape {out['t'].shape}, expected ({N},): one time per sample")
+    return out

@@ -172,6 +172,18 @@ def test_bad_parameters_raise_clear_error():
         double_pendulum().mass_matrix([1.0, 2.0, 3.0])
 
 
+def test_a_link_needs_inertia_about_its_joint():
+    """The last diagonal entry of M is the last link's inertia about its joint, I + m lc^2 (nothing else moves
+    when only the last joint turns), so with I + m lc^2 = 0 M is singular: such a chain is refused."""
+    for I, lc in ((1e-9, 0.0), (0.0, 1e-4), (0.3, 0.2)):
+        chain = PlanarChain(m=[1.0, 2.0], l=[1.0, 1.0], lc=[0.5, lc], I=[0.1, I])
+        M = chain.mass_matrix(rng.uniform(-np.pi, np.pi, (50, 2)))
+        np.testing.assert_allclose(M[:, 1, 1], I + 2.0 * lc**2, rtol=1e-12)
+        assert np.all(np.linalg.eigvalsh(M)[:, 0] <= I + 2.0 * lc**2 + 1e-15)
+    with pytest.raises(ValueError, match="link 2 has no inertia about its joint"):
+        PlanarChain(m=[1.0, 2.0], l=[1.0, 1.0], lc=[0.5, 0.0], I=[0.1, 0.0])
+
+
 def test_params_and_dof():
     chain = double_pendulum()
     assert chain.n_dof == 2

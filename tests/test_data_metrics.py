@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from lesson_lib import (DeLaN, double_pendulum, facts, lesson_check, mass_matrix_error, min_eigenvalue,
-                        part_errors, sample_trajectories, sample_uniform, torque_nmse, torus_grid)
+from lesson_lib import (DeLaN, double_pendulum, facts, lesson_check, mass_matrix_error, min_eigenvalue, part_errors,
+                        rollout, sample_trajectories, sample_uniform, torque_nmse, torus_grid)
 
 chain = double_pendulum()
 
@@ -38,6 +38,24 @@ def test_trajectory_samples_satisfy_the_dynamics():
     assert d["q"].shape == (3 * 101, 2)
     np.testing.assert_allclose(chain.rnea(d["q"], d["qd"], d["qdd"]), d["tau"], atol=1e-9)
     assert np.ptp(d["q"]) > 0.1                         # it moved
+
+
+def test_trajectory_samples_say_which_trajectory_and_time_they_belong_to():
+    """Rows are trajectory-major; re-running RK4 from each trajectory's first sample with its recorded torques
+    (held over each step) reproduces all its samples, so "traj", "t", order and tau agree."""
+    d = sample_trajectories(chain, n_traj=3, duration=0.5, dt=0.01, seed=1)
+    assert set(d) == {"q", "qd", "qdd", "tau", "traj", "t"}
+    assert d["traj"].dtype.kind == "i" and d["traj"].shape == d["t"].shape == (3 * 51,)
+    np.testing.assert_array_equal(d["traj"], np.repeat([0, 1, 2], 51))
+    for k in range(3):
+        rows = d["traj"] == k
+        t, q, qd, tau = d["t"][rows], d["q"][rows], d["qd"][rows], d["tau"][rows]
+        np.testing.assert_allclose(t, 0.01 * np.arange(51), atol=1e-12)
+        _, q_again, qd_again = rollout(chain.forward_dynamics, q[0], qd[0], dt=0.01, steps=50,
+                                       tau_fn=lambda tk, *_: tau[int(round(tk / 0.01))])
+        np.testing.assert_allclose(q_again, q, atol=1e-12)
+        np.testing.assert_allclose(qd_again, qd, atol=1e-12)
+    assert set(sample_uniform(chain, 10)) == {"q", "qd", "qdd", "tau"}          # uniform data stay as they were
 
 
 def test_metrics_call_the_truth_perfect_and_an_untrained_model_imperfect():

@@ -1,16 +1,40 @@
-"""Inverse-dynamics data from the RNEA truth: (q, qd, qdd) -> tau, seeded."""
+"""Inverse-dynamics data from the RNEA truth: (q, qd, qdd) -> tau, seeded.
+
+A data set is a dict of (N, n) arrays "q", "qd", "qdd", "tau", one row per sample.  Data recorded along motions
+also carry "traj" (N,) ints, the trajectory each sample belongs to, and "t" (N,), its time along that trajectory:
+samples of one trajectory are correlated, so a validation set should hold out whole trajectories (select rows by
+"traj"), not random samples.
+"""
 import numpy as np
 
+from .._validate import MAX_SAMPLES, has_api, integer, number, within_limit
 from ..facts import N_SAMPLES, QD_MAX, QDD_MAX
-from ..physics.integrators import rollout
+from ..physics.integrators import rollout, steps_for
+
+_CHAIN = "a PlanarChain such as double_pendulum()"
+
+
+def _seed(seed):
+    return integer("seed", seed, low=0, hint="a whole number >= 0, e.g. seed=0 (the same seed gives the same data)")
+
+
+def _size(name, count):
+    count = integer(name, count, low=1, hint=f"the number of samples, e.g. {name}={N_SAMPLES}")
+    return within_limit(name, count, MAX_SAMPLES, "use fewer samples; a few thousand are enough for the lesson")
 
 
 def sample_uniform(chain, n_samples=N_SAMPLES, seed=0, qd_max=QD_MAX, qdd_max=QDD_MAX, noise=0.0):
     """Samples with q uniform on the torus [-pi, pi)^n, qd uniform in [-qd_max, qd_max]^n and qdd uniform in
     [-qdd_max, qdd_max]^n; tau from the RNEA, plus Gaussian sensor noise of std `noise` (N m) if asked.
 
+    n_samples: 1..MAX_SAMPLES; seed >= 0; qd_max, qdd_max, noise >= 0.
     Returns a dict of (n_samples, n) arrays "q", "qd", "qdd", "tau".
     """
+    has_api("chain", chain, ("rnea",), _CHAIN)
+    n_samples, seed = _size("n_samples", n_samples), _seed(seed)
+    qd_max = number("qd_max", qd_max, low=0.0, hint="the largest joint speed in rad/s, e.g. qd_max=3")
+    qdd_max = number("qdd_max", qdd_max, low=0.0, hint="the largest joint acceleration in rad/s^2, e.g. qdd_max=10")
+    noise = number("noise", noise, low=0.0, hint="the sensor noise's standard deviation in N m, e.g. noise=0.5")
     rng = np.random.default_rng(seed)
     n = chain.n_dof
     q = rng.uniform(-np.pi, np.pi, (n_samples, n))
@@ -21,10 +45,20 @@ def sample_uniform(chain, n_samples=N_SAMPLES, seed=0, qd_max=QD_MAX, qdd_max=QD
 
 
 def sample_trajectories(chain, n_traj=8, duration=4.0, dt=0.01, seed=0, torque_amp=5.0):
-    """Samples along trajectories driven by random sinusoidal torques from random initial states.
+    """Samples along n_traj trajectories driven by random sinusoidal torques from random initial states.
 
-    Returns the same dict as sample_uniform, with qdd from the true forward dynamics at each sample.
+    Each trajectory lasts `duration` s, recorded every dt s (steps = round(duration / dt), steps + 1 samples).
+    n_traj >= 1; duration >= dt > 0; seed >= 0; torque_amp >= 0 (N m); n_traj (steps + 1) <= MAX_SAMPLES.
+    Returns the dict of sample_uniform (qdd from the true forward dynamics at each sample) plus "traj" (N,) ints,
+    the trajectory of each sample, and "t" (N,), its time.  Samples are trajectory-major: trajectory 0's samples
+    in time order, then trajectory 1's, and so on, so data["traj"] == k selects one whole trajectory.
     """
+    has_api("chain", chain, ("forward_dynamics",), _CHAIN)
+    n_traj, seed = integer("n_traj", n_traj, low=1, hint="the number of trajectories, e.g. n_traj=8"), _seed(seed)
+    steps = steps_for(duration, dt)
+    torque_amp = number("torque_amp", torque_amp, low=0.0, hint="the torques' largest amplitude in N m, e.g. 5")
+    within_limit("n_traj x (steps + 1) samples", n_traj * (steps + 1), MAX_SAMPLES,
+                 "use fewer or shorter trajectories, or a larger dt")
     rng = np.random.default_rng(seed)
     n = chain.n_dof
     amp = rng.uniform(-torque_amp, torque_amp, (n_traj, n))
@@ -33,9 +67,9 @@ def sample_trajectories(chain, n_traj=8, duration=4.0, dt=0.01, seed=0, torque_a
 
     def tau_fn(t, q, qd):
         return amp * np.sin(2 * np.pi * freq * t + phase)
-    steps = int(round(duration / dt))
     t, q, qd = rollout(chain.forward_dynamics, rng.uniform(-np.pi, np.pi, (n_traj, n)),
                        rng.uniform(-1, 1, (n_traj, n)), dt=dt, steps=steps, tau_fn=tau_fn)
-    tau = np.stack([tau_fn(tk, None, None) for tk in t])           # (T, n_traj, n)
-    q, qd, tau = (a.reshape(-1, n) for a in (q, qd, tau))
-    return {"q": q, "qd": qd, "qdd": chain.forward_dynamics(q, qd, tau), "tau": tau}
+    tau = np.stack([tau_fn(tk, None, None) for tk in t])           # (T, n_traj, n), like q and qd
+    q, qd, tau = (np.swapaxes(a, 0, 1).reshape(-1, n) for a in (q, qd, tau))   # trajectory-major rows
+    return {"q": q, "qd": qd, "qdd": chain.forward_dynamics(q, qd, tau), "tau": tau,
+            "traj": np.repeat(np.arange(n_traj), len(t)), "t": np.tile(t, n_traj)}

@@ -6,7 +6,10 @@ box it is whatever the network's slope happens to be, at each (q, qd, qdd).
 """
 import numpy as np
 
+from .._validate import (MAX_JOINTS, MAX_SAMPLES, array, as_state, as_states, configurations, has_api, integer,
+                         number, number_list, within_limit)
 from ..facts import QD_MAX, QDD_MAX
+from .metrics import MODEL
 
 SYMMETRY_TOL = 1e-9
 
@@ -14,21 +17,44 @@ SYMMETRY_TOL = 1e-9
 def is_valid_inertia(M, tol=SYMMETRY_TOL):
     """True when the square matrix M is symmetric (max |M - M^T| <= tol) and positive-definite (all
     eigenvalues > 0).  The library's answer to exercise 01."""
-    M = np.asarray(M, dtype=float)
+    M = array("M", M, (2,), "one square matrix (n, n)")
+    if M.shape[0] != M.shape[1] or M.size == 0:
+        raise ValueError(f"M has shape {M.shape}, expected one square matrix (n, n) with n >= 1")
+    tol = number("tol", tol, low=0.0, hint="the largest asymmetry |M - M^T| allowed, e.g. tol=1e-9")
     asymmetry = np.max(np.abs(M - M.T))
     smallest = np.linalg.eigvalsh(M).min()
     return bool(asymmetry <= tol and smallest > 0)
 
 
+def _model(model):
+    """Check a model for the audits: n_dof and either implied_mass_matrix or mass_matrix."""
+    methods = ("implied_mass_matrix",) if hasattr(model, "implied_mass_matrix") else ("mass_matrix",)
+    return has_api("model", model, methods, MODEL)
+
+
 def implied_mass_matrix(model, q, qd, qdd):
-    """d tau_hat / d qdd at a batch of states, (B, n, n): the black box's slope, or the DeLaN's M(q)."""
+    """d tau_hat / d qdd at one state (n, n) or a batch of states (B, n, n): the black box's slope, or the
+    DeLaN's M(q).  q, qd, qdd: (n,) or (B, n), B up to max_configurations(n)."""
+    _model(model)
+    (q, qd, qdd), single = as_states(model.n_dof, q=q, qd=qd, qdd=qdd)
+    configurations("q, qd, qdd", len(q), model.n_dof, "split the states into smaller batches")
+    if single:
+        q, qd, qdd = q[0], qd[0], qdd[0]
     if hasattr(model, "implied_mass_matrix"):
         return model.implied_mass_matrix(q, qd, qdd)
     return model.mass_matrix(q)
 
 
 def sample_states(n_dof, count, seed, scale=1.0, qd_max=QD_MAX, qdd_max=QDD_MAX):
-    """Random (q, qd, qdd): q on the whole torus, qd and qdd uniform in `scale` times the training box."""
+    """Random (q, qd, qdd), each (count, n_dof): q on the whole torus, qd and qdd uniform in `scale` times the
+    training box.  count 0..MAX_SAMPLES, seed >= 0, scale > 0, qd_max and qdd_max >= 0."""
+    n_dof = integer("n_dof", n_dof, low=1, high=MAX_JOINTS, hint="the number of joints, e.g. n_dof=2")
+    count = within_limit("count", integer("count", count, low=0, hint="the number of states, e.g. count=500"),
+                         MAX_SAMPLES, "use fewer states")
+    seed = integer("seed", seed, low=0, hint="a whole number >= 0, e.g. seed=0")
+    scale = number("scale", scale, low=0.0, low_open=True, hint="a multiple of the training box, e.g. scale=2")
+    qd_max = number("qd_max", qd_max, low=0.0, hint="the largest joint speed in rad/s, e.g. qd_max=3")
+    qdd_max = number("qdd_max", qdd_max, low=0.0, hint="the largest joint acceleration in rad/s^2, e.g. qdd_max=10")
     rng = np.random.default_rng(seed)
     q = rng.uniform(-np.pi, np.pi, (count, n_dof))
     qd = rng.uniform(-scale * qd_max, scale * qd_max, (count, n_dof))
@@ -38,7 +64,10 @@ def sample_states(n_dof, count, seed, scale=1.0, qd_max=QD_MAX, qdd_max=QDD_MAX)
 
 def inertia_report(M):
     """Per state: largest asymmetry max |M - M^T| and smallest eigenvalue of the symmetric part (M + M^T)/2
-    (the part that sets the kinetic energy 1/2 qd^T M qd)."""
+    (the part that sets the kinetic energy 1/2 qd^T M qd).  M: (n, n) or (B, n, n), B may be 0."""
+    M = array("M", M, (2, 3), "square matrices of shape (n, n) or (B, n, n)")
+    if M.shape[-1] != M.shape[-2] or M.shape[-1] == 0:
+        raise ValueError(f"M has shape {M.shape}, expected square matrices (n, n) or (B, n, n) with n >= 1")
     MT = np.swapaxes(M, -1, -2)
     asym = np.max(np.abs(M - MT), axis=(-2, -1))
     lam = np.linalg.eigvalsh(0.5 * (M + MT)).min(axis=-1)
@@ -48,7 +77,15 @@ def inertia_report(M):
 def audit(model, scales=(1, 2, 5, 10), count=2000, seed=0):
     """For each range multiplier s: states with qd, qdd up to s times the training box, and over them the
     largest asymmetry, the share of states whose implied M is not positive-definite, the smallest eigenvalue,
-    and the worst state (q, qd, qdd) with its implied M.  Returns a list of dicts, one per scale."""
+    and the worst state (q, qd, qdd) with its implied M.  Returns a list of dicts, one per scale.
+
+    scales: numbers > 0; count: 1..max_configurations(n) states per scale; seed >= 0.
+    """
+    _model(model)
+    scales = number_list("scales", scales, example="(1, 2, 5, 10)")
+    count = integer("count", count, low=1, hint="the number of states per scale, e.g. count=2000")
+    configurations("count", count, model.n_dof, "use fewer states per scale")
+    seed = integer("seed", seed, low=0, hint="a whole number >= 0, e.g. seed=0")
     rows = []
     for k, s in enumerate(scales):
         q, qd, qdd = sample_states(model.n_dof, count, seed + k, scale=s)
@@ -60,8 +97,15 @@ def audit(model, scales=(1, 2, 5, 10), count=2000, seed=0):
     return rows
 
 
+AUDIT_KEYS = ("scale", "max_asymmetry", "share_not_pd", "min_eig")
+
+
 def print_audit(rows, name):
     """The audit as a small table with rounded numbers."""
+    if not isinstance(rows, (list, tuple)) or not rows or not all(
+            isinstance(r, dict) and all(k in r for k in AUDIT_KEYS) for r in rows):
+        raise TypeError(f"rows must be the non-empty list of dicts that audit(model) returns, got "
+                        f"{type(rows).__name__}")
     print(f"{name}: implied mass matrix d tau / d qdd at {'random states'}")
     print(f"  {'range':>6}  {'max |M - M^T|':>13}  {'not pos.-def.':>13}  {'smallest eig':>12}")
     for r in rows:
@@ -70,10 +114,13 @@ def print_audit(rows, name):
 
 
 def velocity_sweep(model, q, qd_values, joint=0):
-    """Implied M at one configuration q while qd[joint] sweeps qd_values (other qd and all qdd zero): (K, n, n).
-    A real inertia would not change at all."""
+    """Implied M at one configuration q (n,) while qd[joint] sweeps qd_values (K,) (other qd and all qdd zero):
+    (K, n, n).  A real inertia would not change at all."""
+    _model(model)
     n = model.n_dof
+    q = as_state("q", q, n, allow_batch=False)
+    qd_values = array("qd_values", qd_values, (1,), "a 1-D list of joint speeds (rad/s)")
+    joint = integer("joint", joint, low=0, high=n - 1, hint=f"a joint index 0..{n - 1}")
     qd = np.zeros((len(qd_values), n))
     qd[:, joint] = qd_values
-    Q = np.broadcast_to(np.asarray(q, dtype=float), (len(qd_values), n))
-    return implied_mass_matrix(model, Q, qd, np.zeros_like(qd))
+    return implied_mass_matrix(model, np.broadcast_to(q, qd.shape), qd, np.zeros_like(qd))

@@ -2,41 +2,108 @@
 
 The lesson's PASS criterion (lesson_lib.facts): max |M_hat - M| < PASS_MAX_ERROR over a GRID_POINTS x GRID_POINTS
 grid of the whole (q0, q1) torus and the learned M's smallest eigenvalue > 0 everywhere on it.
+
+A model here is anything with n_dof and the methods a metric calls (DeLaN, BlackBox, or the truth dressed as a
+model); a chain is a PlanarChain.  Configurations q are (n,) or (B, n) with B >= 1, at most
+lesson_lib._validate.max_configurations(n) per call.
 """
 import numpy as np
 
-from .._validate import as_states
+from .._validate import (MAX_JOINTS, array, as_data, as_state, configurations, has_api, integer,
+                         max_configurations, same_dof)
 from ..facts import GRID_POINTS, PASS_MAX_ERROR
+
+MODEL = "a model such as DeLaN() or BlackBox()"
+WITH_M = ("a model with a mass matrix, such as DeLaN() (for a BlackBox's implied M use "
+          "lesson_lib.evaluation.generalization.mass_matrix_error)")
+CHAIN = "a PlanarChain such as double_pendulum()"
+
+
+def grid_fits(n_dof, points, fix=None):
+    """Raise LimitExceeded unless a points^n_dof grid fits max_configurations(n_dof); the message names the
+    points that would fit (or `fix`)."""
+    limit = max_configurations(n_dof)
+    fit = int(limit ** (1 / n_dof))
+    while (fit + 1) ** n_dof <= limit:
+        fit += 1
+    while fit and fit ** n_dof > limit:
+        fit -= 1
+    if fix is None:
+        fix = (f"use points <= {fit} for {n_dof} joints ({fit}^{n_dof} = {fit ** n_dof:,} configurations), or "
+               f"random configurations" if fit >= 2 else "use random configurations instead of a grid")
+    configurations(f"a {points}^{n_dof} torus grid", points ** n_dof, n_dof, fix)
 
 
 def torus_grid(n_dof=2, points=GRID_POINTS):
-    """All combinations of `points` angles in [-pi, pi] per joint: (points ** n_dof, n_dof)."""
+    """All combinations of `points` angles in [-pi, pi] per joint: (points ** n_dof, n_dof).
+
+    n_dof >= 1, points >= 1; points ** n_dof may not exceed max_configurations(n_dof) (LimitExceeded).
+    """
+    n_dof = integer("n_dof", n_dof, low=1, high=MAX_JOINTS, hint="the number of joints, e.g. n_dof=2")
+    points = integer("points", points, low=1, hint=f"angles per joint, e.g. points={GRID_POINTS}")
+    grid_fits(n_dof, points)
     axes = np.meshgrid(*[np.linspace(-np.pi, np.pi, points)] * n_dof, indexing="ij")
     return np.stack([a.ravel() for a in axes], axis=-1)
 
 
+def lesson_grid(n_dof):
+    """The lesson's GRID_POINTS^n grid, or LimitExceeded saying to measure on random configurations instead."""
+    grid_fits(n_dof, GRID_POINTS, f"the lesson's grid check is made for 2 joints; for {n_dof} measure on random "
+                                  f"configurations: q = np.random.default_rng(0).uniform(-np.pi, np.pi, (2000, "
+                                  f"{n_dof})), then mass_matrix_error(model, chain, q) and min_eigenvalue(model, q)")
+    return torus_grid(n_dof, GRID_POINTS)
+
+
+def configurations_arg(q, n_dof, name="q"):
+    """Check configurations q for a metric: (n,) or (B, n) with 1 <= B <= max_configurations(n_dof)."""
+    q = as_state(name, q, n_dof)
+    count = len(np.atleast_2d(q))
+    if count == 0:
+        raise ValueError(f"{name} holds no configurations (shape {q.shape}); a metric needs at least one")
+    configurations(name, count, n_dof, f"split {name} into smaller batches")
+    return q
+
+
 def mass_matrix_error(model, chain, q=None):
     """max over q and entries of |M_hat(q) - M(q)| (q defaults to the whole-torus grid)."""
-    q = torus_grid(chain.n_dof) if q is None else q
+    has_api("model", model, ("mass_matrix",), WITH_M)
+    has_api("chain", chain, ("mass_matrix",), CHAIN)
+    same_dof(model, chain)
+    q = lesson_grid(chain.n_dof) if q is None else configurations_arg(q, chain.n_dof)
     return float(np.max(np.abs(model.mass_matrix(q) - chain.mass_matrix(q))))
 
 
 def min_eigenvalue(model, q=None):
     """Smallest eigenvalue of the learned M over q (defaults to the whole-torus grid)."""
-    q = torus_grid(model.n_dof) if q is None else q
+    has_api("model", model, ("mass_matrix",), WITH_M)
+    q = lesson_grid(model.n_dof) if q is None else configurations_arg(q, model.n_dof)
     return float(np.linalg.eigvalsh(model.mass_matrix(q)).min())
 
 
 def torque_nmse(model, data):
-    """Per joint: mean((tau_hat - tau)^2) / var(tau) on a data dict (0 is perfect, 1 is predicting the mean)."""
-    (q, qd, qdd, tau), _ = as_states(model.n_dof, q=data["q"], qd=data["qd"], qdd=data["qdd"], tau=data["tau"])
-    err = model.inverse_dynamics(q, qd, qdd) - tau
-    return np.mean(err**2, axis=0) / np.var(tau, axis=0)
+    """Per joint: mean((tau_hat - tau)^2) / var(tau) on a data dict (0 is perfect, 1 is predicting the mean).
+
+    data: dict of (N, n) arrays q, qd, qdd, tau with N >= 2 and torques that vary on every joint.
+    """
+    has_api("model", model, ("inverse_dynamics",), MODEL)
+    d = as_data("data", data, model.n_dof, min_samples=2)
+    var = np.var(d["tau"], axis=0)
+    if np.any(var == 0):
+        j = int(np.argmin(var))
+        raise ValueError(f"data['tau'] does not vary on joint {j} (all {len(d['tau'])} samples have tau = "
+                         f"{d['tau'][0, j]:g}), so the error relative to its variance is undefined; use data with "
+                         f"varying torques, e.g. sample_uniform(chain)")
+    err = model.inverse_dynamics(d["q"], d["qd"], d["qdd"]) - d["tau"]
+    return np.mean(err**2, axis=0) / var
 
 
 def part_errors(model, chain, data):
     """Root-mean-square error of each term of the manipulator equation against the truth: M qdd, c, g."""
-    q, qd, qdd = data["q"], data["qd"], data["qdd"]
+    has_api("model", model, ("parts",), WITH_M)
+    has_api("chain", chain, ("mass_matrix", "coriolis", "gravity"), CHAIN)
+    same_dof(model, chain)
+    d = as_data("data", data, chain.n_dof, keys=("q", "qd", "qdd"))
+    q, qd, qdd = d["q"], d["qd"], d["qdd"]
     learned = model.parts(q, qd, qdd)
     truth = {"M_qdd": np.einsum("bij,bj->bi", chain.mass_matrix(q), qdd), "c": chain.coriolis(q, qd),
              "g": chain.gravity(q)}
@@ -44,13 +111,21 @@ def part_errors(model, chain, data):
 
 
 def compare_mass_matrices(M_hat, M):
-    """The lesson's criterion from the learned and true M at the same configurations, (G, n, n) each:
+    """The lesson's criterion from the learned and true M at the same configurations, (G, n, n) or (n, n) each:
     dict with max_error (max |M_hat - M|), min_eig (smallest eigenvalue of M_hat) and passed (bool)."""
+    M_hat = array("M_hat", M_hat, (2, 3), "mass matrices of shape (n, n) or (G, n, n)")
+    M = array("M", M, (2, 3), "mass matrices of shape (n, n) or (G, n, n)")
+    if M_hat.shape != M.shape or M.shape[-1] != M.shape[-2] or M.size == 0:
+        raise ValueError(f"M_hat has shape {M_hat.shape} and M {M.shape}; both must be the same non-empty "
+                         f"(G, n, n) or (n, n): the learned and true mass matrices at the same configurations")
     err, lam = float(np.max(np.abs(M_hat - M))), float(np.linalg.eigvalsh(M_hat).min())
     return {"max_error": err, "min_eig": lam, "passed": bool(err < PASS_MAX_ERROR and lam > 0)}
 
 
 def lesson_check(model, chain):
     """The lesson's PASS check over the whole torus: dict with max_error, min_eig and passed (bool)."""
-    q = torus_grid(chain.n_dof)
+    has_api("model", model, ("mass_matrix",), WITH_M)
+    has_api("chain", chain, ("mass_matrix",), CHAIN)
+    same_dof(model, chain)
+    q = lesson_grid(chain.n_dof)
     return compare_mass_matrices(model.mass_matrix(q), chain.mass_matrix(q))

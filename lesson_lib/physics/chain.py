@@ -11,12 +11,22 @@ Every function takes one state of shape (n,) or a batch of shape (B, n) and retu
 """
 import numpy as np
 
-from .._validate import as_state, as_states, positive_number
+from .._validate import array, as_state, as_states, boolean, number, positive_number
 
 
 def _cross(ax, ay, bx, by):
     """z component of the planar cross product a x b."""
     return ax * by - ay * bx
+
+
+def _finite(what, out, **inputs):
+    """out, unless finite inputs were too large for floating point and it overflowed: then raise naming the
+    largest input."""
+    if np.all(np.isfinite(out)):
+        return out
+    name, peak = max(((k, float(np.max(np.abs(v), initial=0.0))) for k, v in inputs.items()), key=lambda kv: kv[1])
+    raise ValueError(f"{what} overflowed to inf or NaN: the inputs are too large for floating point (the largest "
+                     f"is |{name}| = {peak:.3g}); use physically sensible values")
 
 
 class PlanarChain:
@@ -28,26 +38,33 @@ class PlanarChain:
     """
 
     def __init__(self, m, l, lc, I, g=9.81):
-        arrays = {}
-        for name, v in (("m", m), ("l", l), ("lc", lc), ("I", I)):
-            try:
-                a = np.atleast_1d(np.asarray(v, dtype=float))
-            except (TypeError, ValueError):
-                raise ValueError(f"{name} must be a list of numbers, one per link, got {v!r}")
-            if a.ndim != 1 or not np.all(np.isfinite(a)):
-                raise ValueError(f"{name} must be a flat list of finite numbers, one per link, got {v!r}")
-            arrays[name] = a
-        n = len(arrays["m"])
-        if n == 0 or any(len(a) != n for a in arrays.values()):
-            raise ValueError(f"m, l, lc and I need one entry per link and the same length, got lengths "
-                             f"{ {k: len(a) for k, a in arrays.items()} }")
-        if np.any(arrays["m"] <= 0) or np.any(arrays["l"] <= 0) or np.any(arrays["I"] < 0):
-            raise ValueError("masses and lengths must be > 0 and inertias >= 0")
-        self.m, self.l, self.lc, self.I = arrays["m"], arrays["l"], arrays["lc"], arrays["I"]
-        self.g = float(g)
-        if not np.isfinite(self.g):
-            raise ValueError(f"g must be a finite number, got {g!r}")
-        self.n_dof = n
+        """m, l, lc, I: one number per link (kg, m, m, kg m^2); g >= 0 (m/s^2), gravity's magnitude.
+
+        Every link needs some inertia about its own joint, I + m lc^2 > 0: that keeps M(q) positive-definite at
+        every q (without it M is singular for the last link, and can become singular for an inner one).
+        """
+        values = {name: np.atleast_1d(array(name, v, (0, 1), "a list of numbers, one per link"))
+                  for name, v in (("m", m), ("l", l), ("lc", lc), ("I", I))}
+        lengths = {k: len(a) for k, a in values.items()}
+        if 0 in lengths.values() or len(set(lengths.values())) > 1:
+            raise ValueError(f"m, l, lc and I need one entry per link (at least one link), all of the same length, "
+                             f"got lengths {lengths}")
+        for name, ok, rule in (("m", values["m"] > 0, "> 0 (kg)"), ("l", values["l"] > 0, "> 0 (m)"),
+                               ("I", values["I"] >= 0, ">= 0 (kg m^2)")):
+            if not np.all(ok):
+                k = int(np.argmin(ok))
+                raise ValueError(f"{name} must be {rule} for every link, got {name} = {values[name].tolist()} "
+                                 f"(link {k + 1}: {values[name][k]:g})")
+        self.m, self.l, self.lc, self.I = values["m"], values["l"], values["lc"], values["I"]
+        about_joint = self.I + self.m * self.lc**2
+        if np.any(about_joint <= 0):
+            k = int(np.argmax(about_joint <= 0))
+            raise ValueError(f"link {k + 1} has no inertia about its joint (I + m lc^2 = 0, with I = {self.I[k]:g} "
+                             f"and lc = {self.lc[k]:g}); every link needs I + m lc^2 > 0, which keeps M(q) "
+                             f"invertible for forward_dynamics: give it I > 0 (a uniform rod: m l^2 / 12) or lc != 0")
+        self.g = number("g", g, low=0.0, hint="g is the magnitude of gravity in m/s^2 (it points down, along -y); "
+                                              "e.g. g=9.81, or g=0 for none")
+        self.n_dof = len(self.m)
 
     @property
     def params(self):
@@ -60,7 +77,13 @@ class PlanarChain:
 
     # ------------------------------------------------------------------ the algorithm
     def _rnea(self, q, qd, qdd, gravity):
-        """RNEA on checked (B, n) arrays; returns tau of shape (B, n)."""
+        """RNEA on checked (B, n) arrays; returns tau of shape (B, n), or raises if it overflowed."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            tau = self._newton_euler(q, qd, qdd, gravity)
+        return _finite("the RNEA", tau, q=q, qd=qd, qdd=qdd)
+
+    def _newton_euler(self, q, qd, qdd, gravity):
+        """The two passes on (B, n) arrays; returns tau of shape (B, n)."""
         theta = np.cumsum(q, axis=1)                     # absolute link angles
         s, c = np.sin(theta), np.cos(theta)
         ux, uy = s, -c                                   # unit vector along each link, joint -> tip
@@ -101,19 +124,22 @@ class PlanarChain:
         q, qd, qdd: (n,) or (B, n).  gravity=False drops g(q).  Returns tau with the same leading shape.
         """
         (q, qd, qdd), single = as_states(self.n_dof, q=q, qd=qd, qdd=qdd)
-        tau = self._rnea(q, qd, qdd, gravity)
+        tau = self._rnea(q, qd, qdd, boolean("gravity", gravity))
         return tau[0] if single else tau
 
     def mass_matrix(self, q):
         """M(q), shape (n, n) or (B, n, n): column j is RNEA(q, 0, e_j) with gravity off."""
         q = as_state("q", q, self.n_dof)
-        Q = np.atleast_2d(q)
+        M = self._mass_matrix(np.atleast_2d(q))
+        return M[0] if q.ndim == 1 else M
+
+    def _mass_matrix(self, Q):
+        """M at checked configurations Q (B, n): (B, n, n)."""
         B, n = Q.shape
         Qrep = np.repeat(Q, n, axis=0)                   # rows: (sample b, column j)
         E = np.tile(np.eye(n), (B, 1))
         cols = self._rnea(Qrep, np.zeros_like(Qrep), E, gravity=False).reshape(B, n, n)
-        M = np.swapaxes(cols, 1, 2)                      # cols[b, j] is column j
-        return M[0] if q.ndim == 1 else M
+        return np.swapaxes(cols, 1, 2)                   # cols[b, j] is column j
 
     def coriolis(self, q, qd):
         """c(q, qd) = C(q, qd) qd: RNEA with zero acceleration and gravity off."""
@@ -128,7 +154,9 @@ class PlanarChain:
         """qdd = M(q)^-1 (tau - c(q, qd) - g(q)); shapes as in rnea."""
         (q, qd, tau), single = as_states(self.n_dof, q=q, qd=qd, tau=tau)
         bias = self._rnea(q, qd, np.zeros_like(q), gravity=True)
-        qdd = np.linalg.solve(self.mass_matrix(q), (tau - bias)[..., None])[..., 0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            qdd = np.linalg.solve(self._mass_matrix(q), (tau - bias)[..., None])[..., 0]
+        qdd = _finite("forward_dynamics", qdd, q=q, qd=qd, tau=tau)
         return qdd[0] if single else qdd
 
     # ------------------------------------------------------------------ kinematics and energy
@@ -155,7 +183,9 @@ class PlanarChain:
         """T = sum_i (1/2 m_i |v_ci|^2 + 1/2 I_i w_i^2), from the link kinematics (not from M)."""
         (q, qd), single = as_states(self.n_dof, q=q, qd=qd)
         _, v, w = self._kinematics(q, qd)
-        T = 0.5 * np.sum(self.m * np.sum(v * v, axis=-1) + self.I * w * w, axis=1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            T = _finite("kinetic_energy", 0.5 * np.sum(self.m * np.sum(v * v, axis=-1) + self.I * w * w, axis=1),
+                        q=q, qd=qd)
         return T[0] if single else T
 
     def potential_energy(self, q):
@@ -172,6 +202,6 @@ class PlanarChain:
 
 
 def double_pendulum(m=1.0, l=1.0, g=9.81):
-    """Two uniform rods of mass m and length l: lc = l/2, I = m l^2 / 12 (defaults 1 kg, 1 m)."""
+    """Two uniform rods of mass m (kg) and length l (m): lc = l/2, I = m l^2 / 12 (defaults 1 kg, 1 m, g 9.81 m/s^2)."""
     m, l = positive_number("m", m), positive_number("l", l)
     return PlanarChain(m=[m, m], l=[l, l], lc=[l / 2, l / 2], I=[m * l * l / 12] * 2, g=g)

@@ -3,29 +3,88 @@
 - explicit Euler: q and qd both move with the OLD derivatives; first order; on a conservative system the
   energy grows steadily.
 - symplectic (semi-implicit) Euler: qd first, then q with the NEW qd; still first order, but it preserves the
-  phase-space structure, so the energy error stays bounded and oscillates instead of drifting.
+  phase-space structure, so the energy error stays bounded and oscillates instead of drifting.  Strictly that
+  holds for a constant mass matrix (a single link, an oscillator): stepping qd rather than the momentum
+  p = M(q) qd, it is not exactly symplectic for the double pendulum, whose energy error still wobbles far below
+  explicit Euler's but creeps up slowly (at dt = 0.01 s: about 0.13 J in the first 10 s, 0.36 J by 30 s).
 - classical RK4 (rk4_step): fourth order; a tiny error per step that still accumulates
   (usually as a slow loss of energy), because it is not symplectic.
+
+States q, qd are (n,) or a batch (B, n); f(q, qd) returns qdd of the same shape.  Each public function checks its
+arguments once; a loop stops a blown-up integration (a state beyond BLOW_UP, or a NaN/inf acceleration) with a
+message that blames the step dt, not the state.
 """
 import numpy as np
 
-from .._validate import positive_number
+from .._validate import (MAX_SAMPLES, MAX_STEPS, array, as_state, callable_arg, has_api, integer, positive_number,
+                         within_limit)
+
+# A rollout whose |q| (rad) or |qd| (rad/s) passes this has blown up: no motion in the course comes near it, and
+# stopping here keeps the dynamics far from floating-point overflow.
+BLOW_UP = 1e6
 
 
-def euler_step(f, q, qd, dt):
-    """Explicit Euler: (q + dt qd, qd + dt f(q, qd))."""
+class _BlowUp(Exception):
+    """Raised by the guarded dynamics: the integration left the finite, sane range (carries the largest value)."""
+
+
+def _guard(f, shape):
+    """f(q, qd, *args) with its output checked on every call (a few microseconds): a non-finite qdd raises
+    _BlowUp; an output of the wrong shape is a mistake in f and raises ValueError."""
+    def guarded(q, qd, *args):
+        qdd = np.asarray(f(q, qd, *args), dtype=float)
+        if qdd.shape != shape:
+            raise ValueError(f"the dynamics returned qdd of shape {qdd.shape}, expected {shape} (one acceleration "
+                             f"per joint, like q)")
+        if not np.all(np.isfinite(qdd)):
+            raise _BlowUp(np.nan)
+        return qdd
+    return guarded
+
+
+def _blown_up(err, dt, step=None, steps=None):
+    """The message for a blown-up integration: where it happened and what to change."""
+    where = "" if step is None else f" at step {step} of {steps} (starting at t = {(step - 1) * dt:g} s)"
+    return ValueError(f"the integration blew up{where}: the state or its acceleration reached {err.args[0]:.3g} "
+                      f"(NaN/inf or beyond {BLOW_UP:g}); dt = {dt:g} s is too large for this motion: use a smaller "
+                      f"dt (e.g. dt={dt / 10:g}) with proportionally more steps (if that blows up too, the dynamics "
+                      f"themselves diverge from this state)")
+
+
+def _pair(q, qd, q_name="q", qd_name="qd"):
+    """Check a state pair for the generic integrators: real, finite, (n,) or (B, n), the same shape."""
+    q = array(q_name, q, (1, 2), "a state of shape (n,) or a batch (B, n)")
+    qd = as_state(qd_name, qd, q.shape[-1])
+    if qd.shape != q.shape:
+        raise ValueError(f"{qd_name} has shape {qd.shape} but {q_name} has {q.shape}; give both the same shape")
+    return q, qd
+
+
+def _time_step(dt):
+    return positive_number("dt", dt, hint="the time step in seconds, e.g. dt=0.01")
+
+
+def _one_step(step, f, q, qd, dt):
+    """Check (f, q, qd, dt) once, then take one step with f's output checked."""
+    callable_arg("f", f, "f(q, qd) -> qdd")
+    q, qd = _pair(q, qd)
+    dt = _time_step(dt)
+    try:
+        return step(_guard(f, q.shape), q, qd, dt)
+    except _BlowUp as err:
+        raise _blown_up(err, dt) from None
+
+
+def _euler(f, q, qd, dt):
     return q + dt * qd, qd + dt * f(q, qd)
 
 
-def symplectic_euler_step(f, q, qd, dt):
-    """Semi-implicit Euler: qd_new = qd + dt f(q, qd), then q_new = q + dt qd_new.  The library's answer to the
-    exercise in 05."""
+def _symplectic_euler(f, q, qd, dt):
     qd_new = qd + dt * f(q, qd)
     return q + dt * qd_new, qd_new
 
 
-def rk4_step(f, q, qd, dt):
-    """One classical Runge–Kutta step of (q, qd)' = (qd, f(q, qd))."""
+def _rk4(f, q, qd, dt):
     k1q, k1v = qd, f(q, qd)
     k2q, k2v = qd + 0.5 * dt * k1v, f(q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v)
     k3q, k3v = qd + 0.5 * dt * k2v, f(q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v)
@@ -34,43 +93,136 @@ def rk4_step(f, q, qd, dt):
             qd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v))
 
 
+def euler_step(f, q, qd, dt):
+    """Explicit Euler: (q + dt qd, qd + dt f(q, qd)).  f(q, qd) -> qdd; q, qd: (n,) or (B, n); dt > 0 (s)."""
+    return _one_step(_euler, f, q, qd, dt)
+
+
+def symplectic_euler_step(f, q, qd, dt):
+    """Semi-implicit Euler: qd_new = qd + dt f(q, qd), then q_new = q + dt qd_new.  The library's answer to the
+    exercise in 05.  f(q, qd) -> qdd; q, qd: (n,) or (B, n); dt > 0 (s)."""
+    return _one_step(_symplectic_euler, f, q, qd, dt)
+
+
+def rk4_step(f, q, qd, dt):
+    """One classical Runge–Kutta step of (q, qd)' = (qd, f(q, qd)).  f(q, qd) -> qdd; q, qd: (n,) or (B, n);
+    dt > 0 (s)."""
+    return _one_step(_rk4, f, q, qd, dt)
+
+
+STEPPERS = {"explicit Euler": euler_step, "symplectic Euler": symplectic_euler_step, "RK4": rk4_step}
+_UNCHECKED = {euler_step: _euler, symplectic_euler_step: _symplectic_euler, rk4_step: _rk4}
+
+
+def _steps(steps, batch):
+    """Check a number of steps: a whole number 0..MAX_STEPS whose (steps + 1) x batch recorded states fit."""
+    steps = integer("steps", steps, low=0, hint="the number of time steps, e.g. steps=500")
+    within_limit("steps", steps, MAX_STEPS, "split the motion into several calls, or use a larger dt")
+    within_limit(f"recording (steps + 1) x {batch} states", (steps + 1) * batch, MAX_SAMPLES,
+                 "use fewer steps or a smaller batch")
+    return steps
+
+
+def _march(advance, q, qd, dt, steps):
+    """q, qd = advance(k, q, qd) for k = 0..steps-1 on checked arguments: t (steps+1,), q, qd (steps+1, ...).
+    A non-finite acceleration inside a step, or a new state beyond BLOW_UP, raises ValueError naming the step
+    and dt.  (Stopping at BLOW_UP keeps the next step's stages far from floating-point overflow.)"""
+    qs, qds = [q], [qd]
+    for k in range(steps):
+        try:
+            q, qd = advance(k, q, qd)
+            peak = max(np.max(np.abs(q), initial=0.0), np.max(np.abs(qd), initial=0.0))
+            if not peak < BLOW_UP:                     # NaN fails the comparison too
+                raise _BlowUp(peak)
+        except _BlowUp as err:
+            raise _blown_up(err, dt, k + 1, steps) from None
+        qs.append(q)
+        qds.append(qd)
+    return np.arange(steps + 1) * dt, np.array(qs), np.array(qds)
+
+
+def _torque(tau_fn, t, q, qd):
+    """tau_fn(t, q, qd) checked: finite, shaped like q (or one (n,) torque for the whole batch)."""
+    tau = array("tau_fn(t, q, qd)", tau_fn(t, q, qd), (0, 1, 2), f"torques shaped like q, {q.shape}")
+    if tau.shape not in (q.shape, q.shape[-1:]):
+        raise ValueError(f"tau_fn(t, q, qd) returned shape {tau.shape}, expected {q.shape} like q (one torque per "
+                         f"joint)")
+    return tau
+
+
 def rollout(forward_dynamics, q0, qd0, dt=0.01, steps=500, tau_fn=None):
     """Integrate qdd = forward_dynamics(q, qd, tau) with RK4 from (q0, qd0).
 
     forward_dynamics: a callable like PlanarChain.forward_dynamics (or a learned model's).
-    tau_fn(t, q, qd) -> tau gives the applied torque (zero when None); it is held over each step.
-    Returns t (steps+1,), q and qd of shape (steps+1, *q0.shape).
+    q0, qd0: (n,) or a batch (B, n).  dt > 0 (s).  steps: 0..MAX_STEPS (lesson_lib._validate).
+    tau_fn(t, q, qd) -> tau gives the applied torque, shaped like q (zero when None); it is held over each step.
+    Returns t (steps+1,), q and qd of shape (steps+1, *q0.shape).  A motion that blows up (usually: dt too large)
+    raises ValueError naming the step and the time.
     """
-    q, qd = np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float)
-    dt = positive_number("dt", dt)
-    qs, qds = [q], [qd]
-    for k in range(int(steps)):
-        tau = np.zeros_like(q) if tau_fn is None else np.asarray(tau_fn(k * dt, q, qd), dtype=float)
-        q, qd = rk4_step(lambda a, b: forward_dynamics(a, b, tau), q, qd, dt)
-        qs.append(q)
-        qds.append(qd)
-    return np.arange(int(steps) + 1) * dt, np.array(qs), np.array(qds)
+    callable_arg("forward_dynamics", forward_dynamics, "forward_dynamics(q, qd, tau) -> qdd, e.g. "
+                 "chain.forward_dynamics")
+    q, qd = _pair(q0, qd0, "q0", "qd0")
+    owner = getattr(forward_dynamics, "__self__", None)          # a bound method: check its number of joints
+    if owner is not None and getattr(owner, "n_dof", q.shape[-1]) != q.shape[-1]:
+        raise ValueError(f"q0 has {q.shape[-1]} entries per state but forward_dynamics belongs to a system with "
+                         f"n_dof = {owner.n_dof}; give one angle per joint")
+    dt, steps = _time_step(dt), _steps(steps, q.size // q.shape[-1])
+    if tau_fn is not None:
+        callable_arg("tau_fn", tau_fn, "tau_fn(t, q, qd) -> tau")
+    f = _guard(forward_dynamics, q.shape)
+    zero = np.zeros_like(q)
 
-
-STEPPERS = {"explicit Euler": euler_step, "symplectic Euler": symplectic_euler_step, "RK4": rk4_step}
+    def advance(k, q, qd):
+        tau = zero if tau_fn is None else _torque(tau_fn, k * dt, q, qd)
+        return _rk4(lambda a, b: f(a, b, tau), q, qd, dt)
+    return _march(advance, q, qd, dt, steps)
 
 
 def simulate(step, f, q0, qd0, dt, steps):
-    """Repeat step(f, q, qd, dt) `steps` times from (q0, qd0): returns t (steps+1,), q and qd (steps+1, n)."""
-    q, qd = np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float)
-    qs, qds = [q], [qd]
-    for _ in range(int(steps)):
-        q, qd = step(f, q, qd, dt)
-        qs.append(q)
-        qds.append(qd)
-    return np.arange(int(steps) + 1) * dt, np.array(qs), np.array(qds)
+    """Repeat step(f, q, qd, dt) `steps` times from (q0, qd0): returns t (steps+1,), q and qd (steps+1, ...).
+
+    step: one of STEPPERS' values or any function with that signature returning (q_new, qd_new).
+    f(q, qd) -> qdd.  q0, qd0: (n,) or (B, n).  dt > 0 (s).  steps: 0..MAX_STEPS.
+    """
+    callable_arg("step", step, "step(f, q, qd, dt) -> (q_new, qd_new), e.g. rk4_step")
+    callable_arg("f", f, "f(q, qd) -> qdd")
+    q, qd = _pair(q0, qd0, "q0", "qd0")
+    dt, steps = _time_step(dt), _steps(steps, q.size // q.shape[-1])
+    g = _guard(f, q.shape)
+    inner = _UNCHECKED.get(step)
+
+    def advance(k, q, qd):
+        if inner is not None:
+            return inner(g, q, qd, dt)
+        out = step(g, q, qd, dt)
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise ValueError(f"step(f, q, qd, dt) returned {type(out).__name__}, expected a pair (q_new, qd_new)")
+        return _pair(*out, "step's q_new", "step's qd_new")
+    return _march(advance, q, qd, dt, steps)
+
+
+def steps_for(duration, dt):
+    """The number of steps of dt that covers `duration` (both checked, in s): round(duration / dt), 1..MAX_STEPS."""
+    dt = _time_step(dt)
+    duration = positive_number("duration", duration, hint="the simulated time in seconds, e.g. duration=10")
+    steps = int(round(duration / dt))
+    if steps < 1:
+        raise ValueError(f"duration = {duration:g} s is shorter than one step dt = {dt:g} s; use duration >= dt")
+    return within_limit(f"duration / dt = {duration:g} / {dt:g}", steps, MAX_STEPS,
+                        "use a larger dt or a shorter duration")
 
 
 def energy_errors(chain, q0, qd0, dt=0.01, duration=10.0):
-    """Unforced motion of `chain` with each stepper: {name: (t, E(t) - E(0))} with E the true total energy (J)."""
+    """Unforced motion of `chain` with each stepper: {name: (t, E(t) - E(0))} with E the true total energy (J).
+
+    q0, qd0: one state (n,).  dt > 0 (s); duration >= dt (s), at most MAX_STEPS steps.
+    """
+    has_api("chain", chain, ("forward_dynamics", "total_energy"), "a PlanarChain such as double_pendulum()")
+    q0, qd0 = (as_state(k, v, chain.n_dof, allow_batch=False) for k, v in (("q0", q0), ("qd0", qd0)))
+    steps, zero = steps_for(duration, dt), np.zeros(chain.n_dof)
+
     def f(q, qd):
-        return chain.forward_dynamics(q, qd, np.zeros(chain.n_dof))
-    steps = int(round(duration / dt))
+        return chain.forward_dynamics(q, qd, zero)
     out = {}
     for name, step in STEPPERS.items():
         t, q, qd = simulate(step, f, q0, qd0, dt, steps)
