@@ -14,6 +14,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .limits import MAX_MATRIX_ENTRIES
+
 
 class LimitExceeded(ValueError):
     """A request beyond a hard limit (grid size, batch size, steps per call) that would hang or exhaust memory."""
@@ -156,22 +158,7 @@ def as_vector(name, x, size, hint=""):
         raise ValueError(f"{name} must be a flat vector of {size} numbers{hint}, got shape {np.shape(x)}") from None
 
 
-# ---------------------------------------------------------------------- hard limits: one home, documented
-# Requests beyond these would hang the kernel or exhaust the memory of a learner's machine (Binder gives about
-# 2 GB).  Each is far above every use in the course; figures measured on a 2-core machine.
-#
-# MAX_MATRIX_ENTRIES: configurations x n_dof^2 at which one call evaluates mass matrices (torus grids, metrics,
-#   audits).  A DeLaN needs about 0.6 GB at the limit.  The course uses 1,681 configurations (41 x 41 grid) for 2
-#   joints and 2,000 for 3; the limit allows 250,000 for 2 joints, 111,111 for 3 (a 41^3 grid), 62,500 for 4.
-# MAX_STEPS: time steps per rollout or simulate call: about 20 s of RK4 on the double pendulum.  The course uses
-#   a few hundred to a few thousand.
-# MAX_SAMPLES: samples in one generated data set, and states recorded by one rollout (steps + 1 times the batch).
-#   The course uses 4,096 uniform samples and trajectory sets of a few thousand.
-# MAX_JOINTS: joints of a grid or of random states asked for by number (one mass matrix fits MAX_MATRIX_ENTRIES).
-MAX_MATRIX_ENTRIES = 1_000_000
-MAX_STEPS = 50_000
-MAX_SAMPLES = 500_000
-MAX_JOINTS = 1_000
+# ---------------------------------------------------------------------- hard limits (lesson_lib.limits)
 
 
 def max_configurations(n_dof):

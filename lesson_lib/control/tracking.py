@@ -16,11 +16,11 @@ its `duration` (s) and `durations` (B,) are used when present.
 import numpy as np
 
 from .._validate import as_state, boolean, positive_number, within_limit
+from ..limits import MAX_TRACKING_STEPS
 from ..physics.chain import double_pendulum
 from ..physics.integrators import rk4_step
 
 TAU_MAX = (50.0, 25.0)      # torque limits (N m): about twice what writing the letters needs
-MAX_STEPS = 100_000
 MAX_SPEED = 1e3             # rad/s: beyond this the closed loop has gone unstable
 
 
@@ -58,7 +58,7 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
     duration = getattr(reference, "duration", None) if duration is None else duration
     if duration is None:
         raise ValueError("the reference has no duration attribute: pass duration= (s)")
-    steps = within_limit("steps", int(np.ceil(positive_number("duration", duration) / dt - 1e-9)), MAX_STEPS,
+    steps = within_limit("steps", int(np.ceil(positive_number("duration", duration) / dt - 1e-9)), MAX_TRACKING_STEPS,
                          "use a larger dt or a shorter reference")
     n = chain.n_dof
     limit = _tau_max(tau_max, n)

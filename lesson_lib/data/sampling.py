@@ -7,7 +7,8 @@ samples of one trajectory are correlated, so a validation set should hold out wh
 """
 import numpy as np
 
-from .._validate import MAX_SAMPLES, has_api, integer, number, within_limit
+from .._validate import has_api, integer, number, within_limit
+from ..limits import MAX_SAMPLES
 from ..facts import N_SAMPLES, QD_MAX, QDD_MAX
 from ..physics.integrators import rollout, steps_for
 

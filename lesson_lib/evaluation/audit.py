@@ -6,8 +6,8 @@ box it is whatever the network's slope happens to be, at each (q, qd, qdd).
 """
 import numpy as np
 
-from .._validate import (MAX_JOINTS, MAX_SAMPLES, array, as_state, as_states, configurations, has_api, integer,
-                         number, number_list, within_limit)
+from .._validate import array, as_state, as_states, configurations, has_api, integer, number, number_list, within_limit
+from ..limits import MAX_JOINTS, MAX_SAMPLES
 from ..facts import QD_MAX, QDD_MAX
 from .metrics import MODEL
 

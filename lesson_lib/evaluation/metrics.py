@@ -9,9 +9,10 @@ lesson_lib._validate.max_configurations(n) per call.
 """
 import numpy as np
 
-from .._validate import (MAX_JOINTS, array, as_data, as_state, configurations, has_api, integer,
-                         max_configurations, same_dof)
-from ..facts import GRID_POINTS, PASS_MAX_ERROR
+from .._validate import array, as_data, as_state, configurations, has_api, integer, max_configurations, same_dof
+from .. import facts
+from ..facts import GRID_POINTS
+from ..limits import MAX_JOINTS
 
 MODEL = "a model such as DeLaN() or BlackBox()"
 WITH_M = ("a model with a mass matrix, such as DeLaN() (for a BlackBox's implied M use "
@@ -119,7 +120,7 @@ def compare_mass_matrices(M_hat, M):
         raise ValueError(f"M_hat has shape {M_hat.shape} and M {M.shape}; both must be the same non-empty "
                          f"(G, n, n) or (n, n): the learned and true mass matrices at the same configurations")
     err, lam = float(np.max(np.abs(M_hat - M))), float(np.linalg.eigvalsh(M_hat).min())
-    return {"max_error": err, "min_eig": lam, "passed": bool(err < PASS_MAX_ERROR and lam > 0)}
+    return {"max_error": err, "min_eig": lam, "passed": bool(err < facts.PASS_MAX_ERROR and lam > 0)}
 
 
 def lesson_check(model, chain):

@@ -20,7 +20,7 @@ from .._validate import _got, as_states, as_vector, integer, positive_number, si
 from ..facts import LR
 from .activations import check_activation
 from .jet import n_weights
-from .limits import MAX_BATCH_SIZE, MAX_N_DOF, MAX_STEPS_PER_CALL, MAX_WEIGHTS, max_states
+from ..limits import MAX_BATCH_SIZE, MAX_N_DOF, MAX_STEPS_PER_CALL, MAX_WEIGHTS, max_states
 from .optimizers import make_optimizer
 from .training_data import check_training_data
 

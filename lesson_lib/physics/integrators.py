@@ -16,8 +16,8 @@ message that blames the step dt, not the state.
 """
 import numpy as np
 
-from .._validate import (MAX_SAMPLES, MAX_STEPS, array, as_state, callable_arg, has_api, integer, positive_number,
-                         within_limit)
+from .._validate import array, as_state, callable_arg, has_api, integer, positive_number, within_limit
+from ..limits import MAX_SAMPLES, MAX_STEPS
 
 # A rollout whose |q| (rad) or |qd| (rad/s) passes this has blown up: no motion in the course comes near it, and
 # stopping here keeps the dynamics far from floating-point overflow.
