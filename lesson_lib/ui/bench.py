@@ -117,28 +117,27 @@ def _badge_html(label, background, text):
             f"border-radius:4px;color:white;background:{background}'>{label}</span> <span>{text}</span>")
 
 
+def _two_joints(name, obj, cls, what, fix):
+    """obj if it is a `cls` with 2 joints, else raise: the Bench shows a double pendulum."""
+    if not isinstance(obj, cls):
+        raise TypeError(f"{name} must be {what}, got {type(obj).__name__}; {fix}")
+    if obj.n_dof != 2:
+        raise ValueError(f"{name} must have 2 joints (the Bench shows a double pendulum), got a "
+                         f"{type(obj).__name__} with {obj.n_dof} joints (n_dof={obj.n_dof}); {fix}")
+    return obj
+
+
 def _check_model(model):
+    fix = "pass DeLaN(n_dof=2) or leave model out"
     if isinstance(model, BlackBox):
         raise TypeError(f"model must be a DeLaN, got {model!r}: a black box learns the whole map "
-                        f"(q, qd, qdd) -> tau and has no mass matrix M(q) for the Bench to show; "
-                        f"pass DeLaN(n_dof=2) or leave model out")
-    if not isinstance(model, DeLaN):
-        raise TypeError(f"model must be a DeLaN, got {type(model).__name__}; pass DeLaN(n_dof=2) or leave "
-                        f"model out")
-    if model.n_dof != 2:
-        raise ValueError(f"model must be a 2-joint DeLaN (the Bench shows a double pendulum), got a DeLaN "
-                         f"with n_dof={model.n_dof}; pass DeLaN(n_dof=2) or leave model out")
-    return model
+                        f"(q, qd, qdd) -> tau and has no mass matrix M(q) for the Bench to show; {fix}")
+    return _two_joints("model", model, DeLaN, "a DeLaN with 2 joints", fix)
 
 
 def _check_chain(chain):
-    if not isinstance(chain, PlanarChain):
-        raise TypeError(f"chain must be the true robot, a PlanarChain with 2 joints, got "
-                        f"{type(chain).__name__}; e.g. chain=double_pendulum()")
-    if chain.n_dof != 2:
-        raise ValueError(f"chain must have 2 joints (the Bench shows a double pendulum), got a PlanarChain "
-                         f"with {chain.n_dof} joints; e.g. chain=double_pendulum()")
-    return chain
+    return _two_joints("chain", chain, PlanarChain, "the true robot, a PlanarChain with 2 joints",
+                       "e.g. chain=double_pendulum()")
 
 
 def _check_data(data):
@@ -387,6 +386,7 @@ class Bench:
         self.train_button.description = "Training…" if self._busy else f"Train ×{self.steps_per_press}"
         self.train_button.style.button_color = palette.BUSY if self._busy else palette.PASS
         self.train_button.style.text_color = "white"
+        self.reset_button.style.text_color = palette.TRACK_EDGE if self._busy else None   # looks inactive
         busy = "true" if self._busy else None
         self.aria.set({
             "": {"role": "region", "aria-label": "DeLaN Bench", "data-bench-step": step,
