@@ -47,6 +47,11 @@ def _assert_panels_agree(bench, busy, start, steps):
     assert _number(bench.status.value, "bench-grid-eig") == pytest.approx(want["min_eig"], abs=6e-5)
     for v in want["M_hat"].ravel():
         assert f">{v:.3f}<" in bench.matrices.value
+    M_true = bench.chain.mass_matrix(bench.q)
+    assert _number(bench.readout.value, "bench-q-error") == pytest.approx(np.abs(want["M_hat"] - M_true).max(),
+                                                                          abs=6e-4)
+    assert _number(bench.readout.value, "bench-q-eig") == pytest.approx(np.linalg.eigvalsh(want["M_hat"])[0],
+                                                                        abs=6e-5)
     assert f"lowest {want['min_eig']:.4f}" in bench._eig_title.get_text()
     np.testing.assert_allclose(np.asarray(bench._eig_image.get_array()).T.ravel(), want["lam_grid"], atol=1e-12)
     verdict = "PASS" if want["passed"] else "FAIL"

@@ -501,6 +501,8 @@ def _bench_flow(tab, move_q0=_arrow_keys, press=_enter_key):
     # Train: pressed, focus stays on the button, every live update consistent, a second press ignored.
     moved = dict(learned=learned.inner_text(), plot=plot.get_attribute("src"), eigmap=eigmap.get_attribute("src"))
     bench.evaluate(_RECORD_PRESS_JS)
+    for region in (".bench-readout", ".bench-badge"):  # live regions must stay the same element to be announced
+        bench.locator(f"{region} [aria-live]").evaluate("el => { el.__beforePress = true; }")
     press(train)
     tab.mark("train-pressed")
     expect(bench).to_have_attribute("data-bench-busy", "true", timeout=UI_MS)
@@ -526,6 +528,9 @@ def _bench_flow(tab, move_q0=_arrow_keys, press=_enter_key):
     assert float(bench.locator(".bench-grid-error").inner_text()) < 0.2
     expect(bench.locator(".bench-progress [role=progressbar]")).to_have_attribute("aria-valuenow", "2000")
     _check_live_updates(page.evaluate("window.__benchPress"))
+    for region in (".bench-readout", ".bench-badge"):
+        live = bench.locator(f"{region} [aria-live=polite]")
+        assert live.evaluate("el => el.__beforePress === true"), f"the live region of {region} was replaced"
     tab.shot("4-trained")
     _axe(tab, "trained")
 
