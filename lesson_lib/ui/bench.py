@@ -112,6 +112,15 @@ def _matrix_html(M, color, title, cls, style):
             f"{html.escape(title)}</caption>{rows}</table></div>")
 
 
+def _progress_html(done, asked):
+    """A progress bar with the progressbar role, its values and a name (ipywidgets' IntProgress has none)."""
+    return (f"<div role='progressbar' aria-label='Training progress' aria-valuemin='0' aria-valuemax='{asked}' "
+            f"aria-valuenow='{done}' aria-valuetext='{done} of {asked} steps' style='width:240px;height:18px;"
+            f"margin:7px 4px;background:{palette.TRACK};border:1px solid {palette.TRACK_EDGE};border-radius:3px'>"
+            f"<div style='height:100%;width:{100 * done / asked if asked else 0:.1f}%;background:{palette.RUNNING}'>"
+            f"</div></div>")
+
+
 def _badge_html(label, background, text):
     return (f"<span class='bench-badge-label' style='font-size:18px;font-weight:bold;padding:2px 10px;"
             f"border-radius:4px;color:white;background:{background}'>{label}</span> <span>{text}</span>")
@@ -351,13 +360,7 @@ class Bench:
         q, step, check = self.q, self.model.step, self.last_check
         full = self._fit_limits(self._lam_grid, force=full)
         err, lam = np.abs(self._M_hat - self._M).max(), np.linalg.eigvalsh(self._M_hat)[0]
-        done, asked = self._press or (0, self.steps_per_press)
-        self.progress.value = (
-            f"<div role='progressbar' aria-label='Training progress' aria-valuemin='0' aria-valuemax='{asked}' "
-            f"aria-valuenow='{done}' aria-valuetext='{done} of {asked} steps' style='width:240px;height:18px;"
-            f"margin:7px 4px;background:{palette.TRACK};border:1px solid {palette.TRACK_EDGE};border-radius:3px'>"
-            f"<div style='height:100%;width:{100 * done / asked if asked else 0:.1f}%;background:{palette.RUNNING}'>"
-            f"</div></div>")
+        self.progress.value = _progress_html(*(self._press or (0, self.steps_per_press)))
         self.matrices.value = (
             _matrix_html(self._M_hat, palette.LEARNED, "learned M(q)", "bench-learned", "dashed")
             + _matrix_html(self._M, palette.TRUE, "true M(q)", "bench-true", "solid"))
@@ -372,23 +375,30 @@ class Bench:
             f"{self.grid_points}×{self.grid_points} torus grid: <b class='bench-grid-error'>{check['max_error']:.3f}"
             f"</b> (PASS below {PASS_MAX_ERROR})<br>min eigenvalue over the grid: "
             f"<span class='bench-grid-eig'>{check['min_eig']:.4f}</span></div>")
-        verdict = "PASS" if check["passed"] else "FAIL"
-        if self._busy:
-            self.badge.value = _badge_html("TRAINING", palette.RUNNING, f"check so far: {verdict}")
-        elif check["passed"]:
-            self.badge.value = _badge_html("PASS ✓", palette.PASS, "learned M matches the truth everywhere and "
-                                                                    "is SPD")
-        else:
-            hint = ("not trained yet: press Train" if step == 0 else
-                    f"max error {check['max_error']:.3f} ≥ {PASS_MAX_ERROR}: press Train again"
-                    if check["max_error"] >= PASS_MAX_ERROR else "the learned M is not positive everywhere")
-            self.badge.value = _badge_html("FAIL ✗", palette.FAIL, hint)
+        self.badge.value = self._badge(step, check)
         self.train_button.description = "Training…" if self._busy else f"Train ×{self.steps_per_press}"
         self.train_button.style.button_color = palette.BUSY if self._busy else palette.PASS
         self.train_button.style.text_color = "white"
         self.reset_button.style.text_color = palette.TRACK_EDGE if self._busy else None   # looks inactive
+        self.aria.set(self._aria_attrs(q, step, check))
+
+    def _badge(self, step, check):
+        """TRAINING (with the check so far) while a press runs, else PASS or FAIL with what to do."""
+        if self._busy:
+            return _badge_html("TRAINING", palette.RUNNING, f"check so far: {'PASS' if check['passed'] else 'FAIL'}")
+        if check["passed"]:
+            return _badge_html("PASS ✓", palette.PASS, "learned M matches the truth everywhere and is SPD")
+        hint = ("not trained yet: press Train" if step == 0 else
+                f"max error {check['max_error']:.3f} ≥ {PASS_MAX_ERROR}: press Train again"
+                if check["max_error"] >= PASS_MAX_ERROR else "the learned M is not positive everywhere")
+        return _badge_html("FAIL ✗", palette.FAIL, hint)
+
+    def _aria_attrs(self, q, step, check):
+        """What the page cannot get from ipywidgets: names, text alternatives of the two images (they follow
+        the state), live regions, buttons marked aria-disabled while training, and on the root the step and
+        whether training runs (data-bench-step, data-bench-busy: what the browser tests watch)."""
         busy = "true" if self._busy else None
-        self.aria.set({
+        return {
             "": {"role": "region", "aria-label": "DeLaN Bench", "data-bench-step": step,
                  "data-bench-busy": "true" if self._busy else "false"},
             ".bench-q0 .noUi-handle": {"aria-label": "q0 (rad)"},
@@ -406,7 +416,7 @@ class Bench:
                 f"{check['min_eig']:.4f} kg m², "
                 f"{'positive everywhere (SPD)' if check['min_eig'] > 0 else 'NOT positive everywhere'}; "
                 f"the cross marks q = ({q[0]:.2f}, {q[1]:.2f}).")},
-        })
+        }
 
     def refresh(self):
         """Measure the model and redraw every panel, figures in full (after construction or Reset)."""
