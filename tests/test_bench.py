@@ -225,11 +225,11 @@ def test_a_failing_live_update_is_shown_and_training_completes(monkeypatch):
     calls = []
     fast = bench._eig_fig.fast
 
-    def fail_once():
+    def fail_once(*args, **kwargs):
         calls.append(1)
         if len(calls) == 2:                                     # the first live update after the press began
             raise RuntimeError("renderer gone")
-        return fast()
+        return fast(*args, **kwargs)
     monkeypatch.setattr(bench._eig_fig, "fast", fail_once)
     bench.train_button.click()
     assert bench.model.step == 600

@@ -76,25 +76,31 @@ class _BlittedFigure:
     """A figure rendered to PNG bytes, fast when only its animated artists changed.
 
     `full()` draws everything and keeps the static background; `fast()` restores that background and draws
-    only the animated artists (lines, markers, the eigenvalue image and title): blitting, as in matplotlib's
-    animation guide, but into an image widget, so it works the same in JupyterLab, Notebook 7 and Voila.
+    only the animated artists: blitting, as in matplotlib's animation guide, but into an image widget, so it
+    works the same in JupyterLab, Notebook 7 and Voila.  Artists that change less often (`slow`: they follow
+    the model, not the sliders) are drawn onto a second kept layer, by `fast(slow_changed=True)`.
     """
 
-    def __init__(self, fig, animated):
-        self.fig, self.canvas, self.animated = fig, FigureCanvasAgg(fig), animated
-        for artist in animated:
+    def __init__(self, fig, animated, slow=()):
+        self.fig, self.canvas, self.animated, self.slow = fig, FigureCanvasAgg(fig), animated, slow
+        for artist in (*animated, *slow):
             artist.set_animated(True)
-        self.background = None
+        self.background = self.layer = None
 
     def full(self):
         self.canvas.draw()
         self.background = self.canvas.copy_from_bbox(self.fig.bbox)
-        return self.fast()
+        return self.fast(slow_changed=True)
 
-    def fast(self):
+    def fast(self, slow_changed=False):
         if self.background is None:
             return self.full()
-        self.canvas.restore_region(self.background)
+        if slow_changed or self.layer is None:
+            self.canvas.restore_region(self.background)
+            for artist in self.slow:
+                self.fig.draw_artist(artist)
+            self.layer = self.canvas.copy_from_bbox(self.fig.bbox)
+        self.canvas.restore_region(self.layer)
         for artist in self.animated:
             self.fig.draw_artist(artist)
         buf = io.BytesIO()                           # RGB encodes a third faster than RGBA, compress_level 1 fastest
@@ -301,7 +307,7 @@ class Bench:
         eax.set_xlabel("q0 (rad)")
         eax.set_ylabel("q1 (rad)")
         efig.subplots_adjust(left=0.14, right=0.92, top=0.86, bottom=0.12)
-        self._eig_fig = _BlittedFigure(efig, [self._eig_image, self._eig_title, self._eig_mark])
+        self._eig_fig = _BlittedFigure(efig, [self._eig_mark], slow=[self._eig_image, self._eig_title])
 
     def _fit_limits(self, lam, force=False):
         """Keep each axis's limits (and the colour scale) while the data stay inside them, so updates only
@@ -341,6 +347,7 @@ class Bench:
         self._eig_title.set_text(f"lowest {self.last_check['min_eig']:.4f} "
                                  f"({'> 0 everywhere: SPD' if self.last_check['min_eig'] > 0 else 'NOT positive everywhere'})")
         self._measured = self.model.get_params()
+        self._model_changed = True                      # the eigenvalue map's layer must be redrawn
 
     def _measure_q(self):
         """What depends on the current q too: M at q, its error and smallest eigenvalue, the slices along q1."""
@@ -368,7 +375,8 @@ class Bench:
                               f"<b class='bench-q-error'>{err:.3f}</b><br>min eigenvalue of learned M "
                               f"<b class='bench-q-eig'>{lam:.4f}</b></div>")
         self.plot.value = self._plot_fig.full() if full else self._plot_fig.fast()
-        self.eigmap.value = self._eig_fig.full() if full else self._eig_fig.fast()
+        self.eigmap.value = self._eig_fig.full() if full else self._eig_fig.fast(slow_changed=self._model_changed)
+        self._model_changed = False
         self.status.value = (
             f"<div>step <b class='bench-step'>{step}</b> · loss <span class='bench-loss'>{self.loss:.4f}</span> "
             f"(torque error / variance over all {len(self.data['q'])} samples)<br>max |M̂ − M| over the "
