@@ -2,16 +2,23 @@
 
 Each front end opens notebooks/bench_app.ipynb and runs it (JupyterLab and Notebook 7 via Run → Run All Cells;
 Voilà runs it by itself), then checks the Bench as a learner would use it:
-  untrained: FAIL at step 0;  q0 moved from the keyboard changes the readout's q, the learned numbers (not the
-  true ones: a planar chain's M does not depend on q0) and both images;  Train ×2000 disables the buttons,
-  shows live steps, ends at step 2000 with new numbers, new plots and PASS.
+  untrained: FAIL at step 0, slider handles named, both images with text alternatives that follow the state,
+  live regions, a progressbar, and no critical or serious axe-core violation inside the Bench;
+  q0 moved from the keyboard changes the readout's q, the learned numbers (not the true ones: a planar chain's
+  M does not depend on q0), both images and their text alternatives;
+  Train ×2000 pressed from the keyboard: focus stays on the button (marked aria-disabled, not disabled), every
+  live update shows one step in every panel under a TRAINING badge, a second press is ignored, and the buttons
+  come back with the final redraw: step 2000, new numbers and plots, PASS, and again no axe violation.
 q0 moves by ArrowRight on the slider's handle, except in Notebook 7, which takes arrow keys for itself
-(jupyter/notebook#7716, kept as a strict xfail): there the learner types the value into the slider's readout.
-Screenshots of every stage go to artifacts/browser/ (git-ignored); on a failure the page, the browser console
-and the server log go there too.
+(jupyter/notebook#7716, kept as a strict xfail): there the learner types the value into the slider's readout,
+and clicks Train.  The press time (click to final redraw, measured in the page) goes to
+artifacts/browser/<front end>-timings.json; speed is judged there and in benchmarks/bench_bench.py, not here.
+Screenshots of every stage go to artifacts/browser/ (git-ignored), for Voilà also as seen with deuteranopia and
+protanopia; axe-core's results go there too; on a failure the page, the browser console and the server log.
 
-Needs Debian's chromium (/usr/bin/chromium, or $CHROMIUM): without it these tests skip, or fail when
-REQUIRE_BROWSER=1 (as in CI). The tests use that system browser; `playwright install` is never needed.
+Needs Debian's chromium (/usr/bin/chromium, or $CHROMIUM) and axe-core from npm (installed by .ci/run): without
+them these tests skip, or fail when REQUIRE_BROWSER=1 (as in CI). The tests use that system browser;
+`playwright install` is never needed.
 Servers run on 127.0.0.1 without a token, with throw-away config, runtime, settings and workspace dirs, and are
 always stopped (process group, then any kernel they left behind).
 """
@@ -47,6 +54,8 @@ PAGE_MS = 120_000                                      # page load, kernel start
 UI_MS = 30_000                                         # a widget reacts to a key press or a click
 TRAIN_MS = 120_000                                     # 2000 training steps (3-6 s alone; far slower under load)
 RUN_ALL_RETRY_MS = 20_000                              # Run All seen to have started, else pressed once more
+# axe-core, pinned and installed from npm by .ci/run (or set $AXE_CORE to an axe.min.js).
+AXE_CORE = Path(os.environ.get("AXE_CORE") or ROOT / "build" / "npm" / "node_modules" / "axe-core" / "axe.min.js")
 
 
 # ---------------------------------------------------------------------------------------------------- browser
@@ -87,6 +96,9 @@ def browser(tmp_path_factory, artifacts):
     if exe is None:
         where = os.environ.get("CHROMIUM") or "/usr/bin/chromium or on PATH"
         _no_browser(f"no chromium at {where} (apt-get install chromium, or set $CHROMIUM)")
+    if not AXE_CORE.is_file():
+        _no_browser(f"no axe-core at {AXE_CORE}: install it as .ci/run does (npm install --prefix build/npm "
+                    f"axe-core@<the version pinned there>), or set $AXE_CORE to an axe.min.js")
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             str(tmp_path_factory.mktemp("chromium-profile")), executable_path=exe, headless=True,
@@ -372,9 +384,69 @@ def _type_into_readout(bench, q0):
     readout.press("Enter")
 
 
-def _bench_flow(tab, move_q0=_arrow_keys):
-    """FAIL at step 0; q0 moved from the keyboard changes readout, numbers, plots; Train ×2000 → disabled
-    buttons, live steps, then step 2000, new numbers and plots, PASS."""
+def _enter_key(button):
+    """Press a button from the keyboard: focus it, then Enter."""
+    button.focus()
+    button.press("Enter")
+
+
+def _mouse_click(button):
+    """Press a button with the mouse (Notebook 7 takes some keys for itself, see the arrow-key xfail)."""
+    button.click()
+
+
+# Records, in the page, every update of the Bench's state (the ARIA carrier writes data-bench-step and
+# data-bench-busy last in each update, after every panel), and the time of the Train press.
+_RECORD_PRESS_JS = """root => {
+    const q = s => root.querySelector(s);
+    const rec = window.__benchPress = {snaps: [], clicked: null};
+    const snap = () => ({
+        t: performance.now(), step: root.getAttribute('data-bench-step'), busy: root.getAttribute('data-bench-busy'),
+        status_step: q('.bench-status .bench-step').textContent, loss: q('.bench-status .bench-loss').textContent,
+        grid_eig: q('.bench-status .bench-grid-eig').textContent, badge: q('.bench-badge').innerText,
+        progress: q('.bench-progress [role=progressbar]').getAttribute('aria-valuenow'),
+        learned: q('.bench-learned').innerText, readout: q('.bench-readout').innerText,
+        plot_src: q('img.bench-plot').src, eig_src: q('img.bench-eigmap').src,
+        plot_alt: q('img.bench-plot').alt, eig_alt: q('img.bench-eigmap').alt,
+        train_aria_disabled: q('button.bench-train').getAttribute('aria-disabled'),
+        train_focused: document.activeElement === q('button.bench-train')});
+    new MutationObserver(() => rec.snaps.push(snap()))
+        .observe(root, {attributes: true, attributeFilter: ['data-bench-step', 'data-bench-busy']});
+    root.addEventListener('click', e => {
+        if (rec.clicked === null && e.target.closest('button.bench-train')) rec.clicked = performance.now();
+    }, true);
+}"""
+
+
+def _axe(tab, stage):
+    """Run axe-core on the Bench (scoped to it) and fail on any critical or serious violation."""
+    page = tab.page
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE_CORE))
+    result = page.evaluate("""async () => {
+        const r = await axe.run({include: [['.bench']]}, {resultTypes: ['violations']});
+        return {version: axe.version, violations: r.violations.map(v => ({id: v.id, impact: v.impact,
+            help: v.help, nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary)}))};
+    }""")
+    (ARTIFACTS / f"{tab.name}-axe-{stage}.json").write_text(json.dumps(result, indent=1))
+    bad = [v for v in result["violations"] if v["impact"] in ("critical", "serious")]
+    assert not bad, f"axe-core {result['version']} found in the Bench ({stage}):\n" + json.dumps(bad, indent=1)
+    tab.mark(f"axe-{stage}")
+
+
+def _aria(bench):
+    """The accessible names and text alternatives the Bench must carry, as the page has them."""
+    return bench.evaluate("""root => ({
+        handles: Array.from(root.querySelectorAll('[role=slider]'), h => h.getAttribute('aria-label')),
+        plot_alt: root.querySelector('img.bench-plot').alt, eig_alt: root.querySelector('img.bench-eigmap').alt,
+        live: Array.from(root.querySelectorAll('[aria-live]'), el => el.closest('.widget-html').className),
+        progressbar: root.querySelector('.bench-progress [role=progressbar]') !== null})""")
+
+
+def _bench_flow(tab, move_q0=_arrow_keys, press=_enter_key):
+    """FAIL at step 0 and no axe violation; q0 moved from the keyboard changes readout, numbers, plots and their
+    text alternatives; Train pressed: focus stays on it, every live update shows one step in every panel with
+    a TRAINING badge, a second press is ignored, then step 2000, PASS, buttons back after the final redraw."""
     page = tab.page
     bench = page.locator(".bench")
     expect(bench).to_have_count(1, timeout=PAGE_MS)
@@ -385,6 +457,7 @@ def _bench_flow(tab, move_q0=_arrow_keys):
     train, reset = bench.locator("button.bench-train"), bench.locator("button.bench-reset")
     expect(badge).to_contain_text("FAIL", timeout=UI_MS)
     expect(step).to_have_text("0")
+    expect(bench.locator(".bench-status .bench-loss")).to_have_text(re.compile(r"^\d+\.\d{4}$"))
     q0_text, q1_text = (bench.locator(f".bench-{q} .widget-readout").inner_text().strip() for q in ("q0", "q1"))
     expect(readout).to_contain_text(f"q = ({q0_text}, {q1_text})")         # the slider readouts' format
     expect(train).to_have_text(re.compile(r"Train\s*×\s*2000"))
@@ -397,8 +470,17 @@ def _bench_flow(tab, move_q0=_arrow_keys):
     for table in (learned, true):
         cells = table.locator("td").all_inner_texts()
         assert len(cells) == 4 and all(numbers.match(c.strip()) for c in cells), cells
+    # Accessible names, text alternatives that follow the state, live regions, the progress bar's role.
+    expect(bench).to_have_attribute("data-bench-step", "0", timeout=UI_MS)
+    aria = _aria(bench)
+    assert aria["handles"] == ["q0 (rad)", "q1 (rad)"], aria
+    assert f"q0 = {q0_text} rad, step 0" in aria["plot_alt"], aria
+    assert "step 0" in aria["eig_alt"] and f"q = ({q0_text}, {q1_text})" in aria["eig_alt"], aria
+    assert sorted(c.split()[-1] for c in aria["live"]) == ["bench-badge", "bench-message", "bench-readout"], aria
+    assert aria["progressbar"], aria
     tab.mark("rendered")
     tab.shot("1-untrained")
+    _axe(tab, "untrained")
 
     # The q0 slider, moved from the keyboard.
     before = dict(learned=learned.inner_text(), true=true.inner_text(), plot=plot.get_attribute("src"),
@@ -411,38 +493,92 @@ def _bench_flow(tab, move_q0=_arrow_keys):
     expect(learned).not_to_have_text(before["learned"])
     expect(plot).not_to_have_attribute("src", before["plot"])
     expect(eigmap).not_to_have_attribute("src", before["eigmap"])
+    expect(plot).to_have_attribute("alt", re.compile(f"q0 = {re.escape(q0)} rad"), timeout=UI_MS)
     assert true.inner_text() == before["true"], "the true M of a planar chain does not depend on q0"
     assert plot.evaluate("el => el.decode().then(() => el.naturalWidth)") > 100
     tab.shot("2-slider")
 
-    # Train ×2000: buttons disabled while it runs, live steps, then step 2000 and PASS.
+    # Train: pressed, focus stays on the button, every live update consistent, a second press ignored.
     moved = dict(learned=learned.inner_text(), plot=plot.get_attribute("src"), eigmap=eigmap.get_attribute("src"))
-    bench.locator(".bench-status").evaluate("""el => {
-        window.__benchSteps = [];
-        new MutationObserver(() => {
-            const s = el.querySelector('.bench-step');
-            if (s) window.__benchSteps.push(s.textContent);
-        }).observe(el, {subtree: true, childList: true, characterData: true});
-    }""")
-    train.click()
+    bench.evaluate(_RECORD_PRESS_JS)
+    for region in (".bench-readout", ".bench-badge"):  # live regions must stay the same element to be announced
+        bench.locator(f"{region} [aria-live]").evaluate("el => { el.__beforePress = true; }")
+    press(train)
     tab.mark("train-pressed")
-    expect(train).to_be_disabled(timeout=UI_MS)
-    expect(reset).to_be_disabled(timeout=UI_MS)
+    expect(bench).to_have_attribute("data-bench-busy", "true", timeout=UI_MS)
+    expect(train).to_have_attribute("aria-disabled", "true")
+    expect(badge).to_contain_text("TRAINING")
+    assert train.evaluate("el => document.activeElement === el"), "focus left the Train button"
     tab.shot("3-training")
-    expect(step).to_have_text("2000", timeout=TRAIN_MS)
-    expect(badge).to_contain_text("PASS", timeout=UI_MS)
-    expect(train).to_be_enabled(timeout=UI_MS)
-    expect(reset).to_be_enabled(timeout=UI_MS)
+    train.click(force=True)            # a second press while training (force: Playwright waits out aria-disabled)
+    expect(bench).to_have_attribute("data-bench-busy", "false", timeout=TRAIN_MS)
     tab.mark("trained")
+    tab.timings["first press, with a screenshot and a second click during it (s)"] = _press_time(page)
+    page.wait_for_timeout(1500)                        # a second press, had it gone through, would run by now
+    expect(bench).to_have_attribute("data-bench-busy", "false")
+    expect(step).to_have_text("2000")
+    expect(badge).to_contain_text("PASS")
+    assert "TRAINING" not in badge.inner_text()
+    expect(train).not_to_have_attribute("aria-disabled", "true")
+    expect(train).to_be_enabled()
+    assert train.evaluate("el => document.activeElement === el"), "focus left the Train button after training"
     expect(plot).not_to_have_attribute("src", moved["plot"])
     expect(eigmap).not_to_have_attribute("src", moved["eigmap"])
     assert learned.inner_text() != moved["learned"]
     assert float(bench.locator(".bench-grid-error").inner_text()) < 0.2
-    expect(bench.locator(".bench-progress .progress-bar")).to_have_attribute("style", re.compile(r"width: 100%"))
-    live = [int(s) for s in page.evaluate("window.__benchSteps") if s.strip().isdigit()]
-    assert any(0 < s < 2000 for s in live), f"no live update reached the page while training: {live}"
-    assert "FAIL" not in badge.inner_text()
+    expect(bench.locator(".bench-progress [role=progressbar]")).to_have_attribute("aria-valuenow", "2000")
+    _check_live_updates(page.evaluate("window.__benchPress"))
+    for region in (".bench-readout", ".bench-badge"):
+        live = bench.locator(f"{region} [aria-live=polite]")
+        assert live.evaluate("el => el.__beforePress === true"), f"the live region of {region} was replaced"
     tab.shot("4-trained")
+    _axe(tab, "trained")
+
+    # The press as a learner makes it, with nothing else going on in the page: timed, not judged here.
+    bench.evaluate(_RECORD_PRESS_JS)
+    press(train)
+    expect(step).to_have_text("4000", timeout=TRAIN_MS)
+    expect(bench).to_have_attribute("data-bench-busy", "false", timeout=UI_MS)
+    tab.timings["press: click to final redraw (s)"] = _press_time(page)
+
+
+def _press_time(page):
+    """Seconds from the Train click to the last recorded update (the final redraw, buttons back)."""
+    rec = page.evaluate("window.__benchPress")
+    return round((rec["snaps"][-1]["t"] - rec["clicked"]) / 1000, 2)
+
+
+def _check_live_updates(rec):
+    """Every recorded update during the press shows one step everywhere; the last comes with the buttons back."""
+    snaps = rec["snaps"]
+    assert rec["clicked"] is not None and snaps, rec
+    live = [s for s in snaps if s["busy"] == "true" and 0 < int(s["step"]) < 2000]
+    assert len(live) >= 2, f"fewer than two live updates reached the page while training: {snaps}"
+    for s in live + [snaps[-1]]:
+        step = s["step"]
+        assert s["status_step"] == step and s["progress"] == step, s
+        assert f"step {step}:" in s["plot_alt"] and f"step {step}:" in s["eig_alt"], s
+        assert f"lowest {s['grid_eig']} kg m²" in s["eig_alt"], s          # map title and status agree
+        assert ("TRAINING" in s["badge"]) == (s["busy"] == "true"), s
+        assert s["train_aria_disabled"] == ("true" if s["busy"] == "true" else None), s
+        assert s["train_focused"], f"focus left the Train button: {s}"
+    for a, b in zip(live, live[1:]):
+        assert a["loss"] != b["loss"] and a["learned"] != b["learned"], (a, b)
+        assert a["plot_src"] != b["plot_src"] and a["eig_src"] != b["eig_src"], (a, b)
+    final = snaps[-1]
+    assert final["busy"] == "false" and final["step"] == "2000" and "PASS" in final["badge"], final
+
+
+def _save_colour_blind_views(tab, stage):
+    """Screenshots of the Bench as learners with deuteranopia and protanopia would see it (palette.simulate_cvd)."""
+    import numpy as np
+    import PIL.Image
+    from lesson_lib.ui.palette import simulate_cvd
+    shot = ARTIFACTS / f"{tab.name}-{stage}.png"
+    rgb = np.asarray(PIL.Image.open(shot).convert("RGB"), dtype=float) / 255
+    for kind in ("deuteranopia", "protanopia"):
+        seen = (simulate_cvd(rgb, kind) * 255).round().astype(np.uint8)
+        PIL.Image.fromarray(seen).save(ARTIFACTS / f"{tab.name}-{stage}-{kind}.png")
 
 
 def _assert_notebook_not_saved(server):
@@ -457,7 +593,7 @@ def test_bench_in_jupyterlab(jupyterlab_tab, jupyter):
 
 
 def test_bench_in_notebook7(notebook7_tab, jupyter):
-    _bench_flow(notebook7_tab, move_q0=_type_into_readout)
+    _bench_flow(notebook7_tab, move_q0=_type_into_readout, press=_mouse_click)
     _assert_notebook_not_saved(jupyter)
 
 
@@ -490,3 +626,5 @@ def test_bench_in_voila(voila_tab, voila):
     expect(page.locator(".jp-RenderedMarkdown").first).to_be_visible()         # the text cell is shown
     voila_tab.shot("0-opened")
     _bench_flow(voila_tab)
+    for stage in ("1-untrained", "4-trained"):
+        _save_colour_blind_views(voila_tab, stage)

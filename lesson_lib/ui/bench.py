@@ -1,91 +1,231 @@
-"""The Bench: train a DeLaN live and watch its learned M(q) (green) land on the true M(q) (gold).
+"""The Bench: train a DeLaN live and watch its learned M(q) (teal, dashed) land on the true M(q) (gold, solid).
 
     from lesson_lib.ui.bench import Bench
     Bench()            # in a notebook cell: sliders, Train, Reset, readouts, plots, PASS badge
 
-Everything shown is computed by the library: the model (lesson_lib.model.delan), the truth (lesson_lib.physics.chain) and
-the lesson's check (lesson_lib.evaluation.metrics).  Every callback is a method, so tests drive the Bench without a
-browser: set `bench.q0.value`, call `bench.train_button.click()`, then read `bench.badge.value`.
-Figures are drawn once; a slider move only moves their lines and markers and re-renders one PNG.
+Everything shown is computed by the library: the model (lesson_lib.model.delan), the truth (lesson_lib.physics.chain)
+and the lesson's check (lesson_lib.evaluation.metrics).  Every callback is a method, so tests drive the Bench
+without a browser: set `bench.q0.value`, call `bench.train_button.click()`, then read `bench.badge.value`.
+
+One state, one picture: every update (a slider move, a live update while training, the end of a press, Reset)
+first measures the model, then writes every panel from those numbers in one fixed order, the ARIA attributes
+last.  So the matrices, readouts, loss, status, eigenvalue map and its title, plots, progress and badge always
+show the same step.  Figures are drawn once; an update redraws only what moves (blitting), and a full redraw
+happens only when a curve leaves its axis limits or the colour scale.
+
+Errors never vanish: every callback shows its exception in the message area and leaves the Bench usable.
+Train is a transaction: `DeLaN.fit` either completes or raises with the model restored; the Bench then shows
+the restored model.
 """
+import functools
 import html
 import io
+import time
 
 import ipywidgets as widgets
 import numpy as np
 import PIL.Image
+import traitlets
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..physics.chain import double_pendulum
+from . import palette
+from .aria import AriaCarrier
+from .._validate import as_states, integer, number, positive_number, sizes, within_limit
 from ..data import sample_uniform
-from ..model.delan import DeLaN
-from ..evaluation.metrics import compare_mass_matrices, torus_grid
+from ..evaluation.metrics import compare_mass_matrices, torque_nmse, torus_grid
 from ..facts import GRID_POINTS, HIDDEN, LR, N_SAMPLES, PASS_MAX_ERROR, SEED, STEPS_PER_PRESS
+from ..model.blackbox import BlackBox
+from ..model._runtime import single_blas_thread
+from ..model.delan import DeLaN
 from ..model.training import TrainingDiverged
+from ..physics.chain import PlanarChain, double_pendulum
 
-GOLD, GREEN = "#c9a227", "#2e8b57"      # true M, learned M (also told apart by line style)
+MAX_STEPS_PER_PRESS = 100_000          # about a minute of training: beyond that a press looks hung
+MAX_GRID_POINTS = 201                  # 201 x 201 = 40,401 configurations per update
+
+
+class _Unchecked(traitlets.Any):
+    """A trait that hands every value, None too, to the owner's validator (traitlets.Any passes None by)."""
+    allow_none = False
+
+
+class _AngleSlider(widgets.FloatSlider):
+    """A FloatSlider for an angle in radians that refuses what is not a finite real number (NaN, inf, strings,
+    None, booleans, arrays): it keeps its last good value and calls `on_refused(message)`.  Values outside
+    [min, max] are clamped, as FloatSlider does."""
+
+    value = _Unchecked(0.0, help="Float value").tag(sync=True)
+
+    def __init__(self, name, on_refused, **kwargs):
+        self._angle, self._on_refused = name, on_refused
+        super().__init__(**kwargs)
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal):
+        try:
+            value = number(self._angle, proposal["value"], hint="give an angle in radians")
+        except (TypeError, ValueError) as err:
+            kept = self.value
+            self._on_refused(f"{err}. Kept {self._angle} = {kept:.2f} rad.")
+            return kept
+        return min(max(value, self.min), self.max)
 
 
 class _BlittedFigure:
     """A figure rendered to PNG bytes, fast when only its animated artists changed.
 
     `full()` draws everything and keeps the static background; `fast()` restores that background and draws
-    only the animated artists (lines and markers that follow the sliders): blitting, as in matplotlib's
-    animation guide, but into an image widget, so it works the same in JupyterLab, Notebook 7 and Voilà.
+    only the animated artists: blitting, as in matplotlib's animation guide, but into an image widget, so it
+    works the same in JupyterLab, Notebook 7 and Voila.  Artists that change less often (`slow`: they follow
+    the model, not the sliders) are drawn onto a second kept layer, by `fast(slow_changed=True)`.
     """
 
-    def __init__(self, fig, animated):
-        self.fig, self.canvas, self.animated = fig, FigureCanvasAgg(fig), animated
-        for artist in animated:
+    def __init__(self, fig, animated, slow=()):
+        self.fig, self.canvas, self.animated, self.slow = fig, FigureCanvasAgg(fig), animated, slow
+        for artist in (*animated, *slow):
             artist.set_animated(True)
-        self.background = None
+        self.background = self.layer = None
 
     def full(self):
         self.canvas.draw()
         self.background = self.canvas.copy_from_bbox(self.fig.bbox)
-        return self.fast()
+        return self.fast(slow_changed=True)
 
-    def fast(self):
+    def fast(self, slow_changed=False):
         if self.background is None:
             return self.full()
-        self.canvas.restore_region(self.background)
+        if slow_changed or self.layer is None:
+            self.canvas.restore_region(self.background)
+            for artist in self.slow:
+                self.fig.draw_artist(artist)
+            self.layer = self.canvas.copy_from_bbox(self.fig.bbox)
+        self.canvas.restore_region(self.layer)
         for artist in self.animated:
             self.fig.draw_artist(artist)
-        buf = io.BytesIO()
-        PIL.Image.frombuffer("RGBA", self.canvas.get_width_height(), self.canvas.buffer_rgba()).save(
-            buf, format="png", compress_level=1)
+        buf = io.BytesIO()                           # RGB encodes a third faster than RGBA, compress_level 1 fastest
+        PIL.Image.frombuffer("RGBA", self.canvas.get_width_height(), self.canvas.buffer_rgba()).convert(
+            "RGB").save(buf, format="png", compress_level=1)
         return buf.getvalue()
 
 
-def _matrix_html(M, color, title, cls):
-    rows = "".join("<tr>" + "".join(f"<td style='padding:2px 8px;text-align:right'>{v:.3f}</td>" for v in row)
-                   + "</tr>" for row in M)
+def _matrix_html(M, color, title, cls, style):
+    rows = "".join("<tr>" + "".join(f"<td style='padding:2px 8px;text-align:right;font-family:monospace;"
+                                    f"font-size:15px'>{v:.3f}</td>" for v in row) + "</tr>" for row in M)
     return (f"<div class='{cls}' style='display:inline-block;margin-right:18px;color:{color}'>"
-            f"<b>{html.escape(title)}</b><table style='font-family:monospace;font-size:15px;"
-            f"border-left:2px solid {color};border-right:2px solid {color}'>{rows}</table></div>")
+            f"<table style='border-left:2px {style} {color};"
+            f"border-right:2px {style} {color}'><caption style='text-align:left;font-weight:bold'>"
+            f"{html.escape(title)}</caption>{rows}</table></div>")
+
+
+def _progress_html(done, asked):
+    """A progress bar with the progressbar role, its values and a name (ipywidgets' IntProgress has none)."""
+    return (f"<div role='progressbar' aria-label='Training progress' aria-valuemin='0' aria-valuemax='{asked}' "
+            f"aria-valuenow='{done}' aria-valuetext='{done} of {asked} steps' style='width:240px;height:18px;"
+            f"margin:7px 4px;background:{palette.TRACK};border:1px solid {palette.TRACK_EDGE};border-radius:3px'>"
+            f"<div style='height:100%;width:{100 * done / asked if asked else 0:.1f}%;background:{palette.RUNNING}'>"
+            f"</div></div>")
+
+
+def _badge_html(label, background, text):
+    return (f"<span class='bench-badge-label' style='font-size:18px;font-weight:bold;padding:2px 10px;"
+            f"border-radius:4px;color:white;background:{background}'>{label}</span> <span>{text}</span>")
+
+
+def _two_joints(name, obj, cls, what, fix):
+    """obj if it is a `cls` with 2 joints, else raise: the Bench shows a double pendulum."""
+    if not isinstance(obj, cls):
+        raise TypeError(f"{name} must be {what}, got {type(obj).__name__}; {fix}")
+    if obj.n_dof != 2:
+        raise ValueError(f"{name} must have 2 joints (the Bench shows a double pendulum), got a "
+                         f"{type(obj).__name__} with {obj.n_dof} joints (n_dof={obj.n_dof}); {fix}")
+    return obj
+
+
+def _check_model(model):
+    fix = "pass DeLaN(n_dof=2) or leave model out"
+    if isinstance(model, BlackBox):
+        raise TypeError(f"model must be a DeLaN, got {model!r}: a black box learns the whole map "
+                        f"(q, qd, qdd) -> tau and has no mass matrix M(q) for the Bench to show; {fix}")
+    return _two_joints("model", model, DeLaN, "a DeLaN with 2 joints", fix)
+
+
+def _check_chain(chain):
+    return _two_joints("chain", chain, PlanarChain, "the true robot, a PlanarChain with 2 joints",
+                       "e.g. chain=double_pendulum()")
+
+
+def _check_data(data):
+    """data: a dict with q, qd, qdd, tau of shape (N, 2), N >= 2, torques not constant, as sample_uniform
+    returns."""
+    keys = ("q", "qd", "qdd", "tau")
+    example = "e.g. data=sample_uniform(chain, 4096)"
+    if not isinstance(data, dict):
+        raise TypeError(f"data must be a dict with keys {', '.join(keys)} (as sample_uniform returns), got "
+                        f"{type(data).__name__}; {example}")
+    missing = [k for k in keys if k not in data]
+    if missing:
+        raise ValueError(f"data is missing {', '.join(map(repr, missing))}: it needs q, qd, qdd and tau; {example}")
+    arrays, single = as_states(2, **{k: data[k] for k in keys})
+    if single or any(np.ndim(data[k]) != 2 for k in keys):
+        raise ValueError(f"data arrays must have shape (N, 2), one row per sample, got shapes "
+                         f"{[np.shape(data[k]) for k in keys]}; {example}")
+    if len(arrays[0]) < 2:
+        raise ValueError(f"data needs at least 2 samples to train on, got N = {len(arrays[0])}; {example}")
+    flat = np.flatnonzero(arrays[3].std(axis=0) == 0)
+    if flat.size:
+        raise ValueError(f"data['tau'] is constant in joint {int(flat[0])}: there is nothing to learn from, and the "
+                         f"loss (torque error / variance) is undefined; {example}")
+    return dict(zip(keys, arrays))
+
+
+def _shows_errors(action):
+    """Decorate a widget callback so that any exception it raises is shown in the Bench's message area (ipywidgets
+    would send it to a log the learner does not see); the Bench stays usable."""
+    def decorate(callback):
+        @functools.wraps(callback)
+        def wrapper(self, *args):
+            try:
+                return callback(self, *args)
+            except Exception as err:
+                self._say(self._error_markup(f"{action} failed.", err))
+        return wrapper
+    return decorate
 
 
 class Bench:
     """Interactive DeLaN bench for a 2-joint chain (default: the double pendulum).
 
-    chain: the true robot (PlanarChain with 2 joints); model: a DeLaN (default DeLaN(seed=seed, hidden=...));
-    data: dict from sample_uniform (default N_SAMPLES samples with the same seed); steps_per_press: steps per
-    Train press; update_every: steps between live updates while training.
+    chain: the true robot (PlanarChain with 2 joints); model: a 2-joint DeLaN (default DeLaN(seed=seed,
+    hidden=hidden, lr=lr)); data: dict from sample_uniform (default N_SAMPLES samples drawn with `seed`);
+    steps_per_press: steps per Train press; update_every: steps between live updates while training;
+    grid_points: the torus grid of the PASS check.  Every argument is checked here, with a message that says
+    what is wrong and how to fix it.
     """
 
-    def __init__(self, chain=None, model=None, data=None, seed=SEED, hidden=HIDDEN, lr=LR,
+    def __init__(self, chain=None, model=None, data=None, seed=SEED, hidden=None, lr=None,
                  steps_per_press=STEPS_PER_PRESS, update_every=250, grid_points=GRID_POINTS):
-        self.chain = double_pendulum() if chain is None else chain
-        if self.chain.n_dof != 2:
-            raise ValueError(f"the Bench shows a 2-joint robot, got a chain with {self.chain.n_dof} joints")
-        self.model = DeLaN(n_dof=2, hidden=hidden, seed=seed, lr=lr) if model is None else model
-        self.data = sample_uniform(self.chain, N_SAMPLES, seed=seed) if data is None else data
-        self.steps_per_press, self.update_every = int(steps_per_press), int(update_every)
-        self.grid = torus_grid(2, grid_points)
-        self.grid_points = grid_points
+        seed = integer("seed", seed, low=0)
+        self.chain = double_pendulum() if chain is None else _check_chain(chain)
+        if model is None:
+            hidden = HIDDEN if hidden is None else sizes("hidden", hidden)
+            lr = LR if lr is None else positive_number("lr", lr, hint="e.g. lr=0.003")
+            self.model = DeLaN(n_dof=2, hidden=hidden, seed=seed, lr=lr)
+        elif hidden is not None or lr is not None:
+            raise ValueError("give either a model or hidden/lr for a new one, not both: a given model keeps its "
+                             "own hidden sizes and learning rate (set model.lr to change it)")
+        else:
+            self.model = _check_model(model)
+        self.data = sample_uniform(self.chain, N_SAMPLES, seed=seed) if data is None else _check_data(data)
+        self.steps_per_press = within_limit("steps_per_press", integer("steps_per_press", steps_per_press, low=1),
+                                            MAX_STEPS_PER_PRESS, "press Train several times instead")
+        self.update_every = integer("update_every", update_every, low=1)
+        self.grid_points = within_limit("grid_points", integer("grid_points", grid_points, low=2),
+                                        MAX_GRID_POINTS)
+        self.grid = torus_grid(2, self.grid_points)
         self._M_true_grid = self.chain.mass_matrix(self.grid)   # the truth over the grid never changes
         self._busy = False
+        self._press = None                                      # (steps done, steps asked) while training
         self._build_widgets()
         self._build_figures()
         self.refresh()
@@ -93,14 +233,13 @@ class Bench:
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self):
         slider = dict(min=-np.pi, max=np.pi, step=0.01, readout_format=".2f", continuous_update=True,
-                      style={"description_width": "70px"}, layout=widgets.Layout(width="360px"))
-        self.q0 = widgets.FloatSlider(value=0.5, description="q0 (rad)", **slider).add_class("bench-q0")
-        self.q1 = widgets.FloatSlider(value=1.0, description="q1 (rad)", **slider).add_class("bench-q1")
-        self.train_button = widgets.Button(description=f"Train ×{self.steps_per_press}", button_style="success",
-                                           icon="play").add_class("bench-train")
+                      style={"description_width": "70px"}, layout=widgets.Layout(width="360px"),
+                      on_refused=self._refused)
+        self.q0 = _AngleSlider("q0", value=0.5, description="q0 (rad)", **slider).add_class("bench-q0")
+        self.q1 = _AngleSlider("q1", value=1.0, description="q1 (rad)", **slider).add_class("bench-q1")
+        self.train_button = widgets.Button(icon="play").add_class("bench-train")
         self.reset_button = widgets.Button(description="Reset", icon="undo").add_class("bench-reset")
-        self.progress = widgets.IntProgress(min=0, max=self.steps_per_press, value=0,
-                                            layout=widgets.Layout(width="240px")).add_class("bench-progress")
+        self.progress = widgets.HTML().add_class("bench-progress")
         self.matrices = widgets.HTML().add_class("bench-matrices")
         self.readout = widgets.HTML().add_class("bench-readout")
         self.status = widgets.HTML().add_class("bench-status")
@@ -108,6 +247,7 @@ class Bench:
         self.message = widgets.HTML().add_class("bench-message")
         self.plot = widgets.Image(format="png", layout=widgets.Layout(width="560px")).add_class("bench-plot")
         self.eigmap = widgets.Image(format="png", layout=widgets.Layout(width="400px")).add_class("bench-eigmap")
+        self.aria = AriaCarrier("bench")
         self.q0.observe(self._on_slider, names="value")
         self.q1.observe(self._on_slider, names="value")
         self.train_button.on_click(self._on_train)
@@ -118,6 +258,7 @@ class Bench:
             widgets.HBox([self.matrices, widgets.VBox([self.readout, self.status, self.badge])]),
             widgets.HBox([self.plot, self.eigmap]),
             self.message,
+            self.aria.widget,
         ]).add_class("bench")
 
     def _repr_mimebundle_(self, **kwargs):
@@ -128,14 +269,18 @@ class Bench:
 
     # ------------------------------------------------------------------ figures (drawn once, then updated)
     def _build_figures(self):
-        angles = np.linspace(-np.pi, np.pi, 121)
-        self._angles = angles
+        self._angles = np.linspace(-np.pi, np.pi, 121)
         fig = Figure(figsize=(7.0, 4.6), dpi=80)
         axes = fig.subplots(2, 2, sharex=True)
         self._lines = {}
+        # The true M of a planar chain does not depend on q0: its slices along q1 are static background.
+        self._M_true_line = M_true_line = self.chain.mass_matrix(
+            np.stack([np.zeros_like(self._angles), self._angles], axis=-1))
         for (i, j), ax in np.ndenumerate(axes):
-            (true,) = ax.plot(angles, angles * 0, color=GOLD, lw=2.5, ls="-", label="true M (RNEA)")
-            (learned,) = ax.plot(angles, angles * 0, color=GREEN, lw=2, ls="--", label="learned M (DeLaN)")
+            (true,) = ax.plot(self._angles, M_true_line[:, i, j], color=palette.TRUE, lw=2.5, ls="-",
+                              label="true M (RNEA)")
+            (learned,) = ax.plot(self._angles, 0 * self._angles, color=palette.LEARNED, lw=2, ls="--",
+                                 label="learned M (DeLaN)")
             (mark,) = ax.plot([0], [0], "o", color="black", ms=6, label="current q")
             ax.set_title(f"M[{i},{j}]", fontsize=10)
             ax.set_ylabel("kg m²")
@@ -147,128 +292,244 @@ class Bench:
         fig.suptitle("Mass matrix along q1 through the current q (q0 fixed at its slider value)", fontsize=10)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.19, hspace=0.35, wspace=0.28)
         self._axes = axes
-        self._plot_fig = _BlittedFigure(fig, [a for i, j in self._lines for a in self._lines[i, j][1:]])
+        self._plot_fig = _BlittedFigure(fig, [a for line in self._lines.values() for a in line[1:]])
 
         efig = Figure(figsize=(5.0, 4.6), dpi=80)
         eax = efig.subplots()
         n = self.grid_points
         self._eig_image = eax.imshow(np.zeros((n, n)), origin="lower", extent=(-np.pi, np.pi, -np.pi, np.pi),
-                                     cmap="viridis", aspect="equal")
-        efig.colorbar(self._eig_image, ax=eax, label="min eigenvalue of learned M (kg m²)")
-        (self._eig_mark,) = eax.plot([0], [0], "x", color="red", ms=10, mew=2)
+                                     cmap=palette.EIGEN_MAP, aspect="equal")
+        efig.colorbar(self._eig_image, ax=eax, extend="max", label="min eigenvalue of learned M (kg m²)")
+        (self._eig_mark,) = eax.plot([0], [0], "X", ms=13, mfc=palette.MARKER_FACE, mec=palette.MARKER_EDGE,
+                                     mew=1.5)
+        eax.set_title("learned M: smallest eigenvalue over the torus", fontsize=10, pad=16)
+        self._eig_title = eax.text(0.5, 1.012, "", transform=eax.transAxes, ha="center", va="bottom", fontsize=10)
         eax.set_xlabel("q0 (rad)")
         eax.set_ylabel("q1 (rad)")
         efig.subplots_adjust(left=0.14, right=0.92, top=0.86, bottom=0.12)
-        self._eig_ax = eax
-        self._eig_fig = _BlittedFigure(efig, [self._eig_mark])
+        self._eig_fig = _BlittedFigure(efig, [self._eig_mark], slow=[self._eig_image, self._eig_title])
 
-    # ------------------------------------------------------------------ updates
+    def _fit_limits(self, lam, force=False):
+        """Keep each axis's limits (and the colour scale) while the data stay inside them, so updates only
+        blit; otherwise (or with force) fit them to the truth and the learned model.  True if they changed."""
+        changed = force
+        M_true = self._M_true_grid
+        for (i, j), (true, learned, _mark) in self._lines.items():
+            y = learned.get_ydata()
+            lo, hi = self._axes[i, j].get_ylim()
+            if force or y.min() < lo or y.max() > hi:
+                lo = min(y.min(), M_true[:, i, j].min())
+                hi = max(y.max(), M_true[:, i, j].max())
+                half = max(0.6 * (hi - lo), 0.25)             # at least 0.5 kg m^2 tall, so scales compare
+                self._axes[i, j].set_ylim((lo + hi) / 2 - half, (lo + hi) / 2 + half)
+                changed = True
+        # The colour scale runs from 0 (or below, should SPD ever fail) to a little above the truth's largest
+        # smallest eigenvalue: the trained map is compared with the truth's; higher values saturate.
+        vmin = self._eig_image.get_clim()[0]
+        if force or lam.min() < vmin:
+            self._eig_image.set_clim(min(0.0, lam.min()), 1.25 * np.linalg.eigvalsh(M_true)[:, 0].max())
+            changed = True
+        return changed
+
+    # ------------------------------------------------------------------ measuring (model -> numbers)
     @property
     def q(self):
         """The configuration the sliders show, (2,)."""
         return np.array([self.q0.value, self.q1.value])
 
-    def refresh(self):
-        """Recompute everything that depends on the model (after training or reset), then the current q."""
+    def _measure_model(self):
+        """What depends on the model only: the PASS check over the grid, the loss, the eigenvalue map."""
         M_grid = self.model.mass_matrix(self.grid)
-        lam = np.linalg.eigvalsh(M_grid).min(axis=1)
-        self._eig_image.set_data(lam.reshape(self.grid_points, self.grid_points).T)
-        self._eig_image.set_clim(min(0.0, lam.min()), lam.max())
-        self._eig_ax.set_title(f"learned M: min eigenvalue over the torus\nlowest {lam.min():.3f} "
-                               f"({'> 0 everywhere: SPD' if lam.min() > 0 else 'NOT positive everywhere'})",
-                               fontsize=10)
-        M_true = self._M_true_grid
-        for (i, j), (true, learned, mark) in self._lines.items():
-            lo, hi = min(M_grid[:, i, j].min(), M_true[:, i, j].min()), max(M_grid[:, i, j].max(), M_true[:, i, j].max())
-            half = max(0.55 * (hi - lo), 0.25)            # at least 0.5 kg m^2 tall, so scales are comparable
-            self._axes[i, j].set_ylim((lo + hi) / 2 - half, (lo + hi) / 2 + half)
-        self._update_status(M_grid)
-        self.update_q(full=True)
+        self.last_check = compare_mass_matrices(M_grid, self._M_true_grid)
+        self.loss = float(np.mean(torque_nmse(self.model, self.data)))
+        self._lam_grid = np.linalg.eigvalsh(M_grid)[:, 0]
+        self._eig_image.set_data(self._lam_grid.reshape(self.grid_points, self.grid_points).T)
+        self._eig_title.set_text(f"lowest {self.last_check['min_eig']:.4f} "
+                                 f"({'> 0 everywhere: SPD' if self.last_check['min_eig'] > 0 else 'NOT positive everywhere'})")
+        self._measured = self.model.get_params()
+        self._model_changed = True                      # the eigenvalue map's layer must be redrawn
 
-    def _update_status(self, M_grid=None):
-        """Step, loss, whole-grid error and the PASS badge (M_grid: the learned M over the grid, if known)."""
-        M_grid = self.model.mass_matrix(self.grid) if M_grid is None else M_grid
-        check = compare_mass_matrices(M_grid, self._M_true_grid)
-        self.last_check = check
-        losses = self.model.loss_history
-        loss = f"{np.mean(losses[-50:]):.4f}" if losses else "not trained yet"
-        self.status.value = (f"<div>step <b class='bench-step'>{self.model.step}</b> · loss {loss}<br>"
-                             f"max |M̂ − M| over the {self.grid_points}×{self.grid_points} torus grid: <b class='bench-grid-error'>"
-                             f"{check['max_error']:.3f}</b> (PASS below {PASS_MAX_ERROR})<br>"
-                             f"min eigenvalue over the grid: {check['min_eig']:.4f}</div>")
-        ok = check["passed"]
-        self.badge.value = (f"<span style='font-size:18px;font-weight:bold;padding:2px 10px;border-radius:4px;"
-                            f"color:white;background:{'#2e7d32' if ok else '#c62828'}'>{'PASS' if ok else 'FAIL'}"
-                            f"</span> <span>{'learned M matches the truth everywhere and is SPD' if ok else 'not yet: press Train'}</span>")
-
-    def _set_slices(self, with_truth):
-        """Slices of the learned (and, with_truth, the true) M along q1 with q0 at its slider value.  The true
-        M of a planar chain does not depend on q0, so its lines are static background, set on full redraws
-        only; the learned one must learn that independence, so its lines follow every slider move."""
-        qs = np.stack([np.full_like(self._angles, self.q0.value), self._angles], axis=-1)
+    def _measure_q(self):
+        """What depends on the current q too: M at q, its error and smallest eigenvalue, the slices along q1."""
+        q = self.q
+        self._M_hat, self._M = self.model.mass_matrix(q), self.chain.mass_matrix(q)
+        qs = np.stack([np.full_like(self._angles, q[0]), self._angles], axis=-1)
         M_hat_line = self.model.mass_matrix(qs)
-        M_line = self.chain.mass_matrix(qs) if with_truth else None
         for (i, j), (true, learned, mark) in self._lines.items():
             learned.set_ydata(M_hat_line[:, i, j])
-            if with_truth:
-                true.set_ydata(M_line[:, i, j])
+            mark.set_data([q[1]], [self._M_hat[i, j]])
+        self._line_gap = float(np.max(np.abs(M_hat_line - self._M_true_line)))
+        self._eig_mark.set_data([q[0]], [q[1]])
 
-    def update_q(self, full=False):
-        """Redraw what depends on the current q only: matrices, readouts, slices and markers."""
-        q = self.q
-        M_hat, M = self.model.mass_matrix(q), self.chain.mass_matrix(q)
-        err, lam = np.abs(M_hat - M).max(), np.linalg.eigvalsh(M_hat).min()
-        self.matrices.value = (_matrix_html(M_hat, GREEN, "learned M(q)", "bench-learned")
-                               + _matrix_html(M, GOLD, "true M(q)", "bench-true"))
+    # ------------------------------------------------------------------ showing (numbers -> every panel)
+    def _show(self, full=False):
+        """Write every panel from the last measurements, in a fixed order, the ARIA attributes last."""
+        q, step, check = self.q, self.model.step, self.last_check
+        full = self._fit_limits(self._lam_grid, force=full)
+        err, lam = np.abs(self._M_hat - self._M).max(), np.linalg.eigvalsh(self._M_hat)[0]
+        self.progress.value = _progress_html(*(self._press or (0, self.steps_per_press)))
+        self.matrices.value = (
+            _matrix_html(self._M_hat, palette.LEARNED, "learned M(q)", "bench-learned", "dashed")
+            + _matrix_html(self._M, palette.TRUE, "true M(q)", "bench-true", "solid"))
         self.readout.value = (f"<div>at q = ({q[0]:.2f}, {q[1]:.2f}) rad:<br>largest entry error "
                               f"<b class='bench-q-error'>{err:.3f}</b><br>min eigenvalue of learned M "
                               f"<b class='bench-q-eig'>{lam:.4f}</b></div>")
-        self._set_slices(with_truth=full)
-        for (i, j), (true, learned, mark) in self._lines.items():
-            mark.set_data([q[1]], [M_hat[i, j]])
-        self._eig_mark.set_data([q[0]], [q[1]])
         self.plot.value = self._plot_fig.full() if full else self._plot_fig.fast()
-        self.eigmap.value = self._eig_fig.full() if full else self._eig_fig.fast()
+        self.eigmap.value = self._eig_fig.full() if full else self._eig_fig.fast(slow_changed=self._model_changed)
+        self._model_changed = False
+        self.status.value = (
+            f"<div>step <b class='bench-step'>{step}</b> · loss <span class='bench-loss'>{self.loss:.4f}</span> "
+            f"(torque error / variance over all {len(self.data['q'])} samples)<br>max |M̂ − M| over the "
+            f"{self.grid_points}×{self.grid_points} torus grid: <b class='bench-grid-error'>{check['max_error']:.3f}"
+            f"</b> (PASS below {PASS_MAX_ERROR})<br>min eigenvalue over the grid: "
+            f"<span class='bench-grid-eig'>{check['min_eig']:.4f}</span></div>")
+        self.badge.value = self._badge(step, check)
+        self.train_button.description = "Training…" if self._busy else f"Train ×{self.steps_per_press}"
+        self.train_button.style.button_color = palette.BUSY if self._busy else palette.PASS
+        self.train_button.style.text_color = "white"
+        self.reset_button.style.text_color = palette.TRACK_EDGE if self._busy else None   # looks inactive
+        self.aria.set(self._aria_attrs(q, step, check))
+
+    def _badge(self, step, check):
+        """TRAINING (with the check so far) while a press runs, else PASS or FAIL with what to do."""
+        if self._busy:
+            return _badge_html("TRAINING", palette.RUNNING, f"check so far: {'PASS' if check['passed'] else 'FAIL'}")
+        if check["passed"]:
+            return _badge_html("PASS ✓", palette.PASS, "learned M matches the truth everywhere and is SPD")
+        hint = ("not trained yet: press Train" if step == 0 else
+                f"max error {check['max_error']:.3f} ≥ {PASS_MAX_ERROR}: press Train again"
+                if check["max_error"] >= PASS_MAX_ERROR else "the learned M is not positive everywhere")
+        return _badge_html("FAIL ✗", palette.FAIL, hint)
+
+    def _aria_attrs(self, q, step, check):
+        """What the page cannot get from ipywidgets: names, text alternatives of the two images (they follow
+        the state), live regions, buttons marked aria-disabled while training, and on the root the step and
+        whether training runs (data-bench-step, data-bench-busy: what the browser tests watch)."""
+        busy = "true" if self._busy else None
+        return {
+            "": {"role": "region", "aria-label": "DeLaN Bench", "data-bench-step": step,
+                 "data-bench-busy": "true" if self._busy else "false"},
+            ".bench-q0 .noUi-handle": {"aria-label": "q0 (rad)"},
+            ".bench-q1 .noUi-handle": {"aria-label": "q1 (rad)"},
+            ".bench-readout .widget-html-content": {"aria-live": "polite", "aria-atomic": "true"},
+            ".bench-badge .widget-html-content": {"aria-live": "polite", "aria-atomic": "true"},
+            ".bench-message .widget-html-content": {"role": "status", "aria-live": "polite"},
+            "button.bench-train": {"aria-disabled": busy},
+            "button.bench-reset": {"aria-disabled": busy},
+            "img.bench-plot": {"alt": (
+                f"Plot of the four entries of M along q1 at q0 = {q[0]:.2f} rad, step {step}: learned (dashed) "
+                f"against true (solid), largest gap {self._line_gap:.3f} kg m²; the dots mark q1 = {q[1]:.2f}.")},
+            "img.bench-eigmap": {"alt": (
+                f"Map of the learned M's smallest eigenvalue over the whole (q0, q1) torus, step {step}: lowest "
+                f"{check['min_eig']:.4f} kg m², "
+                f"{'positive everywhere (SPD)' if check['min_eig'] > 0 else 'NOT positive everywhere'}; "
+                f"the cross marks q = ({q[0]:.2f}, {q[1]:.2f}).")},
+        }
+
+    def refresh(self):
+        """Measure the model and redraw every panel, figures in full (after construction or Reset)."""
+        with single_blas_thread():
+            self._measure_model()
+            self._measure_q()
+            self._show(full=True)
+
+    def update_q(self):
+        """Redraw for a new q (the model is unchanged)."""
+        with single_blas_thread():
+            if not np.array_equal(self._measured, self.model.get_params()):   # changed since (e.g. from code)
+                self._measure_model()
+            self._measure_q()
+            self._show()
 
     # ------------------------------------------------------------------ callbacks
+    def _refused(self, text):
+        self._say(f"<div role='alert' class='bench-error' style='color:{palette.FAIL}'><b>Value refused.</b> "
+                  f"{html.escape(text)}</div>")
+
+    def _say(self, markup):
+        self.message.value = markup
+
+    @_shows_errors("Moving a slider")
     def _on_slider(self, change):
         self.update_q()
 
-    def _set_busy(self, busy):
-        self._busy = busy
-        self.train_button.disabled = self.reset_button.disabled = busy
-
+    @_shows_errors("Training")
     def _on_train(self, button=None):
         self.train(self.steps_per_press)
 
+    @_shows_errors("Reset")
     def _on_reset(self, button=None):
+        self.reset()
+
+    def reset(self):
+        """Re-initialise the model from its seed (untrained, already SPD) and redraw."""
         if self._busy:
+            self._say("<div class='bench-info'>Training is running; Reset was ignored.</div>")
             return
         self.model.reset()
-        self.progress.value = 0
-        self.message.value = "<span class='bench-info'>Model re-initialised from its seed: untrained, and already SPD.</span>"
+        self._press = None
+        self._say("<div class='bench-info'>Model re-initialised from its seed: untrained, and already SPD.</div>")
         self.refresh()
 
-    def train(self, steps):
-        """Train `steps` more steps with live updates every `update_every` steps; keeps the last good state
-        and explains what happened if training diverges."""
-        if self._busy:
-            return
-        self._set_busy(True)
-        self.progress.max, self.progress.value = steps, 0
-        start = self.model.step
-        self.message.value = ""
+    def _live(self, start, steps):
+        """The fit callback: measure and show every panel at this step.  A failure here is shown and stops the
+        live updates of this press, but never the training itself."""
+        def live(model):
+            if self._live_error is not None or model.step - start >= steps:   # the final redraw follows
+                return
+            try:
+                self._press = (model.step - start, steps)
+                self._measure_model()
+                self._measure_q()
+                self._show()
+            except Exception as err:
+                self._live_error = err
+        return live
 
-        def live(model):                            # cheap live update; the full redraw comes at the end
-            self.progress.value = model.step - start
-            self._update_status()
-            self.update_q()
-        d = self.data
+    def train(self, steps):
+        """Train `steps` more steps with every panel updated every `update_every` steps.
+
+        A transaction: `fit` either completes all steps or raises with the model restored (divergence,
+        interrupt, any error), and the Bench then says so and shows that model.  The buttons stay focusable
+        while training (marked aria-disabled); a press that arrives meanwhile is ignored.
+        """
+        steps = within_limit("steps", integer("steps", steps, low=1), MAX_STEPS_PER_PRESS,
+                             "press Train several times instead")
+        if self._busy:
+            self._say("<div class='bench-info'>Training is already running; this press was ignored.</div>")
+            return
+        start, t0 = self.model.step, time.perf_counter()
+        self._busy, self._press, self._live_error = True, (0, steps), None
+        self._say("")
+        message = None
         try:
-            self.model.fit(d["q"], d["qd"], d["qdd"], d["tau"], steps=steps, callback=live, every=self.update_every)
+            self._show()                                   # TRAINING badge, buttons marked, progress at 0
+            d = self.data
+            self.model.fit(d["q"], d["qd"], d["qdd"], d["tau"], steps=steps, callback=self._live(start, steps),
+                           every=self.update_every)
         except TrainingDiverged as err:
-            self.message.value = f"<span class='bench-error' style='color:#c62828'><b>Training stopped.</b> {html.escape(str(err))}</span>"
+            message = self._error_markup("Training stopped.", err)
+        except KeyboardInterrupt as err:
+            message = self._error_markup("Training interrupted.", err)
+        except Exception as err:
+            message = self._error_markup(f"Training failed ({type(err).__name__}).", err)
+        else:
+            message = (f"<div class='bench-info'>Trained {steps} steps (step {start} → {self.model.step}) in "
+                       f"{time.perf_counter() - t0:.1f} s.</div>")
         finally:
-            self.progress.value = self.model.step - start
-            self._set_busy(False)
-            self.refresh()
+            if self._live_error is not None:
+                message = (message or "") + self._error_markup(
+                    "A live update failed; training went on without them.", self._live_error)
+            self._busy = False
+            self._press = (self.model.step - start, steps)
+            self._say(message or "")
+            with single_blas_thread():                     # final redraw, then the buttons come back (last)
+                self._measure_model()
+                self._measure_q()
+                self._show()
+
+    def _error_markup(self, headline, err):
+        """An error for the message area: what failed, the exception, and where the model is now."""
+        return (f"<div role='alert' class='bench-error' style='color:{palette.FAIL}'><b>{html.escape(headline)}</b> "
+                f"{html.escape(type(err).__name__)}: {html.escape(str(err))} (The model is at step "
+                f"{self.model.step}.)</div>")

@@ -1,11 +1,13 @@
 """Figures for the course notebooks 01, 02, 05 and 06: each function draws one figure and returns it; the
-notebook cell calls plt.show().  Every axis is labelled with its unit."""
+notebook cell calls plt.show().  Every axis is labelled with its unit.  Colours come from lesson_lib.ui.palette
+(the truth gold, DeLaN teal, the black box grey, as on the Bench), and lines also differ in style or width."""
 import matplotlib.pyplot as plt
 import numpy as np
 
 from ..evaluation.audit import velocity_sweep
-
-TRUTH, DELAN, BLACK_BOX = "#b8860b", "#2e8b57", "#4b4b4b"
+from .palette import BLACK_BOX, OTHER
+from .palette import LEARNED as DELAN
+from .palette import TRUE as TRUTH
 
 
 def velocity_dependence(black_box, delan, chain, q, qd_max=3.0, spread=3.0, points=61):
@@ -44,7 +46,7 @@ def mass_matrix_entries(chain, points=181):
 def energy_errors(errors, dt):
     """Size of the energy error |E(t) - E(0)| of each integrator (a dict name -> (t, dE)), log scale."""
     fig, ax = plt.subplots(figsize=(7, 3.8))
-    for (name, (t, dE)), color in zip(errors.items(), ("#c0392b", "#2e8b57", "#2c6fbb")):
+    for (name, (t, dE)), color in zip(errors.items(), OTHER):
         ax.semilogy(t[1:], np.abs(dE[1:]) + 1e-16, color=color, label=name)
     ax.set(xlabel="time (s)", ylabel="energy error $|E(t) - E(0)|$ (J)",
            title=f"Unforced double pendulum, step dt = {dt} s: energy error of three integrators")
@@ -77,7 +79,7 @@ def rollout_comparison(t, q_true, q_model, energies):
         a1.plot(t, q_model[:, j], color=DELAN, ls=style, label=f"DeLaN $q_{j}$")
     a1.set(xlabel="time (s)", ylabel="joint angle (rad)", title="Released from rest: angles")
     a1.legend(fontsize=8)
-    for (label, E), color, width in zip(energies.items(), (TRUTH, "#c0392b", DELAN), (4, 1.5, 1.5)):
+    for (label, E), color, width in zip(energies.items(), (TRUTH, OTHER[2], DELAN), (4, 1.5, 1.5)):
         a2.plot(t, E - E[0], color=color, lw=width, label=label)
     a2.set(xlabel="time (s)", ylabel="energy change $E(t) - E(0)$ (J)", title="Energy along the rollouts")
     a2.legend(fontsize=8)

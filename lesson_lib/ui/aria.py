@@ -1,0 +1,81 @@
+"""ARIA attributes for widgets that ipywidgets renders without them.
+
+ipywidgets gives no way to set an attribute on a rendered element: slider handles come without an accessible
+name, images without a text alternative, and an HTML widget replaces its content on every change, so a live
+region written in its markup would be a new element each time (screen readers announce changes to regions that
+stay).  `AriaCarrier` is a hidden HTML widget whose markup holds the attributes the kernel wants, as
+{CSS selector: {attribute: value or None}}, and a one-pixel image whose error handler runs `SCRIPT`: it applies
+the attributes to the elements under the nearest ancestor with the class `root_class`, again whenever widgets
+under it re-render, and stops clicks on buttons marked aria-disabled="true" (buttons that stay focusable while
+they must not act).  The HTML widget puts its value in the page with innerHTML in JupyterLab, Notebook 7 and
+Voila alike, which is what makes this work in all three; tests/test_browser.py checks it there with axe-core.
+
+The selector "" stands for the root element itself.  Each update carries a sequence number, so an older
+update that runs late never overwrites a newer one.
+"""
+import html
+import itertools
+import json
+
+import ipywidgets as widgets
+
+# Runs as the onerror handler of the carrier's image (`this` is the image).  Kept small and dependency-free.
+SCRIPT = """
+(function (img) {
+  if (!img.parentNode) return;                     /* an older carrier already replaced: nothing to do */
+  var spec = JSON.parse(img.getAttribute('data-aria'));
+  function apply(root) {
+    var s = root.__ariaSpec;
+    Object.keys(s.attrs).forEach(function (selector) {
+      var els = selector ? root.querySelectorAll(selector) : [root];
+      Array.prototype.forEach.call(els, function (el) {
+        var attrs = s.attrs[selector];
+        Object.keys(attrs).forEach(function (name) {
+          var v = attrs[name];
+          if (v === null) { if (el.hasAttribute(name)) el.removeAttribute(name); }
+          else if (el.getAttribute(name) !== String(v)) el.setAttribute(name, String(v));
+        });
+      });
+    });
+  }
+  function boot(tries) {
+    if (!img.parentNode) return;
+    var root = img.closest('.' + spec.root);
+    if (!root) { if (tries < 1200) setTimeout(function () { boot(tries + 1); }, 50); return; }
+    if (root.__ariaSpec && root.__ariaSpec.seq > spec.seq) return;
+    root.__ariaSpec = spec;
+    apply(root);
+    if (!root.__ariaObserver) {
+      root.__ariaObserver = new MutationObserver(function () { apply(root); });
+      root.__ariaObserver.observe(root, {childList: true, subtree: true});
+      root.addEventListener('click', function (e) {
+        var b = e.target.closest && e.target.closest('button[aria-disabled="true"]');
+        if (b && root.contains(b)) { e.stopPropagation(); e.preventDefault(); }
+      }, true);
+    }
+  }
+  boot(0);
+})(this)
+"""
+
+_sequence = itertools.count(1)
+
+
+class AriaCarrier:
+    """A hidden HTML widget that sets ARIA attributes on the elements of the widget tree it is placed in.
+
+    carrier = AriaCarrier("bench"); place carrier.widget anywhere under the widget with the class "bench";
+    carrier.set({"img.bench-plot": {"alt": "..."}, "button.bench-train": {"aria-disabled": None}}).
+    `attrs` is the latest dict sent (what the page shows once the script ran).
+    """
+
+    def __init__(self, root_class):
+        self.root_class = root_class
+        self.attrs = {}
+        self.widget = widgets.HTML(layout=widgets.Layout(display="none")).add_class(f"{root_class}-aria")
+
+    def set(self, attrs):
+        self.attrs = attrs
+        spec = json.dumps({"root": self.root_class, "seq": next(_sequence), "attrs": attrs}, ensure_ascii=False)
+        self.widget.value = (f'<img src="data:," alt="" hidden data-aria="{html.escape(spec)}" '
+                             f'onerror="{html.escape(SCRIPT)}">')
