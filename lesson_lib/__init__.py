@@ -3,13 +3,15 @@
 Rooms (one concern each; a later room uses the earlier ones, never a copy of them):
 
 - physics/     PlanarChain, double_pendulum (the RNEA truth); integrators (rk4_step, rollout, Euler steppers)
-- data/        inverse-dynamics data sampled from the truth
+- data/        inverse-dynamics data from the truth: uniform samples, trajectories, letters written by the arm
 - model/       DeLaN (M = L L^T, g = dV/dq, c from dM/dq), BlackBox (the foil), jets, structure, training
 - evaluation/  mass-matrix error over the torus, SPD margin, torque errors, the lesson's PASS check; audits
 - course/      exercise checks, feedback, predict-first reveals, notebook helpers, `python -m lesson_lib.course`
-- ui/          the Bench widget and the notebooks' figures
+- control/     computed-torque and PD control of the true arm, tracking letters
+- ui/          the Bench widget, the notebooks' figures, the palette
 - grading/     grading learners' notebooks, `python -m lesson_lib.grade`
 - facts        the lesson's numbers (PASS threshold, grid size, default training settings), one home each
+- limits       hard limits that keep a call from hanging or exhausting memory, one home each
 
 The names below are the public API: `from lesson_lib import DeLaN, double_pendulum, ...`.
 """

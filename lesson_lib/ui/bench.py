@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 
 from . import palette
 from .aria import AriaCarrier
-from .._validate import as_states, integer, number, positive_number, sizes, within_limit
+from .._validate import as_states, integer, number, within_limit
 from ..data import sample_uniform
 from ..evaluation.metrics import compare_mass_matrices, torque_nmse, torus_grid
 from ..facts import GRID_POINTS, HIDDEN, LR, N_SAMPLES, PASS_MAX_ERROR, SEED, STEPS_PER_PRESS
@@ -208,9 +208,8 @@ class Bench:
         seed = integer("seed", seed, low=0)
         self.chain = double_pendulum() if chain is None else _check_chain(chain)
         if model is None:
-            hidden = HIDDEN if hidden is None else sizes("hidden", hidden)
-            lr = LR if lr is None else positive_number("lr", lr, hint="e.g. lr=0.003")
-            self.model = DeLaN(n_dof=2, hidden=hidden, seed=seed, lr=lr)
+            self.model = DeLaN(n_dof=2, hidden=HIDDEN if hidden is None else hidden, seed=seed,
+                               lr=LR if lr is None else lr)
         elif hidden is not None or lr is not None:
             raise ValueError("give either a model or hidden/lr for a new one, not both: a given model keeps its "
                              "own hidden sizes and learning rate (set model.lr to change it)")
