@@ -57,6 +57,14 @@ def derivative_index_last(dM, qd):
                          for j in range(n) for k in range(n)) for i in range(n)])
 
 
+def jet_layer(z=lambda W, b, h: h @ W.T + b, rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * (dh @ W.T)):
+    """layer_jet with the pre-activation z(W, b, h) and the derivative rows rows(W, b, h, dh, s, ds, z)."""
+    def answer(W, b, h, dh, s, ds):
+        z_ = z(W, b, h)
+        return s(z_), rows(W, b, h, dh, s, ds, z_)
+    return answer
+
+
 def errors(err, lam):
     """errors_at returning err(M_hat, M) and lam(M_hat, M)."""
     def answer(model, chain, q):
@@ -110,6 +118,7 @@ RIGHT = {
     "is_valid_inertia": valid_inertia(smallest_eig),
     "kinetic_energy": lambda M, qd: 0.5 * qd @ (M @ qd),
     "mass_matrix_from_rnea": mass_matrix_by(right_rnea),
+    "layer_jet": jet_layer(),
     "coriolis_from_dM": christoffel,
     "errors_at": errors(right_err, right_lam),
     "lesson_passes": passes(lambda e, lam, T: e < T and lam > 0),
@@ -151,6 +160,20 @@ WRONG = {
                                                                  gravity=False)),
         "columns": mass_matrix_by(right_rnea, columns=lambda n: range(n - 1)),
         "store": mass_matrix_by(right_rnea, store="diagonal"),
+    },
+    "layer_jet": {
+        "pair": lambda W, b, h, dh, s, ds: jet_layer()(W, b, h, dh, s, ds)[1],
+        "shape": jet_layer(rows=lambda W, b, h, dh, s, ds, z: np.swapaxes(ds(z)[:, None, :] * (dh @ W.T), 1, 2)),
+        "transpose": lambda W, b, h, dh, s, ds: (s(h @ W + b), ds(h @ W + b)[:, None, :] * (dh @ W)),
+        "value": lambda W, b, h, dh, s, ds: (h @ W.T + b, jet_layer()(W, b, h, dh, s, ds)[1]),      # s forgotten
+        "s for slope": jet_layer(rows=lambda W, b, h, dh, s, ds, z: s(z)[:, None, :] * (dh @ W.T)),
+        "no slope": jet_layer(rows=lambda W, b, h, dh, s, ds, z: dh @ W.T),
+        "slope without bias": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(h @ W.T)[:, None, :] * (dh @ W.T)),
+        "bias in rows": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * (dh @ W.T + b)),
+        "through s": jet_layer(rows=lambda W, b, h, dh, s, ds, z: s(dh @ W.T)),
+        "order": jet_layer(rows=lambda W, b, h, dh, s, ds, z: (ds(z)[:, None, :] * dh) @ W.T),
+        "no W": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * dh),
+        "derivative": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] ** 2 * (dh @ W.T)),  # slope twice
     },
     "coriolis_from_dM": {
         "shape": lambda dM, qd: christoffel(dM, qd).sum(),

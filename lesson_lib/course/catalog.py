@@ -31,9 +31,9 @@ CATALOG = (
              "goals, prerequisites, how exercises and checks work, a warm-up exercise"),
     Notebook("01_challenge", "Challenge", 20,
              "predict first; a black box and a DeLaN trained on the same torques; the black box's impossible inertia"),
-    Notebook("02_model", "Model", 45,
+    Notebook("02_model", "Model", 65,
              "the manipulator equation, the RNEA truth, M = LLᵀ, the jet that gives ∂M/∂q, Coriolis from "
-             "Christoffel symbols, gravity from a potential; three exercises"),
+             "Christoffel symbols, gravity from a potential, the whole loss in plain autograd; four exercises"),
     Notebook("03_guided_practice", "Guided practice", 25,
              "Steps A–D on the Bench: SPD before training, train it live, inspect anywhere, the lesson"),
     Notebook("04_feedback", "Feedback", 15, "the PASS check, with specific hints when it fails"),

@@ -14,7 +14,7 @@ from .framework import (DETAILS, GENERAL_HINTS, NOT_ATTEMPTED, REGISTRY, RESULTS
 from .truths import closed_form_mass_matrix, mass_matrix_derivative_fd, three_link
 from .nb00_start_here import total_mass
 from .nb01_challenge import is_valid_inertia
-from .nb02_model import coriolis_from_dM, kinetic_energy, mass_matrix_from_rnea
+from .nb02_model import coriolis_from_dM, kinetic_energy, layer_jet, mass_matrix_from_rnea
 from .nb03_guided_practice import errors_at
 from .nb04_feedback import lesson_passes
 from .nb05_retrieve_and_space import symplectic_euler_step

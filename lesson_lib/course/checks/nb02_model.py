@@ -1,6 +1,11 @@
-"""Checks for 02_model: kinetic energy, the mass matrix from the RNEA, Coriolis from dM/dq."""
+"""Checks for 02_model: kinetic energy, the mass matrix from the RNEA, a jet through one layer, Coriolis from
+dM/dq."""
+import autograd.numpy as anp
 import numpy as np
+from autograd import elementwise_grad, jacobian
 
+from ...facts import ACTIVATION
+from ...model.activations import ACTIVATIONS
 from ...physics.chain import double_pendulum
 from .framework import Fail, as_array, call, close, num, register
 from .truths import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, three_link
@@ -97,6 +102,100 @@ def mass_matrix_from_rnea(fn):
         if not close(got, truth, 1e-9):
             raise Fail(f"for {chain.n_dof} joints at q = {num(q)} it returned {num(got)}, expected {num(truth)}",
                        offered.mistake())
+
+
+class _Layer:
+    """A layer z = W h + b, a = s(z) fed by a made-up smooth input h(q) = tanh(P [cos q, sin q] + p) at a batch of
+    states: what the learner's layer_jet gets (W, b, h, dh, s, ds), and the truth (a, da) by autograd's jacobian
+    of q -> s(W h(q) + b), sample by sample (reverse mode, no jet involved)."""
+
+    def __init__(self, n, h_in, h_out, seed, batch=5):
+        rng = np.random.default_rng(seed)
+        self.P, self.p = rng.normal(0, 1, (h_in, 2 * n)), rng.normal(0, 0.5, h_in)
+        self.W, self.b = rng.normal(0, 1 / np.sqrt(h_in), (h_out, h_in)), rng.normal(0, 1, h_out)
+        self.s = ACTIVATIONS[ACTIVATION].reference
+        self.ds = elementwise_grad(self.s)
+        self.q = rng.uniform(-np.pi, np.pi, (batch, n))
+        self.h = np.stack([self.input(q) for q in self.q])
+        self.dh = np.stack([jacobian(self.input)(q).T for q in self.q])           # (B, n, H_in)
+        self.a = np.stack([self.output(q) for q in self.q])
+        self.da = np.stack([jacobian(self.output)(q).T for q in self.q])          # (B, n, H_out)
+
+    def input(self, q):
+        return anp.tanh(self.P @ anp.concatenate([anp.cos(q), anp.sin(q)]) + self.p)
+
+    def output(self, q):
+        return self.s(self.W @ self.input(q) + self.b)
+
+    def values(self):
+        """The value each known mistake gives (key -> a)."""
+        W, b, h, s = self.W, self.b, self.h, self.s
+        return {"transpose": s(h @ W + b)} if W.shape[0] == W.shape[1] else {}
+
+    def derivatives(self):
+        """The derivative rows each known mistake gives (key -> list of da), the value being right."""
+        W, b, h, dh, s, ds = self.W, self.b, self.h, self.dh, self.s, self.ds
+        z, dz = h @ W.T + b, dh @ W.T
+        known = {"s for slope": [s(z)[:, None] * dz], "no slope": [dz],
+                 "slope without bias": [ds(h @ W.T)[:, None] * dz], "bias in rows": [ds(z)[:, None] * (dz + b)],
+                 "through s": [s(dz), ds(dz), ds(dz) * dz]}
+        if W.shape[0] == W.shape[1]:
+            known.update({"order": [(ds(z)[:, None] * dh) @ W.T], "transpose": [ds(z)[:, None] * (dh @ W)],
+                          "no W": [ds(z)[:, None] * dh]})
+        return known
+
+
+@register("02_model", hints={
+    "pair": "return two arrays, the value a and its derivative rows da, as a pair",
+    "shape": "a holds one row per sample, (B, H_out); da one block per joint k, (B, n, H_out), with da[:, k] the "
+             "derivative by q_k",
+    "transpose": "W has shape (H_out, H_in) while the rows of h and of each dh[:, k] are samples: multiply them "
+                 "by W transposed, the same way for the value and for the derivative rows",
+    "value": "the value row is s(z), the activation of z = W h + b with the bias included",
+    "s for slope": "you multiplied the derivative rows by the activation s(z) itself: the chain rule needs its "
+                   "slope s'(z), the function ds",
+    "no slope": "the derivative rows skip the activation: by the chain rule they must be multiplied by its slope "
+                "s'(z), unit by unit",
+    "slope without bias": "you took the slope s' without the bias: the derivative rows need s' at the same "
+                          "z = W h + b as the value",
+    "bias in rows": "the bias is a constant, so its derivative by q is zero: it belongs in z, not in the "
+                    "derivative rows W dh/dq_k",
+    "through s": "the derivative rows are not pushed through the activation like the value: they are W dh/dq_k "
+                 "multiplied by the slope s'(z), taken at the value's z",
+    "order": "s'(z) belongs to the layer's output units: apply W to dh/dq_k first, then multiply by s'(z) (you "
+             "multiplied before the product with W)",
+    "no W": "the derivative rows must go through the layer's weights too: W dh/dq_k, then times s'(z)",
+    "derivative": "the value is right but the derivative rows are not: for every joint k, da/dq_k is s'(z) "
+                  "times W dh/dq_k, unit by unit, with s'(z) the same for every k",
+})
+def layer_jet(fn):
+    """fn(W, b, h, dh, s, ds) -> (a, da): one layer a = s(W h + b) on a jet, h (B, H_in), dh (B, n, H_in) with
+    dh[:, k] = dh/dq_k; a (B, H_out), da (B, n, H_out) with da[:, k] = s'(z) * (W dh/dq_k).
+
+    Truth: autograd's jacobian (reverse mode) of q -> s(W h(q) + b) for a made-up smooth h(q), sample by sample,
+    for a square layer (2 joints, 4 -> 4), a wider one (2 joints, 4 -> 6) and 3 joints (6 -> 5), five states
+    each, with the course's activation.  Tolerance 1e-9.
+    """
+    for n, h_in, h_out, seed in ((2, 4, 4, 5), (2, 4, 6, 6), (3, 6, 5, 7)):
+        layer = _Layer(n, h_in, h_out, seed)
+        got = call(fn, layer.W.copy(), layer.b.copy(), layer.h.copy(), layer.dh.copy(), layer.s, layer.ds)
+        if got is None:
+            raise Fail("layer_jet returned None", "none")
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            raise Fail(f"layer_jet returned {type(got).__name__}, expected the pair (a, da)", "pair")
+        B = len(layer.q)
+        a = as_array(got[0], (B, h_out), "layer_jet, as its value a,")
+        da = as_array(got[1], (B, n, h_out), "layer_jet, as its derivative rows da,")
+        where = f"for a {h_in} -> {h_out} layer and {n} joints"
+        if not close(a, layer.a, 1e-9):
+            key = next((k for k, v in layer.values().items() if close(a, v, 1e-9)), "value")
+            raise Fail(f"{where} the value a differs from s(W h + b) by up to {num(np.abs(a - layer.a).max())}",
+                       key)
+        if not close(da, layer.da, 1e-9):
+            key = next((k for k, vs in layer.derivatives().items() if any(close(da, v, 1e-9) for v in vs)),
+                       "derivative")
+            raise Fail(f"{where} the value is right but da differs from autograd's jacobian by up to "
+                       f"{num(np.abs(da - layer.da).max())}", key)
 
 
 def _derivative_index_last(dM, qd):
