@@ -159,6 +159,8 @@ PROTECTED = protected_names(["import numpy as np\nimport matplotlib.pyplot as pl
     ("%%writefile ../lesson_lib/course/checks.py\nx = 1", "%writefile"),
     ("%timeit setattr(checks, 'x', 1)", "setattr"),
     ("exec('checks.x = 1')", "exec"),
+    ("getattr(checks, 'RES' + 'ULTS')['x'] = 'pass'", "computed name"),
+    ("getattr(checks, 'DETAILS')", "checks.DETAILS with getattr"),
     ("import gc\ngc.get_referrers(checks)", "garbage collector"),
 ])
 def test_scan_flags_reaching_into_the_checks_and_their_world(source, words):
@@ -170,6 +172,7 @@ def test_scan_flags_reaching_into_the_checks_and_their_world(source, words):
     "def kinetic_energy(M, qd):\n    Mqd = M @ qd\n    return 0.5 * qd @ Mqd",
     'plt.rcParams["figure.figsize"] = (6, 4)\nmodel = DeLaN(seed=0)\nmodel.lr = 1e-2',
     "checks.kinetic_energy(kinetic_energy)\n%timeit kinetic_energy(M, qd)",
+    "getattr(model, name)(q)\ngetattr(checks, 'kinetic_energy')(kinetic_energy)",
     'print(f"T = {T:.3f} J")\nfor i, q in enumerate(qs):\n    print(i, q)',
     "this is not python (",
 ])
@@ -250,6 +253,24 @@ def test_watch_sees_a_replaced_function_a_new_module_name_and_changed_code():
     assert watch.changes() == []
 
 
+def test_watch_sees_an_entry_of_a_registry_replaced_or_edited():
+    from types import SimpleNamespace
+
+    from lesson_lib.course import checks
+    checks.REGISTRY_FOR_TEST = {"x": SimpleNamespace(function=len), "count": 0}
+    try:
+        watch = Watch()
+        checks.REGISTRY_FOR_TEST["count"] = 1                    # a number the checks keep: not counted
+        checks.REGISTRY_FOR_TEST["new"] = SimpleNamespace()      # an added entry: not counted
+        assert watch.changes() == []
+        checks.REGISTRY_FOR_TEST["x"].function = print
+        assert watch.changes() == ["lesson_lib.course.checks.REGISTRY_FOR_TEST['x']['function']"]
+        checks.REGISTRY_FOR_TEST["x"] = SimpleNamespace(function=len)
+        assert "lesson_lib.course.checks.REGISTRY_FOR_TEST['x']" in watch.changes()
+    finally:
+        del checks.REGISTRY_FOR_TEST
+
+
 def test_limits_wrapper_sets_the_limits_on_the_command(tmp_path):
     from lesson_lib.grading.limits import wrap
     code = ("import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0] >> 20, "
@@ -278,3 +299,31 @@ def test_summary_counts_the_best_submission_per_notebook():
     assert lines[0] == ("ann: 2 of 3 checks PASS (02_model 2/2, best of 2 submissions; 05_retrieve_and_space 0/1); "
                         "look at: 1 TAMPERED")
     assert lines[-1] == "rows: 3 PASS, 1 FAIL, 1 TAMPERED"
+
+
+# ---------------------------------------------------------------------- the kernel's limits
+def _kernel(tmp_path, sources, **limits):
+    from lesson_lib.grading import kernel
+    from lesson_lib.grading.plan import Step
+    (tmp_path / "work").mkdir()
+    verified.copy_verified(verified.package_root(), verified.manifest(), tmp_path / "course")
+    steps = [Step(source, "learner", n) for n, source in enumerate(sources, 1)]
+    return kernel.run(steps, tmp_path / "work", tmp_path / "course", Limits(**limits))
+
+
+def test_kernel_caps_file_size_and_output_and_runs_from_its_own_folder(tmp_path):
+    run = _kernel(tmp_path, [
+        "import lesson_lib, os\nassert lesson_lib.__file__.startswith(os.path.dirname(os.getcwd()))",
+        "open('big.bin', 'wb').write(b'0' * 2_000_000)",
+        "for i in range(30_000):\n    print('x' * 100)",
+        "print('never')"], cell_s=30, output_mb=1, file_mb=1)
+    assert 0 not in run.errors, run.errors                    # it imported its own copy of lesson_lib
+    assert run.errors[1].startswith("OSError: [Errno 27] File too large"), run.errors
+    assert run.completed == 2 and run.stop == ("ERROR", "code cell 3 printed more than 1 MB of output")
+
+
+def test_kernel_stops_at_the_whole_notebook_limit(tmp_path):
+    run = _kernel(tmp_path, ["import time\ntime.sleep(2)", "time.sleep(2)", "time.sleep(10)", "print(1)"],
+                  cell_s=30, notebook_s=5)
+    assert run.completed == 2 and run.stop[0] == "TIMEOUT", run
+    assert run.stop[1] == "code cell 3 was running when the notebook reached 5 s (whole-notebook limit)"

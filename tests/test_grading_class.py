@@ -87,6 +87,8 @@ def make_class(folder):
         "dave/02_model.ipynb": looping,
         f"erin/{M05}.ipynb": hog,
         "frank/homework.ipynb": answer_loops,
+        **{f"hana/{stem}.ipynb": teacher(stem) for stem in ("01_challenge", "03_guided_practice", "04_feedback",
+                                                            "06_mastery_and_project")},
         "gina/00_start_here.ipynb": learner("00_start_here"),
         "gina/corrupt.ipynb": b'{"cells": [{"cell_type": "code", "sou',
         "gina/notes.txt": b"see attached\n",
@@ -140,6 +142,14 @@ def test_right_wrong_and_unfilled_answers(graded):
     bob = verdicts(graded, "bob", "bob_02_model.ipynb")               # a renamed file: student from its name
     assert bob["kinetic_energy"][0] == "FAIL" and "1/2 is missing" in bob["kinetic_energy"][1]
     assert bob["mass_matrix_from_rnea"][0] == bob["coriolis_from_dM"][0] == "PASS"
+
+
+def test_every_exercise_of_the_course_passes_through_the_grader(graded):
+    """The teachers' answers to every exercise survive the trip out of the kernel and pass the clean checks."""
+    rows, _, _ = graded
+    hana = {(f, c): r["verdict"] for (s, f, c), r in rows.items() if s == "hana"}
+    assert set(hana.values()) == {"PASS"} and {c for _, c in hana} == {
+        "is_valid_inertia", "errors_at", "lesson_passes", "triple_pendulum", "triple_delan"}
 
 
 def test_duplicate_downloads_are_both_graded_and_summarised_by_the_best(graded):

@@ -34,14 +34,28 @@ def _watchable(value):
     return callable(value) or isinstance(value, types.ModuleType)
 
 
+SCALARS = (str, bytes, int, float, complex, bool, type(None))
+
+
+def _held(value):
+    """The entries of a dict or of a plain object's __dict__ (a registry, a spec), else None."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, (type, types.ModuleType, types.FunctionType, SCALARS)) or callable(value):
+        return None
+    return getattr(value, "__dict__", None)
+
+
 class Watch:
-    """Identity snapshot of the checks' world: module attributes, lesson_lib classes' attributes, and the code
-    and defaults of every Python function found there.  `changes()` lists what differs now."""
+    """Identity snapshot of the checks' world: module attributes, lesson_lib classes' attributes, the entries
+    of dicts and plain objects that lesson_lib modules hold (e.g. a registry of checks), and the code and
+    defaults of every Python function found there.  `changes()` lists what differs now (added entries of those
+    dicts and objects, and new numbers or strings in them, are the checks' own records and are not counted)."""
 
     def __init__(self):
         self.modules = {n: m for n, m in list(sys.modules.items())
                         if m is not None and _roots(n) in WATCHED}
-        self.spaces = {}
+        self.spaces, self.held = {}, {}
         for name, module in self.modules.items():
             strict = _roots(name) in STRICT
             space = {k: v for k, v in vars(module).items() if strict or _watchable(v)}
@@ -50,6 +64,13 @@ class Watch:
                 for key, value in list(space.items()):
                     if isinstance(value, type) and value.__module__ == name:
                         self.spaces[f"{name}.{key}"] = (True, dict(vars(value)))
+                    entries = _held(value)
+                    if entries is not None:
+                        self.held[f"{name}.{key}"] = (entries, dict(entries))
+                        for k, v in list(entries.items()):
+                            inner = _held(v)
+                            if inner is not None:
+                                self.held[f"{name}.{key}[{k!r}]"] = (inner, dict(inner))
         self.functions = {}
         for strict, space in self.spaces.values():
             for value in space.values():
@@ -71,6 +92,9 @@ class Watch:
             if strict:
                 found += [f"{name}.{k} (added)" for k in now.keys() - before.keys()
                           if not (k.startswith("__") and k.endswith("__"))]
+        for name, (entries, before) in self.held.items():
+            found += [f"{name}[{k!r}]" for k, v in before.items()
+                      if entries.get(k, _MISSING) is not v and not isinstance(v, SCALARS)]
         for fn, code, defaults, kwdefaults in self.functions.values():
             if fn.__code__ is not code or fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
                 found.append(f"{fn.__module__}.{fn.__qualname__} (its code)")

@@ -66,23 +66,19 @@ def _failed(task, exc):
 
 
 def run_local(tasks, workers):
-    """Yield (task, rows or exception) as submissions finish, on `workers` processes (1: in this process)."""
-    from .job import grade_task
-    if workers == 1:
-        for task in tasks:
-            try:
-                yield task, grade_task(task)
-            except Exception as exc:                          # noqa: BLE001 -- reported per submission
-                yield task, exc
+    """Yield (task, rows or exception) as submissions finish, on `workers` processes (this process only waits,
+    so Ctrl-C stops grading whatever the number of workers)."""
+    if not tasks:
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        from .job import grade_task
         futures = {pool.submit(grade_task, task): task for task in tasks}
         for future in as_completed(futures):
             try:
                 yield futures[future], future.result()
-            except Exception as exc:                          # noqa: BLE001
+            except Exception as exc:                          # noqa: BLE001 -- reported per submission
                 yield futures[future], exc
 
 
@@ -90,7 +86,7 @@ def run_dask(tasks, address):
     """The same tasks on a Dask distributed cluster."""
     from dask.distributed import Client, as_completed
     from .job import grade_task
-    with Client(address, timeout="20s") as client:
+    with Client(address, timeout="10s") as client:
         futures = client.map(grade_task, tasks, pure=False)
         task_of = dict(zip((f.key for f in futures), tasks))
         for future in as_completed(futures):

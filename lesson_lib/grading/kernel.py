@@ -13,6 +13,7 @@ Errors raised by cells do not stop the run (a later exercise can still be graded
 """
 import asyncio
 import json
+import math
 import os
 import signal
 import sys
@@ -93,17 +94,17 @@ async def _run(steps, workdir, course, limits, run):
                     shutdown_kernel="immediate", record_timing=False, iopub_timeout=10)
     client.cap = int(limits.output_mb * 2**20)
     start, pgid = time.monotonic(), None
-    deadline = start + limits.notebook_s
     try:
         async with client.async_setup_kernel(env=environment(course), cwd=str(workdir)):
             pgid = getattr(km.provisioner, "pgid", None)
+            deadline = time.monotonic() + limits.notebook_s          # from the kernel being ready
             for i, (step, cell) in enumerate(zip(steps, nb.cells)):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     run.stop = ("TIMEOUT", f"the notebook ran longer than {limits.notebook_s:g} s (whole-notebook "
                                            f"limit) before {_where(step)}")
                     break
-                client.timeout = max(1, int(min(limits.cell_s, left)))
+                client.timeout = max(1, math.ceil(min(limits.cell_s, left)))
                 try:
                     await client.async_execute_cell(cell, i)
                 except CellTimeoutError:

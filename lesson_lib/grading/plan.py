@@ -14,7 +14,11 @@ from .catalog import CAPTURE, called_checks, has_marker, normalise
 SETUP = """\
 def {capture}(index, answer, _folder={folder!r}):
     import cloudpickle
-    data = cloudpickle.dumps(answer())
+    value = answer()
+    try:
+        data = cloudpickle.dumps(value)
+    except Exception as exc:
+        raise RuntimeError(f"the grader could not copy the answer out of the kernel ({{exc}})") from None
     with open(f"{{_folder}}/{{index}}.pkl", "wb") as f:
         f.write(data)
 """

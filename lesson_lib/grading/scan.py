@@ -188,6 +188,12 @@ class _Scanner(ast.NodeVisitor):
             root, _ = _root(node.args[0])
             if root in self.protected or not isinstance(node.args[0], ast.Name):
                 self.flag(node, f"calls {func.id} on a module or lesson_lib object")
+        if isinstance(func, ast.Name) and func.id in ("getattr", "hasattr") and len(node.args) >= 2:
+            root, _ = _root(node.args[0])
+            attr = node.args[1].value if isinstance(node.args[1], ast.Constant) else None
+            if root in self.protected and (not isinstance(attr, str) or attr.startswith("_") or
+                                           (root == "checks" and attr not in self.check_names)):
+                self.flag(node, f"reads {root}.{attr if isinstance(attr, str) else '<computed name>'} with {func.id}")
         if isinstance(func, ast.Name) and func.id == "vars" and node.args:
             root, _ = _root(node.args[0])
             if root in self.protected:
