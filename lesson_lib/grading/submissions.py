@@ -112,9 +112,7 @@ def student_name(path, base, stem=None):
         parts = path.relative_to(base).parts
         if len(parts) > 1:
             return parts[0]
-    name = DOWNLOAD_SUFFIX.sub("", path.stem)
-    if stem:
-        name = re.sub(re.escape(stem), "", name, flags=re.IGNORECASE)
+    name = re.sub(re.escape(stem), "", path.stem, flags=re.IGNORECASE) if stem else path.stem
     name = DOWNLOAD_SUFFIX.sub("", name.strip(" _-.")).strip(" _-.")
     return name or (Path(base).resolve().name if base is not None else path.resolve().parent.name) or "(unknown)"
 
