@@ -44,7 +44,7 @@ def parser():
     p.add_argument("--workers", type=_positive(int), default=len(os.sched_getaffinity(0)),
                    help="submissions graded at once on this machine (default: the number of cores, %(default)s)")
     p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="grade on a Dask distributed cluster instead, e.g. tcp://10.0.0.5:8786")
+                   help="grade on a Dask distributed cluster instead, e.g. tcp://scheduler.example.org:8786")
     d = Limits()
     p.add_argument("--timeout", type=_positive(float), default=d.cell_s,
                    help="seconds per cell and per check (default %(default)g)")

@@ -61,8 +61,10 @@ def grade_task(task):
     root = package_root()
     mismatch = changed(root, expected)
     if mismatch:
-        raise CourseFilesChanged(f"lesson_lib at {root} differs from the grader's copy in {mismatch[:5]}: install "
-                                 f"the same course version everywhere")
+        raise CourseFilesChanged(f"lesson_lib at {root} differs from the hashes taken when grading started "
+                                 f"({', '.join(mismatch[:5])}): if a submission changed them, restore them (git "
+                                 f"checkout lesson_lib) and grade again; on a Dask cluster, install the same course "
+                                 f"version on every worker")
     folder = Path(tempfile.mkdtemp(prefix="lesson-grade-"))
     try:
         course, answers, work = folder / "course", folder / "answers", folder / "work"
