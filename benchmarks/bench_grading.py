@@ -7,10 +7,12 @@ The class is made from the course's notebooks: two students in three hand in the
 check passes, every exercise runs, including the project's training), one in three the untouched learner
 versions; half of them in a folder per student, half as loose `sNNN_NN_name.ipynb` files.  Goals (issue 11):
 30 x 6 in at most 25 minutes on a 2-core machine, and 2 workers at least 1.7x faster than 1.  The load
-average is printed: figures taken while other work loads the machine are not final.
+average and the CPU seconds used per submission are printed: wall-clock figures taken while other work loads
+the machine are not final.
 """
 import argparse
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -26,6 +28,12 @@ from lesson_lib.grading.grade import grade  # noqa: E402
 from lesson_lib.grading.limits import Limits  # noqa: E402
 
 GOAL_S, GOAL_SPEEDUP, FULL = 25 * 60, 1.7, 30 * 6
+
+
+def cpu_seconds():
+    """CPU time of this process and of every process it started and waited for (workers, kernels, checks)."""
+    return sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for f in ("ru_utime", "ru_stime"))
 
 
 def make_class(folder, students, stems):
@@ -52,12 +60,12 @@ def main():
               f"load average before: {os.getloadavg()[0]:.1f}")
         seconds, books = {}, {}
         for w in args.workers:
-            start = time.perf_counter()
+            cpu0, start = cpu_seconds(), time.perf_counter()
             books[w] = grade([folder], Limits(), workers=w)
-            seconds[w] = time.perf_counter() - start
+            seconds[w], cpu = time.perf_counter() - start, cpu_seconds() - cpu0
             counts = Counter(r["verdict"] for r in books[w])
             print(f"  {w} worker{'s' if w > 1 else ' '}: {seconds[w]:6.1f} s, {seconds[w] / n:5.2f} s per submission, "
-                  f"scaled to 30 x 6: {seconds[w] * FULL / n / 60:5.1f} min  "
+                  f"scaled to 30 x 6: {seconds[w] * FULL / n / 60:5.1f} min; CPU {cpu / n:4.2f} s per submission  "
                   f"({', '.join(f'{c} {v}' for v, c in counts.most_common())}; load now {os.getloadavg()[0]:.1f})")
         if len(books) > 1:
             first, *rest = args.workers

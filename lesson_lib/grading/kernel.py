@@ -92,10 +92,10 @@ async def _run(steps, workdir, course, limits, run):
     client = Client(nb, km=km, timeout=int(limits.cell_s), allow_errors=True, interrupt_on_timeout=False,
                     shutdown_kernel="immediate", record_timing=False)
     client.cap = int(limits.output_mb * 2**20)
-    pgid = None
+    process = None
     try:
         async with client.async_setup_kernel(env=environment(course), cwd=str(workdir)):
-            pgid = getattr(km.provisioner, "pgid", None)
+            process = km.provisioner.process
             deadline = time.monotonic() + limits.notebook_s          # from the kernel being ready
             for i, (step, cell) in enumerate(zip(steps, nb.cells)):
                 left = deadline - time.monotonic()
@@ -128,11 +128,12 @@ async def _run(steps, workdir, course, limits, run):
     except (RuntimeError, TimeoutError, OSError) as exc:
         run.stop = run.stop or ("ERROR", f"the kernel could not run the notebook ({type(exc).__name__}: {exc})")
     finally:
-        if pgid:
+        if process is not None:
             try:
-                os.killpg(pgid, signal.SIGKILL)             # anything the learner's code left running
+                os.killpg(process.pid, signal.SIGKILL)      # the kernel's group: anything its code left running
             except (ProcessLookupError, PermissionError):
                 pass
+            process.wait()                                   # reaped here: no zombie, and its CPU time counted
     return run
 
 
