@@ -20,7 +20,6 @@ from lesson_lib.grading.limits import Limits
 
 LIMITS = dict(timeout=10, memory_mb=2500)          # the hog asks for 3.2 GB; every course cell takes < 3 s
 M05, STEP = "05_retrieve_and_space", "symplectic_euler_step"
-NOT_ATTEMPTED_05 = f"NOT ATTEMPTED: {STEP}: fill in the cell above, then run this cell again."
 
 
 def teacher(stem):
@@ -50,6 +49,7 @@ def edited(nb, text, old, new):
 
 
 CHECK_05 = f"checks.{STEP}("
+NOT_ATTEMPTED_05 = learner(M05).cells[index(learner(M05), CHECK_05)].outputs[0]["text"].strip()   # as stored
 CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with ...
     "replaces_check": with_cell(learner(M05), CHECK_05, f'setattr(checks, "{STEP}", lambda fn: print("PASS: {STEP}"))'),
     "prints_fake_pass": with_cell(learner(M05), CHECK_05, f'print("PASS: {STEP}")'),
@@ -101,18 +101,26 @@ def make_class(folder):
         path.write_bytes(content) if isinstance(content, bytes) else nbformat.write(content, str(path))
 
 
+def course_files():
+    """{path: (size, mtime)} of the course's own files (Python's bytecode caches aside)."""
+    return {p: (p.stat().st_size, p.stat().st_mtime_ns) for d in ("lesson_lib", "notebooks")
+            for p in (ROOT / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     """The CLI on the class with two workers: (rows by (student, submission file name, check), process, folder)."""
     folder = tmp_path_factory.mktemp("class")
     make_class(folder)
     before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    course_before = course_files()
     out = folder.parent / "gradebook.csv"
     proc = subprocess.run([sys.executable, "-m", "lesson_lib.grade", str(folder), "--out", str(out), "--workers",
                            "2", "--timeout", str(LIMITS["timeout"]), "--memory-mb", str(LIMITS["memory_mb"])],
                           cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before, "the grader wrote beside submissions"
+    assert course_files() == course_before, "the grader wrote into the course's folder"
     rows = gradebook.read(out)
     by_key = {}
     for r in rows:
@@ -132,7 +140,6 @@ def test_every_file_has_rows_and_the_course_folder_is_left_alone(graded):
     files = {p for p in folder.rglob("*") if p.is_file()}
     assert {Path(r["submission"]) for r in rows.values()} == files
     assert all(r["verdict"] in gradebook.VERDICTS for r in rows.values())
-    assert not list(NOTEBOOKS.glob("_grading_*")) and not list((ROOT / "lesson_lib").rglob("*.pkl"))
     assert "alice: 3 of 3 checks PASS (02_model 3/3)" in proc.stdout
 
 
