@@ -1,17 +1,15 @@
 """The course machinery: learner notebooks in sync, stored check outputs, the exercise rules, the stamp, the
-catalog, predict-first reveals and the grader.
+catalog and predict-first reveals (the grader: tests/test_grading*.py).
 
-The notebooks themselves are executed by nbval (testpaths include notebooks/); these tests cover what nbval
-cannot see: that the learner versions are what `course build` makes, that the teachers' sources store PASS lines
-and the learner versions NOT ATTEMPTED, that `course check` catches each broken exercise rule, and that grading
-tells a right notebook from a wrong or unfilled one.  Every check's own outcomes: tests/test_checks.py; the facts
+The teachers' notebooks are executed by nbval (testpaths include notebooks/solutions/ and bench_app), the learner
+versions by tests/test_grading_notebooks.py; these tests cover what nbval cannot see: that the learner versions are
+what `course build` makes, that the teachers' sources store PASS lines and the learner versions NOT ATTEMPTED, and
+that `course check` catches each broken exercise rule.  Every check's own outcomes: tests/test_checks.py; the facts
 and their markers: tests/test_facts.py.
 """
+import dataclasses
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
-
-import dataclasses
 
 import nbformat
 import pytest
@@ -219,45 +217,7 @@ def test_solution_markdown_is_dropped():
     assert [c.source for c in learner_version(nb).cells] == ["for all"]
 
 
-# ---------------------------------------------------------------------- (c) the grader, end to end
-GRADED = "02_model"
-RIGHT, WRONG = "    T = 0.5 * qd @ Mqd\n", "    T = qd @ Mqd\n"
-
-
-def _grade(path):
-    return subprocess.run([sys.executable, "-m", "lesson_lib.grade", str(path)], cwd=ROOT, capture_output=True,
-                          text=True)
-
-
-def test_grader_passes_teachers_version_and_fails_wrong_and_unfilled(tmp_path):
-    teacher = SOLUTIONS / f"{GRADED}.ipynb"
-    nb = nbformat.read(str(teacher), as_version=4)
-    cell = next(c for c in nb.cells if c.cell_type == "code" and RIGHT in c.source)
-    cell.source = cell.source.replace(RIGHT, WRONG)
-    wrong = tmp_path / f"{GRADED}.ipynb"
-    nbformat.write(nb, str(wrong))
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        right_run, wrong_run, unfilled_run = pool.map(_grade, [teacher, wrong, NOTEBOOKS / f"{GRADED}.ipynb"])
-
-    n = sum(spec.notebook == GRADED for spec in checks.REGISTRY.values())
-    assert right_run.returncode == 0, right_run.stdout + right_run.stderr
-    assert f"{n} of {n} checks passed" in right_run.stdout
-
-    assert wrong_run.returncode != 0
-    assert "FAIL: kinetic_energy:" in wrong_run.stdout and "1/2 is missing" in wrong_run.stdout
-    assert "PASS: mass_matrix_from_rnea" in wrong_run.stdout
-
-    assert unfilled_run.returncode != 0
-    assert f"0 of {n} checks passed" in unfilled_run.stdout
-    assert unfilled_run.stdout.count("NOT ATTEMPTED:") == n
-    assert not list(NOTEBOOKS.glob("_grading_*")), "the grader left its temporary copy behind"
-
-
-def test_grader_refuses_a_notebook_it_does_not_know(tmp_path):
-    stray = tmp_path / "99_unknown.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(), str(stray))
-    run = _grade(stray)
-    assert run.returncode != 0 and "cannot grade" in run.stdout
+# ---------------------------------------------------------------------- (c) the grader: tests/test_grading*.py
 
 
 # ---------------------------------------------------------------------- kind errors when cells run out of order

@@ -1,33 +1,51 @@
-"""pytest plugin used by lesson_lib.grade: record what every nbval cell printed and whether it passed.
+"""pytest plugin, installed with lesson_lib (entry point `lesson_lib_checks`): under nbval, a check cell of this
+course passes only if it prints a PASS line now.
 
-Loaded with `-p lesson_lib.grading._plugin`; writes one JSON line per executed notebook cell to the file named by
-the environment variable LESSON_GRADE_LOG (does nothing when it is unset).
+nbval compares each cell's fresh output with the output stored in the notebook.  For the course's check cells
+that gives a grader inverted answers: an untouched learner notebook stores `NOT ATTEMPTED` and prints it again,
+so it passes; a finished one saved before its check cell was re-run stores `NOT ATTEMPTED` but now prints
+`PASS`, so it fails.  With this plugin, a check cell (a code cell with the line `# NBVAL_CHECK_OUTPUT` that
+calls `checks.NAME(...)`) is judged by its fresh output alone, with `--nbval` and with `--nbval-lax`: it passes
+when it printed exactly one line and that line starts with `PASS: `.  Other cells are left to nbval.
+
+This is for people who run the design's tool by habit; it runs the learner's code in one kernel with the
+checks, so it is not tamper-proof: grade with `python -m lesson_lib.grade` (see the README).  The course's own
+tests turn the plugin off (`-p no:lesson_lib_checks`) for the one run that checks that the untouched learner
+notebooks still say NOT ATTEMPTED.
 """
-import json
-import os
+import functools
+import re
 
-import pytest
-
-
-def _text(outputs):
-    parts = []
-    for out in outputs or []:
-        if out.get("output_type") == "stream":
-            parts.append(out.get("text", ""))
-        elif out.get("output_type") == "error":
-            parts.append(f"{out.get('ename', 'Error')}: {out.get('evalue', '')}\n")
-        elif "text/plain" in out.get("data", {}):
-            parts.append(out["data"]["text/plain"] + "\n")
-    return "".join(parts)
+MARKER = "# NBVAL_CHECK_OUTPUT"
+CALL = re.compile(r"^\s*checks\.[A-Za-z_]\w*\(", re.MULTILINE)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item, call):
-    report = yield
-    log = os.environ.get("LESSON_GRADE_LOG")
-    if log and call.when == "call" and hasattr(item, "cell_num"):
-        record = {"cell": item.cell_num, "outcome": report.outcome, "source": item.cell.source,
-                  "output": _text(getattr(item, "test_outputs", None))}
-        with open(log, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
-    return report
+def is_course_check(item):
+    """An nbval cell item whose cell is one of this course's check cells."""
+    cell = getattr(item, "cell", None)
+    if cell is None or not hasattr(item, "test_outputs") or not isinstance(getattr(item, "options", None), dict):
+        return False
+    source = cell.get("source", "")
+    return any(line.strip() == MARKER for line in source.splitlines()) and bool(CALL.search(source))
+
+
+def fresh_verdict(outputs):
+    """The text the cell printed on stdout just now."""
+    return "".join(o.get("text", "") for o in outputs or []
+                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
+
+
+def _judged_runtest(item, runtest):
+    runtest()                                   # nbval runs the cell; an exception in it still fails the test
+    printed = fresh_verdict(item.test_outputs)
+    lines = printed.splitlines()
+    if len(lines) != 1 or not lines[0].startswith("PASS: "):
+        item.raise_cell_error("The course's check did not say PASS when it ran now (its stored output is not "
+                              "used)", f"\nIt printed:\n{printed or '(nothing)'}")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if is_course_check(item):
+            item.options["check"] = False       # no comparison with the stored output
+            item.runtest = functools.partial(_judged_runtest, item, item.runtest)

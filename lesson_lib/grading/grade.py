@@ -1,115 +1,156 @@
-"""Grade a learner's saved notebook: run it under nbval against the teachers' PASS lines.
+"""Grade a class: a gradebook from a folder of submissions.
 
-    python -m lesson_lib.grade notebooks/01_challenge.ipynb [more.ipynb ...]
+    python -m lesson_lib.grade PATH [PATH ...] --out gradebook.csv
 
-For each notebook: find the teachers' source with the same file name in notebooks/solutions/, copy the source
-and stored output of its check cells (code cells with the line `# NBVAL_CHECK_OUTPUT`, matched in order) into a
-temporary copy of the learner's notebook placed in notebooks/ (so relative paths work), and run
+PATH: notebook files and folders (searched recursively), with any names: `alice/02_model.ipynb`,
+`s1042_02_model.ipynb`, `02_model (1).ipynb`.  Each file is matched to its course notebook by content and graded
+in a fresh kernel under limits; the course's checks then judge the learner's answers in a clean process that
+the learner's cells never touched.  The gradebook has one row per (submission, check): student, notebook,
+submission, check, verdict, detail, with verdict PASS, FAIL, NOT ATTEMPTED, ERROR, TIMEOUT, TAMPERED or
+NOT GRADED (see lesson_lib.grading.gradebook).  A summary per student is printed at the end.
 
-    python -m pytest --nbval-lax --nbval-current-env -p no:cacheprovider -o addopts="" <copy>
-
-In lax mode nbval compares only the check cells, whose output must equal the teachers' `PASS: ...` line, and
-fails on any cell that raises.  Prints a summary per notebook (every check's line) and exits 0 only if every
-check of every notebook passes and no cell raised.
+Exit code 0 whenever grading ran, whatever the learners scored; 2 for a usage error; 1 when grading itself
+could not run (course files changed, no Dask scheduler at ADDRESS, no kernel could start).
 """
-import copy
-import json
+import argparse
 import os
-import subprocess
 import sys
-import tempfile
-import uuid
-from pathlib import Path
+import time
 
-from ..course.build import CHECK_MARKER, NOTEBOOKS, ROOT, SOLUTIONS
-
-
-def is_check_cell(cell):
-    """A code cell containing the line `# NBVAL_CHECK_OUTPUT`."""
-    return cell.cell_type == "code" and any(l.strip() == CHECK_MARKER for l in cell.source.splitlines())
+from . import gradebook as gb
+from .catalog import is_check_cell  # noqa: F401 -- kept importable from here
+from .limits import Limits
+from .submissions import UsageError, find, identify
+from .verified import CourseFilesChanged, manifest
 
 
-def _stream_text(cell):
-    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+def _positive(kind):
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+        return value
+    return parse
 
 
-def prepare(learner_path):
-    """The learner's notebook with the teachers' check cells (source and outputs) put in, plus the expected
-    line of each check cell: (notebook, [(code cell number, expected line)], notes).  Code cells are numbered
-    from 0 counting code cells only, as nbval does."""
-    import nbformat
-    learner_path = Path(learner_path)
-    teacher_path = SOLUTIONS / learner_path.name
-    if not teacher_path.exists():
-        raise FileNotFoundError(f"no teachers' source {teacher_path.relative_to(ROOT)} for {learner_path.name}: "
-                                f"grade a notebook of the course under its original file name")
-    nb = nbformat.read(str(learner_path), as_version=4)
-    teacher = nbformat.read(str(teacher_path), as_version=4)
-    theirs = [c for c in teacher.cells if is_check_cell(c)]
-    mine = [i for i, c in enumerate(nb.cells) if is_check_cell(c)]
-    code_number = {i: k for k, i in enumerate(i for i, c in enumerate(nb.cells) if c.cell_type == "code")}
-    if len(mine) != len(theirs):
-        raise ValueError(f"{learner_path.name} has {len(mine)} check cells but the course has {len(theirs)}: "
-                         f"was a check cell deleted or duplicated? Start again from a fresh copy of the notebook "
-                         f"and paste your answers in")
-    expected, notes = [], []
-    for i, t in zip(mine, theirs):
-        if nb.cells[i].source != t.source:
-            notes.append(f"code cell {code_number[i]} (a check cell) was edited; graded with the course's original")
-        nb.cells[i].source = t.source
-        nb.cells[i].outputs = copy.deepcopy(t.outputs)
-        expected.append((code_number[i], _stream_text(t).strip()))
-    return nb, expected, notes
+def parser():
+    p = argparse.ArgumentParser(prog="python -m lesson_lib.grade", description=__doc__.split("\n\n")[0],
+                                epilog="Example: python -m lesson_lib.grade submissions/ --out gradebook.csv")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="notebook files and folders of submissions")
+    p.add_argument("--out", metavar="FILE", help="write the gradebook here (.csv, or .json)")
+    p.add_argument("--workers", type=_positive(int), default=len(os.sched_getaffinity(0)),
+                   help="submissions graded at once on this machine (default: the number of cores, %(default)s)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="grade on a Dask distributed cluster instead, e.g. tcp://scheduler.example.org:8786")
+    d = Limits()
+    p.add_argument("--timeout", type=_positive(float), default=d.cell_s,
+                   help="seconds per cell and per check (default %(default)g)")
+    p.add_argument("--notebook-timeout", type=_positive(float), default=d.notebook_s,
+                   help="seconds for a whole notebook (default %(default)g)")
+    p.add_argument("--memory-mb", type=_positive(int), default=d.memory_mb,
+                   help="address space of a kernel, in MB (default %(default)s)")
+    p.add_argument("--max-output-mb", type=_positive(float), default=d.output_mb,
+                   help="output kept from one notebook, in MB (default %(default)g)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    return p
 
 
-def grade(learner_path, log=print):
-    """Grade one notebook; print its summary; return True when every check passed and no cell raised."""
-    import nbformat
-    learner_path = Path(learner_path)
-    try:
-        nb, expected, notes = prepare(learner_path)
-    except (FileNotFoundError, ValueError) as exc:
-        log(f"{learner_path}: cannot grade: {exc}")
-        return False
-    tag = f"_grading_{learner_path.stem}_{uuid.uuid4().hex[:8]}"
-    tmp = NOTEBOOKS / f"{tag}.ipynb"
-    fd, cell_log = tempfile.mkstemp(prefix="lesson_grade_", suffix=".jsonl")
-    os.close(fd)
-    try:
-        nbformat.write(nb, str(tmp))
-        cmd = [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-p", "no:cacheprovider",
-               "-o", "addopts=", "-p", "lesson_lib.grading._plugin", "-q", str(tmp)]
-        env = {**os.environ, "LESSON_GRADE_LOG": cell_log}
-        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-        with open(cell_log, encoding="utf-8") as f:
-            cells = {r["cell"]: r for r in map(json.loads, f)}
-    finally:
-        tmp.unlink(missing_ok=True)
-        os.unlink(cell_log)
-    lines, passed = [], 0
-    for i, want in expected:
-        r = cells.get(i)
-        got = (r["output"].strip() if r else "") or "(no output: the check cell did not run)"
-        ok = r is not None and r["outcome"] == "passed" and got == want
-        passed += ok
-        lines.append(f"  {got}" if got.startswith(("PASS", "FAIL", "NOT ATTEMPTED")) else
-                     f"  FAIL: check in code cell {i}: {got}")
-    errors = [f"  ERROR in code cell {i}: {r['output'].strip().splitlines()[-1] if r['output'].strip() else 'failed'}"
-              for i, r in sorted(cells.items()) if r["outcome"] != "passed" and i not in dict(expected)]
-    ok = proc.returncode == 0 and passed == len(expected) and not errors
-    log(f"{learner_path}: {passed} of {len(expected)} checks passed" + ("" if ok else " (not yet complete)"))
-    for line in lines + errors + [f"  note: {n}" for n in notes]:
-        log(line)
-    if not cells and proc.returncode != 0:
-        log("  pytest could not run the notebook:\n" + "\n".join((proc.stdout + proc.stderr).splitlines()[-15:]))
-    return ok
+def _failed(task, exc):
+    """Rows for a submission the grader itself could not grade."""
+    return [gb.row(task["student"], task["notebook"], task["submission"], c.name, gb.ERROR,
+                   f"the grader could not grade this submission ({type(exc).__name__}: {exc})")
+            for c in task["course_nb"].checks]
+
+
+def run_local(tasks, workers):
+    """Yield (task, rows or exception) as submissions finish, on `workers` processes (this process only waits,
+    so Ctrl-C stops grading whatever the number of workers)."""
+    if not tasks:
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        from .job import grade_task
+        futures = {pool.submit(grade_task, task): task for task in tasks}
+        for future in as_completed(futures):
+            try:
+                yield futures[future], future.result()
+            except Exception as exc:                          # noqa: BLE001 -- reported per submission
+                yield futures[future], exc
+
+
+def run_dask(tasks, address):
+    """The same tasks on a Dask distributed cluster."""
+    from dask.distributed import Client, as_completed
+    from .job import grade_task
+    with Client(address, timeout="10s") as client:
+        futures = client.map(grade_task, tasks, pure=False)
+        task_of = dict(zip((f.key for f in futures), tasks))
+        for future in as_completed(futures):
+            try:
+                yield task_of[future.key], future.result()
+            except Exception as exc:                          # noqa: BLE001
+                yield task_of[future.key], exc
+
+
+def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None):
+    """Gradebook rows for the files and folders in `paths` (the whole CLI run, without printing)."""
+    from . import catalog
+    from .job import make_task
+    course = catalog.load()
+    expected = manifest()
+    names = catalog.check_names(course)
+    rows, tasks = [], []
+    for path, base in find(paths):
+        sub = identify(path, base, course)
+        if sub.problem:
+            rows.append(gb.row(sub.student, sub.notebook, sub.label, "", gb.NOT_GRADED, sub.problem))
+        else:
+            tasks.append(make_task(sub, course[sub.notebook], names, expected, limits))
+    results = run_dask(tasks, scheduler) if scheduler else run_local(tasks, workers)
+    start, failures = time.monotonic(), []
+    for done, (task, result) in enumerate(results, 1):
+        if isinstance(result, CourseFilesChanged):
+            raise result
+        if isinstance(result, Exception):
+            failures.append(result)
+            result = _failed(task, result)
+        rows += result
+        if log:
+            counts = ", ".join(f"{sum(r['verdict'] == v for r in result)} {v}" for v in gb.VERDICTS
+                               if any(r["verdict"] == v for r in result))
+            log(f"[{done}/{len(tasks)}] {task['student']} {task['notebook']}: {counts} "
+                f"({time.monotonic() - start:.0f} s)")
+    if tasks and len(failures) == len(tasks):
+        raise RuntimeError(f"no submission could be graded: {failures[0]}")
+    order = {(nb.stem, c.name): c.index for nb in course.values() for c in nb.checks}
+    return gb.sort_rows(rows, order)
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0 if argv else 2
-    results = [grade(p) for p in argv]
-    return 0 if all(results) else 1
-
+    args = parser().parse_args(argv)
+    limits = Limits(cell_s=args.timeout, notebook_s=args.notebook_timeout, memory_mb=args.memory_mb,
+                    output_mb=args.max_output_mb)
+    log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    try:
+        rows = grade(args.paths, limits, args.workers, args.scheduler, log)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (CourseFilesChanged, RuntimeError, OSError) as exc:
+        print(f"error: grading could not run: {exc}", file=sys.stderr)
+        return 1
+    if args.out:
+        gb.write(rows, args.out)
+    else:
+        for r in rows:
+            print(f"{r['student']:<14} {r['notebook']:<24} {r['check']:<22} {r['verdict']:<13} {r['detail']}")
+        print()
+    for line in gb.summary(rows):
+        print(line)
+    if args.out:
+        print(f"gradebook: {args.out} ({len(rows)} rows)")
+    return 0

@@ -1,0 +1,115 @@
+"""Teachers' links: the Binder badge and every notebook's JupyterLab and Voilà links, for this repository.
+
+    python -m lesson_lib.course links                      # the repository of `git remote` (origin first)
+    python -m lesson_lib.course links --repo OWNER/REPO    # or a GitHub address given, or a full URL
+    python -m lesson_lib.course links --readme             # also put the badge at the top of README.md
+
+Binder (mybinder.org) builds only public repositories, on GitHub (`gh`) or GitLab (`gl`).  The links open
+JupyterLab on a notebook (`urlpath=lab/tree/notebooks/NAME.ipynb`) or render it as an app with Voilà
+(`urlpath=voila/render/notebooks/NAME.ipynb`); `--ref` picks a branch or tag (default HEAD).
+"""
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+from .build import NOTEBOOKS, ROOT
+
+BINDER = "https://mybinder.org/v2"
+BADGE = "https://mybinder.org/badge_logo.svg"
+BADGE_LINE = re.compile(r"^\[!\[Binder\]\(https://mybinder\.org/badge_logo\.svg\)\]\(.*\)[ \t]*$", re.MULTILINE)
+HOSTS = {"github.com": "gh", "gitlab.com": "gl"}
+REMOTE = re.compile(r"^(?:https?://|ssh://)?(?:[^@/]+@)?(?P<host>[^/:]+)[/:](?P<path>.+?)(?:\.git)?/?$")
+
+
+class LinkError(Exception):
+    """No repository to link to, or one that Binder cannot build."""
+
+
+def parse_repository(text):
+    """(provider, path) for 'OWNER/REPO' or a GitHub/GitLab remote URL: ('gh', 'owner/repo')."""
+    text = text.strip()
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", text):
+        return "gh", text.removesuffix(".git")
+    m = REMOTE.match(text)
+    if not m or m.group("host").lower() not in HOSTS or "/" not in m.group("path"):
+        raise LinkError(f"{text!r} is not a GitHub or GitLab repository address; Binder builds public "
+                        f"repositories from github.com or gitlab.com: give --repo OWNER/REPO")
+    return HOSTS[m.group("host").lower()], m.group("path")
+
+
+def git_remote(root=ROOT, name=None):
+    """The URL of the remote `name`, or of origin, or of the first remote; LinkError if there is none."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True).stdout.split()
+    names = git("remote")
+    chosen = name if name else ("origin" if "origin" in names else (names[0] if names else None))
+    if chosen is None or chosen not in names:
+        which = f"named {name}" if name else "at all"
+        raise LinkError(f"no git remote {which} in {root}: push the course to a public GitHub repository, or "
+                        f"give --repo OWNER/REPO")
+    url = git("remote", "get-url", chosen)
+    if not url:
+        raise LinkError(f"git remote {chosen} has no URL")
+    return url[0]
+
+
+def binder_url(provider, path, ref="HEAD", urlpath=None):
+    repo = path if provider == "gh" else quote(path, safe="")
+    url = f"{BINDER}/{provider}/{repo}/{quote(ref, safe='')}"
+    return f"{url}?urlpath={urlpath}" if urlpath else url
+
+
+def badge(provider, path, ref="HEAD", first="00_start_here"):
+    """The Markdown badge that opens the first notebook in JupyterLab."""
+    return f"[![Binder]({BADGE})]({binder_url(provider, path, ref, f'lab/tree/notebooks/{first}.ipynb')})"
+
+
+def notebook_links(provider, path, ref="HEAD", notebooks=None):
+    """[(name, JupyterLab URL, Voilà URL)] for every learner notebook."""
+    names = notebooks if notebooks is not None else sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")
+                                                           if not p.name.startswith("_"))
+    return [(n, binder_url(provider, path, ref, f"lab/tree/notebooks/{n}.ipynb"),
+             binder_url(provider, path, ref, f"voila/render/notebooks/{n}.ipynb")) for n in names]
+
+
+def report(provider, path, ref="HEAD", notebooks=None):
+    """The text the command prints: the badge, then a Markdown table of links."""
+    host = {v: k for k, v in HOSTS.items()}[provider]
+    lines = [f"Binder links for {host}/{path} ({ref}). Binder builds public repositories only: make the "
+             f"repository public, then open a link once to start the first build (a few minutes).", "",
+             "Badge (Markdown):", badge(provider, path, ref), "",
+             "| notebook | JupyterLab | Voilà (the notebook as an app, no code) |", "|---|---|---|"]
+    lines += [f"| `{n}` | {lab} | {voila} |" for n, lab, voila in notebook_links(provider, path, ref, notebooks)]
+    return "\n".join(lines)
+
+
+def put_badge(readme, line):
+    """README text with `line` as its Binder badge: replaces the existing badge line, or goes after the title."""
+    text = Path(readme).read_text(encoding="utf-8")
+    if BADGE_LINE.search(text):
+        return BADGE_LINE.sub(lambda _: line, text, count=1)
+    head, _, rest = text.partition("\n")
+    return f"{head}\n\n{line}\n{rest}" if head.startswith("# ") else f"{line}\n\n{text}"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m lesson_lib.course links", description=__doc__.split("\n")[0])
+    p.add_argument("--repo", help="OWNER/REPO on GitHub, or a GitHub/GitLab URL (default: from git remote)")
+    p.add_argument("--remote", help="the git remote to read (default: origin, else the first)")
+    p.add_argument("--ref", default="HEAD", help="branch, tag or commit to build (default: HEAD)")
+    p.add_argument("--readme", action="store_true", help="also write the badge at the top of README.md")
+    args = p.parse_args(argv)
+    try:
+        provider, path = parse_repository(args.repo or git_remote(name=args.remote))
+    except LinkError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(report(provider, path, args.ref))
+    if args.readme:
+        readme = ROOT / "README.md"
+        readme.write_text(put_badge(readme, badge(provider, path, args.ref)), encoding="utf-8")
+        print(f"\nwrote the badge at the top of {readme}")
+    return 0

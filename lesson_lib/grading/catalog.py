@@ -1,0 +1,122 @@
+"""The course's notebooks as the grader knows them: their names, their check cells, the cells the course wrote.
+
+Read from the teachers' sources in notebooks/solutions/ (and the learner version `course build` makes of each),
+plus any other course notebook in notebooks/ (bench_app: no checks).  A check cell is a code cell with the line
+`# NBVAL_CHECK_OUTPUT` whose code calls `checks.NAME(answer)`, for instance
+
+    # NBVAL_CHECK_OUTPUT
+    checks.kinetic_energy(kinetic_energy)
+
+The grader never runs that call in the learner's kernel.  It runs the cell's `capture` instead, which takes
+the answer out of the kernel by value, to be checked in a clean process (lesson_lib.grading.clean):
+
+    # NBVAL_CHECK_OUTPUT
+    _lesson_capture_(0, lambda: (kinetic_energy))
+"""
+import ast
+import re
+from dataclasses import dataclass, field
+
+from ..course.build import CHECK_MARKER, NOTEBOOKS, SOLUTIONS, learner_version
+
+CAPTURE = "_lesson_capture_"
+
+
+def normalise(source):
+    """A cell's source without trailing blanks on each line or at the end: how the grader compares cells."""
+    return "\n".join(line.rstrip() for line in source.strip("\n").splitlines()).rstrip()
+
+
+def has_marker(source):
+    return any(line.strip() == CHECK_MARKER for line in source.splitlines())
+
+
+def is_check_cell(cell):
+    """A code cell containing the line `# NBVAL_CHECK_OUTPUT`."""
+    return cell.get("cell_type") == "code" and has_marker(cell.get("source", ""))
+
+
+def check_calls(source):
+    """[(statement, check name, answer expression)] for every top-level `checks.NAME(expr)` statement."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    calls = []
+    for stmt in tree.body:
+        call = getattr(stmt, "value", None) if isinstance(stmt, ast.Expr) else None
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and isinstance(call.func.value, ast.Name) and call.func.value.id == "checks"
+                and len(call.args) == 1 and not call.keywords):
+            calls.append((stmt, call.func.attr, ast.get_source_segment(source, call.args[0])))
+    return calls
+
+
+CALL_TEXT = re.compile(r"\bchecks\.([A-Za-z_]\w*)\s*\(")
+
+
+def called_checks(source):
+    """Names of the checks a piece of code seems to call (`checks.NAME(`), even if it does not parse."""
+    return CALL_TEXT.findall(source)
+
+
+@dataclass(frozen=True)
+class CheckCell:
+    """One check cell of a course notebook: `name` of the check, the cell's `source`, the `answer` expression
+    it passes, and the `capture` cell the grader runs in its place."""
+    index: int
+    name: str
+    source: str
+    answer: str
+    capture: str
+
+    @property
+    def answer_name(self):
+        """The learner's name the answer is read from (the expression's first name), e.g. 'kinetic_energy'."""
+        match = re.match(r"\s*([A-Za-z_]\w*)", self.answer)
+        return match.group(1) if match else None
+
+
+@dataclass(frozen=True)
+class CourseNotebook:
+    """A notebook of the course: its `stem` (e.g. '02_model'), its check cells in order, and the normalised
+    sources of every cell the course wrote (learner and teachers' versions)."""
+    stem: str
+    checks: tuple = ()
+    cells: frozenset = field(default_factory=frozenset)
+
+
+def _check_cell(index, source):
+    (stmt, name, answer), = check_calls(source)
+    lines = source.splitlines()
+    capture = f"{CAPTURE}({index}, lambda: ({answer}))"
+    lines[stmt.lineno - 1:stmt.end_lineno] = [capture]
+    return CheckCell(index, name, source, answer, "\n".join(lines))
+
+
+def course_notebook(stem, teacher=None, learner=None):
+    """The CourseNotebook of a teachers' source (nbformat node) and/or a learner notebook."""
+    learner = learner if learner is not None else (learner_version(teacher, stem) if teacher is not None else None)
+    versions = [nb for nb in (teacher, learner) if nb is not None]
+    source_nb = teacher if teacher is not None else learner
+    sources = [c.source for c in source_nb.cells if is_check_cell(c) and len(check_calls(c.source)) == 1]
+    cells = frozenset(normalise(c.source) for nb in versions for c in nb.cells if c.source.strip())
+    return CourseNotebook(stem, tuple(_check_cell(i, s) for i, s in enumerate(sources)), cells)
+
+
+def load(solutions=SOLUTIONS, notebooks=NOTEBOOKS):
+    """{stem: CourseNotebook} for every teachers' source and every other notebook in the learners' folder."""
+    import nbformat
+    course = {}
+    for path in sorted(solutions.glob("*.ipynb")):
+        course[path.stem] = course_notebook(path.stem, teacher=nbformat.read(str(path), as_version=4))
+    for path in sorted(notebooks.glob("*.ipynb")):
+        if path.stem not in course and not path.name.startswith("_"):
+            course[path.stem] = course_notebook(path.stem, learner=nbformat.read(str(path), as_version=4))
+    return course
+
+
+def check_names(course):
+    """Every check the course's notebooks call, in check cells or elsewhere (e.g. 00's demo of total_mass)."""
+    return {c.name for nb in course.values() for c in nb.checks} | {
+        name for nb in course.values() for source in nb.cells for name in called_checks(source)}

@@ -1,0 +1,269 @@
+"""The clean process: the teachers' checks called on the learner's answers, away from the learner's kernel.
+
+Started by lesson_lib.grading.verified (so every lesson_lib module here was compiled from hash-checked files),
+it loads each answer (the learner's function or object, pickled by value in the kernel), calls the course's
+check on it without printing, and writes one JSON line per answer to the grader:
+
+    {"token": ..., "index": i, "event": "start"}                       before calling the check
+    {"token": ..., "index": i, "status": "pass" | "fail" | "not attempted" | "error", "line": ...,
+     "changes": [what the answer changed in the checks' world, e.g. "numpy.abs"]}
+
+Nothing the learner's cells did to their kernel (a replaced check, a monkeypatched numpy, a redefined print)
+exists here.  What the answer itself does while it is being checked runs here, so `Watch` compares, before and
+after, every function, class and module the checks can reach (lesson_lib, numpy, autograd, builtins); any
+difference is reported and makes the submission TAMPERED.  The token (sent on stdin) marks the grader's lines.
+"""
+import contextlib
+import io
+import json
+import pickle
+import sys
+import types
+
+STATUSES = {"PASS: ": "pass", "FAIL: ": "fail", "NOT ATTEMPTED: ": "not attempted"}
+STRICT = ("lesson_lib", "builtins")                      # any added, removed or replaced name counts
+WATCHED = STRICT + ("numpy", "autograd", "math", "contextlib", "io", "warnings", "pickle", "cloudpickle")
+_MISSING = object()
+
+
+def _roots(name):
+    return name.split(".")[0]
+
+
+def _watchable(value):
+    return callable(value) or isinstance(value, types.ModuleType)
+
+
+SCALARS = (str, bytes, int, float, complex, bool, type(None))
+
+
+def _held(value):
+    """The entries of a dict or of a plain object's __dict__ (a registry, a spec), else None."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, (type, types.ModuleType, types.FunctionType, SCALARS)) or callable(value):
+        return None
+    return getattr(value, "__dict__", None)
+
+
+class Watch:
+    """Identity snapshot of the checks' world: module attributes, lesson_lib classes' attributes, the entries
+    of dicts and plain objects that lesson_lib modules hold (e.g. a registry of checks), and the code and
+    defaults of every Python function found there.  `changes()` lists what differs now (added entries of those
+    dicts and objects, and new numbers or strings in them, are the checks' own records and are not counted)."""
+
+    def __init__(self):
+        self.modules = {n: m for n, m in list(sys.modules.items())
+                        if m is not None and _roots(n) in WATCHED}
+        self.spaces, self.held = {}, {}
+        for name, module in self.modules.items():
+            strict = _roots(name) in STRICT
+            space = {k: v for k, v in vars(module).items() if strict or _watchable(v)}
+            self.spaces[name] = (strict, space)
+            if _roots(name) == "lesson_lib":
+                for key, value in list(space.items()):
+                    if isinstance(value, type) and value.__module__ == name:
+                        self.spaces[f"{name}.{key}"] = (True, dict(vars(value)))
+                    entries = _held(value)
+                    if entries is not None:
+                        self.held[f"{name}.{key}"] = (entries, dict(entries))
+                        for k, v in list(entries.items()):
+                            inner = _held(v)
+                            if inner is not None:
+                                self.held[f"{name}.{key}[{k!r}]"] = (inner, dict(inner))
+        self.functions = {}
+        for strict, space in self.spaces.values():
+            for value in space.values():
+                if isinstance(value, types.FunctionType):
+                    self.functions[id(value)] = (value, value.__code__, value.__defaults__, value.__kwdefaults__)
+        self.streams = (sys.stdout, sys.stderr)
+
+    def _namespace(self, name):
+        if name in self.modules:
+            return vars(self.modules[name])
+        module, _, cls = name.rpartition(".")
+        return vars(getattr(self.modules[module], cls, None) or type("Gone", (), {}))
+
+    def changes(self):
+        found = [f"sys.modules[{n!r}]" for n, m in self.modules.items() if sys.modules.get(n) is not m]
+        for name, (strict, before) in self.spaces.items():
+            now = self._namespace(name)
+            found += [f"{name}.{k}" for k, v in before.items() if now.get(k, _MISSING) is not v]
+            if strict:
+                found += [f"{name}.{k} (added)" for k in now.keys() - before.keys()
+                          if not (k.startswith("__") and k.endswith("__"))]
+        for name, (entries, before) in self.held.items():
+            found += [f"{name}[{k!r}]" for k, v in before.items()
+                      if entries.get(k, _MISSING) is not v and not isinstance(v, SCALARS)]
+        for fn, code, defaults, kwdefaults in self.functions.values():
+            if fn.__code__ is not code or fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
+                found.append(f"{fn.__module__}.{fn.__qualname__} (its code)")
+        if (sys.stdout, sys.stderr) != self.streams:
+            found.append("sys.stdout or sys.stderr")
+        return sorted(set(found))
+
+
+def checker(checks, name):
+    """A function answer -> (status, line) for the check `name`, without printing; None if there is none.
+
+    Uses checks.evaluate when the course's checks have a registry; otherwise calls the check and reads the
+    one line it prints (the status comes from the line's prefix, not from anything the answer can reach)."""
+    registry, evaluate = getattr(checks, "REGISTRY", None), getattr(checks, "evaluate", None)
+    if registry is not None and evaluate is not None and name in registry:
+        return lambda answer: evaluate(name, answer)
+    check = getattr(checks, name, None)
+    if name.startswith("_") or not isinstance(check, types.FunctionType):
+        return None
+
+    def run(answer):
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            check(answer)
+        lines = printed.getvalue().splitlines()
+        status = next((s for prefix, s in STATUSES.items() if lines and lines[-1].startswith(prefix)), None)
+        if len(lines) != 1 or status is None:
+            return "error", f"the check printed {printed.getvalue()[:300]!r} instead of one verdict line"
+        return status, lines[0]
+    return run
+
+
+def _describe(exc):
+    text = " ".join(str(exc).split())[:300]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def serve(request, out):
+    """Check every answer of the request in order; write the JSON lines described above to `out`."""
+    import cloudpickle  # noqa: F401 -- loaded before the snapshot: answers are cloudpickle payloads
+    import numpy  # noqa: F401
+    import lesson_lib  # noqa: F401 -- the public API (physics, data, model, evaluation)
+    from lesson_lib.course import checks
+
+    token = request["token"]
+
+    def send(**fields):
+        out.write(json.dumps({"token": token, **fields}) + "\n")
+        out.flush()
+
+    runners = {a["name"]: checker(checks, a["name"]) for a in request["answers"]}
+    watch = Watch()
+    for answer in request["answers"]:
+        index, name = answer["index"], answer["name"]
+        send(index=index, event="start")
+        run = runners[name]
+        if run is None:
+            status, line = "error", f"the course has no check named {name!r}"
+        else:
+            try:
+                with open(answer["path"], "rb") as f:
+                    value = pickle.loads(f.read())
+            except BaseException as exc:              # noqa: BLE001 -- whatever the payload raises
+                status, line = "error", f"the answer could not be loaded outside the kernel ({_describe(exc)})"
+            else:
+                try:
+                    status, line = run(value)
+                except BaseException as exc:          # noqa: BLE001 -- e.g. SystemExit from the answer
+                    status, line = "error", f"the check was stopped by the answer ({_describe(exc)})"
+        send(index=index, status=status, line=line, changes=watch.changes())
+    sys.stdout.flush()
+
+
+# ---------------------------------------------------------------------- the grader's side of the protocol
+def _tail(path, limit=400):
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            f.seek(max(0, f.tell() - limit))
+            text = f.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    return " ".join(text.splitlines()[-1:])
+
+
+def _start(request, root, expected, limits, folder, env):
+    import subprocess
+    from .limits import wrap
+    from .verified import bootstrap_source
+    cmd = wrap([sys.executable, "-I", "-c", bootstrap_source(root, expected)], limits.memory_mb,
+               limits.cell_s * len(request["answers"]) + 60, limits.file_mb)
+    err = open(folder / "clean.err", "ab")
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, cwd=str(folder),
+                            env=env, start_new_session=True)
+    err.close()
+    proc.stdin.write((json.dumps(request) + "\n").encode())
+    proc.stdin.close()
+    return proc
+
+
+def _lines(proc, wait):
+    """Yield the process's stdout lines; `wait()` gives the seconds left before a timeout (None on timeout)."""
+    import os
+    import selectors
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    buffer = b""
+    while True:
+        left = wait()
+        if left <= 0 or not sel.select(timeout=left):
+            yield None
+            return
+        chunk = os.read(proc.stdout.fileno(), 65536)
+        if not chunk:
+            return
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            yield line
+
+
+def check_answers(answers, root, expected, limits, folder, env):
+    """Check every answer ({"index", "name", "path"}) in clean processes, each check within limits.cell_s.
+
+    Returns {index: {"status", "line", "changes"}}, status one of pass, fail, not attempted, error, timeout.
+    A check that runs out of time, or a process that dies, costs only that check: a new clean process checks
+    the answers after it."""
+    import os
+    import secrets
+    import signal
+    import time
+    results, pending = {}, list(answers)
+    while pending:
+        token = secrets.token_hex(16)
+        proc = _start({"root": str(root), "manifest": expected, "token": token, "answers": pending},
+                      root, expected, limits, folder, env)
+        current, deadline = None, time.monotonic() + 60 + limits.cell_s      # imports first
+        for raw in _lines(proc, lambda: deadline - time.monotonic()):
+            if raw is None:
+                break
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(msg, dict) or msg.get("token") != token:
+                continue                                 # not the grader's line
+            if msg.get("event") == "start":
+                current, deadline = msg["index"], time.monotonic() + limits.cell_s
+            elif msg.get("index") == current:
+                results[current] = {k: msg.get(k) for k in ("status", "line", "changes")}
+                current, deadline = None, time.monotonic() + limits.cell_s + 30
+        timed_out = proc.poll() is None
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+        proc.stdout.close()
+        if current is not None:
+            results[current] = ({"status": "timeout", "line": f"the check ran longer than {limits.cell_s:g} s "
+                                                              f"on the answer"} if timed_out else
+                                {"status": "error", "line": "the checking process ended while checking the answer "
+                                                            f"({_tail(folder / 'clean.err') or 'no message'})"})
+        left = [a for a in pending if a["index"] not in results]
+        if current is None and left:                     # it never got to them: no use starting again
+            why = _tail(folder / "clean.err") or "no message"
+            for a in left:
+                results[a["index"]] = {"status": "error", "line": f"the clean process could not check the answer "
+                                                                  f"({why})"}
+            left = []
+        pending = left
+    return results

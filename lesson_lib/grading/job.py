@@ -1,0 +1,127 @@
+"""Grade one submission: the task that runs on a local worker process or on a Dask worker.
+
+    rows = grade_task(task)        # task: see make_task; rows: gradebook rows for this submission
+
+In a temporary folder of its own (removed afterwards): a verified copy of lesson_lib for the kernel, an
+answers folder and a working folder.  Then
+
+1. scan the cells the learner wrote (lesson_lib.grading.scan);
+2. run the cells in a limited kernel, check cells replaced by captures (plan, kernel);
+3. check that neither the kernel's copy nor the course's own lesson_lib changed (verified);
+4. call the course's checks on the captured answers in clean processes (clean);
+5. one row per check: the check's verdict, or TIMEOUT/ERROR where a limit or an error came first, and
+   TAMPERED for every check when step 1, 3 or 4 found tampering (the verdict it would have had is kept in the
+   detail).
+
+Everything a task needs travels in it (the notebook's text, the course notebook's checks and cells, the
+course's hashes), so a worker on another machine needs only the same lesson_lib installed, which the hashes
+verify.
+"""
+import shutil
+import tempfile
+from pathlib import Path
+
+from . import gradebook as gb
+from .verified import CourseFilesChanged, changed, copy_verified, package_root
+
+
+def make_task(submission, course_nb, all_check_names, expected, limits):
+    """The picklable description of one submission's grading."""
+    return {"student": submission.student, "notebook": course_nb.stem, "submission": submission.label,
+            "text": submission.text, "course_nb": course_nb, "check_names": sorted(all_check_names),
+            "manifest": expected, "limits": limits}
+
+
+def _rows(task, verdicts):
+    return [gb.row(task["student"], task["notebook"], task["submission"], name, verdict, detail)
+            for name, verdict, detail in verdicts]
+
+
+def _first_line(source):
+    return next((line.strip() for line in source.splitlines() if line.strip()), "")[:60]
+
+
+def _tampering(learner, protected, check_names):
+    from .scan import scan
+    found = []
+    for number, source in learner:
+        found += [f"code cell {number} line {line}: {reason}" for line, reason in scan(source, protected, check_names)]
+    return found
+
+
+def grade_task(task):
+    """Rows for one submission (see the module's docstring).  Raises CourseFilesChanged when this worker's
+    lesson_lib differs from the grader's hashes: grading itself cannot go on there."""
+    import nbformat
+    from . import kernel
+    from .clean import check_answers
+    from .plan import plan
+    from .scan import protected_names
+    course_nb, limits, expected = task["course_nb"], task["limits"], task["manifest"]
+    root = package_root()
+    mismatch = changed(root, expected)
+    if mismatch:
+        raise CourseFilesChanged(f"lesson_lib at {root} differs from the hashes taken when grading started "
+                                 f"({', '.join(mismatch[:5])}): if a submission changed them, restore them (git "
+                                 f"checkout lesson_lib) and grade again; on a Dask cluster, install the same course "
+                                 f"version on every worker")
+    folder = Path(tempfile.mkdtemp(prefix="lesson-grade-"))
+    try:
+        course, answers, work = folder / "course", folder / "answers", folder / "work"
+        for d in (answers, work):
+            d.mkdir()
+        copy_verified(root, expected, course)
+        nb = nbformat.reads(task["text"], as_version=4)
+        steps, notes, learner = plan(nb, course_nb, answers)
+        protected = protected_names(c.get("source", "") for c in nb.cells if c.get("cell_type") == "code")
+        tampered = _tampering(learner, protected, task["check_names"])
+
+        run = kernel.run(steps, work, course, limits)
+        tampered += [f"a cell changed the course file {rel} (its copy)" for rel in changed(course, expected)]
+        original = changed(root, expected)
+        if original:
+            tampered.append(f"the course's own files changed while this notebook ran: {original[:5]}")
+
+        captured = [{"index": s.check, "name": course_nb.checks[s.check].name, "path": str(answers / f"{s.check}.pkl")}
+                    for i, s in enumerate(steps[:run.completed]) if s.kind == "check" and i not in run.errors
+                    and (answers / f"{s.check}.pkl").exists()]
+        results = check_answers(captured, root, expected, limits, folder, kernel.environment(root)) if captured else {}
+        for r in results.values():
+            tampered += [f"while being checked, the answer changed {c}" for c in r.get("changes") or []]
+        verdicts = _verdicts(course_nb, steps, run, results, notes)
+        if tampered:
+            reasons = "; ".join(dict.fromkeys(tampered))
+            verdicts = [(name, gb.TAMPERED, f"{reasons}. Verdict without the tampering: "
+                                            f"{detail if detail.startswith(verdict) else verdict + ': ' + detail}")
+                        for name, verdict, detail in verdicts]
+        return _rows(task, verdicts)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _verdicts(course_nb, steps, run, results, notes):
+    """[(check name, verdict, detail)] in course order."""
+    position = {s.check: i for i, s in enumerate(steps) if s.kind == "check"}
+    out = []
+    for check in course_nb.checks:
+        i = position[check.index]
+        earlier = [f"{'code cell ' + str(steps[j].number) if steps[j].number else 'a cell'} "
+                   f"(`{_first_line(steps[j].source)}`) raised {err}"
+                   for j, err in sorted(run.errors.items()) if j < i and steps[j].kind == "learner"]
+        context = [notes[check.index]] if check.index in notes else []
+        if i >= run.completed:
+            verdict, reason = run.stop or (gb.ERROR, "the check was not reached")
+            detail = f"not reached: {reason}"
+        elif i in run.errors:
+            verdict, detail = gb.ERROR, f"the check cell raised {run.errors[i]}"
+            context += earlier[-2:]
+        elif check.index not in results:
+            verdict, detail = gb.ERROR, "the answer could not be taken out of the kernel"
+        else:
+            r = results[check.index]
+            verdict = gb.FROM_STATUS.get(r["status"], gb.TIMEOUT if r["status"] == "timeout" else gb.ERROR)
+            detail = r["line"] or ""
+            if verdict == gb.ERROR:
+                context += earlier[-2:]
+        out.append((check.name, verdict, "; ".join([detail] + context)))
+    return out

@@ -1,0 +1,146 @@
+"""Run a submission's cells in a fresh kernel under limits, and say where and why it stopped.
+
+The kernel is ipykernel in this Python, started through lesson_lib/grading/limits.py (address space, CPU time,
+file size), in the submission's own working folder, importing the copy of lesson_lib given in `course`, with
+matplotlib's non-interactive backend and one BLAS thread.  nbclient sends the cells one by one; the run stops at
+the first limit it meets:
+
+    a cell longer than `cell_s`, or the notebook past `notebook_s`   -> TIMEOUT
+    the kernel dies (memory, CPU time, os._exit), a MemoryError,
+    or more than `output_mb` of output                                -> ERROR
+
+Errors raised by cells do not stop the run (a later exercise can still be graded); they are recorded.
+"""
+import asyncio
+import json
+import math
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+
+from . import limits as _limits
+
+THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def environment(course):
+    """Environment for processes that run learner code: lesson_lib from `course`, no GUI, one BLAS thread."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "JUPYTER_", "PYTHON"))}
+    env.update({k: "1" for k in THREADS}, MPLBACKEND="Agg", PYTHONPATH=str(course), PYTHONDONTWRITEBYTECODE="1",
+               PYTHONHASHSEED="0")
+    return env
+
+
+@dataclass
+class KernelRun:
+    """`errors`: {step index: "Type: message"} for cells that raised; `completed`: how many steps ran to
+    their end; `stop`: (verdict, reason) when a limit ended the run, else None."""
+    errors: dict = field(default_factory=dict)
+    completed: int = 0
+    stop: tuple = None
+
+
+def _error_text(outputs):
+    for out in outputs:
+        if out.get("output_type") == "error":
+            value = " ".join(str(out.get("evalue", "")).split())[:300]
+            return f"{out.get('ename', 'Error')}: {value}" if value else out.get("ename", "Error")
+    return None
+
+
+def _client_classes():
+    from jupyter_client.manager import AsyncKernelManager
+    from nbclient import NotebookClient
+
+    class LimitedKernelManager(AsyncKernelManager):
+        """The kernel command, wrapped by limits.py."""
+        limit_args = (4096, 660, 100)
+
+        def format_kernel_cmd(self, extra_arguments=None):
+            return _limits.wrap(super().format_kernel_cmd(extra_arguments), *self.limit_args)
+
+    class CappedClient(NotebookClient):
+        """nbclient keeping at most `cap` bytes of output; past it, the running cell is interrupted."""
+        cap, kept, over = 10 * 2**20, 0, False
+
+        def output(self, outs, msg, display_id, cell_index):
+            self.kept += len(json.dumps(msg.get("content", {})))
+            if self.kept > self.cap:
+                if not self.over:
+                    self.over = True
+                    asyncio.ensure_future(self.km.interrupt_kernel())
+                return None
+            return super().output(outs, msg, display_id, cell_index)
+
+    return LimitedKernelManager, CappedClient
+
+
+def _where(step):
+    return f"code cell {step.number}" if step.number else "the check put back"
+
+
+async def _run(steps, workdir, course, limits, run):
+    import nbformat
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    Manager, Client = _client_classes()
+    km = Manager(kernel_name="python3", transport="ipc", ip=str(workdir.parent / "ipc"))
+    km.connection_file = str(workdir.parent / "kernel.json")
+    km.limit_args = (limits.memory_mb, limits.notebook_s + 60, limits.file_mb)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.source) for s in steps])
+    client = Client(nb, km=km, timeout=int(limits.cell_s), allow_errors=True, interrupt_on_timeout=False,
+                    shutdown_kernel="immediate", record_timing=False)
+    client.cap = int(limits.output_mb * 2**20)
+    process = None
+    try:
+        async with client.async_setup_kernel(env=environment(course), cwd=str(workdir)):
+            process = km.provisioner.process
+            deadline = time.monotonic() + limits.notebook_s          # from the kernel being ready
+            for i, (step, cell) in enumerate(zip(steps, nb.cells)):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    run.stop = ("TIMEOUT", f"the notebook ran longer than {limits.notebook_s:g} s (whole-notebook "
+                                           f"limit) before {_where(step)}")
+                    break
+                client.timeout = max(1, math.ceil(min(limits.cell_s, left)))
+                try:
+                    await client.async_execute_cell(cell, i)
+                except CellTimeoutError:
+                    cause = (f"ran longer than {limits.cell_s:g} s (per-cell limit)" if left > limits.cell_s else
+                             f"was running when the notebook reached {limits.notebook_s:g} s (whole-notebook limit)")
+                    run.stop = ("TIMEOUT", f"{_where(step)} {cause}")
+                    break
+                except DeadKernelError:
+                    run.stop = ("ERROR", f"the kernel died in {_where(step)} (over the memory limit of "
+                                         f"{limits.memory_mb} MB, out of CPU time, or ended by the code)")
+                    break
+                error = _error_text(cell.outputs)
+                if error:
+                    run.errors[i] = error
+                if client.over:
+                    run.stop = ("ERROR", f"{_where(step)} printed more than {limits.output_mb:g} MB of output")
+                    break
+                if error and error.startswith("MemoryError"):
+                    run.stop = ("ERROR", f"{_where(step)} went over the memory limit of {limits.memory_mb} MB")
+                    break
+                run.completed = i + 1
+    except (RuntimeError, TimeoutError, OSError) as exc:
+        run.stop = run.stop or ("ERROR", f"the kernel could not run the notebook ({type(exc).__name__}: {exc})")
+    finally:
+        if process is not None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)      # the kernel's group: anything its code left running
+            except (ProcessLookupError, PermissionError):
+                pass
+            process.wait()                                   # reaped here: no zombie, and its CPU time counted
+    return run
+
+
+def run(steps, workdir, course, limits):
+    """Run the steps (lesson_lib.grading.plan) in a limited kernel with cwd `workdir`; return a KernelRun."""
+    result = KernelRun()
+    if sys.platform == "win32":                             # pragma: no cover
+        raise RuntimeError("grading needs POSIX resource limits (Linux or macOS)")
+    asyncio.run(_run(steps, workdir, course, limits, result))
+    return result

@@ -1,0 +1,117 @@
+"""The course's files, verified: their hashes, a checked copy for a kernel, and an importer that refuses changes.
+
+The grader takes `manifest()` (sha256 of every file of lesson_lib) once, when grading starts: these are the
+course's hashes.  Every submission's kernel gets `copy_verified` copies of those files (a cell that edits
+lesson_lib then edits its own copy, which `changed` reports), and the clean process that calls the checks
+imports lesson_lib through `VerifiedFinder`, which compiles each module from bytes whose hash it has just
+checked (never from a cached .pyc) and refuses a file that is not in the manifest.
+
+The clean process starts as `python -I -c <this file's verified source>`: it reads one JSON line from stdin,
+{"root": folder holding lesson_lib/, "manifest": {...}, ...}, installs the finder, then hands the request to
+lesson_lib.grading.clean.  This module imports nothing from lesson_lib, so that start is verified throughout.
+"""
+import hashlib
+import importlib.machinery
+import json
+import os
+import sys
+from pathlib import Path
+
+PACKAGE = "lesson_lib"
+
+
+class CourseFilesChanged(Exception):
+    """Course files differ from the hashes taken when grading started."""
+
+
+def package_root():
+    """The folder that contains lesson_lib/ (the repository root for an editable install)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def _files(root):
+    base = Path(root) / PACKAGE
+    for path in sorted(base.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            yield path.relative_to(root).as_posix(), path
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def manifest(root=None):
+    """{relative path: sha256} of every file of lesson_lib under root (default: the installed one)."""
+    root = Path(root or package_root())
+    return {rel: sha256(path.read_bytes()) for rel, path in _files(root)}
+
+
+def changed(root, expected):
+    """Relative paths under root that differ from `expected`: edited, missing or added files."""
+    actual = manifest(root)
+    return sorted(rel for rel in set(actual) | set(expected) if actual.get(rel) != expected.get(rel))
+
+
+def verified_bytes(root, rel, expected):
+    """The bytes of root/rel, after checking them against the manifest."""
+    data = (Path(root) / rel).read_bytes()
+    if expected.get(rel) != sha256(data):
+        raise CourseFilesChanged(f"course file {rel} in {root} differs from the course's hash taken when "
+                                 f"grading started")
+    return data
+
+
+def copy_verified(root, expected, dest):
+    """Copy every file of the manifest from root to dest (same relative paths), each checked first."""
+    for rel in expected:
+        target = Path(dest) / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(verified_bytes(root, rel, expected))
+
+
+def bootstrap_source(root, expected):
+    """This module's own source, verified: the program the clean process runs with `python -I -c`."""
+    return verified_bytes(root, f"{PACKAGE}/grading/verified.py", expected).decode()
+
+
+class _VerifiedLoader(importlib.machinery.SourceFileLoader):
+    root, expected = None, None
+
+    def get_code(self, fullname):
+        path = Path(self.get_filename(fullname))
+        rel = path.relative_to(self.root).as_posix()
+        return compile(verified_bytes(self.root, rel, self.expected), str(path), "exec", dont_inherit=True)
+
+
+class VerifiedFinder:
+    """A meta path finder for lesson_lib.*: modules from `root` only, compiled from hash-checked bytes."""
+
+    def __init__(self, root, expected):
+        self.loader = type("Loader", (_VerifiedLoader,), {"root": Path(root), "expected": expected})
+        self.root = str(root)
+
+    def find_spec(self, name, path=None, target=None):
+        if name != PACKAGE and not name.startswith(PACKAGE + "."):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, [self.root] if name == PACKAGE else path)
+        if spec is None or not str(spec.origin or "").endswith(".py"):
+            raise ImportError(f"{name} is not a module of the course's files in {self.root}")
+        spec.loader = self.loader(name, spec.origin)
+        spec.cached = None
+        return spec
+
+
+def _main():
+    """The clean process: only the verified lesson_lib is importable; results go to a private copy of fd 1."""
+    request = json.loads(sys.stdin.readline())
+    results = os.fdopen(os.dup(1), "w", buffering=1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)                                  # whatever the learner's code prints goes nowhere
+    sys.stdout = open(1, "w", closefd=False)
+    sys.meta_path.insert(0, VerifiedFinder(request["root"], request["manifest"]))
+    from lesson_lib.grading import clean
+    clean.serve(request, results)
+
+
+if __name__ == "__main__":
+    _main()

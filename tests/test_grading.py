@@ -1,0 +1,329 @@
+"""The grader's parts, without running notebooks: finding and matching submissions, naming students, planning the
+cells, the tamper scan, the verified course files, the clean process's watch, and the gradebook file.
+
+The end-to-end runs (a synthetic class through the CLI, parallel and Dask equal to sequential) are in
+tests/test_grading_class.py; pytest/nbval on learner notebooks in tests/test_grading_notebooks.py.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lesson_lib.course.build import NOTEBOOKS, SOLUTIONS
+from lesson_lib.grading import catalog, gradebook, verified
+from lesson_lib.grading.clean import Watch, check_answers
+from lesson_lib.grading.limits import Limits
+from lesson_lib.grading.plan import plan
+from lesson_lib.grading.scan import protected_names, scan
+from lesson_lib.grading.submissions import UsageError, find, identify, match, student_name
+
+
+@pytest.fixture(scope="module")
+def course():
+    return catalog.load()
+
+
+def read(path):
+    return nbformat.read(str(path), as_version=4)
+
+
+# ---------------------------------------------------------------------- the course's notebooks
+def test_catalog_knows_every_check_cell_of_the_teachers_sources(course):
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        marked = [c for c in read(path).cells if catalog.is_check_cell(c)]
+        assert [c.source for c in marked] == [c.source for c in course[path.stem].checks], path.name
+    assert [c.name for c in course["02_model"].checks] == ["kinetic_energy", "mass_matrix_from_rnea",
+                                                          "coriolis_from_dM"]
+    assert "bench_app" in course and not course["bench_app"].checks
+
+
+def test_capture_replaces_only_the_check_call(course):
+    check = course["03_guided_practice"].checks[0]
+    assert check.answer == "errors_at" and check.answer_name == "errors_at"
+    assert check.capture.splitlines() == ["# NBVAL_CHECK_OUTPUT", "from lesson_lib.course import checks", "",
+                                          "_lesson_capture_(0, lambda: (errors_at))"]
+
+
+# ---------------------------------------------------------------------- finding and matching submissions
+@pytest.mark.parametrize("rel, stem, student", [
+    ("alice/02_model.ipynb", "02_model", "alice"),                       # folder per student
+    ("alice/sub/02_model (1).ipynb", "02_model", "alice"),
+    ("s1042_02_model.ipynb", "02_model", "s1042"),                      # LMS prefix
+    ("s1042_02_model (2).ipynb", "02_model", "s1042"),                  # and a browser's download suffix
+    ("Smith, Jo - 05_retrieve_and_space.ipynb", "05_retrieve_and_space", "Smith, Jo"),
+    ("02_MODEL_bob.ipynb", "02_model", "bob"),
+    ("homework.ipynb", "02_model", "homework"),                         # renamed: the name is all there is
+    ("02_model (1).ipynb", "02_model", "class"),                        # nothing left: the folder given
+])
+def test_student_is_named_from_the_path(rel, stem, student):
+    base = Path("/submissions/class")
+    assert student_name(base / rel, base, stem) == student
+
+
+def test_student_of_a_file_given_directly_is_its_folder():
+    assert student_name(Path("/tmp/carol/02_model.ipynb"), None, "02_model") == "carol"
+
+
+def test_find_walks_folders_skips_hidden_and_refuses_missing_paths(tmp_path):
+    for rel in ("a/x.ipynb", "a/.ipynb_checkpoints/x-checkpoint.ipynb", "b/notes.txt", ".hidden.ipynb",
+                "__MACOSX/a/x.ipynb"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("{}")
+    found = find([tmp_path, tmp_path / "a" / "x.ipynb"])
+    assert [p.relative_to(tmp_path).as_posix() for p, _ in found] == ["a/x.ipynb", "b/notes.txt"]
+    with pytest.raises(UsageError, match="does not exist"):
+        find([tmp_path / "nope"])
+
+
+def test_submissions_are_matched_by_content_not_by_name(course, tmp_path):
+    cases = {
+        "renamed_learner.ipynb": (read(NOTEBOOKS / "02_model.ipynb"), "02_model", "check cells"),
+        "renamed_teacher.ipynb": (read(SOLUTIONS / "05_retrieve_and_space.ipynb"), "05_retrieve_and_space",
+                                  "check cells"),
+        "no_checks.ipynb": (read(NOTEBOOKS / "00_start_here.ipynb"), "00_start_here", "cells"),
+    }
+    stamped = nbformat.v4.new_notebook(metadata={"lesson": {"notebook": "04_feedback"}})
+    cases["02_model.ipynb"] = (stamped, "04_feedback", "metadata")          # the stamp beats the name
+    for name, (nb, stem, how) in cases.items():
+        nbformat.write(nb, str(tmp_path / name))
+        sub = identify(tmp_path / name, tmp_path, course)
+        assert (sub.notebook, sub.matched_by) == (stem, how), name
+    assert identify(tmp_path / "no_checks.ipynb", tmp_path, course).problem == "00_start_here has no graded checks"
+
+
+def test_a_deleted_check_cell_is_still_matched_by_the_others(course):
+    nb = read(NOTEBOOKS / "02_model.ipynb")
+    nb.cells = [c for c in nb.cells if "checks.kinetic_energy" not in c.source]
+    assert match(nb, course) == ("02_model", "check cells")
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b"\x89PNG\r\n\x1a\n\x00\x00\xff", "not a notebook: a binary file"),
+    (b'{"cells": [', "not a notebook: not valid JSON"),
+    (b'{"title": "not a notebook"}', "not a notebook: JSON without a list of cells"),
+    (json.dumps(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")])).encode(),
+     "not a notebook of this course"),
+])
+def test_files_that_cannot_be_graded_say_why(course, tmp_path, content, reason):
+    path = tmp_path / "x.ipynb"
+    path.write_bytes(content)
+    sub = identify(path, None, course)
+    assert sub.notebook is None and sub.problem.startswith(reason), sub.problem
+
+
+# ---------------------------------------------------------------------- planning the cells
+def test_plan_replaces_check_cells_puts_back_missing_ones_and_skips_copies(course, tmp_path):
+    nb = read(SOLUTIONS / "02_model.ipynb")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    ke, mm, co = (next(i for i, c in enumerate(code) if f"checks.{n}(" in c.source)
+                  for n in ("kinetic_energy", "mass_matrix_from_rnea", "coriolis_from_dM"))
+    code[mm].source = "# NBVAL_CHECK_OUTPUT\nprint('PASS: mass_matrix_from_rnea')"      # edited
+    nb.cells.append(nbformat.v4.new_code_cell(code[ke].source))                          # a copy
+    nb.cells.remove(code[co])                                                            # missing
+    steps, notes, learner = plan(nb, course["02_model"], tmp_path)
+    checks = [(s.check, s.number) for s in steps if s.kind == "check"]
+    defining = next(i for i, c in enumerate(code) if "def coriolis_from_dM" in c.source)
+    assert checks == [(0, ke + 1), (1, mm + 1), (2, None)]
+    assert [s.kind for s in steps].index("check") == ke + 1                              # setup + ke cells
+    assert steps[[s.check for s in steps].index(2) - 1].number == defining + 1           # right after its def
+    assert "was edited" in notes[1] and "missing" in notes[2] and 0 not in notes
+    assert sum("checks.kinetic_energy(" in s.source for s in steps) == 0                # the copy is not run
+    assert (mm + 1, code[mm].source) in learner                                          # the edit is scanned
+
+
+# ---------------------------------------------------------------------- the tamper scan
+PROTECTED = protected_names(["import numpy as np\nimport matplotlib.pyplot as plt\nfrom lesson_lib.course import "
+                             "checks\nfrom lesson_lib import DeLaN, double_pendulum"])
+
+
+@pytest.mark.parametrize("source, words", [
+    ('setattr(checks, "kinetic_energy", lambda fn: None)', "setattr"),
+    ('checks.RESULTS["kinetic_energy"] = "pass"', "reaches into the checks"),
+    ("checks.kinetic_energy = print", "checks.kinetic_energy"),
+    ('print("PASS: kinetic_energy")', "looks like a check's verdict"),
+    ('print(f"PASS: {name}")', "looks like a check's verdict"),
+    ("def print(*args):\n    pass", "redefines print"),
+    ("print = lambda *a: None", "redefines print"),
+    ("import builtins\nbuiltins.print = len", "builtins"),
+    ("import sys\nsys.modules['numpy'] = None", "sys.modules"),
+    ("open(checks.__file__, 'w').write('')", "__file__"),
+    ("open('/x/lesson_lib/course/checks.py', 'w')", "installed files"),
+    ("np.max = lambda *a, **k: 0.0", "np.max"),
+    ("DeLaN.mass_matrix = lambda self, q: q", "DeLaN.mass_matrix"),
+    ("from lesson_lib.course.checks import _quiet", "internals"),
+    ("from lesson_lib.grading import job", "grader"),
+    ("!rm -rf lesson_lib", "shell command"),
+    ("%%writefile ../lesson_lib/course/checks.py\nx = 1", "%writefile"),
+    ("%timeit setattr(checks, 'x', 1)", "setattr"),
+    ("exec('checks.x = 1')", "exec"),
+    ("getattr(checks, 'RES' + 'ULTS')['x'] = 'pass'", "computed name"),
+    ("getattr(checks, 'DETAILS')", "checks.DETAILS with getattr"),
+    ("import gc\ngc.get_referrers(checks)", "garbage collector"),
+])
+def test_scan_flags_reaching_into_the_checks_and_their_world(source, words):
+    found = scan(source, PROTECTED, ["kinetic_energy"])
+    assert any(words in reason for _, reason in found), found
+
+
+@pytest.mark.parametrize("source", [
+    "def kinetic_energy(M, qd):\n    Mqd = M @ qd\n    return 0.5 * qd @ Mqd",
+    'plt.rcParams["figure.figsize"] = (6, 4)\nmodel = DeLaN(seed=0)\nmodel.lr = 1e-2',
+    "checks.kinetic_energy(kinetic_energy)\n%timeit kinetic_energy(M, qd)",
+    "getattr(model, name)(q)\ngetattr(checks, 'kinetic_energy')(kinetic_energy)",
+    'print(f"T = {T:.3f} J")\nfor i, q in enumerate(qs):\n    print(i, q)',
+    "this is not python (",
+])
+def test_scan_leaves_honest_code_alone(source):
+    assert scan(source, PROTECTED, ["kinetic_energy"]) == []
+
+
+def test_scan_finds_nothing_in_the_teachers_solutions(course):
+    """Every cell a teacher wrote that the learner version does not have (the worked answers) is honest."""
+    names = catalog.check_names(course)
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        nb = read(path)
+        protected = protected_names(c.source for c in nb.cells if c.cell_type == "code")
+        learner = {catalog.normalise(c.source) for c in read(NOTEBOOKS / path.name).cells}
+        for cell in nb.cells:
+            if cell.cell_type == "code" and catalog.normalise(cell.source) not in learner:
+                assert scan(cell.source, protected, names) == [], (path.name, cell.source)
+
+
+# ---------------------------------------------------------------------- verified course files
+def test_manifest_reports_an_edited_added_or_removed_file(tmp_path):
+    expected = verified.manifest()
+    assert "lesson_lib/course/checks.py" in expected or "lesson_lib/course/checks/__init__.py" in expected
+    verified.copy_verified(verified.package_root(), expected, tmp_path)
+    assert verified.changed(tmp_path, expected) == []
+    (tmp_path / "lesson_lib/facts.py").write_text("PASS_MAX_ERROR = 99\n")
+    (tmp_path / "lesson_lib/extra.py").write_text("")
+    (tmp_path / "lesson_lib/physics/chain.py").unlink()
+    assert verified.changed(tmp_path, expected) == ["lesson_lib/extra.py", "lesson_lib/facts.py",
+                                                   "lesson_lib/physics/chain.py"]
+    with pytest.raises(verified.CourseFilesChanged, match="facts.py"):
+        verified.copy_verified(tmp_path, expected, tmp_path / "again")
+
+
+def _answer(tmp_path, value):
+    import cloudpickle
+    path = tmp_path / "answer.pkl"
+    path.write_bytes(cloudpickle.dumps(value))
+    return [{"index": 0, "name": "lesson_passes", "path": str(path)}]
+
+
+def test_clean_process_checks_an_answer_from_the_verified_files(tmp_path):
+    root, expected = verified.package_root(), verified.manifest()
+    results = check_answers(_answer(tmp_path, lambda e, lam: e < 0.2 and lam > 0), root, expected,
+                            Limits(cell_s=60), tmp_path, None)
+    assert results == {0: {"status": "pass", "line": "PASS: lesson_passes", "changes": []}}
+
+
+def test_clean_process_refuses_course_files_that_changed(tmp_path):
+    """A copy of lesson_lib whose check module was edited to pass everything: the clean process will not load it."""
+    expected = verified.manifest()
+    copy = tmp_path / "copy"
+    verified.copy_verified(verified.package_root(), expected, copy)
+    rel = next(r for r in ("lesson_lib/course/checks.py", "lesson_lib/course/checks/__init__.py") if r in expected)
+    with open(copy / rel, "a") as f:
+        f.write("\ndef lesson_passes(fn):\n    print('PASS: lesson_passes')\n")
+    results = check_answers(_answer(tmp_path, lambda e, lam: None), copy, expected, Limits(cell_s=60), tmp_path, None)
+    assert results[0]["status"] == "error" and "differs from the course's hash" in results[0]["line"], results
+
+
+def test_watch_sees_a_replaced_function_a_new_module_name_and_changed_code():
+    import numpy
+    from lesson_lib.course import checks
+    from lesson_lib.physics import chain
+    watch = Watch()
+    assert watch.changes() == []
+    saved_max, saved_code = numpy.max, chain.PlanarChain.mass_matrix.__code__
+    try:
+        numpy.max = len
+        checks.print = len
+        chain.PlanarChain.mass_matrix.__code__ = (lambda self, q: q).__code__
+        assert watch.changes() == ["lesson_lib.course.checks.print (added)",
+                                   "lesson_lib.physics.chain.PlanarChain.mass_matrix (its code)", "numpy.max"]
+    finally:
+        numpy.max = saved_max
+        del checks.print
+        chain.PlanarChain.mass_matrix.__code__ = saved_code
+    assert watch.changes() == []
+
+
+def test_watch_sees_an_entry_of_a_registry_replaced_or_edited():
+    from types import SimpleNamespace
+
+    from lesson_lib.course import checks
+    checks.REGISTRY_FOR_TEST = {"x": SimpleNamespace(function=len), "count": 0}
+    try:
+        watch = Watch()
+        checks.REGISTRY_FOR_TEST["count"] = 1                    # a number the checks keep: not counted
+        checks.REGISTRY_FOR_TEST["new"] = SimpleNamespace()      # an added entry: not counted
+        assert watch.changes() == []
+        checks.REGISTRY_FOR_TEST["x"].function = print
+        assert watch.changes() == ["lesson_lib.course.checks.REGISTRY_FOR_TEST['x']['function']"]
+        checks.REGISTRY_FOR_TEST["x"] = SimpleNamespace(function=len)
+        assert "lesson_lib.course.checks.REGISTRY_FOR_TEST['x']" in watch.changes()
+    finally:
+        del checks.REGISTRY_FOR_TEST
+
+
+def test_limits_wrapper_sets_the_limits_on_the_command(tmp_path):
+    from lesson_lib.grading.limits import wrap
+    code = ("import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0] >> 20, "
+            "resource.getrlimit(resource.RLIMIT_CPU)[0], resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20)")
+    out = subprocess.run(wrap([sys.executable, "-c", code], 1500, 42, 7), capture_output=True, text=True)
+    assert out.stdout.split() == ["1500", "42", "7"], out.stderr
+
+
+# ---------------------------------------------------------------------- the gradebook file
+def test_gradebook_round_trips_as_csv_and_json(tmp_path):
+    rows = [gradebook.row("ann", "02_model", "ann/02_model.ipynb", "kinetic_energy", "PASS", "PASS: kinetic_energy"),
+            gradebook.row("bo, jr", "", "x.txt", "", "NOT GRADED", 'not a notebook: "quoted", 2 lines\nhere')]
+    for name in ("g.csv", "g.json"):
+        gradebook.write(rows, tmp_path / name)
+        assert gradebook.read(tmp_path / name) == rows
+    header = (tmp_path / "g.csv").read_text().splitlines()[0]
+    assert header == "student,notebook,submission,check,verdict,detail"
+
+
+def test_summary_counts_the_best_submission_per_notebook():
+    row = gradebook.row
+    rows = [row("ann", "02_model", "a", "x", "FAIL", ""), row("ann", "02_model", "a", "y", "PASS", ""),
+            row("ann", "02_model", "b", "x", "PASS", ""), row("ann", "02_model", "b", "y", "PASS", ""),
+            row("ann", "05_retrieve_and_space", "c", "z", "TAMPERED", "")]
+    lines = gradebook.summary(rows)
+    assert lines[0] == ("ann: 2 of 3 checks PASS (02_model 2/2, best of 2 submissions; 05_retrieve_and_space 0/1); "
+                        "look at: 1 TAMPERED")
+    assert lines[-1] == "rows: 3 PASS, 1 FAIL, 1 TAMPERED"
+
+
+# ---------------------------------------------------------------------- the kernel's limits
+def _kernel(tmp_path, sources, **limits):
+    from lesson_lib.grading import kernel
+    from lesson_lib.grading.plan import Step
+    (tmp_path / "work").mkdir()
+    verified.copy_verified(verified.package_root(), verified.manifest(), tmp_path / "course")
+    steps = [Step(source, "learner", n) for n, source in enumerate(sources, 1)]
+    return kernel.run(steps, tmp_path / "work", tmp_path / "course", Limits(**limits))
+
+
+def test_kernel_caps_file_size_and_output_and_runs_from_its_own_folder(tmp_path):
+    run = _kernel(tmp_path, [
+        "import lesson_lib, os\nassert lesson_lib.__file__.startswith(os.path.dirname(os.getcwd()))",
+        "open('big.bin', 'wb').write(b'0' * 2_000_000)",
+        "for i in range(30_000):\n    print('x' * 100)",
+        "print('never')"], cell_s=30, output_mb=1, file_mb=1)
+    assert 0 not in run.errors, run.errors                    # it imported its own copy of lesson_lib
+    assert run.errors[1].startswith("OSError: [Errno 27] File too large"), run.errors
+    assert run.completed == 2 and run.stop == ("ERROR", "code cell 3 printed more than 1 MB of output")
+
+
+def test_kernel_stops_at_the_whole_notebook_limit(tmp_path):
+    run = _kernel(tmp_path, ["import time\ntime.sleep(2)", "time.sleep(2)", "time.sleep(10)", "print(1)"],
+                  cell_s=30, notebook_s=5)
+    assert run.completed == 2 and run.stop[0] == "TIMEOUT", run
+    assert run.stop[1] == "code cell 3 was running when the notebook reached 5 s (whole-notebook limit)"

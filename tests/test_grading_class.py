@@ -1,0 +1,268 @@
+"""The grader end to end, as a teacher runs it on a class's downloads: `python -m lesson_lib.grade FOLDER --out`.
+
+A synthetic class (built from the course's own notebooks) holds a folder per student and loose renamed files,
+duplicate downloads, a corrupt notebook, foreign files, an infinite loop in a cell and in an answer, a memory
+hog, and seven kinds of cheating.  The gradebook is checked row by row.  A smaller class is graded one
+submission at a time, on two local processes and on a Dask LocalCluster: the gradebooks are equal.
+"""
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lesson_lib.course.build import NOTEBOOKS, ROOT, SOLUTIONS
+from lesson_lib.grading import gradebook
+from lesson_lib.grading.grade import grade
+from lesson_lib.grading.limits import Limits
+
+LIMITS = dict(timeout=10, memory_mb=2500)          # the hog asks for 3.2 GB; every course cell takes < 3 s
+M05, STEP = "05_retrieve_and_space", "symplectic_euler_step"
+
+
+def teacher(stem):
+    return nbformat.read(str(SOLUTIONS / f"{stem}.ipynb"), as_version=4)
+
+
+def learner(stem):
+    return nbformat.read(str(NOTEBOOKS / f"{stem}.ipynb"), as_version=4)
+
+
+def index(nb, text):
+    return next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and text in c.source)
+
+
+def with_cell(nb, before, source):
+    nb = copy.deepcopy(nb)
+    nb.cells.insert(index(nb, before), nbformat.v4.new_code_cell(source))
+    return nb
+
+
+def edited(nb, text, old, new):
+    nb = copy.deepcopy(nb)
+    cell = nb.cells[index(nb, text)]
+    assert old in cell.source, (old, cell.source)
+    cell.source = cell.source.replace(old, new)
+    return nb
+
+
+CHECK_05 = f"checks.{STEP}("
+NOT_ATTEMPTED_05 = learner(M05).cells[index(learner(M05), CHECK_05)].outputs[0]["text"].strip()   # as stored
+CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with ...
+    "replaces_check": with_cell(learner(M05), CHECK_05, f'setattr(checks, "{STEP}", lambda fn: print("PASS: {STEP}"))'),
+    "prints_fake_pass": with_cell(learner(M05), CHECK_05, f'print("PASS: {STEP}")'),
+    "edits_check_cell": edited(learner(M05), CHECK_05, f"checks.{STEP}({STEP})", f'print("PASS: {STEP}")'),
+    "edits_check_cell_answer": edited(learner(M05), CHECK_05, f"checks.{STEP}({STEP})",
+                                      f"checks.{STEP}(lambda f, q, qd, dt: (q + dt * (qd + dt * f(q, qd)), "
+                                      f"qd + dt * f(q, qd)))"),
+    "edits_lesson_lib": with_cell(learner(M05), CHECK_05, (
+        "import inspect\n"
+        "path = inspect.getsourcefile(checks)        # no __file__, no 'lesson_lib' in the text\n"
+        f"open(path, 'a').write('\\ndef {STEP}(fn):\\n    print(\"PASS: {STEP}\")\\n')")),
+    "redefines_print": with_cell(learner(M05), CHECK_05, (
+        "import sys\n"
+        "def print(*args, **kwargs):\n"
+        f"    sys.__stdout__.write('PASS: {STEP}\\n')")),
+    "patches_numpy": with_cell(learner(M05), CHECK_05, "np.max = lambda *a, **k: 0.0"),
+    # a wrong answer that, when called by the check, disables the check's comparisons, with no name the scan knows
+    "patches_inside_answer": edited(learner(M05), f"def {STEP}", "    # YOUR CODE HERE\n    raise NotImplementedError(\"Your turn: see the instructions above\")\n    return q_new, qd_new",
+                                    "    m = np\n    m.max = lambda *a, **k: 0.0\n    return q, qd"),
+}
+
+
+def make_class(folder):
+    """The synthetic class: {relative path: notebook node or bytes}; returns the expected rows as tuples."""
+    wrong_02 = edited(teacher("02_model"), "def kinetic_energy", "T = 0.5 * qd @ Mqd", "T = qd @ Mqd")
+    looping = with_cell(teacher("02_model"), "def mass_matrix_from_rnea", "while True:\n    pass")
+    hog = with_cell(teacher(M05), CHECK_05, "import numpy as np\nhog = np.ones((20_000, 20_000))   # 3.2 GB")
+    answer_loops = edited(teacher("02_model"), "def kinetic_energy", "    T = 0.5 * qd @ Mqd\n",
+                          "    import time\n    while True:\n        time.sleep(0.1)\n")
+    files = {
+        "alice/02_model.ipynb": teacher("02_model"),
+        "bob_02_model.ipynb": wrong_02,
+        f"carol/{M05}.ipynb": learner(M05),
+        f"carol/{M05} (1).ipynb": teacher(M05),
+        "dave/02_model.ipynb": looping,
+        f"erin/{M05}.ipynb": hog,
+        "frank/homework.ipynb": answer_loops,
+        **{f"hana/{stem}.ipynb": teacher(stem) for stem in ("01_challenge", "03_guided_practice", "04_feedback",
+                                                            "06_mastery_and_project")},
+        "gina/00_start_here.ipynb": learner("00_start_here"),
+        "gina/corrupt.ipynb": b'{"cells": [{"cell_type": "code", "sou',
+        "gina/notes.txt": b"see attached\n",
+        "gina/other_course.ipynb": nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('hi')")]),
+        **{f"{name}/{M05}.ipynb": nb for name, nb in CHEATS.items()},
+    }
+    for rel, content in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content) if isinstance(content, bytes) else nbformat.write(content, str(path))
+
+
+def course_files():
+    """{path: (size, mtime)} of the course's own files (Python's bytecode caches aside)."""
+    return {p: (p.stat().st_size, p.stat().st_mtime_ns) for d in ("lesson_lib", "notebooks")
+            for p in (ROOT / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The CLI on the class with two workers: (rows by (student, submission file name, check), process, folder)."""
+    folder = tmp_path_factory.mktemp("class")
+    make_class(folder)
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    course_before = course_files()
+    out = folder.parent / "gradebook.csv"
+    proc = subprocess.run([sys.executable, "-m", "lesson_lib.grade", str(folder), "--out", str(out), "--workers",
+                           "2", "--timeout", str(LIMITS["timeout"]), "--memory-mb", str(LIMITS["memory_mb"])],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before, "the grader wrote beside submissions"
+    assert course_files() == course_before, "the grader wrote into the course's folder"
+    rows = gradebook.read(out)
+    by_key = {}
+    for r in rows:
+        key = (r["student"], Path(r["submission"]).name, r["check"])
+        assert key not in by_key, f"two rows for {key}"
+        by_key[key] = r
+    return by_key, proc, folder
+
+
+def verdicts(graded, student, file):
+    rows, _, _ = graded
+    return {check: (r["verdict"], r["detail"]) for (s, f, check), r in rows.items() if (s, f) == (student, file)}
+
+
+def test_every_file_has_rows_and_the_course_folder_is_left_alone(graded):
+    rows, proc, folder = graded
+    files = {p for p in folder.rglob("*") if p.is_file()}
+    assert {Path(r["submission"]) for r in rows.values()} == files
+    assert all(r["verdict"] in gradebook.VERDICTS for r in rows.values())
+    assert "alice: 3 of 3 checks PASS (02_model 3/3)" in proc.stdout
+
+
+def test_right_wrong_and_unfilled_answers(graded):
+    assert {c: v for c, (v, _) in verdicts(graded, "alice", "02_model.ipynb").items()} == {
+        "kinetic_energy": "PASS", "mass_matrix_from_rnea": "PASS", "coriolis_from_dM": "PASS"}
+    bob = verdicts(graded, "bob", "bob_02_model.ipynb")               # a renamed file: student from its name
+    assert bob["kinetic_energy"][0] == "FAIL" and "1/2 is missing" in bob["kinetic_energy"][1]
+    assert bob["mass_matrix_from_rnea"][0] == bob["coriolis_from_dM"][0] == "PASS"
+
+
+def test_every_exercise_of_the_course_passes_through_the_grader(graded):
+    """The teachers' answers to every exercise survive the trip out of the kernel and pass the clean checks."""
+    rows, _, _ = graded
+    hana = {(f, c): r["verdict"] for (s, f, c), r in rows.items() if s == "hana"}
+    assert set(hana.values()) == {"PASS"} and {c for _, c in hana} == {
+        "is_valid_inertia", "errors_at", "lesson_passes", "triple_pendulum", "triple_delan"}
+
+
+def test_duplicate_downloads_are_both_graded_and_summarised_by_the_best(graded):
+    assert verdicts(graded, "carol", f"{M05}.ipynb") == {STEP: ("NOT ATTEMPTED", NOT_ATTEMPTED_05)}
+    assert verdicts(graded, "carol", f"{M05} (1).ipynb") == {STEP: ("PASS", f"PASS: {STEP}")}
+    assert f"carol: 1 of 1 checks PASS ({M05} 1/1, best of 2 submissions)" in graded[1].stdout
+
+
+def test_an_infinite_loop_in_a_cell_times_out_the_checks_after_it(graded):
+    dave = verdicts(graded, "dave", "02_model.ipynb")
+    assert dave["kinetic_energy"] == ("PASS", "PASS: kinetic_energy")
+    for check in ("mass_matrix_from_rnea", "coriolis_from_dM"):
+        verdict, detail = dave[check]
+        assert verdict == "TIMEOUT" and "ran longer than 10 s (per-cell limit)" in detail, detail
+
+
+def test_an_infinite_loop_in_an_answer_times_out_that_check_only(graded):
+    frank = verdicts(graded, "frank", "homework.ipynb")              # renamed: matched by its check cells
+    assert frank["kinetic_energy"] == ("TIMEOUT", "the check ran longer than 10 s on the answer")
+    assert frank["mass_matrix_from_rnea"][0] == frank["coriolis_from_dM"][0] == "PASS"
+
+
+def test_a_memory_hog_gets_error_for_the_checks_it_did_not_reach(graded):
+    verdict, detail = verdicts(graded, "erin", f"{M05}.ipynb")[STEP]
+    assert verdict == "ERROR" and "went over the memory limit of 2500 MB" in detail, detail
+
+
+def test_files_that_are_not_course_notebooks_get_a_row_saying_so(graded):
+    rows = graded[0]
+    expected = {"corrupt.ipynb": "not a notebook: not valid JSON", "notes.txt": "not a notebook: not valid JSON",
+                "other_course.ipynb": "not a notebook of this course",
+                "00_start_here.ipynb": "00_start_here has no graded checks"}
+    assert {f for (s, f, _) in rows if s == "gina"} == set(expected)
+    for file, reason in expected.items():
+        row = rows[("gina", file, "")]
+        assert row["verdict"] == "NOT GRADED" and row["detail"].startswith(reason), row
+    assert rows[("gina", "00_start_here.ipynb", "")]["notebook"] == "00_start_here"
+
+
+@pytest.mark.parametrize("cheat", sorted(CHEATS))
+def test_no_cheat_ends_in_pass(graded, cheat):
+    (check, (verdict, detail)), = verdicts(graded, cheat, f"{M05}.ipynb").items()
+    assert check == STEP and verdict != "PASS", detail
+    assert verdict == ("NOT ATTEMPTED" if cheat == "edits_check_cell_answer" else "TAMPERED"), detail
+
+
+def test_cheats_are_reported_with_what_gave_them_away(graded):
+    detail = {name: verdicts(graded, name, f"{M05}.ipynb")[STEP][1] for name in CHEATS}
+    assert "calls setattr on a module" in detail["replaces_check"]
+    assert "looks like a check's verdict" in detail["prints_fake_pass"]
+    assert "looks like a check's verdict" in detail["edits_check_cell"]
+    assert "redefines print" in detail["redefines_print"]
+    assert "assigns to np.max" in detail["patches_numpy"]
+    assert "a cell changed the course file lesson_lib/course/checks" in detail["edits_lesson_lib"]
+    assert "while being checked, the answer changed numpy.max" in detail["patches_inside_answer"]
+    for name in ("edits_check_cell", "edits_check_cell_answer"):
+        assert "(a check cell) was edited; the course's check was run" in detail[name]
+    for name, text in detail.items():            # the course's check saw the unfilled stub
+        if name != "patches_inside_answer":      # (that one fooled the check, and the watch saw how)
+            assert text.endswith(NOT_ATTEMPTED_05) or NOT_ATTEMPTED_05 + ";" in text, (name, text)
+
+
+# ---------------------------------------------------------------------- parallel and Dask equal sequential
+@pytest.fixture(scope="module")
+def small_class(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("small")
+    for rel, nb in {"ann/02_model.ipynb": edited(teacher("02_model"), "def kinetic_energy", "T = 0.5 * qd @ Mqd",
+                                                  "T = qd @ Mqd"),
+                    f"ben/{M05}.ipynb": teacher(M05), f"cy_{M05}.ipynb": learner(M05),
+                    f"dee/{M05}.ipynb": CHEATS["replaces_check"]}.items():
+        (folder / rel).parent.mkdir(exist_ok=True)
+        nbformat.write(nb, str(folder / rel))
+    limits = Limits(cell_s=LIMITS["timeout"], memory_mb=LIMITS["memory_mb"])
+    return folder, limits, grade([folder], limits, workers=1)
+
+
+def test_sequential_run_grades_the_small_class(small_class):
+    _, _, rows = small_class
+    assert [(r["student"], r["check"], r["verdict"]) for r in rows] == [
+        ("ann", "kinetic_energy", "FAIL"), ("ann", "mass_matrix_from_rnea", "PASS"), ("ann", "coriolis_from_dM", "PASS"),
+        ("ben", STEP, "PASS"), ("cy", STEP, "NOT ATTEMPTED"), ("dee", STEP, "TAMPERED")]
+
+
+def test_two_local_workers_give_the_same_gradebook(small_class):
+    folder, limits, sequential = small_class
+    assert grade([folder], limits, workers=2) == sequential
+
+
+def test_a_dask_cluster_gives_the_same_gradebook(small_class):
+    distributed = pytest.importorskip("dask.distributed")
+    folder, limits, sequential = small_class
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        assert grade([folder], limits, scheduler=cluster.scheduler_address) == sequential
+
+
+def test_cli_exit_codes_when_grading_cannot_run(tmp_path):
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "lesson_lib.grade", *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120)
+    missing = cli(str(tmp_path / "nope"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    bad = cli(str(tmp_path), "--workers", "0")
+    assert bad.returncode == 2 and "expected a positive number" in bad.stderr
+    empty = cli(str(tmp_path))
+    assert empty.returncode == 0 and "rows:" in empty.stdout
+    (tmp_path / f"{M05}.ipynb").write_text(nbformat.writes(learner(M05)))
+    nowhere = cli(str(tmp_path), "--scheduler", "tcp://127.0.0.1:9")
+    assert nowhere.returncode == 1 and "grading could not run" in nowhere.stderr, nowhere.stderr

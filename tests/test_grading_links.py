@@ -1,0 +1,71 @@
+"""`python -m lesson_lib.course links`: the Binder badge and every notebook's links, from git remote or given."""
+import subprocess
+import sys
+
+import pytest
+
+from lesson_lib.course import links
+from lesson_lib.course.build import NOTEBOOKS, ROOT
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("my-school/delan-course", ("gh", "my-school/delan-course")),
+    ("https://github.com/my-school/delan-course", ("gh", "my-school/delan-course")),
+    ("https://github.com/my-school/delan-course.git", ("gh", "my-school/delan-course")),
+    ("git@github.com:my-school/delan-course.git", ("gh", "my-school/delan-course")),
+    ("ssh://git@github.com/my-school/delan-course.git", ("gh", "my-school/delan-course")),
+    ("https://gitlab.com/school/physics/delan.git", ("gl", "school/physics/delan")),
+])
+def test_repository_addresses_are_understood(text, expected):
+    assert links.parse_repository(text) == expected
+
+
+@pytest.mark.parametrize("text", ["https://example.org/a/b.git", "/srv/git/course.git", "just-a-name"])
+def test_addresses_binder_cannot_build_are_refused_clearly(text):
+    with pytest.raises(links.LinkError, match="GitHub or GitLab"):
+        links.parse_repository(text)
+
+
+def test_links_for_every_notebook_in_lab_and_voila():
+    rows = links.notebook_links("gh", "o/r", "main")
+    assert [name for name, _, _ in rows] == sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
+    name, lab, voila = next(r for r in rows if r[0] == "bench_app")
+    assert lab == "https://mybinder.org/v2/gh/o/r/main?urlpath=lab/tree/notebooks/bench_app.ipynb"
+    assert voila == "https://mybinder.org/v2/gh/o/r/main?urlpath=voila/render/notebooks/bench_app.ipynb"
+    assert links.binder_url("gl", "school/physics/delan") == "https://mybinder.org/v2/gl/school%2Fphysics%2Fdelan/HEAD"
+
+
+def git(repo, *args):
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def test_command_reads_git_remote_and_says_binder_needs_a_public_repository(tmp_path):
+    git(tmp_path, "init", "-q")
+    with pytest.raises(links.LinkError, match="no git remote"):
+        links.git_remote(tmp_path)
+    git(tmp_path, "remote", "add", "upstream", "https://github.com/someone/else.git")
+    git(tmp_path, "remote", "add", "origin", "git@github.com:my-school/delan-course.git")
+    assert links.git_remote(tmp_path) == "git@github.com:my-school/delan-course.git"
+    assert links.git_remote(tmp_path, "upstream") == "https://github.com/someone/else.git"
+    out = subprocess.run([sys.executable, "-m", "lesson_lib.course", "links", "--repo", "my-school/delan-course"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "public repositories only" in out.stdout
+    assert links.badge("gh", "my-school/delan-course") in out.stdout
+    assert out.stdout.count("https://mybinder.org/v2/gh/my-school/delan-course/HEAD?urlpath=") == 2 * len(
+        list(NOTEBOOKS.glob("*.ipynb"))) + 1
+
+
+def test_badge_goes_to_the_top_of_the_readme_once(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# Course\n\nText.\n")
+    line = links.badge("gh", "a/b")
+    readme.write_text(links.put_badge(readme, line))
+    assert readme.read_text() == f"# Course\n\n{line}\n\nText.\n"
+    readme.write_text(links.put_badge(readme, links.badge("gh", "c/d")))
+    assert readme.read_text() == f"# Course\n\n{links.badge('gh', 'c/d')}\n\nText.\n"
+
+
+def test_the_readme_has_the_badge_at_the_top():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert lines[0].startswith("# ") and links.BADGE_LINE.match(lines[2]), lines[:3]

@@ -1,0 +1,71 @@
+"""pytest/nbval and the course's notebooks.
+
+- With the course's plugin (installed with lesson_lib), `pytest --nbval` and `--nbval-lax` judge a check cell
+  by what it prints now: an untouched or wrong learner notebook fails, a finished one passes even when it was
+  saved before its check cell was re-run, and a stored PASS line counts for nothing.
+- The untouched learner notebooks (not in testpaths, since their checks say NOT ATTEMPTED) run top to bottom
+  and match their stored outputs under plain nbval, every check cell saying NOT ATTEMPTED.
+"""
+import copy
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import nbformat
+import pytest
+
+from lesson_lib.course.build import NOTEBOOKS, ROOT
+from lesson_lib.grading.catalog import is_check_cell
+
+STUB = '    # YOUR CODE HERE\n    raise NotImplementedError("Your turn: see the instructions above")'
+NBVAL = ["--nbval-current-env", "-p", "no:cacheprovider", "-o", "addopts=",
+         "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg")]
+
+
+def pytest_run(args, cwd, junit):
+    proc = subprocess.run([sys.executable, "-m", "pytest", *NBVAL, "--junitxml", str(junit), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+    failed = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        notebook = case.get("classname").removesuffix(".ipynb").split(".")[-1]      # notebooks.02_model.ipynb
+        failed.setdefault(notebook, []).append(case.find("failure") is not None or case.find("error") is not None)
+    return proc, {name: any(flags) for name, flags in failed.items()}
+
+
+@pytest.fixture(scope="module")
+def learner_04(tmp_path_factory):
+    """Three copies of the learner's 04_feedback: untouched; finished but saved before its check cell was run
+    again (stored: NOT ATTEMPTED); wrong, with a PASS line pasted into its stored output."""
+    folder = tmp_path_factory.mktemp("nbval")
+    nb = nbformat.read(str(NOTEBOOKS / "04_feedback.ipynb"), as_version=4)
+    k = next(i for i, c in enumerate(nb.cells) if "def lesson_passes" in c.source)
+    check = next(i for i, c in enumerate(nb.cells) if is_check_cell(c))
+    assert STUB in nb.cells[k].source and "NOT ATTEMPTED" in nb.cells[check].outputs[0]["text"]
+    right, wrong = copy.deepcopy(nb), copy.deepcopy(nb)
+    right.cells[k].source = nb.cells[k].source.replace(STUB, "    return max_error < 0.2 and min_eig > 0")
+    wrong.cells[k].source = nb.cells[k].source.replace(STUB, "    return max_error <= 0.2 and min_eig > 0")
+    wrong.cells[check].outputs = [nbformat.v4.new_output("stream", name="stdout", text="PASS: lesson_passes\n")]
+    for name, version in (("untouched", nb), ("finished_not_rerun", right), ("wrong_stored_pass", wrong)):
+        nbformat.write(version, str(folder / f"{name}.ipynb"))
+    return folder
+
+
+@pytest.mark.parametrize("mode", ["--nbval", "--nbval-lax"])
+def test_nbval_passes_a_notebook_only_when_its_checks_pass_now(learner_04, mode, tmp_path):
+    proc, failed = pytest_run([mode, "."], learner_04, tmp_path / "junit.xml")
+    assert failed == {"untouched": True, "finished_not_rerun": False, "wrong_stored_pass": True}, proc.stdout
+    assert "The course's check did not say PASS" in proc.stdout
+
+
+def test_learner_notebooks_run_clean_and_every_check_says_not_attempted(tmp_path):
+    """Plain nbval (the plugin off) on the learner notebooks: no cell raises, outputs match the stored ones,
+    and every stored check output is the check's NOT ATTEMPTED line."""
+    notebooks = sorted(p for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    for path in notebooks:
+        for cell in filter(is_check_cell, nbformat.read(str(path), as_version=4).cells):
+            text = "".join(o.get("text", "") for o in cell.outputs)
+            assert text.startswith("NOT ATTEMPTED: ") and text.count("\n") == 1, (path.name, text)
+    proc, failed = pytest_run(["-p", "no:lesson_lib_checks", "--nbval", *map(str, notebooks)], ROOT,
+                              tmp_path / "junit.xml")
+    assert proc.returncode == 0 and not any(failed.values()), proc.stdout[-3000:]
+    assert set(failed) == {p.stem for p in notebooks}
