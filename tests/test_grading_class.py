@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from lesson_lib.course import checks
 from lesson_lib.course.build import NOTEBOOKS, ROOT, SOLUTIONS
 from lesson_lib.grading import gradebook
 from lesson_lib.grading.grade import grade
@@ -20,6 +21,7 @@ from lesson_lib.grading.limits import Limits
 
 LIMITS = dict(timeout=10, memory_mb=2500)          # the hog asks for 3.2 GB; every course cell takes < 3 s
 M05, STEP = "05_retrieve_and_space", "symplectic_euler_step"
+CHECKS_02 = [name for name, spec in checks.REGISTRY.items() if spec.notebook == "02_model"]
 
 
 def teacher(stem):
@@ -72,6 +74,11 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
 }
 
 
+# the answer written above the stub's line, which still runs: the grader must say so, as the check cell does
+STUB_LEFT = edited(learner(M05), f"def {STEP}", "    # YOUR CODE HERE\n",
+                   "    qd_new = qd + dt * f(q, qd)\n    q_new = q + dt * qd_new\n")
+
+
 def make_class(folder):
     """The synthetic class: {relative path: notebook node or bytes}; returns the expected rows as tuples."""
     wrong_02 = edited(teacher("02_model"), "def kinetic_energy", "T = 0.5 * qd @ Mqd", "T = qd @ Mqd")
@@ -90,6 +97,8 @@ def make_class(folder):
         **{f"hana/{stem}.ipynb": teacher(stem) for stem in ("01_challenge", "03_guided_practice", "04_feedback",
                                                             "06_mastery_and_project")},
         "gina/00_start_here.ipynb": learner("00_start_here"),
+        f"ivan/{M05}.ipynb": STUB_LEFT,
+        "gina/bench_app.ipynb": nbformat.read(str(NOTEBOOKS / "bench_app.ipynb"), as_version=4),
         "gina/corrupt.ipynb": b'{"cells": [{"cell_type": "code", "sou',
         "gina/notes.txt": b"see attached\n",
         "gina/other_course.ipynb": nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('hi')")]),
@@ -140,15 +149,16 @@ def test_every_file_has_rows_and_the_course_folder_is_left_alone(graded):
     files = {p for p in folder.rglob("*") if p.is_file()}
     assert {Path(r["submission"]) for r in rows.values()} == files
     assert all(r["verdict"] in gradebook.VERDICTS for r in rows.values())
-    assert "alice: 3 of 3 checks PASS (02_model 3/3)" in proc.stdout
+    n = len(CHECKS_02)
+    assert f"alice: {n} of {n} checks PASS (02_model {n}/{n})" in proc.stdout
 
 
 def test_right_wrong_and_unfilled_answers(graded):
     assert {c: v for c, (v, _) in verdicts(graded, "alice", "02_model.ipynb").items()} == {
-        "kinetic_energy": "PASS", "mass_matrix_from_rnea": "PASS", "coriolis_from_dM": "PASS"}
+        name: "PASS" for name in CHECKS_02}
     bob = verdicts(graded, "bob", "bob_02_model.ipynb")               # a renamed file: student from its name
     assert bob["kinetic_energy"][0] == "FAIL" and "1/2 is missing" in bob["kinetic_energy"][1]
-    assert bob["mass_matrix_from_rnea"][0] == bob["coriolis_from_dM"][0] == "PASS"
+    assert {bob[name][0] for name in CHECKS_02 if name != "kinetic_energy"} == {"PASS"}
 
 
 def test_every_exercise_of_the_course_passes_through_the_grader(graded):
@@ -165,10 +175,17 @@ def test_duplicate_downloads_are_both_graded_and_summarised_by_the_best(graded):
     assert f"carol: 1 of 1 checks PASS ({M05} 1/1, best of 2 submissions)" in graded[1].stdout
 
 
+def test_an_answer_above_the_stub_line_gets_the_same_fail_as_in_the_notebook(graded):
+    verdict, detail = verdicts(graded, "ivan", f"{M05}.ipynb")[STEP]
+    assert verdict == "FAIL" and "still raises NotImplementedError from the stub" in detail, detail
+    assert "raise NotImplementedError(...)` still runs" in detail, detail
+
+
 def test_an_infinite_loop_in_a_cell_times_out_the_checks_after_it(graded):
     dave = verdicts(graded, "dave", "02_model.ipynb")
     assert dave["kinetic_energy"] == ("PASS", "PASS: kinetic_energy")
-    for check in ("mass_matrix_from_rnea", "coriolis_from_dM"):
+    assert CHECKS_02.index("kinetic_energy") < CHECKS_02.index("mass_matrix_from_rnea")    # the loop is between
+    for check in CHECKS_02[CHECKS_02.index("mass_matrix_from_rnea"):]:
         verdict, detail = dave[check]
         assert verdict == "TIMEOUT" and "ran longer than 10 s (per-cell limit)" in detail, detail
 
@@ -176,7 +193,7 @@ def test_an_infinite_loop_in_a_cell_times_out_the_checks_after_it(graded):
 def test_an_infinite_loop_in_an_answer_times_out_that_check_only(graded):
     frank = verdicts(graded, "frank", "homework.ipynb")              # renamed: matched by its check cells
     assert frank["kinetic_energy"] == ("TIMEOUT", "the check ran longer than 10 s on the answer")
-    assert frank["mass_matrix_from_rnea"][0] == frank["coriolis_from_dM"][0] == "PASS"
+    assert {frank[name][0] for name in CHECKS_02 if name != "kinetic_energy"} == {"PASS"}
 
 
 def test_a_memory_hog_gets_error_for_the_checks_it_did_not_reach(graded):
@@ -188,12 +205,14 @@ def test_files_that_are_not_course_notebooks_get_a_row_saying_so(graded):
     rows = graded[0]
     expected = {"corrupt.ipynb": "not a notebook: not valid JSON", "notes.txt": "not a notebook: not valid JSON",
                 "other_course.ipynb": "not a notebook of this course",
-                "00_start_here.ipynb": "00_start_here has no graded checks"}
-    assert {f for (s, f, _) in rows if s == "gina"} == set(expected)
+                "bench_app.ipynb": "bench_app has no graded checks"}
+    assert {f for (s, f, _) in rows if s == "gina"} == set(expected) | {"00_start_here.ipynb"}
     for file, reason in expected.items():
         row = rows[("gina", file, "")]
         assert row["verdict"] == "NOT GRADED" and row["detail"].startswith(reason), row
-    assert rows[("gina", "00_start_here.ipynb", "")]["notebook"] == "00_start_here"
+    assert rows[("gina", "bench_app.ipynb", "")]["notebook"] == "bench_app"
+    assert verdicts(graded, "gina", "00_start_here.ipynb") == {     # the warm-up, untouched
+        "total_mass": ("NOT ATTEMPTED", "NOT ATTEMPTED: total_mass: fill in the cell above, then run this cell again.")}
 
 
 @pytest.mark.parametrize("cheat", sorted(CHEATS))
@@ -236,7 +255,7 @@ def small_class(tmp_path_factory):
 def test_sequential_run_grades_the_small_class(small_class):
     _, _, rows = small_class
     assert [(r["student"], r["check"], r["verdict"]) for r in rows] == [
-        ("ann", "kinetic_energy", "FAIL"), ("ann", "mass_matrix_from_rnea", "PASS"), ("ann", "coriolis_from_dM", "PASS"),
+        *(("ann", name, "FAIL" if name == "kinetic_energy" else "PASS") for name in CHECKS_02),
         ("ben", STEP, "PASS"), ("cy", STEP, "NOT ATTEMPTED"), ("dee", STEP, "TAMPERED")]
 
 

@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from lesson_lib.course.build import NOTEBOOKS, ROOT
-from lesson_lib.grading.catalog import is_check_cell
+from lesson_lib.grading.catalog import carries_check_marker
 
 STUB = '    # YOUR CODE HERE\n    raise NotImplementedError("Your turn: see the instructions above")'
 NBVAL = ["--nbval-current-env", "-p", "no:cacheprovider", "-o", "addopts=",
@@ -39,7 +39,7 @@ def learner_04(tmp_path_factory):
     folder = tmp_path_factory.mktemp("nbval")
     nb = nbformat.read(str(NOTEBOOKS / "04_feedback.ipynb"), as_version=4)
     k = next(i for i, c in enumerate(nb.cells) if "def lesson_passes" in c.source)
-    check = next(i for i, c in enumerate(nb.cells) if is_check_cell(c))
+    check = next(i for i, c in enumerate(nb.cells) if carries_check_marker(c))
     assert STUB in nb.cells[k].source and "NOT ATTEMPTED" in nb.cells[check].outputs[0]["text"]
     right, wrong = copy.deepcopy(nb), copy.deepcopy(nb)
     right.cells[k].source = nb.cells[k].source.replace(STUB, "    return max_error < 0.2 and min_eig > 0")
@@ -62,7 +62,7 @@ def test_learner_notebooks_run_clean_and_every_check_says_not_attempted(tmp_path
     and every stored check output is the check's NOT ATTEMPTED line."""
     notebooks = sorted(p for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
     for path in notebooks:
-        for cell in filter(is_check_cell, nbformat.read(str(path), as_version=4).cells):
+        for cell in filter(carries_check_marker, nbformat.read(str(path), as_version=4).cells):
             text = "".join(o.get("text", "") for o in cell.outputs)
             assert text.startswith("NOT ATTEMPTED: ") and text.count("\n") == 1, (path.name, text)
     proc, failed = pytest_run(["-p", "no:lesson_lib_checks", "--nbval", *map(str, notebooks)], ROOT,

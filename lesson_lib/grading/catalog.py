@@ -31,8 +31,10 @@ def has_marker(source):
     return any(line.strip() == CHECK_MARKER for line in source.splitlines())
 
 
-def is_check_cell(cell):
-    """A code cell containing the line `# NBVAL_CHECK_OUTPUT`."""
+def carries_check_marker(cell):
+    """A code cell containing the line `# NBVAL_CHECK_OUTPUT` anywhere: how the grader spots check cells in a
+    learner's copy, which may have been edited (the course's own rule, the marker as the first line, is
+    lesson_lib.course.build.is_check_cell)."""
     return cell.get("cell_type") == "code" and has_marker(cell.get("source", ""))
 
 
@@ -99,7 +101,7 @@ def course_notebook(stem, teacher=None, learner=None):
     learner = learner if learner is not None else (learner_version(teacher, stem) if teacher is not None else None)
     versions = [nb for nb in (teacher, learner) if nb is not None]
     source_nb = teacher if teacher is not None else learner
-    sources = [c.source for c in source_nb.cells if is_check_cell(c) and len(check_calls(c.source)) == 1]
+    sources = [c.source for c in source_nb.cells if carries_check_marker(c) and len(check_calls(c.source)) == 1]
     cells = frozenset(normalise(c.source) for nb in versions for c in nb.cells if c.source.strip())
     return CourseNotebook(stem, tuple(_check_cell(i, s) for i, s in enumerate(sources)), cells)
 

@@ -132,11 +132,30 @@ def _describe(exc):
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _with_source(value, pickle_path):
+    """The answer with the source of the cell that defined it (saved beside its pickle) where inspect finds it,
+    so a check can tell the learner's code from the stub.  cloudpickle does not keep a function's file name:
+    it is put back on the code object and the text into linecache.  The text is only parsed, never run."""
+    import linecache
+    try:
+        with open(str(pickle_path)[:-len(".pkl")] + ".src.json", encoding="utf-8") as f:
+            saved = json.load(f)
+        filename, text = saved["filename"], saved["source"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return value
+    code = getattr(value, "__code__", None)
+    if isinstance(filename, str) and isinstance(text, str) and isinstance(code, types.CodeType):
+        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+        value.__code__ = code.replace(co_filename=filename)
+    return value
+
+
 def serve(request, out):
     """Check every answer of the request in order; write the JSON lines described above to `out`."""
     import cloudpickle  # noqa: F401 -- loaded before the snapshot: answers are cloudpickle payloads
     import numpy  # noqa: F401
     import lesson_lib  # noqa: F401 -- the public API (physics, data, model, evaluation)
+    import lesson_lib.course.build  # noqa: F401 -- the checks read the stubs through it
     from lesson_lib.course import checks
 
     token = request["token"]
@@ -156,7 +175,7 @@ def serve(request, out):
         else:
             try:
                 with open(answer["path"], "rb") as f:
-                    value = pickle.loads(f.read())
+                    value = _with_source(pickle.loads(f.read()), answer["path"])
             except BaseException as exc:              # noqa: BLE001 -- whatever the payload raises
                 status, line = "error", f"the answer could not be loaded outside the kernel ({_describe(exc)})"
             else:

@@ -18,7 +18,6 @@ import sys
 import time
 
 from . import gradebook as gb
-from .catalog import is_check_cell  # noqa: F401 -- kept importable from here
 from .limits import Limits
 from .submissions import UsageError, find, identify
 from .verified import CourseFilesChanged, manifest

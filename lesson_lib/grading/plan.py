@@ -4,7 +4,8 @@ The course's check cells are found in the submission in course order: the untouc
 else a cell that still calls the check (edited: the course's version is used), else the check is put back
 right after the cell that defines its answer (missing).  Copies of a course check cell are not run (they only
 print a verdict).  A setup step first defines the capture function, which pickles the answer by value with
-cloudpickle into the submission's answers folder, where the clean process reads it.
+cloudpickle into the submission's answers folder, where the clean process reads it, with the source of the cell
+that defined it (so a check can tell the learner's code from the stub, as it does in the notebook).
 """
 import ast
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from .catalog import CAPTURE, called_checks, has_marker, normalise
 
 SETUP = """\
 def {capture}(index, answer, _folder={folder!r}):
-    import cloudpickle
+    import cloudpickle, json, linecache
     value = answer()
     try:
         data = cloudpickle.dumps(value)
@@ -21,6 +22,10 @@ def {capture}(index, answer, _folder={folder!r}):
         raise RuntimeError(f"the grader could not copy the answer out of the kernel ({{exc}})") from None
     with open(f"{{_folder}}/{{index}}.pkl", "wb") as f:
         f.write(data)
+    code = getattr(value, "__code__", None)
+    lines = linecache.getlines(code.co_filename) if code is not None else []
+    with open(f"{{_folder}}/{{index}}.src.json", "w") as f:
+        json.dump({{"filename": code.co_filename, "source": "".join(lines)}} if lines else {{}}, f)
 """
 
 
