@@ -35,7 +35,7 @@ PARTS = (("tau", "total torque $\\tau$"), ("M_qdd", "inertial $M(q)\\,\\ddot q$"
          ("c", "Coriolis and centrifugal $c(q, \\dot q)$"), ("g", "gravity $g(q)$"))
 MAX_WORD = 12               # characters the desk writes (a 12-letter word takes about 50 s of writing)
 FRAME_DT = 0.1              # s of motion per animation frame
-INTERVAL = 40               # ms between frames: FRAME_DT / INTERVAL = 2.5x faster than real time
+INTERVAL = 50               # ms between frames: FRAME_DT / INTERVAL = 2x faster than real time
 
 
 def _color(name, i=0):
