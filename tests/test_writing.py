@@ -159,6 +159,14 @@ def test_a_controller_that_fails_is_explained_and_the_toggle_goes_back(desk, nam
     assert (desk.shown, desk.plot.value) == before and desk.controller.value == before[0].name
 
 
+def test_a_word_that_takes_too_long_is_refused_before_any_simulation(desk, monkeypatch):
+    monkeypatch.setattr(writing, "MAX_SECONDS", 1.0)
+    calls, before = desk.controllers["true model"].calls, desk.shown
+    assert desk.write(word="ab") is False
+    assert "takes" in desk.message.value and "at most 1 s" in desk.message.value
+    assert desk.controllers["true model"].calls == calls and desk.shown is before
+
+
 def test_a_second_write_while_one_runs_is_ignored(desk):
     desk._busy = True
     try:
@@ -176,6 +184,10 @@ def test_the_desk_refuses_bad_arguments_with_clear_messages():
         WritingDesk({"PD alone": PD()}, word="o", controller="DeLaN")
     with pytest.raises(ValueError, match="at most"):
         WritingDesk({"PD alone": PD()}, word="a" * (MAX_WORD + 1))
+    with pytest.raises(ValueError, match="dt"):
+        WritingDesk({"PD alone": PD()}, word="o", dt=0)
+    with pytest.raises(TypeError, match="speeds must be a list of numbers"):
+        WritingDesk({"PD alone": PD()}, word="o", speeds=2)
 
 
 # ---------------------------------------------------------------------- the figures

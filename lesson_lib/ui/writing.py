@@ -23,6 +23,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
+from .._validate import number_list, positive_number
 from ..control import track
 from ..data.letters import BASELINE, SPEED, strokes, write_word
 from ..physics.chain import double_pendulum
@@ -34,6 +35,7 @@ COLORS = {"true model": TRUTH, "DeLaN": DELAN, "black box": BLACK_BOX, "PD alone
 PARTS = (("tau", "total torque $\\tau$"), ("M_qdd", "inertial $M(q)\\,\\ddot q$"),
          ("c", "Coriolis and centrifugal $c(q, \\dot q)$"), ("g", "gravity $g(q)$"))
 MAX_WORD = 12               # characters the desk writes (a 12-letter word takes about 50 s of writing)
+MAX_SECONDS = 60.0          # s of writing the desk simulates for one word (about 6,000 controller ticks)
 FRAME_DT = 0.1              # s of motion per animation frame
 INTERVAL = 50               # ms between frames: FRAME_DT / INTERVAL = 2x faster than real time
 
@@ -193,7 +195,7 @@ class Writing:
     indices (F,) drawn by the animation."""
 
     def __init__(self, word, name, speed, reference, result, chain, frame_every):
-        self.word, self.name, self.speed, self.duration = word, name, speed, reference.duration
+        self.word, self.name, self.speed = word, name, speed
         self.t, self.tau, self.saturated = result["t"], result["tau"][:, 0], result["saturated"][:, 0]
         self.points = chain.forward_kinematics(result["q"][:, 0])
         self.xy, self.xy_d = result["xy"][:, 0], result["xy_d"][:, 0]
@@ -209,10 +211,10 @@ class WritingDesk:
     the arm, the pen's trace over the word it should write, and the pen's error.
 
     controllers: {name: controller} as for lesson_lib.control.compare, e.g. {"DeLaN": ComputedTorque(delan),
-    "PD alone": PD()}.  word: the first word (at most MAX_WORD characters); controller: the name shown first
-    (default: the first of controllers).  speeds:
-    the pen-speed choices, as multiples of the letters' SPEED (the training data's).  chain: the true arm.
-    dt: the controller's tick (s).  Raises ValueError if the first word cannot be written.
+    "PD alone": PD()}.  word: the first word (at most MAX_WORD characters and MAX_SECONDS of writing);
+    controller: the name shown first (default: the first of controllers).  speeds: the pen-speed choices, as
+    multiples of the letters' SPEED (the training data's).  chain: the true arm.  dt: the controller's tick (s).
+    Raises ValueError if the first word cannot be written.
     """
 
     def __init__(self, controllers, word="hello", controller=None, speeds=(1.0, 2.0), chain=None, dt=0.01):
@@ -220,8 +222,9 @@ class WritingDesk:
                 isinstance(k, str) and callable(c) for k, c in controllers.items()):
             raise TypeError("controllers must be a non-empty dict {name: controller}, e.g. "
                             "{'DeLaN': ComputedTorque(delan), 'PD alone': PD()}")
-        self.controllers, self.chain, self.dt = dict(controllers), chain or double_pendulum(), float(dt)
-        self.speeds = tuple(float(s) for s in speeds)
+        self.controllers, self.chain = dict(controllers), chain or double_pendulum()
+        self.dt = positive_number("dt", dt, hint="the controller's tick in s, e.g. dt=0.01")
+        self.speeds = tuple(float(s) for s in number_list("speeds", speeds, example="(1.0, 2.0)"))
         self.frame_every = max(1, round(FRAME_DT / self.dt))
         self._cache, self._busy, self._syncing, self.shown = {}, False, False, None
         self._build_widgets(word)
@@ -328,9 +331,12 @@ class WritingDesk:
             return f"“{html.escape(word[:20])}…” has {len(word)} characters; the desk writes at most {MAX_WORD}."
         try:
             reference = write_word(word, self.chain, speed=speed * SPEED)
+            if reference.duration > MAX_SECONDS:
+                return (f"“{html.escape(word)}” takes {reference.duration:.0f} s to write at this speed; the desk "
+                        f"writes at most {MAX_SECONDS:.0f} s: try a shorter word")
             result = track(self.controllers[name], reference, self.chain, dt=self.dt)
         except Exception as err:                    # noqa: BLE001 -- shown to the learner; the last word stays
-            return f"Cannot write “{html.escape(word)}” with {name}: {html.escape(str(err))}"
+            return f"Cannot write “{html.escape(word)}” with {html.escape(name)}: {html.escape(str(err))}"
         written = Writing(word, name, speed, reference, result, self.chain, self.frame_every)
         self._cache[key] = written
         if len(self._cache) > 24:                   # bounded memory: forget the oldest
