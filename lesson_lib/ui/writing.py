@@ -60,7 +60,7 @@ def letters_overview(chain, train, test):
     """Three panels: the training letters and the unseen ones, side by side; where the arm writes them; and the
     joint angles (q0, q1) they visit, against the whole torus that uniform samples fill.  train, test: data dicts from
     lesson_lib.data.letters (Handwriting.sample)."""
-    fig = plt.figure(figsize=(11, 7.4))
+    fig = plt.figure(figsize=(10, 6.6))
     grid = fig.add_gridspec(2, 2, height_ratios=[1, 1.9])
     a_letters, a_arm, a_q = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])
     first = np.asarray(train["traj"]) == 0
@@ -130,7 +130,7 @@ def torque_parts(chain, data, models, labels):
     learned = {name: (m.parts(q, qd, qdd) if hasattr(m, "parts") else {}) for name, m in models.items()}
     for name, m in models.items():
         learned[name]["tau"] = m.inverse_dynamics(q, qd, qdd)
-    fig, axes = plt.subplots(len(PARTS), chain.n_dof, figsize=(12, 9), sharex=True)
+    fig, axes = plt.subplots(len(PARTS), chain.n_dof, figsize=(11, 7.6), sharex=True)
     for r, (key, title) in enumerate(PARTS):
         for j in range(chain.n_dof):
             ax = axes[r, j]
@@ -164,7 +164,7 @@ def tracking_overview(results, data, traj=0):
     if len(pen_down) != ticks:
         raise ValueError(f"data has {len(pen_down)} samples of trajectory {traj}, the tracking {ticks} ticks: pass "
                          f"the reference sampled at the tracking's dt, reference.sample(dt)")
-    fig = plt.figure(figsize=(12, 6.4))
+    fig = plt.figure(figsize=(11, 5.6))
     grid = fig.add_gridspec(2, len(names), height_ratios=[1.2, 1])
     a_err = fig.add_subplot(grid[1, :])
     for i, name in enumerate(names):
