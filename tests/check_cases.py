@@ -107,6 +107,15 @@ right_err = lambda M_hat, M: np.abs(M_hat - M).max()        # noqa: E731
 right_lam = lambda M_hat, M: np.linalg.eigvalsh(M_hat).min()  # noqa: E731
 
 
+def control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e_dot + kp * e,
+                torque=lambda M, a, c, g: M @ a + c + g, error=lambda want, have: want - have):
+    """computed_torque from the commanded acceleration and the torque written the learner's way."""
+    def answer(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+        a = commanded(qdd_d, error(q_d, q), error(qd_d, qd), kp, kd)
+        return torque(model.mass_matrix(q), a, model.coriolis(q, qd), model.gravity(q))
+    return answer
+
+
 def symplectic(f, q, qd, dt):
     qd_new = qd + dt * f(q, qd)
     return q + dt * qd_new, qd_new
@@ -125,6 +134,7 @@ RIGHT = {
     "symplectic_euler_step": step_of(symplectic),
     "triple_pendulum": triple(),
     "triple_delan": lambda chain, data: FakeTrainedDeLaN(0.01),
+    "computed_torque": control_law(),
 }
 
 WRONG = {
@@ -232,5 +242,19 @@ WRONG = {
         "untrained": lambda chain, data: DeLaN(n_dof=3),
         "spd": lambda chain, data: FakeTrainedDeLaN(-10.0),
         "longer": lambda chain, data: FakeTrainedDeLaN(0.5),
+    },
+    "computed_torque": {
+        "shape": control_law(torque=lambda M, a, c, g: M * a + c + g),
+        "sign": control_law(error=lambda want, have: have - want),
+        "feed-forward": control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: kd * e_dot + kp * e),
+        "gains": control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kp * e_dot + kd * e),
+        "no M": control_law(torque=lambda M, a, c, g: a + c + g),
+        "outside M": lambda model, q, qd, q_d, qd_d, qdd_d, kp, kd: (
+            model.mass_matrix(q) @ qdd_d + kp * (q_d - q) + kd * (qd_d - qd) + model.coriolis(q, qd)
+            + model.gravity(q)),
+        "no c": control_law(torque=lambda M, a, c, g: M @ a + g),
+        "no g": control_law(torque=lambda M, a, c, g: M @ a + c),
+        "no c, g": control_law(torque=lambda M, a, c, g: M @ a),
+        "formula": control_law(torque=lambda M, a, c, g: M @ a + c - g),
     },
 }

@@ -30,14 +30,14 @@ def matched_ideas(prediction, ideas=None):
     return {idea: any(w in text for w in words) for idea, words in (ideas or IDEAS).items()}
 
 
-def reveal(prediction, answer=ANSWER, ideas=None, ask=False):
+def reveal(prediction, answer=ANSWER, ideas=None, ask=False, call="reveal"):
     """Print the answer and compare it with the learner's recorded prediction; with an empty prediction, print
-    the answer only when asked (ask=True)."""
+    the answer only when asked (ask=True).  call: the function the learner runs, named in the instructions."""
     guess = str(prediction or "").strip()
     if not guess and not ask:
         print("The answer is still hidden: your prediction is empty.")
         print("Write one sentence in the prediction cell, run it, then run this cell again.")
-        print("To see the answer without predicting, run reveal(my_prediction, ask=True) instead.")
+        print(f"To see the answer without predicting, run {call}(my_prediction, ask=True) instead.")
         return
     print("Answer:", answer)
     print()
@@ -57,3 +57,34 @@ def reveal(prediction, answer=ANSWER, ideas=None, ask=False):
     else:
         print("Your guess names none of the key ideas (by keywords): compare it with the answer above, and "
               "keep the difference in mind as you go on.")
+
+
+# ---------------------------------------------------------------------- notebook 07: the learned model at work
+CONTROL_QUESTION = ("A DeLaN learns the arm's dynamics from the arm writing 15 letters. A controller then uses it "
+                    "to make the real arm write 11 letters it never saw. Will its tracking error be close to that "
+                    "of the same controller with the exact model, or close to that of PD feedback with no model? "
+                    "Why?")
+
+CONTROL_ANSWER = ("Close to the exact model's, and many times smaller than PD alone's at the same gains. The "
+                  "model supplies the feed-forward torque each motion needs, M(q) q''_d + c + g (gravity above "
+                  "all), so the feedback only has to correct the small remainder; PD alone must first fall behind "
+                  "before it pushes, and it sags under gravity. The unseen letters are new motions, but through "
+                  "the same angles of the same arm, and a DeLaN's torque is exactly linear in q'' and quadratic "
+                  "in q', so learning M(q) and V(q) on those angles covers motions it never saw.")
+
+CONTROL_IDEAS = {
+    "close to the exact model (far better than PD alone)": ("exact model", "true model", "exact one", "true one",
+                                                            "better than pd", "better than the pd",
+                                                            "smaller than pd", "smaller than the pd"),
+    "the model gives the feed-forward torque; PD must wait for an error": (
+        "feed-forward", "feedforward", "feed forward", "anticipat", "gravity", "compensat", "cancel", "predict",
+        "sag", "lag"),
+    "new letters, same angles and the same physics": ("same angles", "same region", "same part", "same arm",
+                                                      "workspace", "structure", "generali", "physics",
+                                                      "lagrang", "interpolat"),
+}
+
+
+def reveal_control(prediction, ask=False):
+    """reveal for notebook 07's question (CONTROL_QUESTION)."""
+    reveal(prediction, CONTROL_ANSWER, CONTROL_IDEAS, ask, call="reveal_control")

@@ -20,3 +20,4 @@ from .nb04_feedback import lesson_passes
 from .nb05_retrieve_and_space import symplectic_euler_step
 from .nb06_mastery_and_project import (TRIPLE_LENGTHS, TRIPLE_MASS, reference_triple_pendulum, triple_delan,
                                        triple_pendulum)
+from .nb07_write_with_the_model import computed_torque

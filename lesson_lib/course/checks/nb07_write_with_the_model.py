@@ -1,0 +1,88 @@
+"""Checks for 07_write_with_the_model: the computed-torque control law."""
+import numpy as np
+
+from ...physics.chain import double_pendulum
+from .framework import Fail, as_array, call, close, num, register
+from .truths import random_states, three_link
+
+
+class _PartsOnly:
+    """A model that offers only n_dof, mass_matrix(q), coriolis(q, qd) and gravity(q): the law's three pieces."""
+
+    def __init__(self, chain):
+        self.n_dof, self._chain = chain.n_dof, chain
+
+    def mass_matrix(self, q):
+        return self._chain.mass_matrix(q)
+
+    def coriolis(self, q, qd):
+        return self._chain.coriolis(q, qd)
+
+    def gravity(self, q):
+        return self._chain.gravity(q)
+
+    def __getattr__(self, name):
+        raise AttributeError(f"in this exercise the model offers only mass_matrix(q), coriolis(q, qd) and "
+                             f"gravity(q) (model.{name} is not available)")
+
+
+def _cases():
+    """(chain, q, qd, q_d, qd_d, qdd_d, kp, kd): a double pendulum with one gain for every joint, a 3-link chain
+    with one gain per joint; states where every term of the law is non-zero."""
+    out = []
+    for chain, seed, kp, kd in ((double_pendulum(), 7, 100.0, 20.0),
+                                (three_link(), 8, np.array([100.0, 64.0, 36.0]), np.array([20.0, 16.0, 12.0]))):
+        rng = np.random.default_rng(seed)
+        Q, QD = random_states(chain.n_dof, 3, seed)
+        n = chain.n_dof
+        for q, qd in zip(Q, QD):
+            e = rng.uniform(0.05, 0.2, n) * rng.choice([-1, 1], n)             # e = q_d - q, never 0
+            e_dot = rng.uniform(0.2, 0.8, n) * rng.choice([-1, 1], n)
+            out.append((chain, q, qd, q + e, qd + e_dot, rng.uniform(-5, 5, n), kp, kd))
+    return out
+
+
+@register("07_write_with_the_model", hints={
+    "shape": "tau has one entry per joint: multiply the matrix M by the vector of accelerations (@, a "
+             "matrix-vector product), not entry by entry",
+    "sign": "the errors are desired minus actual (e = q_d - q, e_dot = qd_d - qd): with actual minus desired the "
+            "feedback pushes the arm further away",
+    "feed-forward": "the desired acceleration qdd_d is missing from the commanded acceleration: without it the "
+                    "law waits for an error before it moves the arm",
+    "gains": "the gains are swapped: K_p multiplies the position error e, K_d the velocity error e_dot",
+    "no M": "the commanded acceleration must be multiplied by the mass matrix M(q) to become a torque",
+    "outside M": "the feedback terms must pass through M(q) too: M multiplies the whole commanded acceleration, "
+                 "desired acceleration and both feedback terms",
+    "no c": "the Coriolis and centrifugal torque c(q, qd) is missing",
+    "no g": "the gravity torque g(q) is missing",
+    "no c, g": "both c(q, qd) and g(q) are missing: the law cancels the whole rest of the equation of motion",
+    "formula": "tau = M(q) times the commanded acceleration (qdd_d + K_d e_dot + K_p e), plus c(q, qd), plus g(q)",
+})
+def computed_torque(fn):
+    """fn(model, q, qd, q_d, qd_d, qdd_d, kp, kd) -> tau (n,) = M(q) (qdd_d + K_d e_dot + K_p e) + c(q, qd) + g(q),
+    e = q_d - q, e_dot = qd_d - qd; the model offers only mass_matrix, coriolis and gravity.
+
+    Truth: the RNEA at the commanded acceleration, chain.rnea(q, qd, qdd_d + K_d e_dot + K_p e), which is the
+    torque that makes the true arm's error obey e'' + K_d e' + K_p e = 0 (no M, c, g split involved); three states
+    each of a double pendulum (one gain for both joints) and a 3-link chain (one gain per joint). Tolerance 1e-9.
+    """
+    for chain, q, qd, q_d, qd_d, qdd_d, kp, kd in _cases():
+        e, e_dot = q_d - q, qd_d - qd
+        truth = chain.rnea(q, qd, qdd_d + kd * e_dot + kp * e)
+        got = as_array(call(fn, _PartsOnly(chain), q.copy(), qd.copy(), q_d.copy(), qd_d.copy(), qdd_d.copy(),
+                            np.copy(kp), np.copy(kd)), truth.shape, "computed_torque")
+        if close(got, truth, 1e-9):
+            continue
+        M, c, g = chain.mass_matrix(q), chain.coriolis(q, qd), chain.gravity(q)
+        known = {"sign": [M @ (qdd_d - kd * e_dot - kp * e) + c + g, M @ (qdd_d + kd * e_dot - kp * e) + c + g,
+                          M @ (qdd_d - kd * e_dot + kp * e) + c + g],
+                 "feed-forward": [M @ (kd * e_dot + kp * e) + c + g],
+                 "gains": [M @ (qdd_d + kp * e_dot + kd * e) + c + g],
+                 "no M": [qdd_d + kd * e_dot + kp * e + c + g],
+                 "outside M": [M @ qdd_d + kd * e_dot + kp * e + c + g],
+                 "no c": [truth - c], "no g": [truth - g], "no c, g": [truth - c - g]}
+        key = next((k for k, answers in known.items() if any(close(got, a, 1e-9) for a in answers)), "formula")
+        qdd = np.linalg.solve(M, got - c - g)                 # what the true arm would do with this torque
+        raise Fail(f"at q = {num(q)} with e = {num(e)}, e_dot = {num(e_dot)} ({chain.n_dof} joints) it returned "
+                   f"{num(got)}, expected {num(truth)} N m (the RNEA at the commanded acceleration): the true arm "
+                   f"would accelerate at {num(qdd)}, not {num(qdd_d + kd * e_dot + kp * e)} rad/s^2", key)

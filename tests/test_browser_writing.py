@@ -1,0 +1,83 @@
+"""Notebook 07's writing desk in a real browser: Voilà runs notebooks/07_write_with_the_model.ipynb, then a learner
+types a word, presses Write, watches it play, and switches to PD alone.  Headless Chromium through Playwright, with
+the servers, tabs and skip rules of tests/test_browser.py (screenshots in artifacts/browser/writing-*.png).
+
+The logic (kinematics shown, errors, caching, bad input) is tested without a browser in tests/test_writing.py;
+this test covers what only a browser shows: the widgets render, the Play button animates the image through the
+kernel, and the toggles reach the kernel.
+"""
+import re
+import sys
+
+import numpy as np
+import pytest
+
+from lesson_lib.data import write_word
+from test_browser import PAGE_MS, UI_MS, Server, Tab, _jupyter_env, _served, _watch, artifacts, browser  # noqa: F401
+
+try:
+    from playwright.sync_api import expect
+except ImportError:                                    # the `browser` fixture skips (or fails in CI)
+    expect = None
+
+NOTEBOOK = "notebooks/07_write_with_the_model.ipynb"
+RUN_MS = 2 * PAGE_MS                                   # Voilà runs the whole notebook (training, tracking) first
+WRITE_MS = 120_000                                     # one word tracked on the true arm (3-8 s alone)
+
+
+def duration(word, speed=1.0):
+    """The readout's total time of a word: its last control tick (s), as text."""
+    return f"{np.ceil(write_word(word, speed=0.3 * speed).duration / 0.01 - 1e-9) * 0.01:.2f}"
+
+
+@pytest.fixture(scope="module")
+def voila_07(request, browser, tmp_path_factory):      # noqa: F811 -- the fixture imported above
+    tmp = tmp_path_factory.mktemp("voila07")
+    argv = lambda port: [                                                                 # noqa: E731
+        sys.executable, "-m", "voila", NOTEBOOK, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+        "--Voila.port_retries=0", "--VoilaConfiguration.show_tracebacks=True",
+        "--MappingKernelManager.cull_interval=60", "--MappingKernelManager.cull_idle_timeout=300"]
+    yield from _served(request, Server("voila07", argv, _jupyter_env(tmp), tmp / "server.log"), "/voila/static/")
+
+
+@pytest.fixture
+def tab(request, browser, voila_07):                   # noqa: F811
+    with Tab(browser, "writing-voila") as tab:
+        yield from _watch(request, tab)
+
+
+def settled(desk, word):
+    """Wait until the desk shows `word` (its duration in the readout) and is not busy."""
+    expect(desk.locator(".writing-readout")).to_contain_text(f"of {duration(word)} s", timeout=WRITE_MS)
+    expect(desk.locator("button.writing-write")).to_be_enabled(timeout=WRITE_MS)
+    expect(desk.locator(".writing-busy")).to_have_count(0, timeout=WRITE_MS)
+
+
+def test_writing_desk_in_voila(tab, voila_07):
+    page = tab.page
+    page.goto(voila_07.url + "/", timeout=RUN_MS)
+    desk = page.locator(".writing")
+    expect(desk).to_have_count(1, timeout=RUN_MS)
+    assert "WritingDesk(" not in page.locator("body").inner_text(), "Voilà must not show the code"
+    desk.scroll_into_view_if_needed()
+    img = desk.locator("img.writing-plot")
+    expect(img).to_have_attribute("src", re.compile(r"^(blob:|data:image/png)"), timeout=UI_MS)
+    settled(desk, "hello")
+    expect(desk.locator(".writing-controller button.mod-active")).to_have_text("DeLaN")
+    assert img.evaluate("el => el.decode().then(() => el.naturalWidth)") > 400
+    tab.shot("0-hello")
+
+    desk.locator(".writing-word input").fill("ab")
+    desk.locator("button.writing-write").click()
+    settled(desk, "ab")
+    first = img.get_attribute("src")
+    expect(desk.locator(".writing-t")).not_to_have_text("0.00", timeout=UI_MS)       # Play runs in the browser
+    expect(img).not_to_have_attribute("src", first, timeout=UI_MS)                   # and the kernel redraws
+    tab.shot("1-ab-playing")
+    delan_rms = float(desk.locator(".writing-rms").inner_text())
+
+    desk.locator(".writing-controller button", has_text="PD alone").click()
+    expect(desk.locator(".writing-rms")).not_to_have_text(f"{delan_rms:.2f}", timeout=WRITE_MS)
+    settled(desk, "ab")
+    assert float(desk.locator(".writing-rms").inner_text()) > 10 * delan_rms        # PD alone sags and lags
+    tab.shot("2-pd-alone")
