@@ -19,17 +19,15 @@ the restored model.
 """
 import functools
 import html
-import io
 import time
 
 import ipywidgets as widgets
 import numpy as np
-import PIL.Image
 import traitlets
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from . import palette
+from .blit import BlittedFigure
 from .aria import AriaCarrier
 from .._validate import as_states, integer, number, within_limit
 from ..data import sample_uniform
@@ -70,43 +68,6 @@ class _AngleSlider(widgets.FloatSlider):
             self._on_refused(f"{err}. Kept {self._angle} = {kept:.2f} rad.")
             return kept
         return min(max(value, self.min), self.max)
-
-
-class _BlittedFigure:
-    """A figure rendered to PNG bytes, fast when only its animated artists changed.
-
-    `full()` draws everything and keeps the static background; `fast()` restores that background and draws
-    only the animated artists: blitting, as in matplotlib's animation guide, but into an image widget, so it
-    works the same in JupyterLab, Notebook 7 and Voila.  Artists that change less often (`slow`: they follow
-    the model, not the sliders) are drawn onto a second kept layer, by `fast(slow_changed=True)`.
-    """
-
-    def __init__(self, fig, animated, slow=()):
-        self.fig, self.canvas, self.animated, self.slow = fig, FigureCanvasAgg(fig), animated, slow
-        for artist in (*animated, *slow):
-            artist.set_animated(True)
-        self.background = self.layer = None
-
-    def full(self):
-        self.canvas.draw()
-        self.background = self.canvas.copy_from_bbox(self.fig.bbox)
-        return self.fast(slow_changed=True)
-
-    def fast(self, slow_changed=False):
-        if self.background is None:
-            return self.full()
-        if slow_changed or self.layer is None:
-            self.canvas.restore_region(self.background)
-            for artist in self.slow:
-                self.fig.draw_artist(artist)
-            self.layer = self.canvas.copy_from_bbox(self.fig.bbox)
-        self.canvas.restore_region(self.layer)
-        for artist in self.animated:
-            self.fig.draw_artist(artist)
-        buf = io.BytesIO()                           # RGB encodes a third faster than RGBA, compress_level 1 fastest
-        PIL.Image.frombuffer("RGBA", self.canvas.get_width_height(), self.canvas.buffer_rgba()).convert(
-            "RGB").save(buf, format="png", compress_level=1)
-        return buf.getvalue()
 
 
 def _matrix_html(M, color, title, cls, style):
@@ -291,7 +252,7 @@ class Bench:
         fig.suptitle("Mass matrix along q1 through the current q (q0 fixed at its slider value)", fontsize=10)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.19, hspace=0.35, wspace=0.28)
         self._axes = axes
-        self._plot_fig = _BlittedFigure(fig, [a for line in self._lines.values() for a in line[1:]])
+        self._plot_fig = BlittedFigure(fig, [a for line in self._lines.values() for a in line[1:]])
 
         efig = Figure(figsize=(5.0, 4.6), dpi=80)
         eax = efig.subplots()
@@ -306,7 +267,7 @@ class Bench:
         eax.set_xlabel("q0 (rad)")
         eax.set_ylabel("q1 (rad)")
         efig.subplots_adjust(left=0.14, right=0.92, top=0.86, bottom=0.12)
-        self._eig_fig = _BlittedFigure(efig, [self._eig_mark], slow=[self._eig_image, self._eig_title])
+        self._eig_fig = BlittedFigure(efig, [self._eig_mark], slow=[self._eig_image, self._eig_title])
 
     def _fit_limits(self, lam, force=False):
         """Keep each axis's limits (and the colour scale) while the data stay inside them, so updates only

@@ -27,8 +27,10 @@ from .._validate import number_list, positive_number
 from ..control import track
 from ..data.letters import BASELINE, SPEED, strokes, write_word
 from ..physics.chain import double_pendulum
-from .bench import _BlittedFigure
-from .plots import BLACK_BOX, DELAN, TRUTH
+from .blit import BlittedFigure
+from .palette import BLACK_BOX
+from .palette import LEARNED as DELAN
+from .palette import TRUE as TRUTH
 
 PD_COLOR, SEEN, UNSEEN, INK = "#c0392b", "#2c6fbb", "#d35400", "0.8"
 COLORS = {"true model": TRUTH, "DeLaN": DELAN, "black box": BLACK_BOX, "PD alone": PD_COLOR}
@@ -290,7 +292,7 @@ class WritingDesk:
         self._cursor = self._ax_err.axvline(0.0, color="black", lw=1)
         self._dot = self._ax_err.plot([], [], "o", ms=6)[0]
         fig.subplots_adjust(left=0.07, right=0.99, top=0.9, bottom=0.11, hspace=0.4, wspace=0.18)
-        self._fig = _BlittedFigure(fig, [self._arm, *self._trace, self._target, self._tip, self._cursor, self._dot])
+        self._fig = BlittedFigure(fig, [self._arm, *self._trace, self._target, self._tip, self._cursor, self._dot])
 
     def _draw_background(self, w):
         """The shown word's static parts: the path to write (grey), the error curve, titles and limits."""
