@@ -50,9 +50,10 @@ class BlackBox(Trainable):
         return jet_mlp(x[None], theta, self.sizes, self.activation)[:, 0].T
 
     def _loss(self, theta, batch):
-        q, qd, qdd, tau_scaled = batch
+        """Weighted mean squared scaled torque error (batch: q, qd, qdd, tau / tau_scale, the samples' weights)."""
+        q, qd, qdd, tau_scaled, weight = batch
         err = self._forward(theta, q, qd, qdd) - tau_scaled
-        return anp.mean(err * err)
+        return anp.mean(err * err * weight[:, None])
 
     def inverse_dynamics(self, q, qd, qdd):
         """tau_hat (n,) or (B, n)."""

@@ -75,26 +75,30 @@ def hidden_backward(G, W, record, dW, db, input_grad=True):
 
 
 # ---------------------------------------------------------------- the output layer: forward, then reverse
-def output_forward(X, W, b, n_softplus):
+def output_forward(X, W, b, n_softplus, out_scale=None):
     """The last layer, transposed: jet X (1+n, B, H) -> J (n_out, 1+n, B); softplus on the first n_softplus
-    outputs (L's diagonal), identity on the rest.  Returns J and the record (X, J, s', s''/s') for the reverse
-    pass (s' and s''/s' are None without softplus)."""
+    outputs (L's diagonal), identity on the rest, then each output m times out_scale[m] (if given: the unit an
+    output is measured in).  Returns J and the record (X, J before the scale, s', s''/s', out_scale) for the
+    reverse pass (s' and s''/s' are None without softplus)."""
     K, B, H = X.shape
     J = (W @ X.reshape(K * B, H).T).reshape(len(W), K, B)
     J[:, 0] += b[:, None]
-    if not n_softplus:
-        return J, (X, J, None, None)
-    _, s1, curv = activate(J[:n_softplus, 0], "softplus")
-    J[:n_softplus, 1:] *= s1[:, None]
-    return J, (X, J, s1, curv)
+    s1 = curv = None
+    if n_softplus:
+        _, s1, curv = activate(J[:n_softplus, 0], "softplus")
+        J[:n_softplus, 1:] *= s1[:, None]
+    if out_scale is None:
+        return J, (X, J, s1, curv, None)
+    return J * out_scale[:, None, None], (X, J, s1, curv, out_scale)
 
 
 def output_backward(G, W, record, dW, db):
     """Reverse pass of output_forward: G = d loss / d J (n_out, 1+n, B) (not modified); fills dW and db; returns
-    d loss / d X (1+n, B, H).  Through softplus as in hidden_backward, on the first len(s') outputs."""
-    X, J, s1, curv = record
+    d loss / d X (1+n, B, H).  Through the output scale, then softplus as in hidden_backward, on the first len(s')
+    outputs."""
+    X, J, s1, curv, out_scale = record
     K, B, H = X.shape
-    G = G.copy()                                    # ours from here on: updated in place
+    G = G * out_scale[:, None, None] if out_scale is not None else G.copy()   # ours from here on: updated in place
     if s1 is not None:
         m = len(s1)
         bend = np.einsum("mkb,mkb,mb->mb", G[:m, 1:], J[:m, 1:], curv)
@@ -107,14 +111,14 @@ def output_backward(G, W, record, dW, db):
 
 
 # ---------------------------------------------------------------- the network: loops over the layers
-def jet_forward(X, layers, hidden_act="isru", n_softplus=0):
+def jet_forward(X, layers, hidden_act="isru", n_softplus=0, out_scale=None):
     """Push the input jet X (1+n, B, H_0) through layers [(W, b), ...]; returns the output jet J (n_out, 1+n, B)
     and the layers' records for the reverse pass."""
     records = []
     for W, b in layers[:-1]:
         X, record = hidden_forward(X, W, b, hidden_act)
         records.append(record)
-    J, record = output_forward(X, *layers[-1], n_softplus)
+    J, record = output_forward(X, *layers[-1], n_softplus, out_scale)
     return J, records + [record]
 
 
@@ -143,13 +147,14 @@ def n_weights(sizes):
     return sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
 
 
-def _jet_mlp_forward(X, theta, sizes, hidden_act, n_softplus):
+def _jet_mlp_forward(X, theta, sizes, hidden_act, n_softplus, out_scale):
     layers = unflatten(theta.astype(X.dtype, copy=False), sizes)
-    J, records = jet_forward(X, layers, hidden_act, n_softplus)
+    scale = None if out_scale is None else np.asarray(out_scale, dtype=X.dtype)
+    J, records = jet_forward(X, layers, hidden_act, n_softplus, scale)
     return J, (layers, records)
 
 
-def _jet_mlp_vjp(argnums, kept, X, theta, sizes, hidden_act, n_softplus):
+def _jet_mlp_vjp(argnums, kept, X, theta, sizes, hidden_act, n_softplus, out_scale):
     layers, records = kept
 
     def vjp(G):
@@ -163,13 +168,14 @@ def _jet_mlp_vjp(argnums, kept, X, theta, sizes, hidden_act, n_softplus):
 _jet_mlp = fused_primitive(_jet_mlp_forward, _jet_mlp_vjp, wrt=(0, 1))
 
 
-def jet_mlp(X, theta, sizes, hidden_act="isru", n_softplus=0):
+def jet_mlp(X, theta, sizes, hidden_act="isru", n_softplus=0, out_scale=None):
     """The network as ONE autograd primitive (differentiable in X and theta).
 
     X: input jet (1+n, B, sizes[0]); theta: all weights and biases as one flat vector (layout of `unflatten`);
     hidden layers use the activation named hidden_act (lesson_lib.model.activations), the last layer softplus
-    on its first n_softplus outputs and identity on the rest.  Returns the output jet J (sizes[-1], 1+n, B):
+    on its first n_softplus outputs and identity on the rest, each output then multiplied by out_scale[m]
+    (a tuple of sizes[-1] numbers, or None for 1).  Returns the output jet J (sizes[-1], 1+n, B):
     the value and the q-derivatives of every output.  The network computes in X's precision (training passes
     float32 features, like PyTorch's default; the weights stay float64 and so does their gradient).
     """
-    return _jet_mlp(X, theta, sizes, hidden_act, n_softplus)
+    return _jet_mlp(X, theta, sizes, hidden_act, n_softplus, out_scale)

@@ -140,22 +140,25 @@ def _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps):
     return err, pieces
 
 
-def _loss_pieces(J, qd, qdd, tau_scaled, scale, tril, eps):
+def _loss_pieces(J, qd, qdd, tau_scaled, scale, weight, tril, eps):
     err, pieces = _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps)
-    return np.mean(err * err), (err, pieces)
+    werr = err * weight                                                   # (n, B) * (B,)
+    return np.mean(werr * err), (werr, pieces)
 
 
-def _torque_loss_vjp(argnums, kept, J, qd, qdd, tau_scaled, scale, tril, eps):
-    err, pieces = kept
-    dtau = err / scale.astype(J.dtype, copy=False)[:, None]               # d loss / d tau_hat = 2 err / scale / size
-    return lambda G: (_torque_backward(J, pieces, tril, dtau * (2.0 * G / err.size)),)
+def _torque_loss_vjp(argnums, kept, J, qd, qdd, tau_scaled, scale, weight, tril, eps):
+    werr, pieces = kept
+    dtau = werr / scale.astype(J.dtype, copy=False)[:, None]              # d loss / d tau_hat = 2 w err / scale / size
+    return lambda G: (_torque_backward(J, pieces, tril, dtau * (2.0 * G / werr.size)),)
 
 
 _torque_loss = fused_primitive(_loss_pieces, _torque_loss_vjp, wrt=(0,))
 
 
-def torque_loss(J, qd, qdd, tau_scaled, scale, tril, eps):
+def torque_loss(J, qd, qdd, tau_scaled, scale, weight, tril, eps):
     """The training loss as one autograd primitive (differentiable in J): the mean over the batch and the
-    joints of (tau_hat / scale - tau_scaled)^2, with tau_hat = M qdd + c + g from the jet J, scale (n,) the
-    training torques' standard deviations and tau_scaled (B, n) the measured torques divided by them."""
-    return _torque_loss(J, qd, qdd, tau_scaled, scale, tril, eps)
+    joints of weight * (tau_hat / scale - tau_scaled)^2, with tau_hat = M qdd + c + g from the jet J, scale (n,)
+    the training torques' standard deviations, tau_scaled (B, n) the measured torques divided by them and
+    weight (B,) each sample's weight (see lesson_lib.model.training_data.sample_weights; ones for the plain
+    mean squared error)."""
+    return _torque_loss(J, qd, qdd, tau_scaled, scale, weight, tril, eps)

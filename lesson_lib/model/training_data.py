@@ -1,4 +1,5 @@
-"""What `fit` accepts as training data, checked once per call before any step, and why.
+"""What `fit` accepts as training data, checked once per call before any step, and why; and how much each
+sample weighs in the loss.
 
 - Shapes, types and finiteness: lesson_lib._validate.as_states (q, qd, qdd, tau each (N, n)).
 - At least 2 samples, and every joint's torque must vary across them: the loss divides each joint's torque
@@ -72,3 +73,26 @@ def check_training_data(n_dof, q, qd, qdd, tau, tau_scale=None, squares_velociti
                     f"{SCALED_SAFE:g} ({why}; float32 ends at {np.finfo(np.float32).max:.3g}); check the units of "
                     f"{name} and tau, or leave out the samples with extreme {name}")
     return q, qd, qdd, tau, scale
+
+
+def sample_weights(qd, qdd):
+    """Each sample's weight in the training loss, (N,), mean 1:
+
+        w_i  proportional to  1 / (1 + (|qd_i|^2 / median |qd|^2)^2 + (|qdd_i| / median |qdd|)^2).
+
+    Why: the terms of tau = M qdd + c + g grow like |qdd| (M qdd) and |qd|^2 (c = C qd), so a model whose M and
+    dM/dq are off by the same relative amount makes torque errors that grow alike.  Along fast motions (the
+    double pendulum's trajectories reach 30 rad/s and 400 rad/s^2 while tau stays below 5 N m) the plain mean
+    squared error is dominated by the fastest samples and leaves M wrong where the arm moves slowly; dividing
+    each squared error by the size it can be expected to have (weighted least squares) asks for the same
+    relative accuracy everywhere.  On uniform samples (|qd| <= 3, |qdd| <= 10) the weights stay within a factor
+    of about 10.  A median of 0 (data at rest) leaves its term out.  benchmarks/bench_trajectories.py measures it.
+    """
+    speed2, accel = np.sum(qd * qd, axis=1), np.sqrt(np.sum(qdd * qdd, axis=1))
+    size = np.ones(len(qd))
+    for x in (speed2, accel):
+        ref = np.median(x)
+        if ref > 0:
+            size += (x / ref) ** 2
+    w = 1.0 / size
+    return w / w.mean()

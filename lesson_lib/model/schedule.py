@@ -1,0 +1,57 @@
+"""The learning-rate schedule: lower the rate when the validation loss stops improving, or jumps.
+
+`fit` evaluates the loss on its validation samples (lesson_lib.model.validation) every few steps and asks
+`Schedule.update(v, best)` what to do, `best` being the lowest validation loss of this call so far:
+
+    "best"      v < best: new best weights (fit keeps a copy of them and of the optimiser's state).
+    "spike"     v > SPIKE x best, or v not finite: the last steps overshot.  fit goes back to the best weights
+                and to the optimiser state saved with them (Adam's moments belong to those weights), and the
+                rate is multiplied by FACTOR.
+    "plateau"   PATIENCE evaluations in a row without a new best: the rate is multiplied by FACTOR.
+    None        keep going.
+
+The rate never drops below base_lr x MIN_FACTOR.  base_lr is the rate the user chose (DeLaN(lr=...) or
+model.lr = ...): model.reset() returns to it.  Like PyTorch's ReduceLROnPlateau, but a spike also goes back to
+the best weights.  The schedule's state (base_lr, and `since`: evaluations without a new best) is saved with the
+model and restored by fit's transaction.  benchmarks/bench_trajectories.py measures the settings below.
+"""
+import math
+
+PATIENCE = 20        # evaluations without a new best before the rate is lowered (2,000 steps at 100 per evaluation)
+FACTOR = 0.5         # the rate is multiplied by this on a plateau or a spike
+SPIKE = 3.0          # a validation loss above SPIKE x the best is a spike
+MIN_FACTOR = 1 / 64  # the rate stays >= base_lr x MIN_FACTOR (six halvings)
+
+
+class Schedule:
+    """Plateau-and-spike schedule state: base_lr (the user's rate) and since (evaluations without a new best)."""
+
+    def __init__(self, base_lr):
+        self.base_lr, self.since = float(base_lr), 0
+
+    def initial_state(self):
+        return {"base_lr": self.base_lr, "since": 0}
+
+    def state(self):
+        return {"base_lr": self.base_lr, "since": self.since}
+
+    def set_state(self, state):
+        self.base_lr, self.since = float(state["base_lr"]), int(state["since"])
+
+    def update(self, v, best):
+        """What to do after the validation loss v, given the best of this call: "best", "spike", "plateau" or None."""
+        if math.isfinite(v) and v < best:
+            self.since = 0
+            return "best"
+        if not math.isfinite(v) or v > SPIKE * best:
+            self.since = 0
+            return "spike"
+        self.since += 1
+        if self.since >= PATIENCE:
+            self.since = 0
+            return "plateau"
+        return None
+
+    def lowered(self, lr):
+        """The rate after a plateau or a spike: lr x FACTOR, but not below base_lr x MIN_FACTOR."""
+        return min(lr, max(lr * FACTOR, self.base_lr * MIN_FACTOR))
