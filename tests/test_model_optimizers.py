@@ -18,12 +18,13 @@ def args():
     return d["q"], d["qd"], d["qdd"], d["tau"]
 
 
-def sample_rows(model, args, rows):
+def sample_rows(model, args, rows, weighted=True):
     """The batch of the given rows, in their order, as fit builds it: float32 (q, qd, qdd, tau / scale, the
-    sample's weight), the weights from all samples."""
+    sample's weight, or 1 if not weighted)."""
     q, qd, qdd, tau = args
     n = model.n_dof
-    table = np.concatenate([q, qd, qdd, tau / model.tau_scale, sample_weights(qd, qdd)[:, None]], axis=1)
+    weight = sample_weights(qd, qdd) if weighted else np.ones(len(q))
+    table = np.concatenate([q, qd, qdd, tau / model.tau_scale, weight[:, None]], axis=1)
     b = table[rows].astype(np.float32)
     return tuple(b[:, i * n:(i + 1) * n] for i in range(4)) + (b[:, 4 * n],)
 

@@ -10,6 +10,7 @@ import pytest
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_trajectories, sample_uniform
 from lesson_lib.facts import VALIDATION
 from lesson_lib.model import schedule
+from lesson_lib.model.schedule import SPIKE
 from lesson_lib.model.training import validation_interval
 from lesson_lib.model.training_data import sample_weights
 from lesson_lib.model.validation import split
@@ -91,7 +92,7 @@ def test_bad_validation_arguments_are_refused_and_change_nothing(kwargs, error, 
 
 def test_fit_on_trajectories_is_adam_on_the_training_trajectories_only(motions):
     """The minibatches come from the rows split() leaves for training, by trajectory; the validation loss fit
-    records is the loss on the held-out trajectories' rows."""
+    records is the loss on the held-out trajectories' rows, each weighing 1."""
     from autograd import grad
     from autograd.misc.optimizers import adam
     model = DeLaN(seed=5, batch_size=64)
@@ -101,7 +102,7 @@ def test_fit_on_trajectories_is_adam_on_the_training_trajectories_only(motions):
     expected = adam(lambda theta, i: grad(model._loss)(theta, batches[i]), theta0, num_iters=30, step_size=3e-3)
     np.testing.assert_allclose(model.get_params(), expected, rtol=0, atol=1e-12)
     held = split(606, motions["traj"], VALIDATION, 5)[1]
-    held_batch = sample_rows(model, arrays(motions), held)
+    held_batch = sample_rows(model, arrays(motions), held, weighted=False)
     assert model.validation_history == [(30, pytest.approx(float(model._loss(model.theta, held_batch)), rel=1e-6),
                                          3e-3)]
 
@@ -203,9 +204,43 @@ def test_the_weights_a_call_starts_from_are_a_candidate_unless_untrained(uniform
     np.testing.assert_array_equal(fresh.get_params(), seen[100][0])     # the best seen, not the random start
 
 
+@pytest.mark.parametrize("cls", MODELS)
+def test_training_goes_on_from_the_last_weights_while_the_model_keeps_the_best(cls, uniform, monkeypatch):
+    """Two presses with the best kept train exactly as two presses without: the next call resumes from the last
+    weights and their optimiser state, so a model that must get worse on validation before it gets better is
+    not sent back to the same weights at every press."""
+    script = {100: 0.5, 150: 0.9, 200: 0.95, 300: 0.3}
+    kept, last = cls(seed=0), cls(seed=0)
+    for model, restore in ((kept, True), (last, False)):
+        scripted(monkeypatch, model, script)
+        model.fit(uniform, steps=150, restore_best=restore)
+    assert kept.resumes and not last.resumes
+    assert not np.array_equal(kept.get_params(), last.get_params())    # the best (step 100) and the last
+    script[150] = 0.5                                                  # the kept weights' loss at the next start
+    for model, restore in ((kept, True), (last, False)):
+        model.fit(uniform, steps=150, restore_best=restore)
+    assert kept.loss_history == last.loss_history                      # the same training
+    np.testing.assert_array_equal(kept.get_params(), last.get_params())   # step 300 is the best: kept by both
+    assert_same(kept.optimizer.state(), last.optimizer.state())
+    assert not kept.resumes
+
+
+def test_set_params_drops_the_resume_point(uniform, monkeypatch):
+    model = DeLaN(seed=0)
+    scripted(monkeypatch, model, {100: 0.5, 150: 0.9})
+    model.fit(uniform, steps=150)
+    assert model.resumes
+    theta = model.get_params()
+    model.set_params(theta)
+    assert not model.resumes
+    monkeypatch.undo()
+    model.fit(uniform, steps=1, validation=0)                          # one step from the weights it was given,
+    assert np.abs(model.get_params() - theta).max() < 0.01             # not from the last weights, 50 steps away
+
+
 def test_a_spike_goes_back_to_the_best_weights_and_halves_the_rate(uniform, monkeypatch):
     model = DeLaN(seed=0)
-    scripted(monkeypatch, model, {100: 1.0, 200: 0.4, 300: 1.3, 400: 0.35, 450: 0.36})
+    scripted(monkeypatch, model, {100: 1.0, 200: 0.4, 300: 0.4 * SPIKE + 0.01, 400: 0.35, 450: 0.36})
     seen, callback = recorder()
     model.fit(uniform, steps=450, callback=callback, every=50)
     theta200, state200 = seen[200]
@@ -245,19 +280,20 @@ def test_the_schedule_counts_evaluations_across_calls(uniform, monkeypatch):
 def test_schedule_rules():
     s = schedule.Schedule(0.01)
     assert s.update(1.0, float("inf")) == "best" and s.since == 0
-    assert s.update(float("nan"), 1.0) == "spike" and s.update(3.01, 1.0) == "spike"
-    assert s.update(3.0, 1.0) is None and s.since == 1
+    assert s.update(float("nan"), 1.0) == "spike" and s.update(SPIKE + 0.01, 1.0) == "spike"
+    assert s.update(SPIKE, 1.0) is None and s.since == 1
     assert s.lowered(0.01) == 0.005 and s.lowered(0.0002) == pytest.approx(0.01 / 64)
     assert s.lowered(1e-5) == 1e-5                                     # never raised back up
 
 
 # ---------------------------------------------------------------- state: reset, transactions, files
 def lowered(model, uniform, monkeypatch):
-    """The model after a call in which a spike lowered the rate (and a plateau count is running)."""
-    scripted(monkeypatch, model, {100: 1.0, 200: 3.5, 300: 1.2, 320: 1.1})
+    """The model after a call in which a spike lowered the rate, with a plateau count running and a resume point
+    (the last weights were not the best)."""
+    scripted(monkeypatch, model, {100: 1.0, 200: SPIKE + 0.5, 300: 1.2, 320: 1.1})
     model.fit(uniform, steps=320)
     monkeypatch.undo()
-    assert model.lr == model.schedule.base_lr / 2 and model.schedule.since == 1
+    assert model.lr == model.schedule.base_lr / 2 and model.schedule.since == 1 and model.resumes
     return model
 
 
@@ -277,7 +313,7 @@ def test_reset_returns_to_the_rate_the_user_chose(cls, uniform, monkeypatch):
 @pytest.mark.parametrize("cls", MODELS)
 def test_an_interrupted_fit_undoes_the_schedule_and_the_best_weights(cls, uniform, monkeypatch):
     model = lowered(cls(seed=0), uniform, monkeypatch)
-    scripted(monkeypatch, model, {320: 1.0, 400: 0.9, 500: 2.9, 600: 3.0, 700: 0.5})
+    scripted(monkeypatch, model, {320: 1.0, 400: 0.9, 500: 0.9 * SPIKE + 0.1, 600: 3.0, 700: 0.5})
     before = full_snapshot(model)
 
     def stop(m):
@@ -327,13 +363,17 @@ def test_a_format_1_file_is_read_with_its_potential_unit_of_1(uniform, tmp_path)
 
 # ---------------------------------------------------------------- the loss: the samples' weights, V's unit
 def test_sample_weights_by_hand():
-    qd = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])                # |qd|^2 = 0, 1, 4: median 1
-    qdd = np.array([[3.0, 4.0], [0.0, 5.0], [5.0, 0.0]])               # |qdd| = 5 throughout: ratio 1
-    size = np.array([1 + 0 + 1, 1 + 1 + 1, 1 + 16 + 1])
-    np.testing.assert_allclose(sample_weights(qd, qdd), (1 / size) / np.mean(1 / size), rtol=1e-12)
-    np.testing.assert_allclose(sample_weights(10 * qd, 0.1 * qdd), sample_weights(qd, qdd), rtol=1e-12)
-    rest = sample_weights(np.zeros((4, 2)), np.zeros((4, 2)))           # data at rest: equal weights, no NaN
-    np.testing.assert_array_equal(rest, np.ones(4))
+    qd = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 4.0]])                # |qd|^2 = 0, 4, 16
+    qdd = np.array([[3.0, 4.0], [0.0, 10.0], [5.0, 0.0]])              # |qdd| = 5, 10, 5
+    size = np.array([1 + 0.5 ** 2, 1 + 1 + 0.4 ** 2, 1 + 0.5 ** 2 + 1.6 ** 2])   # in units of 10 / s^2
+    np.testing.assert_allclose(sample_weights(qd, qdd, scale=10.0), (1 / size) / np.mean(1 / size), rtol=1e-12)
+    np.testing.assert_allclose(sample_weights(2 * qd, 4 * qdd, scale=40.0), sample_weights(qd, qdd, scale=10.0),
+                               rtol=1e-12)                               # only |qd|^2 / scale and |qdd| / scale count
+    np.testing.assert_array_equal(sample_weights(np.zeros((4, 2)), np.zeros((4, 2))), np.ones(4))   # at rest
+    fast = sample_trajectories(chain, n_traj=2, duration=2.0, seed=0)
+    w = sample_weights(fast["qd"], fast["qdd"])                         # the default unit: POTENTIAL_SCALE / s^2
+    speed = np.sum(fast["qd"] ** 2, axis=1)
+    assert w.mean() == pytest.approx(1.0) and w[np.argmax(speed)] < 0.01 < 1.0 < w[np.argmin(speed)]
 
 
 def test_the_potential_is_measured_in_its_unit():

@@ -7,6 +7,7 @@
     validation_history  (K, 3): step, validation loss, learning rate
     optimizer.*   the optimiser's state (moments, step count, lr)
     schedule.*    the learning-rate schedule's state (base_lr, since)
+    resume.params, resume.optimizer.*   where the next fit goes on, if not from params (Trainable.resumes)
     batch_rng     JSON: the minibatch generator's state
 
 `read` checks everything (the architecture against the model's, every array's shape and finiteness) before
@@ -70,6 +71,10 @@ def save(model, path):
               "batch_rng": np.array(json.dumps(state.pop("batch_rng")))}
     for group in NESTED:
         arrays.update({f"{group}.{k}": np.asarray(v) for k, v in state.pop(group).items()})
+    resume = state.pop("resume")
+    if resume is not None:
+        arrays["resume.params"] = resume["params"]
+        arrays.update({f"resume.optimizer.{k}": np.asarray(v) for k, v in resume["optimizer"].items()})
     arrays.update({k: np.asarray(v, dtype=float if k == "loss_history" else None) for k, v in state.items()})
     folder = os.path.dirname(path) or "."
     if not os.path.isdir(folder):
@@ -152,7 +157,12 @@ def read(model, path):
     template = model._state()
     state = {}
     for key, like in template.items():
-        if key in NESTED:
+        if key == "resume":
+            state[key] = None if "resume.params" not in data else {
+                "params": _entry(path, data, "resume.params", template["params"]),
+                "optimizer": {k: _entry(path, data, f"resume.optimizer.{k}", v)
+                              for k, v in template["optimizer"].items()}}
+        elif key in NESTED:
             state[key] = {k: _entry(path, data, f"{key}.{k}", v) for k, v in like.items()}
         elif key == "batch_rng":
             state[key] = _rng_state(path, data)

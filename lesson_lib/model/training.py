@@ -8,7 +8,10 @@ samples' weights).  `fit` continues from the current parameters and optimiser st
 Training that does not get worse: `fit` holds out a validation split (lesson_lib.model.validation: whole
 trajectories when the data say which samples belong together), evaluates it every `validation_interval` steps,
 lowers the learning rate on plateaus and spikes (lesson_lib.model.schedule) and ends the call with the best
-weights it saw (and the optimiser state saved with them), unless told otherwise.
+weights it saw (and the optimiser state saved with them), unless told otherwise.  Training itself goes on where
+it stopped: when the best weights are not the last ones, the last weights and their optimiser state are kept as
+the resume point of the next call (`resumes`), so a model that must first get worse on the validation samples
+before it gets better is not sent back to the same weights at every press.
 
 Transactions: `fit`, `load`, `set_params` and `reset` either complete or leave the model exactly as it was
 (weights, optimiser state and learning rate, step, loss and validation histories, schedule, scales, the
@@ -91,9 +94,9 @@ class DivergenceGuard:
 
 class BestWeights:
     """The best weights of one fit call and the optimiser state that goes with them (Adam's moments and step
-    count belong to those weights).  The first candidate is the weights the call started from, with their
-    validation loss, or none (loss inf) for an untrained model: a random network is no model to go back to, and
-    training often gets worse on the validation samples before it gets better."""
+    count belong to those weights).  The first candidate is the weights the model held when the call started,
+    with their validation loss, or none (loss inf) for an untrained model: a random network is no model to go
+    back to, and training often gets worse on the validation samples before it gets better."""
 
     def __init__(self, model, loss):
         self.model = model
@@ -104,10 +107,19 @@ class BestWeights:
 
     def restore(self):
         """Put the best weights and their optimiser state back; the learning rate stays the current one."""
-        model = self.model
-        lr = model.lr
-        model.optimizer.set_state({**self.optimizer, "lr": lr})
-        model.theta = self.theta.copy()
+        _apply(self.model, {"params": self.theta, "optimizer": self.optimizer})
+
+
+def _pair(model):
+    """The model's weights and optimiser state, as copies."""
+    return {"params": model.theta.copy(), "optimizer": model.optimizer.state()}
+
+
+def _apply(model, pair):
+    """Give the model these weights and this optimiser state, at the current learning rate."""
+    lr = model.lr
+    model.optimizer.set_state({**pair["optimizer"], "lr": lr})
+    model.theta = np.array(pair["params"], dtype=float)
 
 
 class Trainable:
@@ -169,16 +181,20 @@ class Trainable:
         """The untrained model's state, from the seed, at the learning rate the user chose."""
         n = n_weights(self.sizes)
         return {"params": self._init_theta(np.random.default_rng(self.seed)), "step": 0, "loss_history": [],
-                "validation_history": np.zeros((0, 3)),
+                "validation_history": np.zeros((0, 3)), "resume": None,
                 "optimizer": {**self.optimizer.initial_state(n), "lr": self.schedule.base_lr},
                 "schedule": self.schedule.initial_state(), "tau_scale": np.ones(self.n_dof),
                 "batch_rng": np.random.default_rng([self.seed, 1]).bit_generator.state}
 
     def _state(self):
-        """Everything training changes, as copies: weights, step, loss and validation histories, optimiser state
-        (with lr), schedule, scales, the minibatch random state."""
+        """Everything training changes, as copies: weights, step, loss and validation histories, the resume
+        point, optimiser state (with lr), schedule, scales, the minibatch random state."""
+        resume = None if self._resume is None else {"params": self._resume["params"].copy(),
+                                                    "optimizer": {k: np.copy(v) if isinstance(v, np.ndarray) else v
+                                                                  for k, v in self._resume["optimizer"].items()}}
         return {"params": self.theta.copy(), "step": self.step, "loss_history": list(self.loss_history),
                 "validation_history": np.array(self.validation_history, dtype=float).reshape(-1, 3),
+                "resume": resume,
                 "optimizer": self.optimizer.state(), "schedule": self.schedule.state(),
                 "tau_scale": self.tau_scale.copy(), "batch_rng": self._batch_rng.bit_generator.state}
 
@@ -188,6 +204,9 @@ class Trainable:
         self.step = int(state["step"])
         self.loss_history = [float(x) for x in state["loss_history"]]
         self.validation_history = [(int(s), float(v), float(lr)) for s, v, lr in state["validation_history"]]
+        resume = state["resume"]
+        self._resume = None if resume is None else {"params": np.array(resume["params"], dtype=float),
+                                                    "optimizer": dict(resume["optimizer"])}
         self.optimizer.set_state(state["optimizer"])
         self.schedule.set_state(state["schedule"])
         self.tau_scale = np.array(state["tau_scale"], dtype=float)
@@ -217,9 +236,18 @@ class Trainable:
         return self.theta.copy()
 
     def set_params(self, flat):
-        """Set the weights from a flat vector of the length get_params() returns (finite real numbers).
-        Checked before anything changes: a wrong length, type or a NaN leaves the model as it was."""
-        self.theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")   # one assignment
+        """Set the weights from a flat vector of the length get_params() returns (finite real numbers); training
+        goes on from them (the resume point, if any, is dropped).  Checked before anything changes: a wrong
+        length, type or a NaN leaves the model as it was."""
+        theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")
+        with self._transaction():
+            self.theta, self._resume = theta, None
+
+    @property
+    def resumes(self):
+        """True when the next fit goes on from other weights than the model's: the last weights of the previous
+        call, which were worse on the validation samples than the best ones the model kept."""
+        return self._resume is not None
 
     def save(self, path):
         """Save the architecture and settings, the weights, the optimiser state (with the learning rate), the
@@ -274,12 +302,14 @@ class Trainable:
 
         validation: the fraction of the samples held out (default VALIDATION; 0 for none): whole trajectories
         when traj is known, else single samples, the same ones at every call (lesson_lib.model.validation).  They
-        are never trained on; every `validation_interval` steps fit evaluates the loss on them, keeps the best
-        weights, and lowers the learning rate on plateaus and spikes (lesson_lib.model.schedule).
-        restore_best: end the call with the best weights it saw (the ones it started from included, unless
-        untrained), with their optimiser state; False keeps the last weights.  model.validation_history lists
-        (step, validation loss, learning rate) at each evaluation and, at the end of each call, for the weights
-        the model keeps.
+        are never trained on; every `validation_interval` steps fit evaluates the loss on them (the mean squared
+        scaled torque error, every sample weighing 1), keeps the best weights, and lowers the learning rate on
+        plateaus and spikes (lesson_lib.model.schedule).
+        restore_best: end the call with the best weights it saw (the model's weights when it started included,
+        unless untrained), with their optimiser state; False keeps the last weights.  Either way the next call's
+        training goes on from the last weights and their optimiser state (see `resumes`).
+        model.validation_history lists (step, validation loss, learning rate) at each evaluation and, at the end
+        of each call, for the weights the model keeps.
 
         callback(model) is called every `every` steps (for live plots).  A transaction: if the loss diverges
         (TrainingDiverged), the callback raises, or the call is interrupted (KeyboardInterrupt), the model is put
@@ -306,8 +336,15 @@ class Trainable:
             samples = np.ascontiguousarray(np.concatenate([q, qd, qdd, tau / self.tau_scale,
                                                            sample_weights(qd, qdd)[:, None]], axis=1).T,
                                            dtype=self.train_dtype)
-            validation_set = self._batch(samples[:, validation_rows]) if len(validation_rows) else None
+            validation_set = self._validation_set(samples[:, validation_rows]) if len(validation_rows) else None
             return self._train(samples[:, train_rows], validation_set, steps, callback, every, restore_best)
+
+    def _validation_set(self, cols):
+        """The validation batch: the held-out samples, each weighing 1.  The weights help the optimiser (see
+        sample_weights); the validation loss measures what the model is for, the torque error on new samples."""
+        cols = cols.copy()
+        cols[4 * self.n_dof] = 1.0
+        return self._batch(cols)
 
     def _batch(self, cols):
         """The loss's batch (q, qd, qdd, tau / tau_scale, weight) from sample columns (4n + 1, B)."""
@@ -326,6 +363,9 @@ class Trainable:
         if validation_set is not None and steps:
             best = BestWeights(self, self._validation_loss(validation_set) if self.step else math.inf)
             interval = validation_interval(len(validation_set[4]), B)
+        if self._resume is not None and steps:                  # training goes on where it stopped
+            _apply(self, self._resume)
+            self._resume = None
         for _ in range(steps):
             batch = self._batch(samples[:, self._batch_rng.integers(0, N, B)])
             loss, g = loss_and_grad(self.theta, batch)
@@ -367,6 +407,7 @@ class Trainable:
         if v < best.loss:
             best.keep(v)
         if restore_best and best.loss < v:
+            self._resume = _pair(self)
             best.restore()
             v = best.loss
         entry = (self.step, v, self.lr)

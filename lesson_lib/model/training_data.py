@@ -15,6 +15,7 @@ sample weighs in the loss.
 import numpy as np
 
 from .._validate import as_states
+from ..facts import POTENTIAL_SCALE
 
 FLOAT32_SAFE = 1e30
 Q_PRECISE = 1e4
@@ -75,24 +76,23 @@ def check_training_data(n_dof, q, qd, qdd, tau, tau_scale=None, squares_velociti
     return q, qd, qdd, tau, scale
 
 
-def sample_weights(qd, qdd):
+def sample_weights(qd, qdd, scale=POTENTIAL_SCALE):
     """Each sample's weight in the training loss, (N,), mean 1:
 
-        w_i  proportional to  1 / (1 + (|qd_i|^2 / median |qd|^2)^2 + (|qdd_i| / median |qdd|)^2).
+        w_i  proportional to  1 / (1 + (|qdd_i| / scale)^2 + (|qd_i|^2 / scale)^2),   scale in 1/s^2.
 
-    Why: the terms of tau = M qdd + c + g grow like |qdd| (M qdd) and |qd|^2 (c = C qd), so a model whose M and
-    dM/dq are off by the same relative amount makes torque errors that grow alike.  Along fast motions (the
-    double pendulum's trajectories reach 30 rad/s and 400 rad/s^2 while tau stays below 5 N m) the plain mean
-    squared error is dominated by the fastest samples and leaves M wrong where the arm moves slowly; dividing
-    each squared error by the size it can be expected to have (weighted least squares) asks for the same
-    relative accuracy everywhere.  On uniform samples (|qd| <= 3, |qdd| <= 10) the weights stay within a factor
-    of about 10.  A median of 0 (data at rest) leaves its term out.  benchmarks/bench_trajectories.py measures it.
+    Why: tau = M qdd + c + g, and a model whose M, dM/dq and g are off by the same relative amount makes a
+    torque error of about |M qdd| + |c| + |g|, which grows like |qdd| (M qdd) and |qd|^2 (c = C qd).  Along fast
+    motions (the double pendulum's trajectories reach 30 rad/s and 400 rad/s^2 while tau stays below 5 N m) the
+    plain mean squared error is ruled by the fastest samples and leaves M wrong where the arm moves slowly;
+    dividing each squared error by the size it can be expected to have (weighted least squares) asks for the
+    same relative accuracy everywhere.  The sizes are compared in the DeLaN's units: an inertia of 1 kg m^2
+    against a gravity torque of POTENTIAL_SCALE N m, hence scale = POTENTIAL_SCALE (1/s^2).  The weights of
+    slow motions (letters, |qd| < 1 rad/s, |qdd| < 17 rad/s^2) stay within a factor of 1.7, of the uniform
+    samples (|qd| <= 3, |qdd| <= 10) within 2; along the fast trajectories they spread over 3,000.  Validation
+    uses no weights.
+    benchmarks/bench_trajectories.py measures the effect.
     """
     speed2, accel = np.sum(qd * qd, axis=1), np.sqrt(np.sum(qdd * qdd, axis=1))
-    size = np.ones(len(qd))
-    for x in (speed2, accel):
-        ref = np.median(x)
-        if ref > 0:
-            size += (x / ref) ** 2
-    w = 1.0 / size
+    w = 1.0 / (1.0 + (accel / scale) ** 2 + (speed2 / scale) ** 2)
     return w / w.mean()
