@@ -99,22 +99,21 @@ def test_fused_primitives_gradients(act):
     X = periodic_features(rng.uniform(-3, 3, (4, n)))
     check_grads(lambda t: jet_mlp(X, t, sizes, act, n), modes=["rev"], order=1)(theta)
     check_grads(lambda x: jet_mlp(x, theta, sizes, act, n), modes=["rev"], order=1)(X)
-    out_scale = rng.uniform(0.5, 20.0, sizes[-1])                  # each output in its own unit
-    check_grads(lambda t: jet_mlp(X, t, sizes, act, n, out_scale), modes=["rev"], order=1)(theta)
-    check_grads(lambda x: jet_mlp(x, theta, sizes, act, n, out_scale), modes=["rev"], order=1)(X)
-    np.testing.assert_allclose(jet_mlp(X, theta, sizes, act, n, out_scale),
-                               jet_mlp(X, theta, sizes, act, n) * out_scale[:, None, None], rtol=1e-12)
     J = jet_mlp(X, theta, sizes, act, n)
     qd, qdd = rng.normal(size=(4, n)), rng.normal(size=(4, n))
     check_grads(lambda j: structure.manipulator_torque(j, qd, qdd, tril, 1e-3), modes=["rev"], order=1)(J)
-    tau, scale, weight = rng.normal(size=(4, n)), rng.uniform(0.5, 2.0, n), rng.uniform(0.1, 3.0, 4)
-    check_grads(lambda j: structure.torque_loss(j, qd, qdd, tau, scale, weight, tril, 1e-3), modes=["rev"],
-                order=1)(J)
-    # the fast rearranged torque equals the readable sum of the parts, and the loss is the weighted mean
-    tau_hat = sum(structure.parts(J, qd, qdd, tril, 1e-3))
-    np.testing.assert_allclose(structure.manipulator_torque(J, qd, qdd, tril, 1e-3), tau_hat, atol=1e-12)
-    np.testing.assert_allclose(structure.torque_loss(J, qd, qdd, tau, scale, weight, tril, 1e-3),
-                               np.mean(weight[:, None] * (tau_hat / scale - tau) ** 2), rtol=1e-12)
+    tau, inv_scale, v_scale = rng.normal(size=(4, n)), rng.uniform(0.1, 2.0, (4, n)), 7.5
+    check_grads(lambda j: structure.manipulator_torque(j, qd, qdd, tril, 1e-3, v_scale), modes=["rev"], order=1)(J)
+    check_grads(lambda j: structure.torque_loss(j, qd, qdd, tau * inv_scale, inv_scale, tril, 1e-3, v_scale),
+                modes=["rev"], order=1)(J)
+    # the fast rearranged torque equals the readable sum of the parts, and the loss is the scaled squared error
+    for v in (1.0, v_scale):
+        tau_hat = sum(structure.parts(J, qd, qdd, tril, 1e-3, v))
+        np.testing.assert_allclose(structure.manipulator_torque(J, qd, qdd, tril, 1e-3, v), tau_hat, atol=1e-12)
+        np.testing.assert_allclose(structure.torque_loss(J, qd, qdd, tau * inv_scale, inv_scale, tril, 1e-3, v),
+                                   np.mean(((tau_hat - tau) * inv_scale) ** 2), rtol=1e-12)
+    g1, g75 = (structure.parts(J, qd, qdd, tril, 1e-3, v)[2] for v in (1.0, v_scale))
+    np.testing.assert_allclose(g75, v_scale * g1, rtol=1e-12)               # V and g in units of v_scale
 
 
 def test_training_reduces_loss_and_mass_error_and_passes(data, trained):
@@ -238,8 +237,8 @@ def test_float32_loss_gradient_matches_float64(data):
     from autograd import value_and_grad
     model = DeLaN(seed=0)
     model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=200)
-    batch = tuple(data[k][:256] for k in ("q", "qd", "qdd")) + (data["tau"][:256] / model.tau_scale,
-                                                                np.linspace(0.2, 2.0, 256))
+    inv_scale = np.linspace(0.2, 2.0, 256)[:, None] / model.tau_scale
+    batch = tuple(data[k][:256] for k in ("q", "qd", "qdd")) + (data["tau"][:256] * inv_scale, inv_scale)
     loss64, g64 = value_and_grad(model._loss)(model.theta, batch)
     loss32, g32 = value_and_grad(model._loss)(model.theta, tuple(b.astype(np.float32) for b in batch))
     assert g32.dtype == np.float64 and np.asarray(loss32).dtype == np.float32

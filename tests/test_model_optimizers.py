@@ -19,14 +19,15 @@ def args():
 
 
 def sample_rows(model, args, rows, weighted=True):
-    """The batch of the given rows, in their order, as fit builds it: float32 (q, qd, qdd, tau / scale, the
-    sample's weight, or 1 if not weighted)."""
+    """The batch of the given rows, in their order, as fit builds it: float32 (q, qd, qdd, target, inv_scale) with
+    inv_scale = sqrt(the sample's weight, or 1 if not weighted) / tau_scale and target = tau * inv_scale."""
     q, qd, qdd, tau = args
     n = model.n_dof
     weight = sample_weights(qd, qdd) if weighted else np.ones(len(q))
-    table = np.concatenate([q, qd, qdd, tau / model.tau_scale, weight[:, None]], axis=1)
+    inv_scale = np.sqrt(weight)[:, None] / model.tau_scale
+    table = np.concatenate([q, qd, qdd, tau * inv_scale, inv_scale], axis=1)
     b = table[rows].astype(np.float32)
-    return tuple(b[:, i * n:(i + 1) * n] for i in range(4)) + (b[:, 4 * n],)
+    return tuple(b[:, i * n:(i + 1) * n] for i in range(5))
 
 
 def minibatches(model, args, steps, seed, traj=None, rows=None):

@@ -9,7 +9,8 @@
   1 kg m^2) but a potential is tens of joules (m g l: 20 J for the default double pendulum), and Adam moves each
   weight by about lr per step whatever its gradient, so a V of size 1 would need thousands of steps just to grow.
   The potential output is therefore measured in units of `potential_scale` joules (V = potential_scale x the
-  network's last output; default POTENTIAL_SCALE): benchmarks/bench_trajectories.py measures the effect.
+  network's last output, applied in lesson_lib.model.structure; default POTENTIAL_SCALE):
+  benchmarks/bench_trajectories.py measures the effect.
 - dL/dq and g = dV/dq come from pushing a first-order jet in q through the network (lesson_lib.model.jet).
 - c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq (lesson_lib.model.structure): nothing Coriolis-shaped is learned.
 - autograd differentiates the torque loss with respect to all weights.
@@ -54,9 +55,7 @@ class DeLaN(Trainable):
 
     def _architecture(self):
         self._tril = structure.tril_order(self.n_dof)
-        n_L = len(self._tril[0])
-        self._out_scale = (1.0,) * n_L + (self.potential_scale,)       # L's entries as they are, V in its unit
-        return (2 * self.n_dof, *self.hidden, n_L + 1)                 # outputs: L entries (diagonal first), V
+        return (2 * self.n_dof, *self.hidden, len(self._tril[0]) + 1)  # outputs: L entries (diagonal first), V
 
     def _init_theta(self, rng):
         return init_mlp(rng, self.sizes, out_scale=0.5)
@@ -69,20 +68,20 @@ class DeLaN(Trainable):
     def _jet(self, theta, q):
         """Network outputs and their q-derivatives at a batch q (B, n): the jet (n_L+1, 1+n, B), softplus on
         the first n outputs (L's diagonal)."""
-        return jet_mlp(periodic_features(q), theta, self.sizes, self.activation, self.n_dof, self._out_scale)
+        return jet_mlp(periodic_features(q), theta, self.sizes, self.activation, self.n_dof)
 
     def _loss(self, theta, batch):
         """Weighted mean squared torque error, each joint scaled by the training torques' standard deviation
-        (batch: q, qd, qdd, tau / tau_scale, the samples' weights)."""
-        q, qd, qdd, tau_scaled, weight = batch
-        return structure.torque_loss(self._jet(theta, q), qd, qdd, tau_scaled, self.tau_scale, weight, self._tril,
-                                     self.eps)
+        (batch: q, qd, qdd, target, inv_scale; see Trainable._batch)."""
+        q, qd, qdd, target, inv_scale = batch
+        return structure.torque_loss(self._jet(theta, q), qd, qdd, target, inv_scale, self._tril, self.eps,
+                                     self.potential_scale)
 
     # ------------------------------------------------------------------ public, batched like the RNEA
     def _factor(self, q):
         """Checked q -> (L, dL, g, V) and whether q was a single state."""
         (q,), single = self._states(q=q)
-        return structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps), single
+        return structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps, self.potential_scale), single
 
     def mass_matrix(self, q):
         """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n)."""
@@ -114,7 +113,7 @@ class DeLaN(Trainable):
     def parts(self, q, qd, qdd):
         """The three terms of the manipulator equation: dict with "M_qdd", "c", "g", each (n,) or (B, n)."""
         (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
-        terms = structure.parts(self._jet(self.theta, q), qd, qdd, self._tril, self.eps)
+        terms = structure.parts(self._jet(self.theta, q), qd, qdd, self._tril, self.eps, self.potential_scale)
         return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms)}
 
     def coriolis(self, q, qd):
@@ -128,7 +127,8 @@ class DeLaN(Trainable):
     def forward_dynamics(self, q, qd, tau):
         """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.physics.integrators.rollout)."""
         (q, qd, tau), single = self._states(q=q, qd=qd, tau=tau)
-        L, dL, g, _ = structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps)   # one pass
+        L, dL, g, _ = structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps,   # one pass
+                                                self.potential_scale)
         M, dM = structure.mass_matrix(L, dL, self.eps)
         c = structure.coriolis(dM, qd)
         qdd = np.linalg.solve(M, (tau - c - g)[..., None])[..., 0]

@@ -20,6 +20,8 @@ rows of the jet at once, and about ten in-place array operations: on a 2-core ma
 calls, not the arithmetic, sets the time of a small network.  The gradient is tested with
 autograd.test_util.check_grads.
 """
+import functools
+
 import numpy as np
 
 from .activations import activate
@@ -36,10 +38,18 @@ def periodic_features(q):
     c, s = np.cos(q), np.sin(q)
     X = np.zeros((1 + n, B, 2 * n), dtype=q.dtype)
     X[0, :, :n], X[0, :, n:] = c, s
-    k = np.arange(n)
-    X[1 + k, :, k] = -s.T
-    X[1 + k, :, n + k] = c.T
+    rows, cos_cols, sin_cols = _derivative_places(n)
+    np.negative(s.T, out=s.T)                       # s is ours: -sin q in place
+    X[rows, :, cos_cols] = s.T
+    X[rows, :, sin_cols] = c.T
     return X
+
+
+@functools.lru_cache(maxsize=None)
+def _derivative_places(n):
+    """Where d phi / dq_k is nonzero in the jet: rows 1 + k, columns k (of cos q_k) and n + k (of sin q_k)."""
+    k = np.arange(n)
+    return 1 + k, k, n + k
 
 
 # ---------------------------------------------------------------- one hidden layer: forward, then reverse
@@ -75,30 +85,26 @@ def hidden_backward(G, W, record, dW, db, input_grad=True):
 
 
 # ---------------------------------------------------------------- the output layer: forward, then reverse
-def output_forward(X, W, b, n_softplus, out_scale=None):
+def output_forward(X, W, b, n_softplus):
     """The last layer, transposed: jet X (1+n, B, H) -> J (n_out, 1+n, B); softplus on the first n_softplus
-    outputs (L's diagonal), identity on the rest, then each output m times out_scale[m] (if given: the unit an
-    output is measured in).  Returns J and the record (X, J before the scale, s', s''/s', out_scale) for the
-    reverse pass (s' and s''/s' are None without softplus)."""
+    outputs (L's diagonal), identity on the rest.  Returns J and the record (X, J, s', s''/s') for the reverse
+    pass (s' and s''/s' are None without softplus)."""
     K, B, H = X.shape
     J = (W @ X.reshape(K * B, H).T).reshape(len(W), K, B)
     J[:, 0] += b[:, None]
-    s1 = curv = None
-    if n_softplus:
-        _, s1, curv = activate(J[:n_softplus, 0], "softplus")
-        J[:n_softplus, 1:] *= s1[:, None]
-    if out_scale is None:
-        return J, (X, J, s1, curv, None)
-    return J * out_scale[:, None, None], (X, J, s1, curv, out_scale)
+    if not n_softplus:
+        return J, (X, J, None, None)
+    _, s1, curv = activate(J[:n_softplus, 0], "softplus")
+    J[:n_softplus, 1:] *= s1[:, None]
+    return J, (X, J, s1, curv)
 
 
 def output_backward(G, W, record, dW, db):
     """Reverse pass of output_forward: G = d loss / d J (n_out, 1+n, B) (not modified); fills dW and db; returns
-    d loss / d X (1+n, B, H).  Through the output scale, then softplus as in hidden_backward, on the first len(s')
-    outputs."""
-    X, J, s1, curv, out_scale = record
+    d loss / d X (1+n, B, H).  Through softplus as in hidden_backward, on the first len(s') outputs."""
+    X, J, s1, curv = record
     K, B, H = X.shape
-    G = G * out_scale[:, None, None] if out_scale is not None else G.copy()   # ours from here on: updated in place
+    G = G.copy()                                    # ours from here on: updated in place
     if s1 is not None:
         m = len(s1)
         bend = np.einsum("mkb,mkb,mb->mb", G[:m, 1:], J[:m, 1:], curv)
@@ -111,14 +117,14 @@ def output_backward(G, W, record, dW, db):
 
 
 # ---------------------------------------------------------------- the network: loops over the layers
-def jet_forward(X, layers, hidden_act="isru", n_softplus=0, out_scale=None):
+def jet_forward(X, layers, hidden_act="isru", n_softplus=0):
     """Push the input jet X (1+n, B, H_0) through layers [(W, b), ...]; returns the output jet J (n_out, 1+n, B)
     and the layers' records for the reverse pass."""
     records = []
     for W, b in layers[:-1]:
         X, record = hidden_forward(X, W, b, hidden_act)
         records.append(record)
-    J, record = output_forward(X, *layers[-1], n_softplus, out_scale)
+    J, record = output_forward(X, *layers[-1], n_softplus)
     return J, records + [record]
 
 
@@ -147,14 +153,13 @@ def n_weights(sizes):
     return sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
 
 
-def _jet_mlp_forward(X, theta, sizes, hidden_act, n_softplus, out_scale):
+def _jet_mlp_forward(X, theta, sizes, hidden_act, n_softplus):
     layers = unflatten(theta.astype(X.dtype, copy=False), sizes)
-    scale = None if out_scale is None else np.asarray(out_scale, dtype=X.dtype)
-    J, records = jet_forward(X, layers, hidden_act, n_softplus, scale)
+    J, records = jet_forward(X, layers, hidden_act, n_softplus)
     return J, (layers, records)
 
 
-def _jet_mlp_vjp(argnums, kept, X, theta, sizes, hidden_act, n_softplus, out_scale):
+def _jet_mlp_vjp(argnums, kept, X, theta, sizes, hidden_act, n_softplus):
     layers, records = kept
 
     def vjp(G):
@@ -168,14 +173,13 @@ def _jet_mlp_vjp(argnums, kept, X, theta, sizes, hidden_act, n_softplus, out_sca
 _jet_mlp = fused_primitive(_jet_mlp_forward, _jet_mlp_vjp, wrt=(0, 1))
 
 
-def jet_mlp(X, theta, sizes, hidden_act="isru", n_softplus=0, out_scale=None):
+def jet_mlp(X, theta, sizes, hidden_act="isru", n_softplus=0):
     """The network as ONE autograd primitive (differentiable in X and theta).
 
     X: input jet (1+n, B, sizes[0]); theta: all weights and biases as one flat vector (layout of `unflatten`);
     hidden layers use the activation named hidden_act (lesson_lib.model.activations), the last layer softplus
-    on its first n_softplus outputs and identity on the rest, each output then multiplied by out_scale[m]
-    (a tuple of sizes[-1] numbers, or None for 1).  Returns the output jet J (sizes[-1], 1+n, B):
+    on its first n_softplus outputs and identity on the rest.  Returns the output jet J (sizes[-1], 1+n, B):
     the value and the q-derivatives of every output.  The network computes in X's precision (training passes
     float32 features, like PyTorch's default; the weights stay float64 and so does their gradient).
     """
-    return _jet_mlp(X, theta, sizes, hidden_act, n_softplus, out_scale)
+    return _jet_mlp(X, theta, sizes, hidden_act, n_softplus)

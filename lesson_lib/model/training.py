@@ -1,8 +1,8 @@
 """Training shared by the DeLaN and the black box: parameters, settings, state, the optimiser, the divergence guard.
 
 A model subclass provides `_architecture()` (its layer sizes), `_init_theta(rng)` (all weights as one flat vector
-theta) and `_loss(theta, batch)`, an autograd-differentiable scalar (batch: q, qd, qdd, tau / tau_scale and the
-samples' weights).  `fit` continues from the current parameters and optimiser state, so calling it again
+theta) and `_loss(theta, batch)`, an autograd-differentiable scalar (batch: q, qd, qdd, target, inv_scale: see
+Trainable._samples).  `fit` continues from the current parameters and optimiser state, so calling it again
 (pressing "Train" again) carries on rather than restarting.
 
 Training that does not get worse: `fit` holds out a validation split (lesson_lib.model.validation: whole
@@ -332,24 +332,27 @@ class Trainable:
             if first:
                 for name, value in self._data_scales(q, qd, qdd, tau_scale).items():
                     setattr(self, name, value)
-            # the samples as rows (4n + 1, N): one gather per step, and each batch's q.T, qd.T, ... are contiguous
-            samples = np.ascontiguousarray(np.concatenate([q, qd, qdd, tau / self.tau_scale,
-                                                           sample_weights(qd, qdd)[:, None]], axis=1).T,
-                                           dtype=self.train_dtype)
-            validation_set = self._validation_set(samples[:, validation_rows]) if len(validation_rows) else None
+            # the samples as rows (5n, N): one gather per step, and each batch's q.T, qd.T, ... are contiguous
+            samples = self._samples(q, qd, qdd, tau, np.sqrt(sample_weights(qd, qdd)))
+            validation_set = (self._batch(self._samples(*(x[validation_rows] for x in (q, qd, qdd, tau)), 1.0))
+                              if len(validation_rows) else None)
             return self._train(samples[:, train_rows], validation_set, steps, callback, every, restore_best)
 
-    def _validation_set(self, cols):
-        """The validation batch: the held-out samples, each weighing 1.  The weights help the optimiser (see
-        sample_weights); the validation loss measures what the model is for, the torque error on new samples."""
-        cols = cols.copy()
-        cols[4 * self.n_dof] = 1.0
-        return self._batch(cols)
+    def _samples(self, q, qd, qdd, tau, root_weight):
+        """Samples as float32 rows (5n, N): q, qd, qdd, target = tau * inv_scale and inv_scale = sqrt(weight) /
+        tau_scale, so that the loss, mean((tau_hat * inv_scale - target)^2), is each sample's weighted, scaled
+        squared torque error.  root_weight: (N,) or a number (1 for the validation samples: the weights help the
+        optimiser (see sample_weights); the validation loss measures what the model is for, the torque error on
+        new samples)."""
+        inv_scale = np.reshape(root_weight, (-1, 1)) / self.tau_scale
+        inv_scale = np.broadcast_to(inv_scale, tau.shape)
+        return np.ascontiguousarray(np.concatenate([q, qd, qdd, tau * inv_scale, inv_scale], axis=1).T,
+                                    dtype=self.train_dtype)
 
     def _batch(self, cols):
-        """The loss's batch (q, qd, qdd, tau / tau_scale, weight) from sample columns (4n + 1, B)."""
+        """The loss's batch (q, qd, qdd, target, inv_scale), each (B, n), from sample columns (5n, B)."""
         n = self.n_dof
-        return cols[:n].T, cols[n:2 * n].T, cols[2 * n:3 * n].T, cols[3 * n:4 * n].T, cols[4 * n]
+        return cols[:n].T, cols[n:2 * n].T, cols[2 * n:3 * n].T, cols[3 * n:4 * n].T, cols[4 * n:].T
 
     def _train(self, samples, validation_set, steps, callback, every, restore_best):
         """The training loop: per step a minibatch, the loss and its gradient, the guard, the optimiser's update,
@@ -357,17 +360,18 @@ class Trainable:
         the loss after the last update, and the best weights of the call."""
         loss_and_grad = value_and_grad(self._loss)
         guard, losses = DivergenceGuard(self), []
-        N = samples.shape[1]
+        n, N = self.n_dof, samples.shape[1]
         B = min(self.batch_size, N)
         batch, best = None, None
         if validation_set is not None and steps:
             best = BestWeights(self, self._validation_loss(validation_set) if self.step else math.inf)
-            interval = validation_interval(len(validation_set[4]), B)
+            interval = validation_interval(len(validation_set[0]), B)
         if self._resume is not None and steps:                  # training goes on where it stopped
             _apply(self, self._resume)
             self._resume = None
         for _ in range(steps):
-            batch = self._batch(samples[:, self._batch_rng.integers(0, N, B)])
+            cols = samples[:, self._batch_rng.integers(0, N, B)]          # as _batch, inline: a step is ~0.25 ms
+            batch = (cols[:n].T, cols[n:2 * n].T, cols[2 * n:3 * n].T, cols[3 * n:4 * n].T, cols[4 * n:].T)
             loss, g = loss_and_grad(self.theta, batch)
             loss = float(loss)
             guard.check(loss, g)
