@@ -266,6 +266,16 @@ def test_a_plateau_halves_the_rate_down_to_its_floor(uniform, monkeypatch):
     np.testing.assert_array_equal(model.get_params(), seen[100][0])     # the end of the call does
 
 
+def test_new_bests_by_a_hair_are_kept_but_do_not_hold_the_rate_up(uniform, monkeypatch):
+    monkeypatch.setattr(schedule, "PATIENCE", 3)
+    model = DeLaN(seed=0)
+    scripted(monkeypatch, model, {100: 1.0, 200: 0.995, 300: 0.99, 400: 0.985, 450: 2.0})
+    seen, callback = recorder()
+    model.fit(uniform, steps=450, callback=callback, every=50)
+    assert [lr for _, _, lr in model.validation_history] == [3e-3, 3e-3, 3e-3, 1.5e-3, 1.5e-3]
+    np.testing.assert_array_equal(model.get_params(), seen[400][0])    # the last new best is kept
+
+
 def test_the_schedule_counts_evaluations_across_calls(uniform, monkeypatch):
     monkeypatch.setattr(schedule, "PATIENCE", 3)
     model = DeLaN(seed=0)
@@ -279,9 +289,11 @@ def test_the_schedule_counts_evaluations_across_calls(uniform, monkeypatch):
 
 def test_schedule_rules():
     s = schedule.Schedule(0.01)
-    assert s.update(1.0, float("inf")) == "best" and s.since == 0
-    assert s.update(float("nan"), 1.0) == "spike" and s.update(SPIKE + 0.01, 1.0) == "spike"
-    assert s.update(SPIKE, 1.0) is None and s.since == 1
+    assert s.update(1.0, float("inf")) == (True, None) and s.since == 0
+    assert s.update(float("nan"), 1.0) == (False, "spike") and s.update(SPIKE + 0.01, 1.0) == (False, "spike")
+    assert s.update(SPIKE, 1.0) == (False, None) and s.since == 1
+    assert s.update(0.99, 1.0) == (True, None) and s.since == 2         # a new best, but no progress
+    assert s.update(0.97, 1.0) == (True, None) and s.since == 0         # progress: 2 % or more below the best
     assert s.lowered(0.01) == 0.005 and s.lowered(0.0002) == pytest.approx(0.01 / 64)
     assert s.lowered(1e-5) == 1e-5                                     # never raised back up
 

@@ -395,12 +395,12 @@ class Trainable:
     def _validate(self, best, validation_set):
         """One evaluation: the schedule's verdict on the validation loss, and what follows from it."""
         v = self._validation_loss(validation_set)
-        action = self.schedule.update(v, best.loss)
-        if action == "best":
+        keep, change = self.schedule.update(v, best.loss)
+        if keep:
             best.keep(v)
-        elif action == "spike":
+        elif change == "spike":
             best.restore()
-        if action in ("spike", "plateau"):
+        if change:
             self.optimizer.lr = self.schedule.lowered(self.lr)
         self.validation_history.append((self.step, v, self.lr))
 
