@@ -166,8 +166,8 @@ class Trainable:
         self.schedule.base_lr = self.optimizer.lr
 
     def config(self):
-        """The architecture and settings: class, n_dof, hidden, activation (eps for the DeLaN), the optimiser's
-        name and hyperparameters, seed and batch_size.  A saved file records them."""
+        """The architecture and settings: class, n_dof, hidden, activation (eps and potential_scale for the DeLaN),
+        the optimiser's name and hyperparameters, seed and batch_size.  A saved file records them."""
         optimizer = {k: v for k, v in self.optimizer.config().items() if k != "lr"}
         return {"class": type(self).__name__, **{f: getattr(self, f) for f in self.architecture_fields},
                 "optimizer": optimizer, "seed": self.seed, "batch_size": self.batch_size}
