@@ -1,9 +1,10 @@
 """Learn from letters, then write with the model: the DeLaN paper's experiment on the double pendulum.
 
-Train a DeLaN and the black box (the library's defaults, the current `fit`) on the arm writing some letters, test
-on letters they never saw: torque error, per-part errors (M qdd, c, g) as in the paper, and computed-torque
-tracking of the unseen letters on the true arm with four controllers at the same gains (true model, DeLaN, black
-box, PD alone).  Ends with the goal lines of issue 13:
+Train a DeLaN and the black box (the library's defaults, the current `fit`, given the data dict so that whole
+letters are held out for validation) on the arm writing some letters, test on letters they never saw: torque
+error, per-part errors (M qdd, c, g) as in the paper, and computed-torque tracking of the unseen letters on the
+true arm with four controllers at the same gains (true model, DeLaN, black box, PD alone).  Ends with the goal
+lines of issue 13:
 
     on unseen letters the DeLaN's tracking error <= 2x the true model's, and >= 5x smaller than PD alone's.
 
@@ -33,13 +34,12 @@ def main(presses=3, steps=2000, noise=0.0, seed=0):
           f"|tau| <= {np.abs(train['tau']).max():.1f} N m; control at {1 / DT:.0f} Hz, K_p = {KP:g}, K_d = {KD:g}, "
           f"torque limits {TAU_MAX} N m")
     models = {"DeLaN": DeLaN(seed=seed), "black box": BlackBox(seed=seed)}
-    args = [train[k] for k in ("q", "qd", "qdd", "tau")]
     print(f"\n{'steps':>6} {'model':<10}{'train s':>8}{'test torque nMSE':>20}{'M qdd':>8}{'c':>8}{'g':>8}"
           f"{'joint RMS':>12}{'tip RMS':>10}")
     for _ in range(presses):
         for name, model in models.items():
             t0 = time.perf_counter()
-            model.fit(*args, steps=steps)
+            model.fit(train, steps=steps)                 # its "traj": whole letters held out
             seconds = time.perf_counter() - t0
             nmse = torque_nmse(model, test)
             parts = (f"{'':>8}{'n/a':>8}{'':>8}" if name == "black box" else

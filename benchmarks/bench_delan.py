@@ -26,7 +26,8 @@ def autograd_nodes_per_step(model, data):
         count[0] += 1
         return original(*args, **kwargs)
     idx = np.arange(model.batch_size)
-    batch = (data["q"][idx], data["qd"][idx], data["qdd"][idx], data["tau"][idx] / model.tau_scale)
+    inv_scale = np.ones((len(idx), 1)) / model.tau_scale       # equal weights
+    batch = (data["q"][idx], data["qd"][idx], data["qdd"][idx], data["tau"][idx] * inv_scale, inv_scale)
     tracer.new_box = counting_new_box
     try:
         value_and_grad(model._loss)(model.theta, batch)

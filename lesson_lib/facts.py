@@ -32,6 +32,13 @@ LR = 3e-3
 BATCH_SIZE = 128
 STEPS_PER_PRESS = 2000
 
+# The DeLaN's potential is measured in units of POTENTIAL_SCALE joules (V = POTENTIAL_SCALE x the network's
+# output), and fit holds out the fraction VALIDATION of the samples (whole trajectories when the data say which
+# samples belong together) to keep the best weights and to lower the learning rate on plateaus and spikes
+# (benchmarks/bench_trajectories.py).
+POTENTIAL_SCALE = 20.0
+VALIDATION = 0.05
+
 
 def _number(v):
     return f"{v:g}"
@@ -46,7 +53,8 @@ def _layers(widths):
 # "41 × 41" (the grid is square), HIDDEN -> "2×32" (layers × units).
 FORMATS = {"PASS_MAX_ERROR": _number, "GRID_POINTS": lambda n: f"{n} × {n}", "N_SAMPLES": str, "QD_MAX": _number,
            "QDD_MAX": _number, "SEED": str, "HIDDEN": _layers, "ACTIVATION": str, "EPS": _number, "LR": _number,
-           "BATCH_SIZE": str, "STEPS_PER_PRESS": str, "TRIPLE_MAX_ERROR": _number}
+           "BATCH_SIZE": str, "STEPS_PER_PRESS": str, "TRIPLE_MAX_ERROR": _number, "POTENTIAL_SCALE": _number,
+           "VALIDATION": lambda f: f"{100 * f:g} %"}
 
 
 def text(name):

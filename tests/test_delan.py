@@ -44,14 +44,16 @@ def test_mass_matrix_spd_for_any_weights(scale, n_dof):
 
 
 def mass_matrix_by_autograd(model, q):
-    """M(q) for ONE q through a value-only forward pass written in autograd.numpy (no jets)."""
+    """M(q) and V(q) for ONE q through a value-only forward pass written in autograd.numpy (no jets, the
+    network's raw outputs, the potential's unit applied here)."""
     x = anp.concatenate([anp.cos(q), anp.sin(q)])[None, None, :]
     y = jet_mlp(x, model.theta, model.sizes, model.activation, model.n_dof)[:, 0, 0]
     rows, cols = structure.tril_order(model.n_dof)
     P = np.zeros((len(rows), model.n_dof ** 2))                 # places the outputs into L
     P[np.arange(len(rows)), rows * model.n_dof + cols] = 1.0
     L = anp.reshape(anp.dot(y[:len(rows)], P), (model.n_dof, model.n_dof)) + model.eps * np.eye(model.n_dof)
-    return anp.dot(L, L.T) + model.eps * np.eye(model.n_dof), y[-1]
+    V = model.potential_scale * y[-1]                                                   # V, in its unit
+    return anp.dot(L, L.T) + model.eps * np.eye(model.n_dof), V
 
 
 @pytest.mark.parametrize("n_dof", [2, 3])
@@ -100,13 +102,18 @@ def test_fused_primitives_gradients(act):
     J = jet_mlp(X, theta, sizes, act, n)
     qd, qdd = rng.normal(size=(4, n)), rng.normal(size=(4, n))
     check_grads(lambda j: structure.manipulator_torque(j, qd, qdd, tril, 1e-3), modes=["rev"], order=1)(J)
-    tau, scale = rng.normal(size=(4, n)), rng.uniform(0.5, 2.0, n)
-    check_grads(lambda j: structure.torque_loss(j, qd, qdd, tau, scale, tril, 1e-3), modes=["rev"], order=1)(J)
-    # the fast rearranged torque equals the readable sum of the parts
-    tau_hat = sum(structure.parts(J, qd, qdd, tril, 1e-3))
-    np.testing.assert_allclose(structure.manipulator_torque(J, qd, qdd, tril, 1e-3), tau_hat, atol=1e-12)
-    np.testing.assert_allclose(structure.torque_loss(J, qd, qdd, tau, scale, tril, 1e-3),
-                               np.mean((tau_hat / scale - tau) ** 2), rtol=1e-12)
+    tau, inv_scale, v_scale = rng.normal(size=(4, n)), rng.uniform(0.1, 2.0, (4, n)), 7.5
+    check_grads(lambda j: structure.manipulator_torque(j, qd, qdd, tril, 1e-3, v_scale), modes=["rev"], order=1)(J)
+    check_grads(lambda j: structure.torque_loss(j, qd, qdd, tau * inv_scale, inv_scale, tril, 1e-3, v_scale),
+                modes=["rev"], order=1)(J)
+    # the fast rearranged torque equals the readable sum of the parts, and the loss is the scaled squared error
+    for v in (1.0, v_scale):
+        tau_hat = sum(structure.parts(J, qd, qdd, tril, 1e-3, v))
+        np.testing.assert_allclose(structure.manipulator_torque(J, qd, qdd, tril, 1e-3, v), tau_hat, atol=1e-12)
+        np.testing.assert_allclose(structure.torque_loss(J, qd, qdd, tau * inv_scale, inv_scale, tril, 1e-3, v),
+                                   np.mean(((tau_hat - tau) * inv_scale) ** 2), rtol=1e-12)
+    g1, g75 = (structure.parts(J, qd, qdd, tril, 1e-3, v)[2] for v in (1.0, v_scale))
+    np.testing.assert_allclose(g75, v_scale * g1, rtol=1e-12)               # V and g in units of v_scale
 
 
 def test_training_reduces_loss_and_mass_error_and_passes(data, trained):
@@ -205,20 +212,21 @@ def test_single_blas_thread_restores_the_thread_count():
 
 
 def test_fit_is_adam_on_the_float32_loss(data):
-    """fit = autograd.misc.optimizers.adam on the same minibatches, with the loss computed in float32."""
+    """fit = autograd.misc.optimizers.adam on the same minibatches, with the loss computed in float32.  The
+    minibatches come from the training rows only (the validation split's rows are never trained on); the call is
+    shorter than one validation interval, so the schedule does not act, and its end is its best (checked)."""
     from autograd import grad
     from autograd.misc.optimizers import adam
+
+    from test_model_optimizers import minibatches
     args = (data["q"], data["qd"], data["qdd"], data["tau"])
     model = DeLaN(seed=3, lr=3e-3, batch_size=64)
     theta0 = model.get_params()
     model.fit(*args, steps=30)
-    # the same minibatches: the model's batch generator, float32 rows of (q, qd, qdd, tau / tau_scale)
-    rng, n = np.random.default_rng([3, 1]), 2
-    rows = np.concatenate([*args[:3], args[3] / model.tau_scale], axis=1).astype(np.float32)
-    batches = [rows[rng.integers(0, len(rows), 64)] for _ in range(30)]
-    split = [tuple(b[:, i * n:(i + 1) * n] for i in range(4)) for b in batches]
+    assert [s for s, _, _ in model.validation_history] == [30] and model.lr == 3e-3
+    batches = minibatches(model, args, 30, seed=3)
     loss_grad = grad(model._loss)
-    expected = adam(lambda theta, i: loss_grad(theta, split[i]), theta0, num_iters=30, step_size=3e-3)
+    expected = adam(lambda theta, i: loss_grad(theta, batches[i]), theta0, num_iters=30, step_size=3e-3)
     assert model.get_params().dtype == np.float64
     np.testing.assert_allclose(model.get_params(), expected, rtol=0, atol=1e-12)
     assert not np.allclose(model.get_params(), theta0, rtol=0, atol=1e-4)       # it did move
@@ -229,7 +237,8 @@ def test_float32_loss_gradient_matches_float64(data):
     from autograd import value_and_grad
     model = DeLaN(seed=0)
     model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=200)
-    batch = tuple(data[k][:256] for k in ("q", "qd", "qdd")) + (data["tau"][:256] / model.tau_scale,)
+    inv_scale = np.linspace(0.2, 2.0, 256)[:, None] / model.tau_scale
+    batch = tuple(data[k][:256] for k in ("q", "qd", "qdd")) + (data["tau"][:256] * inv_scale, inv_scale)
     loss64, g64 = value_and_grad(model._loss)(model.theta, batch)
     loss32, g32 = value_and_grad(model._loss)(model.theta, tuple(b.astype(np.float32) for b in batch))
     assert g32.dtype == np.float64 and np.asarray(loss32).dtype == np.float32

@@ -39,7 +39,8 @@ def test_file_records_the_architecture_and_settings(tmp_path):
         config = json.loads(str(f["config"]))
         assert int(f["format"]) == FORMAT_VERSION
     assert config == {"class": "DeLaN", "n_dof": 2, "hidden": [8, 4], "activation": "tanh", "eps": 1e-2,
-                      "optimizer": {"name": "sgd", "momentum": 0.9}, "seed": 0, "batch_size": 128}
+                      "potential_scale": 20.0, "optimizer": {"name": "sgd", "momentum": 0.9}, "seed": 0,
+                      "batch_size": 128}
 
 
 def test_a_different_architecture_is_refused_naming_each_field_and_the_model_to_build(tmp_path):

@@ -8,7 +8,7 @@ from lesson_lib import BlackBox, DeLaN
 from lesson_lib.model import handover
 
 rng = np.random.default_rng(11)
-batch = tuple(rng.uniform(-2, 2, (32, 2)) for _ in range(4))
+batch = tuple(rng.uniform(-2, 2, (32, 2)) for _ in range(4)) + (rng.uniform(0.1, 2.0, (32, 2)),)   # ..., inv_scale
 
 
 @pytest.mark.parametrize("cls", [DeLaN, BlackBox])

@@ -5,8 +5,11 @@ import pytest
 from autograd import grad
 
 from lesson_lib import DeLaN, double_pendulum, sample_uniform
+from lesson_lib.facts import VALIDATION
 from lesson_lib.model import SGD, Adam
 from lesson_lib.model.optimizers import OPTIMIZERS
+from lesson_lib.model.training_data import sample_weights
+from lesson_lib.model.validation import split
 
 
 @pytest.fixture(scope="module")
@@ -15,12 +18,24 @@ def args():
     return d["q"], d["qd"], d["qdd"], d["tau"]
 
 
-def minibatches(model, args, steps, seed):
-    """The minibatches fit draws: the model's batch generator over float32 rows of (q, qd, qdd, tau / scale)."""
-    rng, n = np.random.default_rng([seed, 1]), model.n_dof
-    rows = np.concatenate([*args[:3], args[3] / model.tau_scale], axis=1).astype(np.float32)
-    batches = [rows[rng.integers(0, len(rows), model.batch_size)] for _ in range(steps)]
-    return [tuple(b[:, i * n:(i + 1) * n] for i in range(4)) for b in batches]
+def sample_rows(model, args, rows, weighted=True):
+    """The batch of the given rows, in their order, as fit builds it: float32 (q, qd, qdd, target, inv_scale) with
+    inv_scale = sqrt(the sample's weight, or 1 if not weighted) / tau_scale and target = tau * inv_scale."""
+    q, qd, qdd, tau = args
+    n = model.n_dof
+    weight = sample_weights(qd, qdd) if weighted else np.ones(len(q))
+    inv_scale = np.sqrt(weight)[:, None] / model.tau_scale
+    table = np.concatenate([q, qd, qdd, tau * inv_scale, inv_scale], axis=1)
+    b = table[rows].astype(np.float32)
+    return tuple(b[:, i * n:(i + 1) * n] for i in range(5))
+
+
+def minibatches(model, args, steps, seed, traj=None, rows=None):
+    """The minibatches fit draws: the model's batch generator over the training rows (all but the validation
+    split's, in their order, or `rows`)."""
+    rng = np.random.default_rng([seed, 1])
+    train = split(len(args[0]), traj, VALIDATION, seed)[0] if rows is None else rows
+    return [sample_rows(model, args, train[rng.integers(0, len(train), model.batch_size)]) for _ in range(steps)]
 
 
 def test_fit_with_sgd_is_momentum_sgd_on_the_same_minibatches(args):

@@ -50,8 +50,10 @@ class BlackBox(Trainable):
         return jet_mlp(x[None], theta, self.sizes, self.activation)[:, 0].T
 
     def _loss(self, theta, batch):
-        q, qd, qdd, tau_scaled = batch
-        err = self._forward(theta, q, qd, qdd) - tau_scaled
+        """Weighted mean squared scaled torque error (batch: q, qd, qdd, target, inv_scale; see Trainable._batch):
+        the prediction is tau / tau_scale, so its error times tau_scale * inv_scale is the DeLaN's."""
+        q, qd, qdd, target, inv_scale = batch
+        err = self._forward(theta, q, qd, qdd) * (inv_scale * self.tau_scale.astype(inv_scale.dtype)) - target
         return anp.mean(err * err)
 
     def inverse_dynamics(self, q, qd, qdd):

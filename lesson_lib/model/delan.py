@@ -5,6 +5,12 @@
 - A network maps the features [cos q, sin q] to the n(n+1)/2 entries of a lower-triangular L(q) and to a
   potential V(q).  The diagonal of L goes through softplus (plus eps), and M = L L^T + eps I, so M is symmetric
   positive-definite at every q for ANY weights.
+- Units: the network's outputs start near size 1.  L's entries are about 1 (M of a 1 kg, 1 m link is about
+  1 kg m^2) but a potential is tens of joules (m g l: 20 J for the default double pendulum), and Adam moves each
+  weight by about lr per step whatever its gradient, so a V of size 1 would need thousands of steps just to grow.
+  The potential output is therefore measured in units of `potential_scale` joules (V = potential_scale x the
+  network's last output, applied in lesson_lib.model.structure; default POTENTIAL_SCALE):
+  benchmarks/bench_trajectories.py measures the effect.
 - dL/dq and g = dV/dq come from pushing a first-order jet in q through the network (lesson_lib.model.jet).
 - c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq (lesson_lib.model.structure): nothing Coriolis-shaped is learned.
 - autograd differentiates the torque loss with respect to all weights.
@@ -15,7 +21,7 @@ import numpy as np
 
 from . import structure
 from .._validate import positive_number
-from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR
+from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from .jet import jet_mlp, periodic_features, unflatten
 from .training import Trainable, init_mlp
 
@@ -23,11 +29,12 @@ from .training import Trainable, init_mlp
 class DeLaN(Trainable):
     """Deep Lagrangian Network for an n-joint robot.
 
-    Defaults (lesson_lib.facts: HIDDEN, BATCH_SIZE, LR, EPS, ACTIVATION) were chosen for time-to-accuracy on the
-    double pendulum: see benchmarks/bench_delan.py.  activation: a name in lesson_lib.model.activations.ACTIVATIONS;
-    optimizer: "adam" (default), "sgd", or an optimiser object from lesson_lib.model.optimizers (its learning rate
-    is `lr`).  Every argument is checked here; every public method checks its inputs (lists are accepted; an
-    empty batch (0, n) gives empty results) and refuses more than `max_states` states per call.
+    Defaults (lesson_lib.facts: HIDDEN, BATCH_SIZE, LR, EPS, ACTIVATION, POTENTIAL_SCALE) were chosen for
+    time-to-accuracy on the double pendulum: see benchmarks/bench_delan.py and benchmarks/bench_trajectories.py.
+    activation: a name in lesson_lib.model.activations.ACTIVATIONS; optimizer: "adam" (default), "sgd", or an
+    optimiser object from lesson_lib.model.optimizers (its learning rate is `lr`); potential_scale: the unit of
+    V in joules (see above).  Every argument is checked here; every public method checks its inputs (lists are
+    accepted; an empty batch (0, n) gives empty results) and refuses more than `max_states` states per call.
 
     >>> model = DeLaN(seed=0)
     >>> bool(np.linalg.eigvalsh(model.mass_matrix([0.3, -1.2])).min() > 0)   # SPD before any training
@@ -35,12 +42,15 @@ class DeLaN(Trainable):
     """
 
     squares_velocities = True            # c = Mdot qd - ... is quadratic in qd (the float32 data check)
-    architecture_fields = ("n_dof", "hidden", "activation", "eps")
+    architecture_fields = ("n_dof", "hidden", "activation", "eps", "potential_scale")
 
     def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, eps=EPS, activation=ACTIVATION,
-                 optimizer="adam"):
+                 optimizer="adam", potential_scale=POTENTIAL_SCALE):
         self.eps = positive_number("eps", eps, hint="M = L L^T + eps I is positive-definite only for eps > 0, "
                                                     f"e.g. eps={EPS:g}")
+        self.potential_scale = positive_number("potential_scale", potential_scale,
+                                               hint=f"the unit of the learned potential in J, e.g. "
+                                                    f"potential_scale={POTENTIAL_SCALE:g}")
         super().__init__(n_dof, hidden, seed, lr, batch_size, activation, optimizer)
 
     def _architecture(self):
@@ -61,15 +71,17 @@ class DeLaN(Trainable):
         return jet_mlp(periodic_features(q), theta, self.sizes, self.activation, self.n_dof)
 
     def _loss(self, theta, batch):
-        """Mean squared torque error, each joint scaled by the training torques' standard deviation."""
-        q, qd, qdd, tau_scaled = batch
-        return structure.torque_loss(self._jet(theta, q), qd, qdd, tau_scaled, self.tau_scale, self._tril, self.eps)
+        """Weighted mean squared torque error, each joint scaled by the training torques' standard deviation
+        (batch: q, qd, qdd, target, inv_scale; see Trainable._batch)."""
+        q, qd, qdd, target, inv_scale = batch
+        return structure.torque_loss(self._jet(theta, q), qd, qdd, target, inv_scale, self._tril, self.eps,
+                                     self.potential_scale)
 
     # ------------------------------------------------------------------ public, batched like the RNEA
     def _factor(self, q):
         """Checked q -> (L, dL, g, V) and whether q was a single state."""
         (q,), single = self._states(q=q)
-        return structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps), single
+        return structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps, self.potential_scale), single
 
     def mass_matrix(self, q):
         """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n)."""
@@ -101,7 +113,7 @@ class DeLaN(Trainable):
     def parts(self, q, qd, qdd):
         """The three terms of the manipulator equation: dict with "M_qdd", "c", "g", each (n,) or (B, n)."""
         (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
-        terms = structure.parts(self._jet(self.theta, q), qd, qdd, self._tril, self.eps)
+        terms = structure.parts(self._jet(self.theta, q), qd, qdd, self._tril, self.eps, self.potential_scale)
         return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms)}
 
     def coriolis(self, q, qd):
@@ -115,7 +127,8 @@ class DeLaN(Trainable):
     def forward_dynamics(self, q, qd, tau):
         """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.physics.integrators.rollout)."""
         (q, qd, tau), single = self._states(q=q, qd=qd, tau=tau)
-        L, dL, g, _ = structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps)   # one pass
+        L, dL, g, _ = structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps,   # one pass
+                                                self.potential_scale)
         M, dM = structure.mass_matrix(L, dL, self.eps)
         c = structure.coriolis(dM, qd)
         qdd = np.linalg.solve(M, (tau - c - g)[..., None])[..., 0]

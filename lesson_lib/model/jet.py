@@ -20,6 +20,8 @@ rows of the jet at once, and about ten in-place array operations: on a 2-core ma
 calls, not the arithmetic, sets the time of a small network.  The gradient is tested with
 autograd.test_util.check_grads.
 """
+import functools
+
 import numpy as np
 
 from .activations import activate
@@ -36,10 +38,18 @@ def periodic_features(q):
     c, s = np.cos(q), np.sin(q)
     X = np.zeros((1 + n, B, 2 * n), dtype=q.dtype)
     X[0, :, :n], X[0, :, n:] = c, s
-    k = np.arange(n)
-    X[1 + k, :, k] = -s.T
-    X[1 + k, :, n + k] = c.T
+    rows, cos_cols, sin_cols = _derivative_places(n)
+    np.negative(s.T, out=s.T)                       # s is ours: -sin q in place
+    X[rows, :, cos_cols] = s.T
+    X[rows, :, sin_cols] = c.T
     return X
+
+
+@functools.lru_cache(maxsize=None)
+def _derivative_places(n):
+    """Where d phi / dq_k is nonzero in the jet: rows 1 + k, columns k (of cos q_k) and n + k (of sin q_k)."""
+    k = np.arange(n)
+    return 1 + k, k, n + k
 
 
 # ---------------------------------------------------------------- one hidden layer: forward, then reverse

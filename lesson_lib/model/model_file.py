@@ -1,14 +1,19 @@
 """The saved model file: an .npz archive with a format version, the architecture and the training state.
 
     format        FORMAT_VERSION
-    config        JSON: class, n_dof, hidden, activation (eps for the DeLaN), optimizer (name and
-                  hyperparameters), seed, batch_size (see Trainable.config)
+    config        JSON: class, n_dof, hidden, activation (eps and potential_scale for the DeLaN), optimizer
+                  (name and hyperparameters), seed, batch_size (see Trainable.config)
     params, step, loss_history, tau_scale (input_scale for the black box)
+    validation_history  (K, 3): step, validation loss, learning rate
     optimizer.*   the optimiser's state (moments, step count, lr)
+    schedule.*    the learning-rate schedule's state (base_lr, since)
+    resume.params, resume.optimizer.*   where the next fit goes on, if not from params (Trainable.resumes)
     batch_rng     JSON: the minibatch generator's state
 
 `read` checks everything (the architecture against the model's, every array's shape and finiteness) before
-the model changes; the model applies the result in one transaction.
+the model changes; the model applies the result in one transaction.  Format 1 (before the validation split and
+the schedule) is still read: its DeLaN had potential_scale 1, its schedule starts afresh at its learning rate,
+and its validation history is empty.
 """
 import json
 import os
@@ -16,10 +21,11 @@ import os
 import numpy as np
 
 from .._validate import _got
-from ..facts import EPS
+from ..facts import EPS, POTENTIAL_SCALE
 from .optimizers import OPTIMIZERS, Adam
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+NESTED = ("optimizer", "schedule")     # states stored as one entry per key, e.g. optimizer.m
 
 
 def npz_path(path):
@@ -48,6 +54,8 @@ def arguments(config):
     args = [f"n_dof={config['n_dof']}", f"hidden={tuple(config['hidden'])}", f"activation={config['activation']!r}"]
     if "eps" in config and config["eps"] != EPS:
         args.append(f"eps={config['eps']!r}")
+    if "potential_scale" in config and config["potential_scale"] != POTENTIAL_SCALE:
+        args.append(f"potential_scale={config['potential_scale']!r}")
     optimizer = _optimizer_argument(config["optimizer"])
     if optimizer is not None:
         args.append(f"optimizer={optimizer}")
@@ -61,7 +69,12 @@ def save(model, path):
     state = model._state()
     arrays = {"format": np.array(FORMAT_VERSION), "config": np.array(json.dumps(model.config())),
               "batch_rng": np.array(json.dumps(state.pop("batch_rng")))}
-    arrays.update({f"optimizer.{k}": np.asarray(v) for k, v in state.pop("optimizer").items()})
+    for group in NESTED:
+        arrays.update({f"{group}.{k}": np.asarray(v) for k, v in state.pop(group).items()})
+    resume = state.pop("resume")
+    if resume is not None:
+        arrays["resume.params"] = resume["params"]
+        arrays.update({f"resume.optimizer.{k}": np.asarray(v) for k, v in resume["optimizer"].items()})
     arrays.update({k: np.asarray(v, dtype=float if k == "loss_history" else None) for k, v in state.items()})
     folder = os.path.dirname(path) or "."
     if not os.path.isdir(folder):
@@ -121,13 +134,16 @@ def read(model, path):
         raise _refuse(path, "it was written by an older lesson_lib without a format version; train the model "
                             "again and save it" if old else
                       f"it is not a model file written by model.save (its arrays are {sorted(data)})")
-    if data["format"].shape != () or int(data["format"]) != FORMAT_VERSION:
-        raise _refuse(path, f"it has file format {data['format']!r}; this lesson_lib reads format {FORMAT_VERSION}")
+    if data["format"].shape != () or int(data["format"]) not in (1, FORMAT_VERSION):
+        raise _refuse(path, f"it has file format {data['format']!r}; this lesson_lib reads formats 1 and "
+                            f"{FORMAT_VERSION}")
     try:
         theirs = json.loads(str(data["config"]))
         theirs = dict(theirs)
     except (ValueError, TypeError):
         raise _refuse(path, "its config entry is not valid JSON") from None
+    if int(data["format"]) == 1:
+        data = _from_format_1(data, theirs)
     mine = model.config()
     diffs = _differences(mine, theirs)
     if diffs:
@@ -141,17 +157,33 @@ def read(model, path):
     template = model._state()
     state = {}
     for key, like in template.items():
-        if key == "optimizer":
-            state[key] = {k: _entry(path, data, f"optimizer.{k}", v) for k, v in like.items()}
+        if key == "resume":
+            state[key] = None if "resume.params" not in data else {
+                "params": _entry(path, data, "resume.params", template["params"]),
+                "optimizer": {k: _entry(path, data, f"resume.optimizer.{k}", v)
+                              for k, v in template["optimizer"].items()}}
+        elif key in NESTED:
+            state[key] = {k: _entry(path, data, f"{key}.{k}", v) for k, v in like.items()}
         elif key == "batch_rng":
             state[key] = _rng_state(path, data)
         else:
             state[key] = _entry(path, data, key, like)
     if np.any(state["tau_scale"] <= 0):
         raise _refuse(path, "its tau_scale has entries <= 0")
-    if state["step"] < 0 or state["optimizer"].get("lr", 1.0) <= 0:
+    if state["step"] < 0 or state["optimizer"].get("lr", 1.0) <= 0 or state["schedule"]["base_lr"] <= 0:
         raise _refuse(path, "its step count is negative or its learning rate is not > 0")
+    if state["schedule"]["since"] < 0:
+        raise _refuse(path, "its schedule's count of evaluations without a new best is negative")
     return state
+
+
+def _from_format_1(data, config):
+    """A format-1 archive completed to format 2 (config is updated in place): potential_scale 1 for a DeLaN, a
+    fresh schedule at the file's learning rate, an empty validation history."""
+    if config.get("class") == "DeLaN":
+        config.setdefault("potential_scale", 1.0)
+    lr = data.get("optimizer.lr", np.array(1.0))
+    return {**data, "schedule.base_lr": lr, "schedule.since": np.array(0), "validation_history": np.zeros((0, 3))}
 
 
 def _entry(path, data, key, like):
@@ -159,7 +191,9 @@ def _entry(path, data, key, like):
     if key not in data:
         raise _refuse(path, f"its entry {key!r} is missing")
     value = data[key]
-    want = (len(value),) if key == "loss_history" and value.ndim == 1 else np.shape(like)
+    want = np.shape(like)
+    if key in ("loss_history", "validation_history") and value.ndim == len(want):
+        want = (len(value), *want[1:])                         # a history of any length
     if value.shape != want or value.dtype.kind not in "iuf":
         raise _refuse(path, f"its entry {key!r} has shape {value.shape} and type {value.dtype}, expected numbers "
                             f"of shape {np.shape(like)}")

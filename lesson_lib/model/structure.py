@@ -1,13 +1,14 @@
 """The manipulator equation's structure, from a network's outputs to the torque.
 
 The network gives, at each q, the entries of a lower-triangular L(q) (diagonal already positive) and a
-potential V(q), each with its q-derivative (a jet, see lesson_lib.model.jet).  From them:
+potential V(q) in units of v_scale joules (the DeLaN's potential_scale), each with its q-derivative (a jet, see
+lesson_lib.model.jet).  From them:
 
     M      = L L^T + eps I                                 symmetric positive-definite for any L
     dM/dqk = dL/dqk L^T + L dL/dqk^T
     Mdot   = sum_k dM/dqk qd_k
     c      = Mdot qd - 1/2 [qd^T dM/dqk qd]_k              (Christoffel symbols of the first kind)
-    g      = dV/dq
+    g      = dV/dq                                         (V = v_scale x the network's last output)
     tau    = M qdd + c + g
 
 Shapes: the network's jet J is (n_L + 1, 1+n, B) with n_L = n(n+1)/2 (L's entries, diagonal first, then V);
@@ -39,11 +40,11 @@ def jet_factor(J, tril, eps):
     return Lj
 
 
-def cholesky_factor(J, tril, eps):
+def cholesky_factor(J, tril, eps, v_scale=1.0):
     """L (B, n, n) with eps added to its diagonal, dL/dq (B, n, n, n), g = dV/dq (B, n) and V (B,)."""
     Lj, n_L = jet_factor(J, tril, eps), len(tril[0])
     return (np.moveaxis(Lj[:, :, 0], -1, 0), np.moveaxis(Lj[:, :, 1:], (-1, -2), (0, 1)),
-            J[n_L, 1:].T, J[n_L, 0])
+            v_scale * J[n_L, 1:].T, v_scale * J[n_L, 0])
 
 
 def mass_matrix(L, dL, eps):
@@ -60,14 +61,14 @@ def coriolis(dM, qd):
     return np.einsum("bij,bj->bi", Mdot, qd) - 0.5 * quad
 
 
-def parts(J, qd, qdd, tril, eps):
+def parts(J, qd, qdd, tril, eps, v_scale=1.0):
     """The three terms (M qdd, c, g) of the manipulator equation, each (B, n)."""
-    L, dL, g, _ = cholesky_factor(J, tril, eps)
+    L, dL, g, _ = cholesky_factor(J, tril, eps, v_scale)
     M, dM = mass_matrix(L, dL, eps)
     return np.einsum("bij,bj->bi", M, qdd), coriolis(dM, qd), g
 
 
-def _torque_forward(J, qd, qdd, tril, eps):
+def _torque_forward(J, qd, qdd, tril, eps, v_scale):
     """tau (n, B), batch last, and the pieces the reverse pass needs.
 
     The same numbers as the sum of `parts`, rearranged so every term is a product of L, dL and vectors.
@@ -89,14 +90,14 @@ def _torque_forward(J, qd, qdd, tril, eps):
     z[:, 1:] = V[:, :1]                                                   # u
     tau = np.einsum("ijKb,jKb,Kb->ib", Lj, z, weights)
     tau -= np.einsum("jkb,jb->kb", V[:, 1:], V[:, 0])
-    tau += J[len(tril[0]), 1:]
+    tau += v_scale * J[len(tril[0]), 1:]
     tau += eps * qddT
     return tau, (Lj, qdT, qddT, weights, V, z)
 
 
-def _torque_backward(J, pieces, tril, GT):
+def _torque_backward(J, pieces, tril, GT, v_scale):
     """d loss / d J (n_L + 1, 1+n, B) from GT = d loss / d tau (n, B): the chain rule through the products of
-    `_torque_forward`, then L's entries are gathered back onto J's rows (and GT onto the potential's
+    `_torque_forward`, then L's entries are gathered back onto J's rows (and v_scale GT onto the potential's
     derivative row)."""
     Lj, qdT, qddT, weights, V, z = pieces
     rows, cols = tril
@@ -111,51 +112,53 @@ def _torque_backward(J, pieces, tril, GT):
     gJ = np.empty_like(J)
     gJ[:len(rows)] = gLj[rows, cols]
     gJ[len(rows), 0] = 0.0
-    gJ[len(rows), 1:] = GT
+    np.multiply(GT, v_scale, out=gJ[len(rows), 1:])
     return gJ
 
 
-def _torque_pieces(J, qd, qdd, tril, eps):
-    tau, pieces = _torque_forward(J, qd, qdd, tril, eps)
+def _torque_pieces(J, qd, qdd, tril, eps, v_scale):
+    tau, pieces = _torque_forward(J, qd, qdd, tril, eps, v_scale)
     return tau.T, pieces                                                  # (B, n), a view
 
 
-def _torque_vjp(argnums, pieces, J, qd, qdd, tril, eps):
-    return lambda G: (_torque_backward(J, pieces, tril, G.T),)
+def _torque_vjp(argnums, pieces, J, qd, qdd, tril, eps, v_scale):
+    return lambda G: (_torque_backward(J, pieces, tril, G.T, v_scale),)
 
 
 _manipulator_torque = fused_primitive(_torque_pieces, _torque_vjp, wrt=(0,))
 
 
-def manipulator_torque(J, qd, qdd, tril, eps):
+def manipulator_torque(J, qd, qdd, tril, eps, v_scale=1.0):
     """tau = M qdd + c + g (B, n) from the network's jet J, as one autograd primitive (differentiable in J)."""
-    return _manipulator_torque(J, qd, qdd, tril, eps)
+    return _manipulator_torque(J, qd, qdd, tril, eps, v_scale)
 
 
-def _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps):
-    """err = tau_hat / scale - tau_scaled, (n, B), and the torque's pieces."""
-    tau, pieces = _torque_forward(J, qd, qdd, tril, eps)
-    err = tau / scale.astype(J.dtype, copy=False)[:, None]
-    err -= tau_scaled.T
-    return err, pieces
+def _scaled_error(J, qd, qdd, target, inv_scale, tril, eps, v_scale):
+    """err = tau_hat * inv_scale - target, (n, B), and the torque's pieces."""
+    tau, pieces = _torque_forward(J, qd, qdd, tril, eps, v_scale)
+    tau *= inv_scale.T                                                    # tau is ours: scaled in place
+    tau -= target.T
+    return tau, pieces
 
 
-def _loss_pieces(J, qd, qdd, tau_scaled, scale, tril, eps):
-    err, pieces = _scaled_error(J, qd, qdd, tau_scaled, scale, tril, eps)
+def _loss_pieces(J, qd, qdd, target, inv_scale, tril, eps, v_scale):
+    err, pieces = _scaled_error(J, qd, qdd, target, inv_scale, tril, eps, v_scale)
     return np.mean(err * err), (err, pieces)
 
 
-def _torque_loss_vjp(argnums, kept, J, qd, qdd, tau_scaled, scale, tril, eps):
+def _torque_loss_vjp(argnums, kept, J, qd, qdd, target, inv_scale, tril, eps, v_scale):
     err, pieces = kept
-    dtau = err / scale.astype(J.dtype, copy=False)[:, None]               # d loss / d tau_hat = 2 err / scale / size
-    return lambda G: (_torque_backward(J, pieces, tril, dtau * (2.0 * G / err.size)),)
+    dtau = err * inv_scale.T                                              # d loss / d tau_hat = 2 err inv_scale / size
+    return lambda G: (_torque_backward(J, pieces, tril, dtau * (2.0 * G / err.size), v_scale),)
 
 
 _torque_loss = fused_primitive(_loss_pieces, _torque_loss_vjp, wrt=(0,))
 
 
-def torque_loss(J, qd, qdd, tau_scaled, scale, tril, eps):
+def torque_loss(J, qd, qdd, target, inv_scale, tril, eps, v_scale=1.0):
     """The training loss as one autograd primitive (differentiable in J): the mean over the batch and the
-    joints of (tau_hat / scale - tau_scaled)^2, with tau_hat = M qdd + c + g from the jet J, scale (n,) the
-    training torques' standard deviations and tau_scaled (B, n) the measured torques divided by them."""
-    return _torque_loss(J, qd, qdd, tau_scaled, scale, tril, eps)
+    joints of (tau_hat * inv_scale - target)^2, with tau_hat = M qdd + c + g from the jet J, inv_scale (B, n)
+    what each sample's torque error is multiplied by (sqrt(its weight) / the joint's torque scale, see
+    lesson_lib.model.training) and target (B, n) the measured torques times inv_scale.  Folding the weights
+    into the scale costs nothing per step."""
+    return _torque_loss(J, qd, qdd, target, inv_scale, tril, eps, v_scale)

@@ -1,28 +1,49 @@
 """Training shared by the DeLaN and the black box: parameters, settings, state, the optimiser, the divergence guard.
 
 A model subclass provides `_architecture()` (its layer sizes), `_init_theta(rng)` (all weights as one flat vector
-theta) and `_loss(theta, batch)`, an autograd-differentiable scalar.  `fit` continues from the current parameters
-and optimiser state, so calling it again (pressing "Train" again) carries on rather than restarting.
+theta) and `_loss(theta, batch)`, an autograd-differentiable scalar (batch: q, qd, qdd, target, inv_scale: see
+Trainable._samples).  `fit` continues from the current parameters and optimiser state, so calling it again
+(pressing "Train" again) carries on rather than restarting.
+
+Training that does not get worse: `fit` holds out a validation split (lesson_lib.model.validation: whole
+trajectories when the data say which samples belong together), evaluates it every `validation_interval` steps,
+lowers the learning rate on plateaus and spikes (lesson_lib.model.schedule) and ends the call with the best
+weights it saw (and the optimiser state saved with them), unless told otherwise.  Training itself goes on where
+it stopped: when the best weights are not the last ones, the last weights and their optimiser state are kept as
+the resume point of the next call (`resumes`), so a model that must first get worse on the validation samples
+before it gets better is not sent back to the same weights at every press.
 
 Transactions: `fit`, `load`, `set_params` and `reset` either complete or leave the model exactly as it was
-(weights, optimiser state and learning rate, step, loss history, scales, the minibatch random state), also when
-interrupted (KeyboardInterrupt) or when a callback raises.
+(weights, optimiser state and learning rate, step, loss and validation histories, schedule, scales, the
+minibatch random state), also when interrupted (KeyboardInterrupt) or when a callback raises.
 """
 import contextlib
 import math
+from collections.abc import Mapping
 
 import numpy as np
 from autograd import value_and_grad
 
 from . import model_file
 from ._runtime import keep_freed_memory, single_blas_thread
-from .._validate import _got, as_states, as_vector, integer, positive_number, sizes, within_limit
-from ..facts import LR
+from .._validate import _got, as_data, as_states, as_vector, boolean, integer, positive_number, sizes, within_limit
+from ..facts import LR, VALIDATION
 from .activations import check_activation
 from .jet import n_weights
 from ..limits import MAX_BATCH_SIZE, MAX_N_DOF, MAX_STEPS_PER_CALL, MAX_WEIGHTS, max_states
 from .optimizers import make_optimizer
-from .training_data import check_training_data
+from .schedule import Schedule
+from .training_data import check_training_data, sample_weights
+from .validation import split
+
+VALIDATE_EVERY = 100     # steps between validation evaluations (more for large validation sets, see below)
+
+
+def validation_interval(n_validation, batch_size):
+    """Steps between two evaluations of the validation loss: VALIDATE_EVERY, or more when the validation set is
+    large, so that evaluating it (forward only, about a third of a step per batch_size samples) costs at most
+    about 3 % of the training time."""
+    return max(VALIDATE_EVERY, 10 * math.ceil(n_validation / batch_size))
 
 
 class TrainingDiverged(RuntimeError):
@@ -71,6 +92,36 @@ class DivergenceGuard:
             f"call). {advice}")
 
 
+class BestWeights:
+    """The best weights of one fit call and the optimiser state that goes with them (Adam's moments and step
+    count belong to those weights).  The first candidate is the weights the model held when the call started,
+    with their validation loss, or none (loss inf) for an untrained model: a random network is no model to go
+    back to, and training often gets worse on the validation samples before it gets better."""
+
+    def __init__(self, model, loss):
+        self.model = model
+        self.keep(loss)
+
+    def keep(self, loss):
+        self.loss, self.theta, self.optimizer = loss, self.model.theta.copy(), self.model.optimizer.state()
+
+    def restore(self):
+        """Put the best weights and their optimiser state back; the learning rate stays the current one."""
+        _apply(self.model, {"params": self.theta, "optimizer": self.optimizer})
+
+
+def _pair(model):
+    """The model's weights and optimiser state, as copies."""
+    return {"params": model.theta.copy(), "optimizer": model.optimizer.state()}
+
+
+def _apply(model, pair):
+    """Give the model these weights and this optimiser state, at the current learning rate."""
+    lr = model.lr
+    model.optimizer.set_state({**pair["optimizer"], "lr": lr})
+    model.theta = np.array(pair["params"], dtype=float)
+
+
 class Trainable:
     """Weights as one flat vector theta, trained by an optimiser (Adam by default) on minibatches of
     inverse-dynamics samples.
@@ -97,22 +148,26 @@ class Trainable:
         self.batch_size = within_limit("batch_size", integer("batch_size", batch_size, low=1, hint="e.g. 128"),
                                        min(MAX_BATCH_SIZE, self.max_states), fix="train on smaller minibatches")
         self.optimizer = make_optimizer(optimizer, positive_number("lr", lr, hint="e.g. lr=0.003"))
+        self.schedule = Schedule(self.optimizer.lr)
         self._batch_rng = np.random.default_rng([self.seed, 1])
         self._set_state(self._initial_state())
 
     # ------------------------------------------------------------------ settings
     @property
     def lr(self):
-        """The learning rate (the optimiser's); settable, e.g. model.lr = 1e-3, also between or during fits."""
+        """The current learning rate (the optimiser's; fit's schedule lowers it on plateaus and spikes); settable,
+        e.g. model.lr = 1e-3, also between or during fits: the schedule then starts from it, and reset() returns
+        to it."""
         return self.optimizer.lr
 
     @lr.setter
     def lr(self, value):
         self.optimizer.lr = value
+        self.schedule.base_lr = self.optimizer.lr
 
     def config(self):
-        """The architecture and settings: class, n_dof, hidden, activation (eps for the DeLaN), the optimiser's
-        name and hyperparameters, seed and batch_size.  A saved file records them."""
+        """The architecture and settings: class, n_dof, hidden, activation (eps and potential_scale for the DeLaN),
+        the optimiser's name and hyperparameters, seed and batch_size.  A saved file records them."""
         optimizer = {k: v for k, v in self.optimizer.config().items() if k != "lr"}
         return {"class": type(self).__name__, **{f: getattr(self, f) for f in self.architecture_fields},
                 "optimizer": optimizer, "seed": self.seed, "batch_size": self.batch_size}
@@ -123,25 +178,37 @@ class Trainable:
 
     # ------------------------------------------------------------------ state
     def _initial_state(self):
-        """The untrained model's state, from the seed."""
+        """The untrained model's state, from the seed, at the learning rate the user chose."""
         n = n_weights(self.sizes)
         return {"params": self._init_theta(np.random.default_rng(self.seed)), "step": 0, "loss_history": [],
-                "optimizer": self.optimizer.initial_state(n), "tau_scale": np.ones(self.n_dof),
+                "validation_history": np.zeros((0, 3)), "resume": None,
+                "optimizer": {**self.optimizer.initial_state(n), "lr": self.schedule.base_lr},
+                "schedule": self.schedule.initial_state(), "tau_scale": np.ones(self.n_dof),
                 "batch_rng": np.random.default_rng([self.seed, 1]).bit_generator.state}
 
     def _state(self):
-        """Everything training changes, as copies: weights, step, loss history, optimiser state (with lr), scales,
-        the minibatch random state."""
+        """Everything training changes, as copies: weights, step, loss and validation histories, the resume
+        point, optimiser state (with lr), schedule, scales, the minibatch random state."""
+        resume = None if self._resume is None else {"params": self._resume["params"].copy(),
+                                                    "optimizer": {k: np.copy(v) if isinstance(v, np.ndarray) else v
+                                                                  for k, v in self._resume["optimizer"].items()}}
         return {"params": self.theta.copy(), "step": self.step, "loss_history": list(self.loss_history),
-                "optimizer": self.optimizer.state(), "tau_scale": self.tau_scale.copy(),
-                "batch_rng": self._batch_rng.bit_generator.state}
+                "validation_history": np.array(self.validation_history, dtype=float).reshape(-1, 3),
+                "resume": resume,
+                "optimizer": self.optimizer.state(), "schedule": self.schedule.state(),
+                "tau_scale": self.tau_scale.copy(), "batch_rng": self._batch_rng.bit_generator.state}
 
     def _set_state(self, state):
         """Put back a state from _state() or _initial_state() (or a checked file)."""
         self.theta = np.array(state["params"], dtype=float)
         self.step = int(state["step"])
         self.loss_history = [float(x) for x in state["loss_history"]]
+        self.validation_history = [(int(s), float(v), float(lr)) for s, v, lr in state["validation_history"]]
+        resume = state["resume"]
+        self._resume = None if resume is None else {"params": np.array(resume["params"], dtype=float),
+                                                    "optimizer": dict(resume["optimizer"])}
         self.optimizer.set_state(state["optimizer"])
+        self.schedule.set_state(state["schedule"])
         self.tau_scale = np.array(state["tau_scale"], dtype=float)
         self._batch_rng.bit_generator.state = state["batch_rng"]
 
@@ -156,9 +223,10 @@ class Trainable:
             raise
 
     def reset(self):
-        """Re-initialise the weights, the optimiser state, the step count, the loss history, the scales and the
-        minibatch random state from the seed (the untrained model; the learning rate is kept).  A transaction:
-        it completes or leaves the model as it was."""
+        """Re-initialise the weights, the optimiser state, the step count, the histories, the schedule, the
+        scales and the minibatch random state from the seed: the untrained model, at the learning rate the user
+        chose (the schedule's reductions are undone).  A transaction: it completes or leaves the model as it
+        was."""
         state = self._initial_state()
         with self._transaction():
             self._set_state(state)
@@ -168,22 +236,32 @@ class Trainable:
         return self.theta.copy()
 
     def set_params(self, flat):
-        """Set the weights from a flat vector of the length get_params() returns (finite real numbers).
-        Checked before anything changes: a wrong length, type or a NaN leaves the model as it was."""
-        self.theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")   # one assignment
+        """Set the weights from a flat vector of the length get_params() returns (finite real numbers); training
+        goes on from them (the resume point, if any, is dropped).  Checked before anything changes: a wrong
+        length, type or a NaN leaves the model as it was."""
+        theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")
+        with self._transaction():
+            self.theta, self._resume = theta, None
+
+    @property
+    def resumes(self):
+        """True when the next fit goes on from other weights than the model's: the last weights of the previous
+        call, which were worse on the validation samples than the best ones the model kept."""
+        return self._resume is not None
 
     def save(self, path):
-        """Save the architecture and settings, the weights, the optimiser state (with the learning rate), the step
-        count, the loss history, the scales and the minibatch random state to `path` (".npz" is added if missing,
-        as np.savez does); returns the file name.  See lesson_lib.model.model_file for the format."""
+        """Save the architecture and settings, the weights, the optimiser state (with the learning rate), the
+        schedule, the step count, the loss and validation histories, the scales and the minibatch random state to
+        `path` (".npz" is added if missing, as np.savez does); returns the file name.  See
+        lesson_lib.model.model_file for the format."""
         return model_file.save(self, path)
 
     def load(self, path):
         """Load what save() wrote (".npz" is added if missing) and return the model: everything save() stored,
         the learning rate included (seed and batch_size stay this model's).  The file must hold the same
-        architecture (class, n_dof, hidden, activation, eps, optimiser and its hyperparameters); a mismatch is
-        refused, naming each differing field and the model to build instead.  A transaction: a missing, corrupt, truncated or foreign
-        file raises and leaves the model exactly as it was."""
+        architecture (class, n_dof, hidden, activation, eps and potential_scale for the DeLaN, optimiser and its
+        hyperparameters); a mismatch is refused, naming each differing field and the model to build instead.  A
+        transaction: a missing, corrupt, truncated or foreign file raises and leaves the model exactly as it was."""
         state = model_file.read(self, path)
         with self._transaction():
             self._set_state(state)
@@ -202,44 +280,98 @@ class Trainable:
         """The data-dependent scales set once, before the first step: {attribute: value}."""
         return {"tau_scale": tau_scale}
 
-    def fit(self, q, qd, qdd, tau, steps=2000, callback=None, every=250):
-        """Run `steps` more optimiser steps on minibatches of (q, qd, qdd, tau), each (N, n) with N >= 2.
+    def _data(self, q, qd, qdd, tau, traj):
+        """fit's data as arrays (q, qd, qdd, tau, traj) from either form: arrays, or a data dict as q."""
+        if not isinstance(q, Mapping):
+            return q, qd, qdd, tau, traj
+        given = [name for name, x in (("qd", qd), ("qdd", qdd), ("tau", tau)) if x is not None]
+        if given:
+            raise TypeError(f"fit takes either one data dict (fit(data, steps=...)) or the arrays q, qd, qdd, tau, "
+                            f"not both: {', '.join(given)} given beside a dict")
+        data = as_data("data", q, self.n_dof, min_samples=0)
+        return data["q"], data["qd"], data["qdd"], data["tau"], data.get("traj") if traj is None else traj
 
-        callback(model) is called every `every` steps (for live plots).  Returns the list of this call's losses.
-        The data are checked once, before any step (see lesson_lib.model.training_data).  A transaction: if the
-        loss diverges (TrainingDiverged), the callback raises, or the call is interrupted (KeyboardInterrupt),
-        the model is put back exactly as it was before the call, and the exception is raised.
+    def fit(self, q, qd=None, qdd=None, tau=None, steps=2000, callback=None, every=250, traj=None,
+            validation=VALIDATION, restore_best=True):
+        """Run `steps` more optimiser steps on minibatches of the training samples; returns this call's losses.
+
+        Data: the arrays q, qd, qdd, tau, each (N, n) with N >= 2, or one data dict as the first argument,
+        fit(data, steps=...), e.g. from sample_uniform or sample_trajectories (its "traj" is used).  traj: (N,)
+        whole numbers, the trajectory of each sample (optional).  The data are checked once, before any step
+        (see lesson_lib.model.training_data).
+
+        validation: the fraction of the samples held out (default VALIDATION; 0 for none): whole trajectories
+        when traj is known, else single samples, the same ones at every call (lesson_lib.model.validation).  They
+        are never trained on; every `validation_interval` steps fit evaluates the loss on them (the mean squared
+        scaled torque error, every sample weighing 1), keeps the best weights, and lowers the learning rate on
+        plateaus and spikes (lesson_lib.model.schedule).
+        restore_best: end the call with the best weights it saw (the model's weights when it started included,
+        unless untrained), with their optimiser state; False keeps the last weights.  Either way the next call's
+        training goes on from the last weights and their optimiser state (see `resumes`).
+        model.validation_history lists (step, validation loss, learning rate) at each evaluation and, at the end
+        of each call, for the weights the model keeps.
+
+        callback(model) is called every `every` steps (for live plots).  A transaction: if the loss diverges
+        (TrainingDiverged), the callback raises, or the call is interrupted (KeyboardInterrupt), the model is put
+        back exactly as it was before the call, and the exception is raised.
         """
         steps = within_limit("steps", integer("steps", steps, low=0, hint="e.g. steps=2000"), MAX_STEPS_PER_CALL,
                              fix="call fit several times (it continues where it stopped)")
         if callback is not None and not callable(callback):
             raise TypeError(f"callback must be a function of the model (or None), got {_got(callback)}")
         every = integer("every", every, low=1, hint="the number of steps between callbacks, e.g. every=250")
+        restore_best = boolean("restore_best", restore_best)
+        q, qd, qdd, tau, traj = self._data(q, qd, qdd, tau, traj)
         first = self.step == 0
         q, qd, qdd, tau, tau_scale = check_training_data(self.n_dof, q, qd, qdd, tau,
                                                          None if first else self.tau_scale, self.squares_velocities)
+        train_rows, validation_rows = split(len(q), traj, validation, self.seed)
         keep_freed_memory()
         # overflow in a diverging float32 step is reported by the guard, not by numpy's warnings
         with self._transaction(), single_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
             if first:
                 for name, value in self._data_scales(q, qd, qdd, tau_scale).items():
                     setattr(self, name, value)
-            # the samples as rows (4n, N): one gather per step, and each batch's q.T, qd.T, ... are contiguous
-            samples = np.ascontiguousarray(np.concatenate([q, qd, qdd, tau / self.tau_scale], axis=1).T,
-                                           dtype=self.train_dtype)
-            return self._train(samples, steps, callback, every)
+            # the samples as rows (5n, N): one gather per step, and each batch's q.T, qd.T, ... are contiguous
+            samples = self._samples(q, qd, qdd, tau, np.sqrt(sample_weights(qd, qdd)))
+            validation_set = (self._batch(self._samples(*(x[validation_rows] for x in (q, qd, qdd, tau)), 1.0))
+                              if len(validation_rows) else None)
+            return self._train(samples[:, train_rows], validation_set, steps, callback, every, restore_best)
 
-    def _train(self, samples, steps, callback, every):
+    def _samples(self, q, qd, qdd, tau, root_weight):
+        """Samples as float32 rows (5n, N): q, qd, qdd, target = tau * inv_scale and inv_scale = sqrt(weight) /
+        tau_scale, so that the loss, mean((tau_hat * inv_scale - target)^2), is each sample's weighted, scaled
+        squared torque error.  root_weight: (N,) or a number (1 for the validation samples: the weights help the
+        optimiser (see sample_weights); the validation loss measures what the model is for, the torque error on
+        new samples)."""
+        inv_scale = np.reshape(root_weight, (-1, 1)) / self.tau_scale
+        inv_scale = np.broadcast_to(inv_scale, tau.shape)
+        return np.ascontiguousarray(np.concatenate([q, qd, qdd, tau * inv_scale, inv_scale], axis=1).T,
+                                    dtype=self.train_dtype)
+
+    def _batch(self, cols):
+        """The loss's batch (q, qd, qdd, target, inv_scale), each (B, n), from sample columns (5n, B)."""
+        n = self.n_dof
+        return cols[:n].T, cols[n:2 * n].T, cols[2 * n:3 * n].T, cols[3 * n:4 * n].T, cols[4 * n:].T
+
+    def _train(self, samples, validation_set, steps, callback, every, restore_best):
         """The training loop: per step a minibatch, the loss and its gradient, the guard, the optimiser's update,
-        the bookkeeping and the callback; then the guard on the loss after the last update."""
+        the bookkeeping, the validation (every `validation_interval` steps) and the callback; then the guard on
+        the loss after the last update, and the best weights of the call."""
         loss_and_grad = value_and_grad(self._loss)
         guard, losses = DivergenceGuard(self), []
         n, N = self.n_dof, samples.shape[1]
         B = min(self.batch_size, N)
-        batch = None
+        batch, best = None, None
+        if validation_set is not None and steps:
+            best = BestWeights(self, self._validation_loss(validation_set) if self.step else math.inf)
+            interval = validation_interval(len(validation_set[0]), B)
+        if self._resume is not None and steps:                  # training goes on where it stopped
+            _apply(self, self._resume)
+            self._resume = None
         for _ in range(steps):
-            cols = samples[:, self._batch_rng.integers(0, N, B)]
-            batch = (cols[:n].T, cols[n:2 * n].T, cols[2 * n:3 * n].T, cols[3 * n:].T)
+            cols = samples[:, self._batch_rng.integers(0, N, B)]          # as _batch, inline: a step is ~0.25 ms
+            batch = (cols[:n].T, cols[n:2 * n].T, cols[2 * n:3 * n].T, cols[3 * n:4 * n].T, cols[4 * n:].T)
             loss, g = loss_and_grad(self.theta, batch)
             loss = float(loss)
             guard.check(loss, g)
@@ -247,8 +379,43 @@ class Trainable:
             self.step += 1
             self.loss_history.append(loss)
             losses.append(loss)
+            if best is not None and self.step % interval == 0:
+                self._validate(best, validation_set)
             if callback is not None and self.step % every == 0:
                 callback(self)
         if batch is not None:
             guard.check(float(self._loss(self.theta, batch)), final=True)
+        if best is not None:
+            self._finish(best, validation_set, restore_best)
         return losses
+
+    def _validation_loss(self, validation_set):
+        return float(self._loss(self.theta, validation_set))
+
+    def _validate(self, best, validation_set):
+        """One evaluation: the schedule's verdict on the validation loss, and what follows from it."""
+        v = self._validation_loss(validation_set)
+        keep, change = self.schedule.update(v, best.loss)
+        if keep:
+            best.keep(v)
+        elif change == "spike":
+            best.restore()
+        if change:
+            self.optimizer.lr = self.schedule.lowered(self.lr)
+        self.validation_history.append((self.step, v, self.lr))
+
+    def _finish(self, best, validation_set, restore_best):
+        """End of a call: the last weights are a candidate too; go back to the best unless told otherwise, and
+        record the validation loss of the weights the model keeps."""
+        v = self._validation_loss(validation_set)
+        if v < best.loss:
+            best.keep(v)
+        if restore_best and best.loss < v:
+            self._resume = _pair(self)
+            best.restore()
+            v = best.loss
+        entry = (self.step, v, self.lr)
+        if self.validation_history and self.validation_history[-1][0] == self.step:
+            self.validation_history[-1] = entry                       # evaluated at this very step: replaced
+        else:
+            self.validation_history.append(entry)

@@ -1,0 +1,66 @@
+"""The validation split: the samples `fit` holds out to judge the weights, never to train on.
+
+A trained model is judged on samples it did not train on.  Samples recorded along one trajectory are
+correlated (neighbours in time are nearly the same state), so when the data say which samples belong together
+("traj", one id per sample) whole trajectories are held out: no trajectory is in both sets.  Without "traj"
+single samples are held out at random.
+
+    train_rows, validation_rows = split(N, traj=None, fraction=0.05, seed=0)
+
+- fraction 0 holds out nothing.  Otherwise at least one sample (one trajectory), and at least one sample (one
+  trajectory) is left to train on: with traj, trajectories are taken in a seeded random order until they hold
+  `fraction` of the samples, so 8 trajectories and fraction 0.05 hold out one trajectory (1/8 of the samples).
+- The same N, traj, fraction and seed always give the same rows (each press of "Train" validates on the same
+  samples), drawn from their own generator (the model's seed and stream 2): the minibatches are not affected.
+- Rows are returned sorted, as int arrays.
+
+    >>> split(10, fraction=0.2, seed=0)[1]
+    array([3, 7])
+"""
+import numpy as np
+
+from .._validate import _got, number
+
+
+def check_fraction(fraction):
+    """The validation fraction as a float in [0, 0.5] (the validation set must stay the smaller part)."""
+    return number("validation", fraction, low=0.0, high=0.5,
+                  hint="the fraction of the samples held out to judge the weights, e.g. validation=0.05, or 0 for "
+                       "none")
+
+
+def check_traj(traj, n_samples):
+    """traj as an (N,) int array (the trajectory of each sample), or None."""
+    if traj is None:
+        return None
+    arr = np.asarray(traj)
+    if arr.shape != (n_samples,) or arr.dtype.kind not in "iu":
+        raise ValueError(f"traj must be ({n_samples},) whole numbers, one trajectory id per sample (like "
+                         f"sample_trajectories(...)['traj']), got {_got(traj)}")
+    return arr
+
+
+def split(n_samples, traj=None, fraction=0.05, seed=0):
+    """(train_rows, validation_rows): sorted int arrays that partition range(n_samples); see the module's rules."""
+    fraction = check_fraction(fraction)
+    traj = check_traj(traj, n_samples)
+    everything, nothing = np.arange(n_samples), np.zeros(0, dtype=int)
+    if fraction == 0:
+        return everything, nothing
+    rng = np.random.default_rng([seed, 2])
+    if traj is None:
+        if n_samples < 2:
+            raise ValueError(f"a validation split needs at least 2 samples, got {n_samples}; use validation=0")
+        count = min(max(1, round(fraction * n_samples)), n_samples - 1)
+        held = np.sort(rng.permutation(n_samples)[:count])
+        return np.setdiff1d(everything, held), held
+    ids, sizes = np.unique(traj, return_counts=True)
+    if len(ids) < 2:
+        raise ValueError(f"a validation split by trajectory needs at least 2 trajectories, got {len(ids)} "
+                         f"(traj is {ids[0] if len(ids) else 'empty'} throughout); record more trajectories, or "
+                         f"use validation=0 to train on all samples without validation")
+    order = rng.permutation(len(ids))
+    taken = np.searchsorted(np.cumsum(sizes[order]), fraction * n_samples) + 1   # the prefix reaching fraction
+    held_ids = ids[order[:min(taken, len(ids) - 1)]]
+    mask = np.isin(traj, held_ids)
+    return everything[~mask], everything[mask]
