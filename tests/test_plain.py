@@ -8,6 +8,7 @@ from autograd import grad, hessian, jacobian, value_and_grad
 from lesson_lib import DeLaN, double_pendulum, sample_uniform
 from lesson_lib.course import checks
 from lesson_lib.model import plain
+from lesson_lib.model.training_data import sample_weights
 
 
 def setting(n_dof, activation, weight_scale=1.0, batch=64):
@@ -17,7 +18,16 @@ def setting(n_dof, activation, weight_scale=1.0, batch=64):
     model = DeLaN(n_dof=n_dof, hidden=(16, 12), activation=activation, seed=1)
     model.set_params(weight_scale * model.get_params())
     model.tau_scale = d["tau"].std(axis=0)
-    return model, (d["q"], d["qd"], d["qdd"], d["tau"] / model.tau_scale)
+    return model, plain.training_batch(model, d)
+
+
+def test_the_plain_batch_is_the_one_fit_builds():
+    model, batch = setting(2, "isru")
+    d = sample_uniform(double_pendulum(), 64, seed=3)
+    fits = model._batch(model._samples(d["q"], d["qd"], d["qdd"], d["tau"],
+                                       np.sqrt(sample_weights(d["qd"], d["qdd"]))))      # float32, as fit trains
+    for mine, theirs in zip(batch, fits):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-6)
 
 
 CASES = [(2, "isru", 1.0), (2, "tanh", 3.0), (3, "isru", 2.0)]
@@ -27,7 +37,7 @@ CASES = [(2, "isru", 1.0), (2, "tanh", 3.0), (3, "isru", 2.0)]
 def test_plain_gradient_equals_the_librarys_training_gradient(n_dof, activation, weight_scale):
     model, batch = setting(n_dof, activation, weight_scale)
     value, g_lib = value_and_grad(model._loss)(model.theta, batch)
-    args = (batch, model.tau_scale, model.sizes, activation, model.eps)
+    args = (batch, model.sizes, activation, model.eps, model.potential_scale)
     g_plain = grad(plain.loss)(model.theta, *args)
     assert plain.loss(model.theta, *args) == pytest.approx(value, rel=1e-12)
     assert np.linalg.norm(g_plain - g_lib) <= 1e-10 * np.linalg.norm(g_lib)
@@ -35,13 +45,13 @@ def test_plain_gradient_equals_the_librarys_training_gradient(n_dof, activation,
 
 @pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)
 def test_plain_torque_equals_the_librarys_inverse_dynamics(n_dof, activation, weight_scale):
-    model, (q, qd, qdd, _) = setting(n_dof, activation, weight_scale)
-    tau = plain.torque(model.theta, q, qd, qdd, model.sizes, activation, model.eps)
+    model, (q, qd, qdd, _, _) = setting(n_dof, activation, weight_scale)
+    tau = plain.torque(model.theta, q, qd, qdd, model.sizes, activation, model.eps, model.potential_scale)
     np.testing.assert_allclose(tau, model.inverse_dynamics(q, qd, qdd), rtol=1e-10, atol=1e-10)
 
 
 def test_the_jet_equals_autograds_jacobian_of_the_network():
-    model, (q, _, _, _) = setting(3, "isru", 2.0, batch=4)
+    model, (q, _, _, _, _) = setting(3, "isru", 2.0, batch=4)
     out, dout = plain.network_jet(model.theta, q, model.sizes)
     value = lambda q1: plain.network_jet(model.theta, q1[None], model.sizes)[0][0]   # noqa: E731
     for b in range(len(q)):
@@ -52,15 +62,15 @@ def test_the_jet_equals_autograds_jacobian_of_the_network():
 def test_plain_torque_obeys_euler_lagrange(n_dof):
     """tau = d/dt dL/dqd - dL/dq for the Lagrangian L = 1/2 qd^T M(q) qd - V(q) built from the network's values
     alone (no jet): tau = (d2L/dqd2) qdd + (d2L/dqd dq) qd - dL/dq, every derivative by autograd."""
-    model, (q, qd, qdd, _) = setting(n_dof, "isru", 2.0, batch=4)
+    model, (q, qd, qdd, _, _) = setting(n_dof, "isru", 2.0, batch=4)
 
     def lagrangian(q1, qd1):
         out, dout = plain.network_jet(model.theta, q1[None], model.sizes)
         L = plain.cholesky_jet(out, dout, n_dof, model.eps)[0][0]
         M = L @ L.T + model.eps * np.eye(n_dof)
-        return 0.5 * qd1 @ M @ qd1 - out[0, -1]
+        return 0.5 * qd1 @ M @ qd1 - model.potential_scale * out[0, -1]
 
-    tau = plain.torque(model.theta, q, qd, qdd, model.sizes, eps=model.eps)
+    tau = plain.torque(model.theta, q, qd, qdd, model.sizes, eps=model.eps, v_scale=model.potential_scale)
     for b in range(len(q)):
         dL_dqd = grad(lagrangian, 1)
         euler_lagrange = (hessian(lagrangian, 1)(q[b], qd[b]) @ qdd[b] + jacobian(dL_dqd, 0)(q[b], qd[b]) @ qd[b]

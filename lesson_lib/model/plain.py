@@ -6,11 +6,14 @@ is written by hand: s'(z) comes from autograd's `elementwise_grad`.
 
     jet   a = s(z), z = W h + b,  da/dq_k = s'(z) * (W dh/dq_k)   (value and derivative)
     L     the first n outputs through softplus (+ eps) on the diagonal, the rest below it
-    V     the last output, so g = dV/dq is its derivative row
+    V     the last output times v_scale (the DeLaN's potential_scale, in J), so g = dV/dq is v_scale times
+          its derivative row
     M     = L L^T + eps I,        dM/dq_k = dL/dq_k L^T + L dL/dq_k^T
     c     = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k,   with Mdot = sum_k qd_k dM/dq_k
     tau   = M qdd + c + g
-    loss  = mean over the batch and the joints of (tau / scale - tau_scaled)^2
+    loss  = mean over the batch and the joints of (tau * inv_scale - target)^2
+            (inv_scale = sqrt(the sample's weight) / the joint's torque scale, target = measured tau * inv_scale:
+            each sample's weighted, scaled squared error, as DeLaN.fit weighs it)
 
 Shapes: q, qd, qdd, tau (B, n); a jet (h, dh) is h (B, H) and dh (B, n, H), with
 dh[:, k] = dh/dq_k; L, M (B, n, n); dL, dM (B, n, n, n), [b, k, i, j] = d(.)_ij / dq_k.
@@ -23,7 +26,7 @@ gradient.
 import autograd.numpy as np
 from autograd import elementwise_grad
 
-from ..facts import ACTIVATION, EPS
+from ..facts import ACTIVATION, EPS, POTENTIAL_SCALE
 from .activations import ACTIVATIONS
 from .jet import unflatten
 from .structure import tril_order
@@ -71,7 +74,7 @@ def cholesky_jet(out, dout, n, eps=EPS):
     return L, dL
 
 
-def torque(theta, q, qd, qdd, sizes, activation=ACTIVATION, eps=EPS):
+def torque(theta, q, qd, qdd, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_SCALE):
     """tau = M(q) qdd + c(q, qd) + g(q), (B, n)."""
     n = q.shape[1]
     out, dout = network_jet(theta, q, sizes, activation)
@@ -83,13 +86,22 @@ def torque(theta, q, qd, qdd, sizes, activation=ACTIVATION, eps=EPS):
     Mdot = np.einsum("bkij,bk->bij", dM, qd)
     dT_dq = 0.5 * np.einsum("bkij,bi,bj->bk", dM, qd, qd)    # dT/dq_k
     c = np.einsum("bij,bj->bi", Mdot, qd) - dT_dq
-    g = dout[:, :, -1]
+    g = v_scale * dout[:, :, -1]
     return np.einsum("bij,bj->bi", M, qdd) + c + g
 
 
-def loss(theta, batch, scale, sizes, activation=ACTIVATION, eps=EPS):
-    """The training loss of a batch (q, qd, qdd, tau_scaled): tau_scaled is
-    tau / scale, scale (n,) the training torques' standard deviations."""
-    q, qd, qdd, tau_scaled = batch
-    tau = torque(theta, q, qd, qdd, sizes, activation, eps)
-    return np.mean((tau / scale - tau_scaled) ** 2)
+def loss(theta, batch, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_SCALE):
+    """The training loss of a batch (q, qd, qdd, target, inv_scale), each (B, n): the mean of
+    (tau * inv_scale - target)^2, see the top of this module."""
+    q, qd, qdd, target, inv_scale = batch
+    tau = torque(theta, q, qd, qdd, sizes, activation, eps, v_scale)
+    return np.mean((tau * inv_scale - target) ** 2)
+
+
+def training_batch(model, data):
+    """The batch DeLaN.fit builds from a data dict (q, qd, qdd, tau), in float64: (q, qd, qdd, target,
+    inv_scale), with the model's torque scales and the samples' weights (lesson_lib.model.training_data)."""
+    from .training_data import sample_weights
+    q, qd, qdd, tau = (np.asarray(data[k], dtype=float) for k in ("q", "qd", "qdd", "tau"))
+    inv_scale = np.sqrt(sample_weights(qd, qdd))[:, None] / model.tau_scale
+    return q, qd, qdd, tau * inv_scale, inv_scale * np.ones_like(tau)
