@@ -42,7 +42,7 @@ def _assert_panels_agree(bench, busy, start, steps):
     """Every panel shows the model as it is now."""
     want = _independent_view(bench)
     assert _number(bench.status.value, "bench-step") == want["step"]
-    assert _number(bench.status.value, "bench-loss") == pytest.approx(want["loss"], abs=6e-5)
+    assert _number(bench.status.value, "bench-loss") == pytest.approx(want["loss"], rel=6e-3)   # 3 digits
     assert _number(bench.status.value, "bench-grid-error") == pytest.approx(want["max_error"], abs=6e-4)
     assert _number(bench.status.value, "bench-grid-eig") == pytest.approx(want["min_eig"], abs=6e-5)
     for v in want["M_hat"].ravel():

@@ -457,7 +457,7 @@ def _bench_flow(tab, move_q0=_arrow_keys, press=_enter_key):
     train, reset = bench.locator("button.bench-train"), bench.locator("button.bench-reset")
     expect(badge).to_contain_text("FAIL", timeout=UI_MS)
     expect(step).to_have_text("0")
-    expect(bench.locator(".bench-status .bench-loss")).to_have_text(re.compile(r"^\d+\.\d{4}$"))
+    expect(bench.locator(".bench-status .bench-loss")).to_have_text(re.compile(r"^\d+(\.\d+)?(e[-+]\d+)?$"))
     q0_text, q1_text = (bench.locator(f".bench-{q} .widget-readout").inner_text().strip() for q in ("q0", "q1"))
     expect(readout).to_contain_text(f"q = ({q0_text}, {q1_text})")         # the slider readouts' format
     expect(train).to_have_text(re.compile(r"Train\s*×\s*2000"))

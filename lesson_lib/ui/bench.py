@@ -338,7 +338,7 @@ class Bench:
         self.eigmap.value = self._eig_fig.full() if full else self._eig_fig.fast(slow_changed=self._model_changed)
         self._model_changed = False
         self.status.value = (
-            f"<div>step <b class='bench-step'>{step}</b> · loss <span class='bench-loss'>{self.loss:.4f}</span> "
+            f"<div>step <b class='bench-step'>{step}</b> · loss <span class='bench-loss'>{self.loss:.3g}</span> "
             f"(torque error / variance over all {len(self.data['q'])} samples)<br>max |M̂ − M| over the "
             f"{self.grid_points}×{self.grid_points} torus grid: <b class='bench-grid-error'>{check['max_error']:.3f}"
             f"</b> (PASS below {PASS_MAX_ERROR})<br>min eigenvalue over the grid: "
