@@ -280,14 +280,19 @@ def jupyter(request, browser, tmp_path_factory):
     yield from _served(request, Server("jupyter", argv, _jupyter_env(tmp), tmp / "server.log"), "/api/status")
 
 
-@pytest.fixture(scope="module")
-def voila(request, browser, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("voila")
+def voila_server(request, tmp_path_factory, name, notebook):
+    """Serve `notebook` with Voila on 127.0.0.1 (a generator for a fixture: yields the Server)."""
+    tmp = tmp_path_factory.mktemp(name)
     argv = lambda port: [                                                                 # noqa: E731
-        sys.executable, "-m", "voila", NOTEBOOK, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+        sys.executable, "-m", "voila", notebook, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
         "--Voila.port_retries=0", "--VoilaConfiguration.show_tracebacks=True",
         "--MappingKernelManager.cull_interval=60", "--MappingKernelManager.cull_idle_timeout=300"]
-    yield from _served(request, Server("voila", argv, _jupyter_env(tmp), tmp / "server.log"), "/voila/static/")
+    yield from _served(request, Server(name, argv, _jupyter_env(tmp), tmp / "server.log"), "/voila/static/")
+
+
+@pytest.fixture(scope="module")
+def voila(request, browser, tmp_path_factory):
+    yield from voila_server(request, tmp_path_factory, "voila", NOTEBOOK)
 
 
 def _shut_down_sessions(server):

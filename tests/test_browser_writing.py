@@ -7,13 +7,12 @@ this test covers what only a browser shows: the widgets render, the Play button 
 kernel, and the toggles reach the kernel.
 """
 import re
-import sys
 
 import numpy as np
 import pytest
 
 from lesson_lib.data import write_word
-from test_browser import PAGE_MS, UI_MS, Server, Tab, _jupyter_env, _served, _watch, artifacts, browser  # noqa: F401
+from test_browser import PAGE_MS, UI_MS, Tab, _watch, artifacts, browser, voila_server  # noqa: F401
 
 try:
     from playwright.sync_api import expect
@@ -32,12 +31,7 @@ def duration(word, speed=1.0):
 
 @pytest.fixture(scope="module")
 def voila_07(request, browser, tmp_path_factory):      # noqa: F811 -- the fixture imported above
-    tmp = tmp_path_factory.mktemp("voila07")
-    argv = lambda port: [                                                                 # noqa: E731
-        sys.executable, "-m", "voila", NOTEBOOK, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-        "--Voila.port_retries=0", "--VoilaConfiguration.show_tracebacks=True",
-        "--MappingKernelManager.cull_interval=60", "--MappingKernelManager.cull_idle_timeout=300"]
-    yield from _served(request, Server("voila07", argv, _jupyter_env(tmp), tmp / "server.log"), "/voila/static/")
+    yield from voila_server(request, tmp_path_factory, "voila07", NOTEBOOK)
 
 
 @pytest.fixture
