@@ -43,9 +43,9 @@ def main():
     print(f"default DeLaN: hidden {model.hidden}, {theta.size} weights")
     for B in (32, model.batch_size, 1024):
         d = sample_uniform(chain, B, seed=0)
-        batch = (d["q"], d["qd"], d["qdd"], d["tau"] / model.tau_scale)
+        batch = plain.training_batch(model, d)               # (q, qd, qdd, target, inv_scale), as fit builds it
         batch32 = tuple(x.astype(np.float32) for x in batch)
-        args = (theta, batch, model.tau_scale, model.sizes)
+        args = (theta, batch, model.sizes)
         t_plain, t_lib = best_ms(plain_grad, *args), best_ms(library_grad, theta, batch)
         t_lib32 = best_ms(library_grad, theta, batch32)
         print(f"batch {B:5d}: plain autograd {t_plain:7.2f} ms, library {t_lib:6.2f} ms (float32 {t_lib32:6.2f} ms)"
