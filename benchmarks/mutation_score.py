@@ -24,6 +24,9 @@ mutations: "XX" around it, lower or upper case) that is only text a person reads
   - an entry added to a list of hints (hints.append("...")),
   - prose printed for the learner: a string literal of two or more words passed to print() (the notebooks' stored
     outputs, which nbval compares, pin the printed text; the fast tests check what the text must contain).
+Equivalent mutants are left out too, by one rule: a mutant that only renames the index letters of an einsum's
+subscripts one to one ("bij,bj->bi" -> "BIJ,BJ->BI") names the same contraction.  Other equivalent mutants are
+either marked in the code (`# pragma: no mutate`, with the reason on the line) or left in the count.
 Every other change counts: a key, a mode, a name a message must contain (the tests check that a message names the
 argument), a string the code compares or parses, a number inside a message's formatting.  Lines marked
 `# pragma: no mutate` (each with its reason) make no mutants at all.
@@ -35,6 +38,7 @@ Run:  python benchmarks/mutation_score.py                 run mutmut (all cores)
 """
 import argparse
 import ast
+import builtins
 import difflib
 import importlib
 import inspect
@@ -111,14 +115,14 @@ class Functions:
 
 
 def _string_changes(a, b, parents=()):
-    """The (parents, node) of every string constant that differs between two ASTs, or None when they differ
-    anywhere else."""
+    """(parents, original, mutated) for every string constant that differs between two ASTs, or None when they
+    differ anywhere else."""
     if type(a) is not type(b):
         return None
     if isinstance(a, ast.Constant):
         if a.value == b.value and type(a.value) is type(b.value):
             return []
-        return [(parents, b)] if isinstance(a.value, str) and isinstance(b.value, str) else None
+        return [(parents, a, b)] if isinstance(a.value, str) and isinstance(b.value, str) else None
     changes = []
     for field, va in ast.iter_fields(a):
         if not parents and field == "name":              # x_f__mutmut_orig vs x_f__mutmut_3
@@ -144,7 +148,7 @@ def _string_changes(a, b, parents=()):
 def _callee(call, namespace):
     """The object a call's function name refers to in the module, or None."""
     if isinstance(call.func, ast.Name):
-        return namespace.get(call.func.id)
+        return namespace.get(call.func.id, getattr(builtins, call.func.id, None))
     return None
 
 
@@ -194,7 +198,38 @@ def message_only(functions, function, number):
     if orig is None or mutant is None:
         return False
     changes = _string_changes(orig, mutant)
-    return bool(changes) and all(_in_message_slot(p, n, functions.namespace) for p, n in changes)
+    return bool(changes) and all(_in_message_slot(p, b, functions.namespace) for p, _, b in changes)
+
+
+def _renames_consistently(before, after):
+    """True when `after` is `before` with its letters renamed one to one (e.g. "bij,bj->bi" -> "BIJ,BJ->BI")."""
+    if len(before) != len(after) or before == after:
+        return False
+    mapping = {}
+    for a, b in zip(before, after):
+        if a.isalpha() != b.isalpha() or (not a.isalpha() and a != b):
+            return False
+        if a.isalpha() and mapping.setdefault(a, b) != b:
+            return False
+    return len(set(mapping.values())) == len(mapping)
+
+
+def equivalent(functions, function, number):
+    """True when the mutant is equivalent by the rule in this module's docstring: it only renames the index
+    letters of einsum subscripts one to one (upper or lower case), which names the same contraction."""
+    orig, mutant = functions.pair(function, number)
+    if orig is None or mutant is None:
+        return False
+    changes = _string_changes(orig, mutant)
+    if not changes:
+        return False
+    for parents, before, after in changes:
+        call = parents[-1] if parents else None
+        if not (isinstance(call, ast.Call) and call.args and call.args[0] is after
+                and ast.unparse(call.func).split(".")[-1] == "einsum"
+                and _renames_consistently(before.value, after.value)):
+            return False
+    return True
 
 
 def diff(functions, function, number):
@@ -223,6 +258,8 @@ def score(statuses):
                 cache[module] = Functions(module)
             if message_only(cache[module], function, number):
                 counts["message"] += 1
+            elif equivalent(cache[module], function, number):
+                counts["equivalent"] += 1
             else:
                 counts["survived"] += 1
                 counts["no tests"] += status == "no tests"
@@ -234,12 +271,14 @@ def _row(label, c, goal=None):
     counted = c["killed"] + c["survived"]
     share = c["killed"] / counted if counted else 1.0
     verdict = "" if goal is None else ("  meets" if share >= goal else f"  BELOW goal {goal:.0%}")
-    return (f"{label:<44}{counted + c['message']:>8}{c['message']:>9}{counted:>9}{c['killed']:>8}"
+    return (f"{label:<44}{counted + c['message'] + c['equivalent']:>8}{c['message']:>9}{c['equivalent']:>7}"
+            f"{counted:>9}{c['killed']:>8}"
             f"{c['survived']:>9}{c['no tests']:>9}{share:>8.1%}{verdict}")
 
 
 def print_table(per_module):
-    print(f"{'module':<44}{'mutants':>8}{'message':>9}{'counted':>9}{'killed':>8}{'survived':>9}{'no tests':>9}"
+    print(f"{'module':<44}{'mutants':>8}{'message':>9}{'equiv':>7}{'counted':>9}{'killed':>8}{'survived':>9}"
+          f"{'no tests':>9}"
           f"{'killed':>8}")
     totals = {g: Counter() for g in GROUPS}
     for group in GROUPS:
