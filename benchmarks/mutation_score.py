@@ -35,6 +35,7 @@ Run:  python benchmarks/mutation_score.py                 run mutmut (all cores)
       python benchmarks/mutation_score.py --no-run        print the table from the last run's results
       python benchmarks/mutation_score.py --survivors chain  also show each counted survivor of modules whose
                                                           name contains "chain" (a diff per mutant)
+      python benchmarks/mutation_score.py --rerun chain      after adding tests: test those survivors again
 """
 import argparse
 import ast
@@ -76,6 +77,15 @@ def run_mutmut(max_children):
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)], cwd=ROOT,
                    check=True)
+    return time.perf_counter() - t0
+
+
+def rerun(names, max_children):
+    """`mutmut run NAME...`: test these mutants again (with the current tests), keep every other result."""
+    t0 = time.perf_counter()
+    for i in range(0, len(names), 500):
+        subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children),
+                        *names[i:i + 500]], cwd=ROOT, check=True)
     return time.perf_counter() - t0
 
 
@@ -314,8 +324,16 @@ def main(argv=None):
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--survivors", metavar="TEXT", default=None,
                         help="show the counted survivors of modules whose name contains TEXT ('' for all)")
+    parser.add_argument("--rerun", metavar="TEXT", default=None,
+                        help="test again the counted survivors of modules whose name contains TEXT ('' for all), "
+                             "e.g. after adding tests; other results are kept")
     args = parser.parse_args(argv)
-    if not args.no_run:
+    if args.rerun is not None:
+        _, survivors, _ = score(results())
+        names = [n for module, rows in survivors.items() if args.rerun in module for n, *_ in rows]
+        seconds = rerun(names, args.max_children)
+        print(f"\nmutmut run of {len(names)} survivors: {seconds / 60:.1f} min with {args.max_children} workers")
+    elif not args.no_run:
         seconds = run_mutmut(args.max_children)
         print(f"\nmutmut run: {seconds / 60:.1f} min with {args.max_children} workers")
     statuses = results()
