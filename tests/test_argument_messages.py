@@ -15,6 +15,7 @@ import pytest
 from lesson_lib import double_pendulum, sample_trajectories, sample_uniform, torus_grid
 from lesson_lib._validate import LimitExceeded
 from lesson_lib.evaluation import audit, generalization, metrics
+from lesson_lib.physics.integrators import energy_errors, rk4_step, simulate
 
 chain = double_pendulum()
 Z = np.zeros(2)
@@ -40,6 +41,10 @@ class Truth:
 
 
 truth = Truth()
+
+
+def zero(q, qd):
+    return np.zeros_like(q)
 CHAIN = r"must be a PlanarChain such as double_pendulum\(\), got"
 MODEL = r"must be a model such as DeLaN\(\) or BlackBox\(\), got"
 WITH_M = r"must be a model with a mass matrix, such as DeLaN\(\)"
@@ -144,6 +149,19 @@ ROWS = [
      "seed must be >= 0"),
     ("traj torque_amp", lambda v: sample_trajectories(chain, n_traj=1, duration=0.05, torque_amp=v), -1, ValueError,
      "torque_amp must be >= 0"),
+    # ------------------------------------------------------------------ physics
+    ("gravity q", lambda v: chain.gravity(v), [0.0], ValueError, r"q has shape \(1,\), expected \(2,\)"),
+    ("simulate step", lambda v: simulate(v, zero, Z, Z, 0.1, 2), "rk4", TypeError,
+     r"step must be a function step\(f, q, qd, dt\) -> \(q_new, qd_new\), e\.g\. rk4_step, got 'rk4'"),
+    ("simulate f", lambda v: simulate(rk4_step, v, Z, Z, 0.1, 2), 3, TypeError,
+     r"f must be a function f\(q, qd\) -> qdd, got 3 \(int\)$"),
+    ("simulate q0", lambda v: simulate(rk4_step, zero, v, Z, 0.1, 2), "q", TypeError, r"q0 must be a state"),
+    ("simulate qd0", lambda v: simulate(rk4_step, zero, Z, v, 0.1, 2), [0.0], ValueError,
+     r"qd0 has shape \(1,\), expected \(2,\)"),
+    ("simulate recording", lambda v: simulate(rk4_step, zero, v, v, 0.1, 1000), np.zeros((1000, 2)), LimitExceeded,
+     r"recording \(steps \+ 1\) x 1000 states asks for 1,001,000, above the limit of 500,000; \w"),
+    ("energy qd0", lambda v: energy_errors(chain, Z, v), np.zeros((3, 2)), ValueError,
+     r"qd0 has shape \(3, 2\), expected \(2,\) for one state"),
     ("traj samples limit", lambda v: sample_trajectories(chain, n_traj=v, duration=100), 1000, LimitExceeded,
      r"n_traj x \(steps \+ 1\) samples asks for 10,001,000, above the limit of 500,000; \w"),
 ]
