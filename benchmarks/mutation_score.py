@@ -19,8 +19,8 @@ mutations: "XX" around it, lower or upper case) that is only text a person reads
   - the message of an exception, i.e. the first argument of a call to an exception class
     (raise ValueError("..."), Fail("...", key): the key is NOT a message),
   - a hint, a fix or an example a message quotes: the arguments `hint`, `fix`, `example`, `expected`, `what`,
-    `what_real` of the library's own functions (lesson_lib._validate's checkers, whose messages print them), and
-    the `help` text of a command-line option,
+    `what_real` of the library's own functions (lesson_lib._validate's checkers, whose messages print them), the
+    `text` of the model room's refusals (`_refuse(path, text)`), and the `help` text of a command-line option,
   - an entry added to a list of hints (hints.append("...")),
   - prose printed for the learner: a string literal of two or more words passed to print() (the notebooks' stored
     outputs, which nbval compares, pin the printed text; the fast tests check what the text must contain).
@@ -61,7 +61,7 @@ GROUPS = {  # group -> (goal, module prefixes)
     "model": (0.90, ("lesson_lib.model.",)),
     "course": (0.80, ("lesson_lib.course.",)),
 }
-MESSAGE_PARAMETERS = {"hint", "fix", "example", "expected", "what", "what_real", "help"}
+MESSAGE_PARAMETERS = {"hint", "fix", "example", "expected", "what", "what_real", "text", "help"}
 KILLED = {"killed", "timeout"}
 PROSE = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}")          # two words: prose, not a label like "[ ]"
 MUTANT = re.compile(r"^(?P<module>[\w.]+)\.(?P<function>x(?:_|ǁ)[^.]*?)__mutmut_(?P<number>\d+)$")
