@@ -112,7 +112,9 @@ def test_single_blas_thread_without_openblas_just_runs_the_body(monkeypatch):
     assert ran == [True]
 
 
-def test_keep_freed_memory_sets_glibcs_three_thresholds_once(monkeypatch):
+@pytest.fixture
+def mallopt(monkeypatch):
+    """Record keep_freed_memory's mallopt calls on a fake glibc, as if it had not run in this process yet."""
     calls = []
 
     class FakeLibc:
@@ -120,22 +122,19 @@ def test_keep_freed_memory_sets_glibcs_three_thresholds_once(monkeypatch):
             calls.append((option, value))
     monkeypatch.setattr(_runtime, "_MEMORY_KEPT", [])
     monkeypatch.setattr(ctypes, "CDLL", lambda name: FakeLibc() if name == "libc.so.6" else None)
+    return calls
+
+
+def test_keep_freed_memory_sets_glibcs_three_thresholds_once(mallopt):
     _runtime.keep_freed_memory(limit=64 << 20)
     _runtime.keep_freed_memory(limit=64 << 20)
     # glibc's malloc.h: M_TRIM_THRESHOLD -1, M_TOP_PAD -2, M_MMAP_THRESHOLD -3
-    assert calls == [(-1, 64 << 20), (-2, 16 << 20), (-3, 64 << 20)]
+    assert mallopt == [(-1, 64 << 20), (-2, 16 << 20), (-3, 64 << 20)]
 
 
-def test_keep_freed_memory_defaults_to_256_mb_and_is_harmless_without_glibc(monkeypatch):
-    calls = []
-
-    class FakeLibc:
-        def mallopt(self, option, value):
-            calls.append((option, value))
-    monkeypatch.setattr(_runtime, "_MEMORY_KEPT", [])
-    monkeypatch.setattr(ctypes, "CDLL", lambda name: FakeLibc())
+def test_keep_freed_memory_defaults_to_256_mb_and_is_harmless_without_glibc(mallopt, monkeypatch):
     _runtime.keep_freed_memory()
-    assert calls[0] == (-1, 256 << 20)
+    assert mallopt[0] == (-1, 256 << 20)
 
     def no_glibc(name):
         raise OSError("not glibc")
