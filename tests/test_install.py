@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
 # In requirements.txt for the tests and the graders only; Binder does not need them.
-TEST_TOOLS = {"playwright", "jupyter-repo2docker", "cloudpickle", "dask", "distributed"}
+TEST_TOOLS = {"playwright", "jupyter-repo2docker", "cloudpickle", "dask", "distributed", "mutmut"}
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][0-9A-Za-z.+!-]*)$")
 
 

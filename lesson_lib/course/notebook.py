@@ -17,7 +17,7 @@ class MissingStep(NameError):
     """A cell needs names that an earlier cell makes; the message says which cell to run."""
 
 
-def require(*names, cell):
+def require(*names, cell):  # pragma: no mutate block (mutmut's trampoline would stand between it and its caller)
     """Raise MissingStep unless every name in `names` exists in the calling notebook's namespace.
 
     cell: how the learner finds the cell that makes them, e.g. "'Train both models' (section 2)".

@@ -48,6 +48,10 @@ def sample_uniform(chain, n_samples=N_SAMPLES, seed=0, qd_max=QD_MAX, qdd_max=QD
 def sample_trajectories(chain, n_traj=8, duration=4.0, dt=0.01, seed=0, torque_amp=5.0):
     """Samples along n_traj trajectories driven by random sinusoidal torques from random initial states.
 
+    Each trajectory starts at q uniform on the torus [-pi, pi)^n and qd uniform in [-1, 1]^n rad/s; each joint's
+    torque is A sin(2 pi f t + phi) with A uniform in [-torque_amp, torque_amp] (N m), f in [0.3, 2] Hz and
+    phi in [0, 2 pi), drawn per trajectory and joint.
+
     Each trajectory lasts `duration` s, recorded every dt s (steps = round(duration / dt), steps + 1 samples).
     n_traj >= 1; duration >= dt > 0; seed >= 0; torque_amp >= 0 (N m); n_traj (steps + 1) <= MAX_SAMPLES.
     Returns the dict of sample_uniform (qdd from the true forward dynamics at each sample) plus "traj" (N,) ints,

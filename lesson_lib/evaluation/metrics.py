@@ -27,7 +27,7 @@ def grid_fits(n_dof, points, fix=None):
     fit = int(limit ** (1 / n_dof))
     while (fit + 1) ** n_dof <= limit:
         fit += 1
-    while fit and fit ** n_dof > limit:
+    while fit and fit ** n_dof > limit:  # pragma: no mutate block (a guard: the root never rounds up at our limits)
         fit -= 1
     if fix is None:
         fix = (f"use points <= {fit} for {n_dof} joints ({fit}^{n_dof} = {fit ** n_dof:,} configurations), or "

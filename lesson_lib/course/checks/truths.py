@@ -23,6 +23,7 @@ def mass_matrix_derivative_fd(chain, q, h=1e-5):
 
 def three_link():
     """A 3-link chain with unequal links, to catch code that only works for 2 joints."""
+    # pragma: no mutate block (any three unequal links serve: every check compares with this chain's own RNEA)
     return PlanarChain(m=[1.5, 0.8, 0.4], l=[1.1, 0.7, 0.5], lc=[0.6, 0.2, 0.35], I=[0.12, 0.05, 0.01])
 
 

@@ -1,0 +1,360 @@
+"""Mutation score of the library: the share of mutants the fast tests kill, per module and per group.
+
+Runs `mutmut run` (configured in pyproject.toml's [tool.mutmut]: the library except ui/ and grading/, the fast
+library tests) and prints killed / counted per module, then per group against the goals:
+
+    physics  (physics/, data/, evaluation/, control/, _validate, limits, facts)   >= 90 %
+    model    (model/)                                                             >= 90 %
+    course   (course/)                                                            >= 80 %
+
+Not in CI: a full run takes tens of minutes on 2 cores (mutmut keeps its results in mutants/, so a second run
+re-tests only the functions that changed since).
+
+Counted: every mutant mutmut made, except those that only change the wording of a message (the rule below).
+Killed: a test failed (or timed out) with the mutant in place.  "no tests": no fast test reaches the function,
+so it counts as a survivor.
+
+The message rule.  A mutant is left out when every change it makes is to a string literal (mutmut's string
+mutations: "XX" around it, lower or upper case) that is only text a person reads:
+  - the message of an exception, i.e. the first argument of a call to an exception class
+    (raise ValueError("..."), Fail("...", key): the key is NOT a message),
+  - a hint, a fix or an example a message quotes: the arguments `hint`, `fix`, `example`, `expected`, `what`,
+    `what_real` of the library's own functions (lesson_lib._validate's checkers, whose messages print them), the
+    `text` of the model room's refusals (`_refuse(path, text)`), and the `help` text of a command-line option,
+  - an entry added to a list of hints (hints.append("...")),
+  - prose printed for the learner: a string literal of two or more words passed to print() (the notebooks' stored
+    outputs, which nbval compares, pin the printed text; the fast tests check what the text must contain).
+Equivalent mutants are left out too, by one rule: a mutant that only renames the index letters of an einsum's
+subscripts one to one ("bij,bj->bi" -> "BIJ,BJ->BI") names the same contraction.  Other equivalent mutants are
+either marked in the code (`# pragma: no mutate`, with the reason on the line) or left in the count.
+Every other change counts: a key, a mode, a name a message must contain (the tests check that a message names the
+argument), a string the code compares or parses, a number inside a message's formatting.  Lines marked
+`# pragma: no mutate` (each with its reason) make no mutants at all.
+
+Run:  python benchmarks/mutation_score.py                 run mutmut (all cores), then print the table
+      python benchmarks/mutation_score.py --no-run        print the table from the last run's results
+      python benchmarks/mutation_score.py --survivors chain  also show each counted survivor of modules whose
+                                                          name contains "chain" (a diff per mutant)
+      python benchmarks/mutation_score.py --rerun chain      after adding tests: test those survivors again
+"""
+import argparse
+import ast
+import builtins
+import difflib
+import importlib
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MUTANTS = ROOT / "mutants"
+
+GROUPS = {  # group -> (goal, module prefixes)
+    "physics": (0.90, ("lesson_lib.physics.", "lesson_lib.data.", "lesson_lib.evaluation.", "lesson_lib.control.",
+                       "lesson_lib._validate", "lesson_lib.limits", "lesson_lib.facts")),
+    "model": (0.90, ("lesson_lib.model.",)),
+    "course": (0.80, ("lesson_lib.course.",)),
+}
+MESSAGE_PARAMETERS = {"hint", "fix", "example", "expected", "what", "what_real", "text", "help"}
+KILLED = {"killed", "timeout"}
+PROSE = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}")          # two words: prose, not a label like "[ ]"
+MUTANT = re.compile(r"^(?P<module>[\w.]+)\.(?P<function>x(?:_|ǁ)[^.]*?)__mutmut_(?P<number>\d+)$")
+
+
+def group_of(module):
+    return next((g for g, (_, prefixes) in GROUPS.items() if module.startswith(prefixes)), None)
+
+
+# ---------------------------------------------------------------------- mutmut's results
+def run_mutmut(max_children):
+    """`mutmut run`; returns the wall time in seconds."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)], cwd=ROOT,
+                   check=True)
+    return time.perf_counter() - t0
+
+
+def rerun(names, max_children):
+    """`mutmut run NAME...`: test these mutants again (with the current tests), keep every other result."""
+    t0 = time.perf_counter()
+    for i in range(0, len(names), 500):
+        subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children),
+                        *names[i:i + 500]], cwd=ROOT, check=True)
+    return time.perf_counter() - t0
+
+
+def results():
+    """{mutant name: status} from `mutmut results --all true`."""
+    out = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        name, sep, status = line.strip().rpartition(": ")
+        if sep and MUTANT.match(name):
+            found[name] = status
+    return found
+
+
+# ---------------------------------------------------------------------- the message rule
+class Functions:
+    """The original and mutated functions of one module, from mutmut's copy (mutants/<path>.py)."""
+
+    def __init__(self, module):
+        path = MUTANTS / (module.replace(".", "/") + ".py")
+        if not path.exists():
+            path = MUTANTS / module.replace(".", "/") / "__init__.py"
+        self.source = path.read_text(encoding="utf-8")
+        self.defs = {node.name: node for node in ast.walk(ast.parse(self.source))
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        try:
+            self.namespace = vars(importlib.import_module(module))
+        except Exception:                         # noqa: BLE001 -- a module that fails to import: no names
+            self.namespace = {}
+
+    def pair(self, function, number):
+        return self.defs.get(f"{function}__mutmut_orig"), self.defs.get(f"{function}__mutmut_{number}")
+
+    def text(self, node):
+        return ast.get_source_segment(self.source, node) or ""
+
+
+def _string_changes(a, b, parents=()):
+    """(parents, original, mutated) for every string constant that differs between two ASTs, or None when they
+    differ anywhere else."""
+    if type(a) is not type(b):
+        return None
+    if isinstance(a, ast.Constant):
+        if a.value == b.value and type(a.value) is type(b.value):
+            return []
+        return [(parents, a, b)] if isinstance(a.value, str) and isinstance(b.value, str) else None
+    changes = []
+    for field, va in ast.iter_fields(a):
+        if not parents and field == "name":              # x_f__mutmut_orig vs x_f__mutmut_3
+            continue
+        vb = getattr(b, field, None)
+        if isinstance(va, list):
+            if not isinstance(vb, list) or len(va) != len(vb):
+                return None
+            pairs = zip(va, vb)
+        else:
+            pairs = [(va, vb)]
+        for x, y in pairs:
+            if isinstance(x, ast.AST):
+                sub = _string_changes(x, y, parents + (b,))
+                if sub is None:
+                    return None
+                changes += sub
+            elif x != y:
+                return None
+    return changes
+
+
+def _callee(call, namespace):
+    """The object a call's function name refers to in the module, or None."""
+    if isinstance(call.func, ast.Name):
+        return namespace.get(call.func.id, getattr(builtins, call.func.id, None))
+    return None
+
+
+def _is_exception_class(obj):
+    return inspect.isclass(obj) and issubclass(obj, BaseException)
+
+
+def _in_message_slot(parents, node, namespace):
+    """True when `node` (a string constant) sits in a message slot of a call among its parents (see the rule)."""
+    chain = parents + (node,)
+    if any(isinstance(p, (ast.Subscript, ast.Compare, ast.Dict)) for p in parents):
+        return False                              # a key or a compared value, even inside a message
+    for i, parent in enumerate(parents):
+        if not isinstance(parent, ast.Call):
+            continue
+        child = chain[i + 1]
+        if isinstance(parent.func, ast.Attribute) and parent.func.attr == "append" \
+                and "hint" in ast.unparse(parent.func.value).lower() and child in parent.args:
+            return True
+        if isinstance(parent.func, ast.Name) and parent.func.id == "print":
+            if child in parent.args and PROSE.search(node.value):
+                return True                       # prose printed for the learner
+            continue
+        callee = _callee(parent, namespace)
+        if _is_exception_class(callee):
+            if parent.args and child is parent.args[0]:
+                return True
+            continue
+        if isinstance(child, ast.keyword):
+            if child.arg in MESSAGE_PARAMETERS:
+                return True
+            continue
+        if child in parent.args and callable(callee):
+            try:
+                params = list(inspect.signature(callee).parameters)
+            except (TypeError, ValueError):
+                continue
+            index = parent.args.index(child)
+            if index < len(params) and params[index] in MESSAGE_PARAMETERS:
+                return True
+    return False
+
+
+def message_only(functions, function, number):
+    """True when the mutant only changes the wording of messages (the rule in this module's docstring)."""
+    orig, mutant = functions.pair(function, number)
+    if orig is None or mutant is None:
+        return False
+    changes = _string_changes(orig, mutant)
+    return bool(changes) and all(_in_message_slot(p, b, functions.namespace) for p, _, b in changes)
+
+
+def _renames_consistently(before, after):
+    """True when `after` is `before` with its letters renamed one to one (e.g. "bij,bj->bi" -> "BIJ,BJ->BI")."""
+    if len(before) != len(after) or before == after:
+        return False
+    mapping = {}
+    for a, b in zip(before, after):
+        if a.isalpha() != b.isalpha() or (not a.isalpha() and a != b):
+            return False
+        if a.isalpha() and mapping.setdefault(a, b) != b:
+            return False
+    return len(set(mapping.values())) == len(mapping)
+
+
+def equivalent(functions, function, number):
+    """True when the mutant is equivalent by the rule in this module's docstring: it only renames the index
+    letters of einsum subscripts one to one (upper or lower case), which names the same contraction."""
+    orig, mutant = functions.pair(function, number)
+    if orig is None or mutant is None:
+        return False
+    changes = _string_changes(orig, mutant)
+    if not changes:
+        return False
+    for parents, before, after in changes:
+        call = parents[-1] if parents else None
+        if not (isinstance(call, ast.Call) and call.args and call.args[0] is after
+                and ast.unparse(call.func).split(".")[-1] == "einsum"
+                and _renames_consistently(before.value, after.value)):
+            return False
+    return True
+
+
+def diff(functions, function, number):
+    orig, mutant = functions.pair(function, number)
+    if orig is None or mutant is None:
+        return "(source not found)"
+    a, b = ast.unparse(orig).splitlines(), ast.unparse(mutant).splitlines()
+    return "\n".join(line for line in difflib.unified_diff(a, b, lineterm="", n=1) if not line.startswith(("---", "+++")))
+
+
+# ---------------------------------------------------------------------- the table
+def score(statuses):
+    """Per module: Counter of killed, survived (counted, not killed), message (left out), missing (not run)."""
+    sys.path.insert(0, str(ROOT))
+    per_module, survivors, cache = defaultdict(Counter), defaultdict(list), {}
+    for name, status in statuses.items():
+        m = MUTANT.match(name)
+        module, function, number = m["module"], m["function"], m["number"]
+        counts = per_module[module]
+        if status in KILLED:
+            counts["killed"] += 1
+        elif status in ("not checked", "skipped"):
+            counts["missing"] += 1
+        else:
+            if module not in cache:
+                cache[module] = Functions(module)
+            if message_only(cache[module], function, number):
+                counts["message"] += 1
+            elif equivalent(cache[module], function, number):
+                counts["equivalent"] += 1
+            else:
+                counts["survived"] += 1
+                counts["no tests"] += status == "no tests"
+                survivors[module].append((name, status, function, number))
+    return per_module, survivors, cache
+
+
+def _row(label, c, goal=None):
+    counted = c["killed"] + c["survived"]
+    share = c["killed"] / counted if counted else 1.0
+    verdict = "" if goal is None else ("  meets" if share >= goal else f"  BELOW goal {goal:.0%}")
+    return (f"{label:<44}{counted + c['message'] + c['equivalent']:>8}{c['message']:>9}{c['equivalent']:>7}"
+            f"{counted:>9}{c['killed']:>8}"
+            f"{c['survived']:>9}{c['no tests']:>9}{share:>8.1%}{verdict}")
+
+
+def print_table(per_module):
+    print(f"{'module':<44}{'mutants':>8}{'message':>9}{'equiv':>7}{'counted':>9}{'killed':>8}{'survived':>9}"
+          f"{'no tests':>9}"
+          f"{'killed':>8}")
+    totals = {g: Counter() for g in GROUPS}
+    for group in GROUPS:
+        for module in sorted(m for m in per_module if group_of(m) == group):
+            c = per_module[module]
+            totals[group].update(c)
+            print(_row(module.removeprefix("lesson_lib."), c))
+    print()
+    met = True
+    for group, (goal, _) in GROUPS.items():
+        print(_row(f"group {group}", totals[group], goal))
+        c = totals[group]
+        counted = c["killed"] + c["survived"]
+        met &= not counted or c["killed"] / counted >= goal
+    missing = sum(c["missing"] for c in per_module.values())
+    if missing:
+        print(f"\n{missing} mutants were not run (an interrupted run?): run again without --no-run.")
+    return met
+
+
+def slow_tests(limit=1.0):
+    """Tests over `limit` s in mutmut's stats run (each mutant that survives runs every test reaching it)."""
+    try:
+        durations = json.loads((MUTANTS / "mutmut-stats.json").read_text())["duration_by_test"]
+    except (OSError, ValueError, KeyError):
+        return []
+    return sorted(((d, t) for t, d in durations.items() if d > limit), reverse=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-run", action="store_true", help="read the last run's results, do not run mutmut")
+    parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--survivors", metavar="TEXT", default=None,
+                        help="show the counted survivors of modules whose name contains TEXT ('' for all)")
+    parser.add_argument("--rerun", metavar="TEXT", default=None,
+                        help="test again the counted survivors of modules whose name contains TEXT ('' for all), "
+                             "e.g. after adding tests; other results are kept")
+    args = parser.parse_args(argv)
+    if args.rerun is not None:
+        _, survivors, _ = score(results())
+        names = [n for module, rows in survivors.items() if args.rerun in module for n, *_ in rows]
+        seconds = rerun(names, args.max_children)
+        print(f"\nmutmut run of {len(names)} survivors: {seconds / 60:.1f} min with {args.max_children} workers")
+    elif not args.no_run:
+        seconds = run_mutmut(args.max_children)
+        print(f"\nmutmut run: {seconds / 60:.1f} min with {args.max_children} workers")
+    statuses = results()
+    if not statuses:
+        print("no mutmut results: run without --no-run first")
+        return 2
+    per_module, survivors, cache = score(statuses)
+    print()
+    met = print_table(per_module)
+    slow = slow_tests()
+    if slow:
+        print("\ntests over 1 s in mutmut's stats run (a surviving mutant runs every test that reaches it):")
+        for d, t in slow:
+            print(f"  {d:5.1f} s  {t}")
+    if args.survivors is not None:
+        for module in sorted(survivors):
+            if args.survivors in module:
+                for name, status, function, number in sorted(survivors[module]):
+                    print(f"\n{name}  ({status})\n{diff(cache[module], function, number)}")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

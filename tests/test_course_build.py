@@ -1,0 +1,169 @@
+"""`python -m lesson_lib.course build|check` in-process, on a copy of the course in a temporary folder: what
+build writes (the teachers' source refreshed and stamped, the learner version stripped), in which order and
+folder it executes them, what the command line prints and returns, and a real kernel run of `execute`."""
+import re
+import shutil
+
+import nbformat
+import pytest
+
+from lesson_lib.course import build, catalog
+from lesson_lib.course.build import BEGIN, NOTEBOOKS, README, SOLUTIONS, STUB, CourseError
+
+
+@pytest.fixture
+def course(tmp_path, monkeypatch):
+    """A copy of notebooks/, notebooks/solutions/ and README.md that build and check use instead of the repo's."""
+    shutil.copytree(NOTEBOOKS, tmp_path / "notebooks", ignore=shutil.ignore_patterns("_grading_*", ".ipynb_*"))
+    shutil.copy(README, tmp_path / "README.md")
+    monkeypatch.setattr(build, "NOTEBOOKS", tmp_path / "notebooks")
+    monkeypatch.setattr(build, "SOLUTIONS", tmp_path / "notebooks" / "solutions")
+    monkeypatch.setattr(build, "README", tmp_path / "README.md")
+    return tmp_path
+
+
+@pytest.fixture
+def executed(monkeypatch):
+    """Record build's calls of execute instead of starting kernels."""
+    calls = []
+    monkeypatch.setattr(build, "execute", lambda nb, cwd, name="notebook": calls.append((nb, cwd, name)) or nb)
+    return calls
+
+
+def cells(nb):
+    return [(c.cell_type, c.source) for c in nb.cells]
+
+
+def read(path):
+    return nbformat.read(str(path), as_version=4)
+
+
+def test_build_without_running_rewrites_the_learner_version_from_the_source(course, executed):
+    learner_path = course / "notebooks" / "00_start_here.ipynb"
+    before = read(learner_path)
+    learner_path.unlink()
+    log = []
+    build.build(["00_start_here"], run=False, log=log.append)
+    learner = read(learner_path)
+    assert cells(learner) == cells(before)                            # the same learner notebook, generated again
+    assert all(c.outputs == [] and c.execution_count is None for c in learner.cells if c.cell_type == "code")
+    assert any(STUB[1] in c.source for c in learner.cells)
+    assert learner.metadata["lesson"] == {"notebook": "00_start_here"}
+    teacher = read(course / "notebooks" / "solutions" / "00_start_here.ipynb")
+    original = read(SOLUTIONS / "00_start_here.ipynb")
+    assert cells(teacher) == cells(original) and [c.get("outputs") for c in teacher.cells] == \
+        [c.get("outputs") for c in original.cells]                    # stored outputs kept when not re-run
+    assert executed == []
+    (line,) = log
+    assert re.fullmatch(r"built 00_start_here \((\d+\.\d) s\)", line) and float(line.split("(")[1][:-3]) < 60
+
+
+def test_build_executes_the_source_in_its_folder_then_the_learner_version(course, executed):
+    build.build(["00_start_here"], log=lambda *_: None)
+    (teacher, cwd_t, name_t), (learner, cwd_l, name_l) = executed
+    assert cwd_t == course / "notebooks" / "solutions" and name_t == "solutions/00_start_here.ipynb"
+    assert cwd_l == course / "notebooks" and name_l == "00_start_here.ipynb"
+    assert any(BEGIN in c.source for c in teacher.cells) and not any(BEGIN in c.source for c in learner.cells)
+    assert any(STUB[1] in c.source for c in learner.cells if c.cell_type == "code")
+    assert teacher.metadata["lesson"] == learner.metadata["lesson"] == {"notebook": "00_start_here"}
+
+
+def test_an_app_is_its_own_source_and_gets_no_learner_version(course, executed):
+    build.build(["bench_app"], log=lambda *_: None)
+    ((nb, cwd, name),) = executed
+    assert cwd == course / "notebooks" and name == "bench_app.ipynb" and nb.metadata["lesson"]["notebook"] == "bench_app"
+    assert not (course / "notebooks" / "solutions" / "bench_app.ipynb").exists()
+
+
+def test_build_refuses_names_not_in_the_catalog(course, executed):
+    with pytest.raises(CourseError, match=r"not in lesson_lib/course/catalog.py: \['99_nope'\]"):
+        build.build(["00_start_here.ipynb", "99_nope"], run=False)
+    assert executed == []
+
+
+def test_a_markdown_marker_that_names_no_fact_stops_the_build(course, executed):
+    path = course / "notebooks" / "solutions" / "04_feedback.ipynb"
+    nb = read(path)
+    nb.cells.append(nbformat.v4.new_markdown_cell("<!--fact:NO_SUCH_FACT-->1<!--/fact-->"))
+    nbformat.write(nb, str(path))
+    with pytest.raises(CourseError, match=rf"04_feedback.ipynb, cell {len(nb.cells) - 1}: no fact named 'NO_SUCH_FACT'"):
+        build.build(["04_feedback"], run=False)
+
+
+def test_refresh_readme_writes_current_values_and_leaves_a_current_file_alone(tmp_path):
+    path = tmp_path / "README.md"
+    text = README.read_text(encoding="utf-8")
+    stale = re.sub(r"(<!--fact:GRID_POINTS-->).*?(<!--/fact-->)", r"\g<1>7 × 7\2", text, count=1)
+    assert stale != text
+    path.write_text(stale, encoding="utf-8")
+    build.refresh_readme(path)
+    assert path.read_text(encoding="utf-8") == text
+    path.chmod(0o444)                                   # a current README is not written again
+    try:
+        build.refresh_readme(path)
+    finally:
+        path.chmod(0o644)
+
+
+# ---------------------------------------------------------------------- the command line, in-process
+def test_check_command_says_ok_on_the_course(course, capsys):
+    assert build.main(["check"]) == 0
+    assert capsys.readouterr().out.strip() == (f"ok: {len(catalog.CATALOG)} course notebooks and README.md are "
+                                               f"consistent")
+
+
+def test_check_command_lists_each_problem_and_fails(course, capsys):
+    path = course / "notebooks" / "04_feedback.ipynb"
+    nb = read(path)
+    del nb.metadata["lesson"]
+    nbformat.write(nb, str(path))
+    assert build.main(["check"]) == 1
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and len(lines) == 2
+    assert lines[0].startswith("problem: notebooks/04_feedback.ipynb, metadata['lesson'] is None") or \
+        lines[0].startswith(f"problem: {path}, metadata['lesson'] is None"), lines[0]
+    assert lines[1] == "1 problem(s). Stale markers and stamps: python -m lesson_lib.course build <ids>"
+
+
+def test_build_command_builds_the_named_notebooks_without_running_them(course, executed, capsys):
+    for name in ("00_start_here", "04_feedback"):
+        (course / "notebooks" / f"{name}.ipynb").unlink()
+    assert build.main(["build", "--no-execute", "00_start_here", "04_feedback"]) == 0
+    assert executed == []
+    assert (course / "notebooks" / "00_start_here.ipynb").exists() and (course / "notebooks" / "04_feedback.ipynb").exists()
+    out = capsys.readouterr().out
+    assert "built 00_start_here" in out and "built 04_feedback" in out
+
+
+def test_build_command_reports_an_unknown_notebook(course, executed, capsys):
+    assert build.main(["build", "--no-execute", "99_nope"]) == 1
+    assert capsys.readouterr().err.strip() == "error: not in lesson_lib/course/catalog.py: ['99_nope']"
+
+
+def test_every_command_line_option_has_help(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        build.main(["build", "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^usage: python -m lesson_lib.course build \[-h\] \[--no-execute\] \[names \.\.\.\]", out, re.M)
+    assert re.search(r"^\s+names\s+\S", out, re.M) and re.search(r"^\s+--no-execute\s+\S", out, re.M), out
+    with pytest.raises(SystemExit):
+        build.main(["--help"])
+    out = capsys.readouterr().out
+    assert re.search(r"^\s+build\s+\S", out, re.M) and re.search(r"^\s+check\s+\S", out, re.M), out
+
+
+# ---------------------------------------------------------------------- execute, in a real kernel
+def test_execute_stores_outputs_and_widget_state_and_names_the_notebook_that_fails(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import os, ipywidgets\nprint(6 * 7, os.path.basename(os.getcwd()))"),
+        nbformat.v4.new_code_cell("ipywidgets.IntSlider(value=3)")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (tmp_path / "here").mkdir()
+    build.execute(nb, tmp_path / "here", "demo.ipynb")
+    assert nb.cells[0].outputs[0]["text"] == "42 here\n"
+    assert "application/vnd.jupyter.widget-state+json" in nb.metadata["widgets"]
+    nb.cells.append(nbformat.v4.new_code_cell("1 / 0"))
+    with pytest.raises(CourseError, match=r"(?s)^broken\.ipynb failed while executing:\n.*ZeroDivisionError"):
+        build.execute(nb, tmp_path, "broken.ipynb")
