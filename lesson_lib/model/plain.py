@@ -103,5 +103,4 @@ def training_batch(model, data):
     inv_scale), with the model's torque scales and the samples' weights (lesson_lib.model.training_data)."""
     from .training_data import sample_weights
     q, qd, qdd, tau = (np.asarray(data[k], dtype=float) for k in ("q", "qd", "qdd", "tau"))
-    inv_scale = np.sqrt(sample_weights(qd, qdd))[:, None] / model.tau_scale
-    return q, qd, qdd, tau * inv_scale, inv_scale * np.ones_like(tau)
+    return model._batch(model._samples(q, qd, qdd, tau, np.sqrt(sample_weights(qd, qdd)), dtype=float))

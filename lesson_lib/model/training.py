@@ -338,16 +338,16 @@ class Trainable:
                               if len(validation_rows) else None)
             return self._train(samples[:, train_rows], validation_set, steps, callback, every, restore_best)
 
-    def _samples(self, q, qd, qdd, tau, root_weight):
-        """Samples as float32 rows (5n, N): q, qd, qdd, target = tau * inv_scale and inv_scale = sqrt(weight) /
-        tau_scale, so that the loss, mean((tau_hat * inv_scale - target)^2), is each sample's weighted, scaled
-        squared torque error.  root_weight: (N,) or a number (1 for the validation samples: the weights help the
+    def _samples(self, q, qd, qdd, tau, root_weight, dtype=None):
+        """Samples as rows (5n, N) in `dtype` (default: train_dtype, float32): q, qd, qdd, target = tau * inv_scale
+        and inv_scale = sqrt(weight) / tau_scale, so that the loss, mean((tau_hat * inv_scale - target)^2), is each
+        sample's weighted, scaled squared torque error.  root_weight: (N,) or a number (1 for the validation samples: the weights help the
         optimiser (see sample_weights); the validation loss measures what the model is for, the torque error on
         new samples)."""
         inv_scale = np.reshape(root_weight, (-1, 1)) / self.tau_scale
         inv_scale = np.broadcast_to(inv_scale, tau.shape)
         return np.ascontiguousarray(np.concatenate([q, qd, qdd, tau * inv_scale, inv_scale], axis=1).T,
-                                    dtype=self.train_dtype)
+                                    dtype=self.train_dtype if dtype is None else dtype)
 
     def _batch(self, cols):
         """The loss's batch (q, qd, qdd, target, inv_scale), each (B, n), from sample columns (5n, B)."""
@@ -360,7 +360,7 @@ class Trainable:
         the loss after the last update, and the best weights of the call."""
         loss_and_grad = value_and_grad(self._loss)
         guard, losses = DivergenceGuard(self), []
-        n, N = self.n_dof, samples.shape[1]
+        N = samples.shape[1]
         B = min(self.batch_size, N)
         batch, best = None, None
         if validation_set is not None and steps:
@@ -370,8 +370,7 @@ class Trainable:
             _apply(self, self._resume)
             self._resume = None
         for _ in range(steps):
-            cols = samples[:, self._batch_rng.integers(0, N, B)]          # as _batch, inline: a step is ~0.25 ms
-            batch = (cols[:n].T, cols[n:2 * n].T, cols[2 * n:3 * n].T, cols[3 * n:4 * n].T, cols[4 * n:].T)
+            batch = self._batch(samples[:, self._batch_rng.integers(0, N, B)])
             loss, g = loss_and_grad(self.theta, batch)
             loss = float(loss)
             guard.check(loss, g)
