@@ -174,6 +174,14 @@ PROTECTED = protected_names(["import numpy as np\nimport matplotlib.pyplot as pl
     ("getattr(checks, 'RES' + 'ULTS')['x'] = 'pass'", "computed name"),
     ("getattr(checks, 'DETAILS')", "checks.DETAILS with getattr"),
     ("import gc\ngc.get_referrers(checks)", "garbage collector"),
+    # every kind of target, not only assignment statements
+    ("del np.max", "deletes np.max"),
+    ("np.linalg.eigvalsh += 0", "np.linalg.eigvalsh"),
+    ("for np.pi in [3]:\n    pass", "assigns to np.pi"),
+    ("[0 for np.pi in [3]]", "assigns to np.pi"),
+    ("with open('x') as np.e:\n    pass", "assigns to np.e"),
+    ("(print := len)", "redefines print"),
+    ("import numpy as checks", "redefines checks"),
 ])
 def test_scan_flags_reaching_into_the_checks_and_their_world(source, words):
     found = scan(source, PROTECTED, ["kinetic_energy"])
@@ -187,6 +195,7 @@ def test_scan_flags_reaching_into_the_checks_and_their_world(source, words):
     "getattr(model, name)(q)\ngetattr(checks, 'kinetic_energy')(kinetic_energy)",
     'print(f"T = {T:.3f} J")\nfor i, q in enumerate(qs):\n    print(i, q)',
     "this is not python (",
+    "M[0, 1] = np.max(q)\nfor T in [np.pi]:\n    x = [np.e for _ in range(2)]",
 ])
 def test_scan_leaves_honest_code_alone(source):
     assert scan(source, PROTECTED, ["kinetic_energy"]) == []

@@ -84,41 +84,18 @@ class _Scanner(ast.NodeVisitor):
     def flag(self, node, reason):
         self.found.append((getattr(node, "lineno", 0), reason))
 
-    # changing what the checks rely on
-    def _target(self, target, verb):
-        if isinstance(target, (ast.Attribute, ast.Subscript)):
-            root, chain = _root(target)
+    # changing what the checks rely on: any target (assignment, augmented or annotated assignment, del, for,
+    # with ... as, comprehension, :=) is a node in Store or Del context, whatever statement holds it
+    def _changes(self, node):
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            root, chain = _root(node)
             if root in self.protected:
-                self.flag(target, f"{verb} {root}.{chain}".rstrip(".") + " (changes an imported module or "
-                                  f"lesson_lib object)")
-        elif isinstance(target, ast.Name) and target.id in ("print", "checks"):
-            self.flag(target, f"redefines {target.id}")
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            for t in target.elts:
-                self._target(t, verb)
-        elif isinstance(target, ast.Starred):
-            self._target(target.value, verb)
+                verb = "deletes" if isinstance(node.ctx, ast.Del) else "assigns to"
+                self.flag(node, f"{verb} {root}.{chain}".rstrip(".") + " (changes an imported module or "
+                                f"lesson_lib object)")
 
-    def visit_Assign(self, node):
-        for t in node.targets:
-            self._target(t, "assigns to")
-        self.generic_visit(node)
-
-    def visit_AugAssign(self, node):
-        self._target(node.target, "assigns to")
-        self.generic_visit(node)
-
-    def visit_AnnAssign(self, node):
-        self._target(node.target, "assigns to")
-        self.generic_visit(node)
-
-    def visit_Delete(self, node):
-        for t in node.targets:
-            self._target(t, "deletes")
-        self.generic_visit(node)
-
-    def visit_For(self, node):
-        self._target(node.target, "loops over")
+    def visit_Subscript(self, node):
+        self._changes(node)
         self.generic_visit(node)
 
     def _definition(self, node):
@@ -155,8 +132,8 @@ class _Scanner(ast.NodeVisitor):
     def visit_Import(self, node):
         for a in node.names:
             self._imports(node, a.name, [])
-            if a.asname == "print":
-                self.flag(node, "redefines print")
+            if a.asname in ("print", "checks"):
+                self.flag(node, f"redefines {a.asname}")
 
     def visit_ImportFrom(self, node):
         self._imports(node, node.module or "", [(a.name, a.asname) for a in node.names])
@@ -166,8 +143,11 @@ class _Scanner(ast.NodeVisitor):
         reason = NAMES.get(node.id) or ("uses the grader's names" if node.id.startswith("_lesson") else None)
         if reason:
             self.flag(node, reason)
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and node.id in ("print", "checks"):
+            self.flag(node, f"redefines {node.id}")
 
     def visit_Attribute(self, node):
+        self._changes(node)
         root, chain = _root(node)
         if node.attr in DUNDERS:
             self.flag(node, f"reads {node.attr}")
