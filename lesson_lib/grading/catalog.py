@@ -17,7 +17,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from ..course.build import CHECK_MARKER, NOTEBOOKS, SOLUTIONS, learner_version
+from ..course.build import CHECK_CALL, CHECK_MARKER, NOTEBOOKS, SOLUTIONS, learner_version
 
 CAPTURE = "_lesson_capture_"
 
@@ -54,12 +54,9 @@ def check_calls(source):
     return calls
 
 
-CALL_TEXT = re.compile(r"\bchecks\.([A-Za-z_]\w*)\s*\(")
-
-
 def called_checks(source):
     """Names of the checks a piece of code seems to call (`checks.NAME(`), even if it does not parse."""
-    return CALL_TEXT.findall(source)
+    return [name for name, _ in CHECK_CALL.findall(source)]
 
 
 @dataclass(frozen=True)

@@ -119,9 +119,7 @@ def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None):
             result = _failed(task, result)
         rows += result
         if log:
-            counts = ", ".join(f"{sum(r['verdict'] == v for r in result)} {v}" for v in gb.VERDICTS
-                               if any(r["verdict"] == v for r in result))
-            log(f"[{done}/{len(tasks)}] {task['student']} {task['notebook']}: {counts} "
+            log(f"[{done}/{len(tasks)}] {task['student']} {task['notebook']}: {gb.tally(result)} "
                 f"({time.monotonic() - start:.0f} s)")
     if tasks and len(failures) == len(tasks):
         raise RuntimeError(f"no submission could be graded: {failures[0]}")

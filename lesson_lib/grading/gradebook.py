@@ -10,7 +10,7 @@ Columns: student, notebook, submission, check, verdict, detail.  Verdicts:
 """
 import csv
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 COLUMNS = ("student", "notebook", "submission", "check", "verdict", "detail")
 PASS, FAIL, NOT_ATTEMPTED = "PASS", "FAIL", "NOT ATTEMPTED"
@@ -78,8 +78,11 @@ def summary(rows):
         if attention:
             line += "; look at: " + ", ".join(f"{n} {v}" for v, n in sorted(attention.items()))
         lines.append(line)
-    counts = defaultdict(int)
-    for r in rows:
-        counts[r["verdict"]] += 1
-    lines.append("rows: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v]))
+    lines.append("rows: " + tally(rows))
     return lines
+
+
+def tally(rows):
+    """'9 PASS, 1 FAIL, ...': how many rows have each verdict, in VERDICTS' order, verdicts with none left out."""
+    counts = Counter(r["verdict"] for r in rows)
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])

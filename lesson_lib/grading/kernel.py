@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import limits as _limits
+from .clean import one_line
 
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -45,8 +46,7 @@ class KernelRun:
 def _error_text(outputs):
     for out in outputs:
         if out.get("output_type") == "error":
-            value = " ".join(str(out.get("evalue", "")).split())[:300]
-            return f"{out.get('ename', 'Error')}: {value}" if value else out.get("ename", "Error")
+            return one_line(out.get("ename", "Error"), out.get("evalue", ""))
     return None
 
 
@@ -55,15 +55,16 @@ def _client_classes():
     from nbclient import NotebookClient
 
     class LimitedKernelManager(AsyncKernelManager):
-        """The kernel command, wrapped by limits.py."""
-        limit_args = (4096, 660, 100)
+        """The kernel command, wrapped by limits.py (limit_args: set by _run from the Limits)."""
+        limit_args = None
 
         def format_kernel_cmd(self, extra_arguments=None):
             return _limits.wrap(super().format_kernel_cmd(extra_arguments), *self.limit_args)
 
     class CappedClient(NotebookClient):
-        """nbclient keeping at most `cap` bytes of output; past it, the running cell is interrupted."""
-        cap, kept, over = 10 * 2**20, 0, False
+        """nbclient keeping at most `cap` bytes of output (set by _run from the Limits); past it, the running cell
+        is interrupted."""
+        cap, kept, over = None, 0, False
 
         def output(self, outs, msg, display_id, cell_index):
             self.kept += len(json.dumps(msg.get("content", {})))

@@ -10,7 +10,7 @@ workers), where preexec_fn is unsafe.
 """
 import os
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 MB = 1024 * 1024
 
@@ -25,9 +25,6 @@ class Limits:
     memory_mb: int = 4096
     output_mb: float = 10.0
     file_mb: int = 100
-
-    def as_dict(self):
-        return asdict(self)
 
 
 def wrap(cmd, memory_mb, cpu_s, file_mb):
