@@ -260,6 +260,15 @@ def same_dof(model, chain, model_name="model", chain_name="chain"):
 DATA_KEYS = ("q", "qd", "qdd", "tau")
 
 
+def trajectory_ids(name, traj, N):
+    """traj as an (N,) array of whole numbers >= 0, the trajectory of each sample (as sample_trajectories gives)."""
+    arr = np.asarray(traj)
+    if arr.shape != (N,) or arr.dtype.kind not in "iu" or (N and arr.min() < 0):
+        raise ValueError(f"{name} must be ({N},) whole numbers >= 0 (the trajectory of each sample, like "
+                         f"sample_trajectories(...)['traj']), got {_got(traj)}")
+    return arr
+
+
 def as_data(name, data, n, keys=DATA_KEYS, min_samples=1):
     """Return a checked copy of a data dict: each of `keys` an (N, n) float array, one N >= min_samples for all.
 
@@ -286,10 +295,7 @@ def as_data(name, data, n, keys=DATA_KEYS, min_samples=1):
     if N < min_samples:
         raise ValueError(f"{name} holds {N} sample(s), at least {min_samples} needed")
     if "traj" in data:
-        traj = np.asarray(data["traj"])
-        if traj.shape != (N,) or traj.dtype.kind not in "iu" or (N and traj.min() < 0):
-            raise ValueError(f"{name}['traj'] must be ({N},) whole numbers >= 0 (the trajectory of each sample), "
-                             f"got {_got(data['traj'])}")
+        trajectory_ids(f"{name}['traj']", data["traj"], N)
     if "t" in data:
         out["t"] = array(f"{name}['t']", data["t"], (1,), f"({N},) times of the samples")
         if out["t"].shape != (N,):

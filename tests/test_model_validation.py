@@ -79,6 +79,7 @@ def test_the_split_of_single_samples_and_of_nothing():
     (dict(traj=np.zeros(606, int)), ValueError, r"at least 2 trajectories, got 1 .*validation=0"),
     (dict(traj=np.zeros(605, int)), ValueError, r"traj must be \(606,\) whole numbers"),
     (dict(traj=np.linspace(0, 5, 606)), ValueError, r"traj must be \(606,\) whole numbers"),
+    (dict(traj=np.arange(606) - 3), ValueError, r"traj must be \(606,\) whole numbers >= 0"),
     (dict(restore_best="yes"), TypeError, "restore_best"),
 ])
 def test_bad_validation_arguments_are_refused_and_change_nothing(kwargs, error, message, motions):

@@ -30,6 +30,7 @@ from ..facts import ACTIVATION, EPS, POTENTIAL_SCALE
 from .activations import ACTIVATIONS
 from .jet import unflatten
 from .structure import tril_order
+from .training_data import sample_weights
 
 
 def features(q):
@@ -101,6 +102,5 @@ def loss(theta, batch, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_
 def training_batch(model, data):
     """The batch DeLaN.fit builds from a data dict (q, qd, qdd, tau), in float64: (q, qd, qdd, target,
     inv_scale), with the model's torque scales and the samples' weights (lesson_lib.model.training_data)."""
-    from .training_data import sample_weights
     q, qd, qdd, tau = (np.asarray(data[k], dtype=float) for k in ("q", "qd", "qdd", "tau"))
     return model._batch(model._samples(q, qd, qdd, tau, np.sqrt(sample_weights(qd, qdd)), dtype=float))

@@ -103,11 +103,11 @@ class BestWeights:
         self.keep(loss)
 
     def keep(self, loss):
-        self.loss, self.theta, self.optimizer = loss, self.model.theta.copy(), self.model.optimizer.state()
+        self.loss, self.pair = loss, _pair(self.model)
 
     def restore(self):
         """Put the best weights and their optimiser state back; the learning rate stays the current one."""
-        _apply(self.model, {"params": self.theta, "optimizer": self.optimizer})
+        _apply(self.model, self.pair)
 
 
 def _pair(model):

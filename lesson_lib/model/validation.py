@@ -19,7 +19,7 @@ single samples are held out at random.
 """
 import numpy as np
 
-from .._validate import _got, number
+from .._validate import number, trajectory_ids
 
 
 def check_fraction(fraction):
@@ -29,21 +29,10 @@ def check_fraction(fraction):
                        "none")
 
 
-def check_traj(traj, n_samples):
-    """traj as an (N,) int array (the trajectory of each sample), or None."""
-    if traj is None:
-        return None
-    arr = np.asarray(traj)
-    if arr.shape != (n_samples,) or arr.dtype.kind not in "iu":
-        raise ValueError(f"traj must be ({n_samples},) whole numbers, one trajectory id per sample (like "
-                         f"sample_trajectories(...)['traj']), got {_got(traj)}")
-    return arr
-
-
 def split(n_samples, traj=None, fraction=0.05, seed=0):
     """(train_rows, validation_rows): sorted int arrays that partition range(n_samples); see the module's rules."""
     fraction = check_fraction(fraction)
-    traj = check_traj(traj, n_samples)
+    traj = None if traj is None else trajectory_ids("traj", traj, n_samples)
     everything, nothing = np.arange(n_samples), np.zeros(0, dtype=int)
     if fraction == 0:
         return everything, nothing
