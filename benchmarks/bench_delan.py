@@ -3,7 +3,7 @@
 Prints: the median wall time of 2000 training steps (the "Train x2000" button) for the default network,
 max |M_hat - M| over the 41x41 whole-torus grid and the learned M's smallest eigenvalue after 2000, 4000 and
 6000 steps from the default seed, the time of one step at the reference size (2x64, batch 256), and the
-number of autograd nodes recorded per step (steps compute in float32, as PyTorch does by default).  Run it
+number of operations autograd records per step (steps compute in float32, as PyTorch does by default).  Run it
 twice: with the machine's BLAS threads and with 1.
 
     python benchmarks/bench_delan.py            # both thread settings (re-runs itself with 1 thread)
@@ -16,24 +16,14 @@ import time
 import numpy as np
 
 
-def autograd_nodes_per_step(model, data):
-    """Count the nodes autograd records while differentiating one training loss."""
-    import autograd.tracer as tracer
+def autograd_operations_per_step(model, data):
+    """The operations autograd records while differentiating one training loss (bench_plain's counter)."""
     from autograd import value_and_grad
-    count, original = [0], tracer.new_box
-
-    def counting_new_box(*args, **kwargs):
-        count[0] += 1
-        return original(*args, **kwargs)
-    idx = np.arange(model.batch_size)
-    inv_scale = np.ones((len(idx), 1)) / model.tau_scale       # equal weights
-    batch = (data["q"][idx], data["qd"][idx], data["qdd"][idx], data["tau"][idx] * inv_scale, inv_scale)
-    tracer.new_box = counting_new_box
-    try:
-        value_and_grad(model._loss)(model.theta, batch)
-    finally:
-        tracer.new_box = original
-    return count[0]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_plain import recorded_operations
+    from lesson_lib.model import plain
+    batch = plain.training_batch(model, {k: data[k][:model.batch_size] for k in ("q", "qd", "qdd", "tau")})
+    return recorded_operations(value_and_grad(model._loss), model.theta, batch)
 
 
 def run(label):
@@ -52,7 +42,7 @@ def run(label):
         check = lesson_check(model, chain)
         print(f"after {model.step:5d} steps: max|M_hat - M| = {check['max_error']:.4f}, "
               f"min eig = {check['min_eig']:.4f}, PASS = {check['passed']}, press took {press_times[-1]:.2f} s")
-    print(f"autograd nodes per training step: {autograd_nodes_per_step(model, d)}")
+    print(f"operations autograd records per training step: {autograd_operations_per_step(model, d)}")
     times = []
     for _ in range(3):                            # fresh models: the time of the first press
         m = DeLaN(seed=0)
