@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
-from .build import NOTEBOOKS, ROOT
+from .build import ROOT
+from .catalog import CATALOG
 
 BINDER = "https://mybinder.org/v2"
 BADGE = "https://mybinder.org/badge_logo.svg"
@@ -62,15 +63,14 @@ def binder_url(provider, path, ref="HEAD", urlpath=None):
     return f"{url}?urlpath={urlpath}" if urlpath else url
 
 
-def badge(provider, path, ref="HEAD", first="00_start_here"):
+def badge(provider, path, ref="HEAD", first=CATALOG[0].id):
     """The Markdown badge that opens the first notebook in JupyterLab."""
     return f"[![Binder]({BADGE})]({binder_url(provider, path, ref, f'lab/tree/notebooks/{first}.ipynb')})"
 
 
 def notebook_links(provider, path, ref="HEAD", notebooks=None):
-    """[(name, JupyterLab URL, Voilà URL)] for every learner notebook."""
-    names = notebooks if notebooks is not None else sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")
-                                                           if not p.name.startswith("_"))
+    """[(name, JupyterLab URL, Voilà URL)] for every learner notebook (the catalog's, in its order)."""
+    names = notebooks if notebooks is not None else [nb.id for nb in CATALOG]
     return [(n, binder_url(provider, path, ref, f"lab/tree/notebooks/{n}.ipynb"),
              binder_url(provider, path, ref, f"voila/render/notebooks/{n}.ipynb")) for n in names]
 

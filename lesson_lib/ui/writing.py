@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
 from .._validate import number_list, positive_number
-from ..control import track
+from ..control import track, tracking_errors
 from ..data.letters import BASELINE, SPEED, strokes, write_word
 from ..physics.chain import double_pendulum
 from .blit import BlittedFigure
@@ -203,7 +203,8 @@ class Writing:
         self.xy, self.xy_d = result["xy"][:, 0], result["xy_d"][:, 0]
         self.pen_down = reference.pen(np.zeros(len(self.t), int), self.t)[3]
         self.e_xy = np.linalg.norm(self.xy - self.xy_d, axis=1)
-        self.rms, self.max = float(np.sqrt(np.mean(self.e_xy**2))), float(self.e_xy.max())
+        errors = tracking_errors(result)
+        self.rms, self.max = errors["rms_xy"], errors["max_xy"]
         last = len(self.t) - 1
         self.frames = np.unique(np.append(np.arange(0, last, frame_every), last))
 
