@@ -12,7 +12,7 @@ from lesson_lib import PlanarChain, double_pendulum, facts
 from lesson_lib.course import feedback, markers
 from lesson_lib.course.checks import framework, nb01_challenge, nb04_feedback, nb05_retrieve_and_space, truths
 from lesson_lib.course.checks.nb06_mastery_and_project import TRIPLE_LENGTHS
-from lesson_lib.course.reveal import ANSWER, reveal
+from lesson_lib.course.reveal import ANSWER, CONTROL_ANSWER, reveal, reveal_control
 
 chain = double_pendulum()
 
@@ -80,6 +80,16 @@ def test_reveal_ends_with_different_feedback_for_all_some_and_none_of_the_ideas(
         endings.append(capsys.readouterr().out.splitlines()[-1])
     assert len(set(endings)) == 3 and all(len(e) > 20 and e != "None" for e in endings), endings
     assert "1 of 2" in endings[1]
+
+
+@pytest.mark.parametrize("fn, answer", [(reveal, ANSWER), (reveal_control, CONTROL_ANSWER)],
+                         ids=["reveal", "reveal_control"])
+def test_a_reveal_waits_for_a_prediction_or_an_explicit_ask_and_names_its_own_call(capsys, fn, answer):
+    fn("")
+    out = capsys.readouterr().out
+    assert answer not in out and f"{fn.__name__}(my_prediction, ask=True)" in out
+    fn("   ", ask=True)
+    assert answer in capsys.readouterr().out
 
 
 def test_reveal_without_a_prediction_prints_three_lines_and_no_answer(capsys):

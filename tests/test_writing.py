@@ -8,7 +8,7 @@ import pytest
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum
 from lesson_lib.control import PD, ComputedTorque, track
-from lesson_lib.course.reveal import CONTROL_ANSWER, reveal_control
+from lesson_lib.course.reveal import reveal_control
 from lesson_lib.data import write_letters, write_word
 from lesson_lib.data.letters import SPEED
 from lesson_lib.ui import writing
@@ -237,14 +237,6 @@ def test_letters_overview_shows_every_sample_in_joint_space(letters_data):
 
 
 # ---------------------------------------------------------------------- notebook 07's predict-first question
-def test_the_control_answer_waits_for_a_prediction_and_names_its_own_call(capsys):
-    reveal_control("")
-    out = capsys.readouterr().out
-    assert CONTROL_ANSWER not in out and "reveal_control(my_prediction, ask=True)" in out
-    reveal_control("", ask=True)
-    assert CONTROL_ANSWER in capsys.readouterr().out
-
-
 def test_a_prediction_of_pd_like_errors_does_not_tick_the_right_answer(capsys):
     reveal_control("close to PD, the learned model never saw these letters")
     assert "[ ] close to the exact model" in capsys.readouterr().out
