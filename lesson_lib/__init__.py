@@ -6,10 +6,10 @@ Rooms (one concern each; a later room uses the earlier ones, never a copy of the
 - data/        inverse-dynamics data from the truth: uniform samples, trajectories, letters written by the arm
 - model/       DeLaN (M = L L^T, g = dV/dq, c from dM/dq), BlackBox (the foil), jets, structure, training
 - evaluation/  mass-matrix error over the torus, SPD margin, torque errors, the lesson's PASS check; audits
-- course/      exercise checks, feedback, predict-first reveals, notebook helpers, `python -m lesson_lib.course`
+- course/      exercise checks, feedback, predict-first reveals, notebook helpers, `python -m lesson_tools`
 - control/     computed-torque and PD control of the true arm, tracking letters
 - ui/          the Bench widget, the notebooks' figures, the palette
-- grading/     grading learners' notebooks, `python -m lesson_lib.grade`
+- grading/     grading learners' notebooks, `python -m lesson_tools.grade`
 - facts        the lesson's numbers (PASS threshold, grid size, default training settings), one home each
 - limits       hard limits that keep a call from hanging or exhausting memory, one home each
 

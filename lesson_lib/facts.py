@@ -2,9 +2,9 @@
 
 The library, the checks, the feedback, the Bench, the tests and the notebooks' text all read these.  In the
 notebooks' markdown and in README.md a fact is written between markers, `<!--fact:NAME-->0.2<!--/fact-->`
-(only the value shows once rendered), as `text(NAME)` writes it; `python -m lesson_lib.course build` writes the
-current value in, and `python -m lesson_lib.course check` (run by the tests) fails while any marker holds a stale
-value, or while prose writes a fact's value bare (lesson_lib.course.markers).
+(only the value shows once rendered), as `text(NAME)` writes it; `python -m lesson_tools build` writes the
+current value in, and `python -m lesson_tools check` (run by the tests) fails while any marker holds a stale
+value, or while prose writes a fact's value bare (lesson_tools.markers).
 """
 
 # The lesson's PASS criterion: max |M_hat - M| < PASS_MAX_ERROR (kg m^2) over a GRID_POINTS x GRID_POINTS grid

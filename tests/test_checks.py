@@ -16,7 +16,7 @@ import pytest
 import lesson_lib
 from lesson_lib import facts
 from lesson_lib.course import checks
-from lesson_lib.course.build import BEGIN, END, SOLUTIONS, STUB
+from lesson_tools.build import BEGIN, END, SOLUTIONS, STUB
 from lesson_lib.course.checks import framework
 
 from check_cases import RIGHT, WRONG

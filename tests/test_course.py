@@ -14,8 +14,9 @@ import sys
 import nbformat
 import pytest
 
-from lesson_lib.course import build, catalog, checks
-from lesson_lib.course.build import (CHECK_MARKER, NOTEBOOKS, ROOT, SOLUTIONS, STUB, CourseError, check,
+from lesson_lib.course import checks
+from lesson_tools import build, catalog
+from lesson_tools.build import (CHECK_MARKER, NOTEBOOKS, ROOT, SOLUTIONS, STUB, CourseError, check,
                                      course_problems, is_check_cell, learner_version, strip_solutions)
 from lesson_lib.course.reveal import ANSWER, reveal
 
@@ -33,7 +34,7 @@ def stream(cell):
 # ---------------------------------------------------------------------- (a) learner notebooks in sync
 def test_learner_notebooks_match_their_teachers_sources():
     problems = check(log=lambda *_: None)
-    assert not problems, "\n".join(problems) + "\nrun: python -m lesson_lib.course build <names>"
+    assert not problems, "\n".join(problems) + "\nrun: python -m lesson_tools build <names>"
 
 
 def test_course_check_command_exits_zero():
@@ -169,7 +170,7 @@ def test_every_notebook_in_the_folders_is_in_the_catalog(tmp_path, monkeypatch):
         (tmp_path / "solutions" / path.name).write_bytes(path.read_bytes())
     (tmp_path / "solutions" / "07_new.ipynb").write_text("{}")
     monkeypatch.setattr(build, "SOLUTIONS", tmp_path / "solutions")
-    assert any("07_new.ipynb is not in lesson_lib/course/catalog.py" in p for p in check(log=lambda *_: None))
+    assert any("07_new.ipynb is not in lesson_tools/catalog.py" in p for p in check(log=lambda *_: None))
 
 
 # ---------------------------------------------------------------------- predict first

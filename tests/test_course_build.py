@@ -1,4 +1,4 @@
-"""`python -m lesson_lib.course build|check` in-process, on a copy of the course in a temporary folder: what
+"""`python -m lesson_tools build|check` in-process, on a copy of the course in a temporary folder: what
 build writes (the teachers' source refreshed and stamped, the learner version stripped), in which order and
 folder it executes them, what the command line prints and returns, and a real kernel run of `execute`."""
 import re
@@ -7,8 +7,8 @@ import shutil
 import nbformat
 import pytest
 
-from lesson_lib.course import build, catalog
-from lesson_lib.course.build import BEGIN, NOTEBOOKS, README, SOLUTIONS, STUB, CourseError
+from lesson_tools import build, catalog
+from lesson_tools.build import BEGIN, NOTEBOOKS, README, SOLUTIONS, STUB, CourseError
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ def test_an_app_is_its_own_source_and_gets_no_learner_version(course, executed):
 
 
 def test_build_refuses_names_not_in_the_catalog(course, executed):
-    with pytest.raises(CourseError, match=r"not in lesson_lib/course/catalog.py: \['99_nope'\]"):
+    with pytest.raises(CourseError, match=r"not in lesson_tools/catalog.py: \['99_nope'\]"):
         build.build(["00_start_here.ipynb", "99_nope"], run=False)
     assert executed == []
 
@@ -123,7 +123,7 @@ def test_check_command_lists_each_problem_and_fails(course, capsys):
     assert captured.out == "" and len(lines) == 2
     assert lines[0].startswith("problem: notebooks/04_feedback.ipynb, metadata['lesson'] is None") or \
         lines[0].startswith(f"problem: {path}, metadata['lesson'] is None"), lines[0]
-    assert lines[1] == "1 problem(s). Stale markers and stamps: python -m lesson_lib.course build <ids>"
+    assert lines[1] == "1 problem(s). Stale markers and stamps: python -m lesson_tools build <ids>"
 
 
 def test_build_command_builds_the_named_notebooks_without_running_them(course, executed, capsys):
@@ -138,7 +138,7 @@ def test_build_command_builds_the_named_notebooks_without_running_them(course, e
 
 def test_build_command_reports_an_unknown_notebook(course, executed, capsys):
     assert build.main(["build", "--no-execute", "99_nope"]) == 1
-    assert capsys.readouterr().err.strip() == "error: not in lesson_lib/course/catalog.py: ['99_nope']"
+    assert capsys.readouterr().err.strip() == "error: not in lesson_tools/catalog.py: ['99_nope']"
 
 
 def test_every_command_line_option_has_help(capsys):
@@ -146,7 +146,7 @@ def test_every_command_line_option_has_help(capsys):
         build.main(["build", "--help"])
     assert exit_.value.code == 0
     out = capsys.readouterr().out
-    assert re.search(r"^usage: python -m lesson_lib.course build \[-h\] \[--no-execute\] \[names \.\.\.\]", out, re.M)
+    assert re.search(r"^usage: python -m lesson_tools build \[-h\] \[--no-execute\] \[names \.\.\.\]", out, re.M)
     assert re.search(r"^\s+names\s+\S", out, re.M) and re.search(r"^\s+--no-execute\s+\S", out, re.M), out
     with pytest.raises(SystemExit):
         build.main(["--help"])

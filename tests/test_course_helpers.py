@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from lesson_lib import PlanarChain, double_pendulum, facts
-from lesson_lib.course import feedback, markers
+from lesson_lib.course import feedback
+from lesson_tools import markers
 from lesson_lib.course.checks import framework, nb01_challenge, nb04_feedback, nb05_retrieve_and_space, truths
 from lesson_lib.course.checks.nb06_mastery_and_project import TRIPLE_LENGTHS
 from lesson_lib.course.reveal import ANSWER, CONTROL_ANSWER, reveal, reveal_control

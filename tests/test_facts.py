@@ -6,8 +6,8 @@ import nbformat
 import pytest
 
 from lesson_lib import facts
-from lesson_lib.course import build, catalog, markers
-from lesson_lib.course.build import NOTEBOOKS, ROOT, check
+from lesson_tools import build, catalog, markers
+from lesson_tools.build import NOTEBOOKS, ROOT, check
 
 QUIET = {"log": lambda *_: None}
 

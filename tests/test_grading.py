@@ -13,13 +13,13 @@ import nbformat
 import pytest
 
 from lesson_lib.course import checks
-from lesson_lib.course.build import NOTEBOOKS, SOLUTIONS
-from lesson_lib.grading import catalog, gradebook, verified
-from lesson_lib.grading.clean import Watch, check_answers
-from lesson_lib.grading.limits import Limits
-from lesson_lib.grading.plan import plan
-from lesson_lib.grading.scan import protected_names, scan
-from lesson_lib.grading.submissions import UsageError, find, identify, match, student_name
+from lesson_tools.build import NOTEBOOKS, SOLUTIONS
+from lesson_tools.grading import catalog, gradebook, verified
+from lesson_tools.grading.clean import Watch, check_answers
+from lesson_tools.grading.limits import Limits
+from lesson_tools.grading.plan import plan
+from lesson_tools.grading.scan import protected_names, scan
+from lesson_tools.grading.submissions import UsageError, find, identify, match, student_name
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +166,7 @@ PROTECTED = protected_names(["import numpy as np\nimport matplotlib.pyplot as pl
     ("np.max = lambda *a, **k: 0.0", "np.max"),
     ("DeLaN.mass_matrix = lambda self, q: q", "DeLaN.mass_matrix"),
     ("from lesson_lib.course.checks import _quiet", "internals"),
-    ("from lesson_lib.grading import job", "grader"),
+    ("from lesson_tools.grading import job", "grader"),
     ("!rm -rf lesson_lib", "shell command"),
     ("%%writefile ../lesson_lib/course/checks.py\nx = 1", "%writefile"),
     ("%timeit setattr(checks, 'x', 1)", "setattr"),
@@ -293,7 +293,7 @@ def test_watch_sees_an_entry_of_a_registry_replaced_or_edited():
 
 
 def test_limits_wrapper_sets_the_limits_on_the_command(tmp_path):
-    from lesson_lib.grading.limits import wrap
+    from lesson_tools.grading.limits import wrap
     code = ("import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0] >> 20, "
             "resource.getrlimit(resource.RLIMIT_CPU)[0], resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20)")
     out = subprocess.run(wrap([sys.executable, "-c", code], 1500, 42, 7), capture_output=True, text=True)
@@ -324,8 +324,8 @@ def test_summary_counts_the_best_submission_per_notebook():
 
 # ---------------------------------------------------------------------- the kernel's limits
 def _kernel(tmp_path, sources, **limits):
-    from lesson_lib.grading import kernel
-    from lesson_lib.grading.plan import Step
+    from lesson_tools.grading import kernel
+    from lesson_tools.grading.plan import Step
     (tmp_path / "work").mkdir()
     verified.copy_verified(verified.package_root(), verified.manifest(), tmp_path / "course")
     steps = [Step(source, "learner", n) for n, source in enumerate(sources, 1)]

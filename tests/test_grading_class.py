@@ -1,4 +1,4 @@
-"""The grader end to end, as a teacher runs it on a class's downloads: `python -m lesson_lib.grade FOLDER --out`.
+"""The grader end to end, as a teacher runs it on a class's downloads: `python -m lesson_tools.grade FOLDER --out`.
 
 A synthetic class (built from the course's own notebooks) holds a folder per student and loose renamed files,
 duplicate downloads, a corrupt notebook, foreign files, an infinite loop in a cell and in an answer, a memory
@@ -14,10 +14,10 @@ import nbformat
 import pytest
 
 from lesson_lib.course import checks
-from lesson_lib.course.build import NOTEBOOKS, ROOT, SOLUTIONS
-from lesson_lib.grading import gradebook
-from lesson_lib.grading.grade import grade
-from lesson_lib.grading.limits import Limits
+from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
+from lesson_tools.grading import gradebook
+from lesson_tools.grading.grade import grade
+from lesson_tools.grading.limits import Limits
 
 LIMITS = dict(timeout=10, memory_mb=2500)          # the hog asks for 3.2 GB; every course cell takes < 3 s
 M05, STEP = "05_retrieve_and_space", "symplectic_euler_step"
@@ -124,7 +124,7 @@ def graded(tmp_path_factory):
     before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
     course_before = course_files()
     out = folder.parent / "gradebook.csv"
-    proc = subprocess.run([sys.executable, "-m", "lesson_lib.grade", str(folder), "--out", str(out), "--workers",
+    proc = subprocess.run([sys.executable, "-m", "lesson_tools.grade", str(folder), "--out", str(out), "--workers",
                            "2", "--timeout", str(LIMITS["timeout"]), "--memory-mb", str(LIMITS["memory_mb"])],
                           cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -274,7 +274,7 @@ def test_a_dask_cluster_gives_the_same_gradebook(small_class):
 
 def test_cli_exit_codes_when_grading_cannot_run(tmp_path):
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "lesson_lib.grade", *args], cwd=ROOT, capture_output=True,
+        return subprocess.run([sys.executable, "-m", "lesson_tools.grade", *args], cwd=ROOT, capture_output=True,
                               text=True, timeout=120)
     missing = cli(str(tmp_path / "nope"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr

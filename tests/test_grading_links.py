@@ -1,11 +1,11 @@
-"""`python -m lesson_lib.course links`: the Binder badge and every notebook's links, from git remote or given."""
+"""`python -m lesson_tools links`: the Binder badge and every notebook's links, from git remote or given."""
 import subprocess
 import sys
 
 import pytest
 
 from lesson_lib.course import links
-from lesson_lib.course.build import NOTEBOOKS, ROOT
+from lesson_tools.build import NOTEBOOKS, ROOT
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -47,7 +47,7 @@ def test_command_reads_git_remote_and_says_binder_needs_a_public_repository(tmp_
     git(tmp_path, "remote", "add", "origin", "git@github.com:my-school/delan-course.git")
     assert links.git_remote(tmp_path) == "git@github.com:my-school/delan-course.git"
     assert links.git_remote(tmp_path, "upstream") == "https://github.com/someone/else.git"
-    out = subprocess.run([sys.executable, "-m", "lesson_lib.course", "links", "--repo", "my-school/delan-course"],
+    out = subprocess.run([sys.executable, "-m", "lesson_tools", "links", "--repo", "my-school/delan-course"],
                          cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "public repositories only" in out.stdout

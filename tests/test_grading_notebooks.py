@@ -14,8 +14,8 @@ import xml.etree.ElementTree as ET
 import nbformat
 import pytest
 
-from lesson_lib.course.build import NOTEBOOKS, ROOT
-from lesson_lib.grading.catalog import carries_check_marker
+from lesson_tools.build import NOTEBOOKS, ROOT
+from lesson_tools.grading.catalog import carries_check_marker
 
 STUB = '    # YOUR CODE HERE\n    raise NotImplementedError("Your turn: see the instructions above")'
 NBVAL = ["--nbval-current-env", "-p", "no:cacheprovider", "-o", "addopts=",

@@ -34,6 +34,7 @@ import json
 import textwrap
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -226,28 +227,17 @@ def close(a, b, tol):
 
 # ---------------------------------------------------------------------- is the learner's function the stub?
 def stub_source(spec):
-    """The source of the stub `course build` makes for spec.function (from the teachers' source), or None."""
-    return _stub_sources(spec.notebook).get(spec.function)
+    """The source of the stub the learner starts from for spec.function, or None (from stubs.json beside this
+    module, which `python -m lesson_tools build` writes from the teachers' sources)."""
+    return _stub_sources().get(spec.notebook, {}).get(spec.function)
 
 
 @functools.lru_cache(maxsize=None)
-def _stub_sources(notebook):
-    from ..build import BEGIN, SOLUTIONS, strip_solutions
+def _stub_sources():
     try:
-        cells = json.loads((SOLUTIONS / f"{notebook}.ipynb").read_text(encoding="utf-8"))["cells"]
-    except (OSError, ValueError, KeyError):
+        return json.loads((Path(__file__).with_name("stubs.json")).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return {}
-    stubs = {}
-    for cell in cells:
-        source = "".join(cell.get("source", ""))
-        if cell.get("cell_type") != "code" or BEGIN not in source:
-            continue
-        try:
-            tree = ast.parse(strip_solutions(source)[0])
-        except Exception:                         # noqa: BLE001 -- a broken source is reported by course check
-            continue
-        stubs.update({node.name: ast.unparse(node) for node in tree.body if isinstance(node, ast.FunctionDef)})
-    return stubs
 
 
 def _function_def(fn):

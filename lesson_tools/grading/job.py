@@ -5,7 +5,7 @@
 In a temporary folder of its own (removed afterwards): a verified copy of lesson_lib for the kernel, an
 answers folder and a working folder.  Then
 
-1. scan the cells the learner wrote (lesson_lib.grading.scan);
+1. scan the cells the learner wrote (lesson_tools.grading.scan);
 2. run the cells in a limited kernel, check cells replaced by captures (plan, kernel);
 3. check that neither the kernel's copy nor the course's own lesson_lib changed (verified);
 4. call the course's checks on the captured answers in clean processes (clean);
@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from . import gradebook as gb
-from .verified import CourseFilesChanged, changed, copy_verified, package_root
+from .verified import CourseFilesChanged, changed, copy_verified, learners_part, package_root
 
 
 def make_task(submission, course_nb, all_check_names, expected, limits):
@@ -61,23 +61,24 @@ def grade_task(task):
     root = package_root()
     mismatch = changed(root, expected)
     if mismatch:
-        raise CourseFilesChanged(f"lesson_lib at {root} differs from the hashes taken when grading started "
+        raise CourseFilesChanged(f"the course's files at {root} differ from the hashes taken when grading started "
                                  f"({', '.join(mismatch[:5])}): if a submission changed them, restore them (git "
-                                 f"checkout lesson_lib) and grade again; on a Dask cluster, install the same course "
-                                 f"version on every worker")
+                                 f"checkout lesson_lib lesson_tools) and grade again; on a Dask cluster, install "
+                                 f"the same course version on every worker")
     folder = Path(tempfile.mkdtemp(prefix="lesson-grade-"))
     try:
         course, answers, work = folder / "course", folder / "answers", folder / "work"
         for d in (answers, work):
             d.mkdir()
-        copy_verified(root, expected, course)
+        copy_verified(root, learners_part(expected), course)
         nb = nbformat.reads(task["text"], as_version=4)
         steps, notes, learner = plan(nb, course_nb, answers)
         protected = protected_names(c.get("source", "") for c in nb.cells if c.get("cell_type") == "code")
         tampered = _tampering(learner, protected, task["check_names"])
 
         run = kernel.run(steps, work, course, limits)
-        tampered += [f"a cell changed the course file {rel} (its copy)" for rel in changed(course, expected)]
+        tampered += [f"a cell changed the course file {rel} (its copy)"
+                     for rel in changed(course, learners_part(expected))]
         original = changed(root, expected)
         if original:
             tampered.append(f"the course's own files changed while this notebook ran: {original[:5]}")

@@ -1,13 +1,13 @@
 """The course's notebooks, one home: id (the file's stem), title, time in minutes and a one-line summary.
 
 Notebook 00's sequence table, README.md's course table and each notebook's "**Time:** about N minutes" line are
-written from this list by `python -m lesson_lib.course build`, between markers (lesson_lib.course.markers):
+written from this list by `python -m lesson_tools build`, between markers (lesson_tools.markers):
 
     <!--catalog:minutes-->20<!--/catalog-->      this notebook's time
     <!--catalog:sequence-->...<!--/catalog-->    the table of notebooks 01.. with links (in 00)
     <!--catalog:course-->...<!--/catalog-->      the table of every notebook (in README.md)
 
-and `python -m lesson_lib.course check` fails while any of them disagrees with the list.
+and `python -m lesson_tools check` fails while any of them disagrees with the list.
 
 Times are for a learner who reads every cell, runs it, and does the exercises: at least the markdown at
 150 words a minute plus 5 minutes per exercise (tests/test_course.py holds every notebook to that floor), more
@@ -76,7 +76,7 @@ def text(key, where):
     """What the marker <!--catalog:key--> holds in the document `where` (a notebook id, or "README")."""
     if key == "minutes":
         if where not in BY_ID or BY_ID[where].minutes is None:
-            raise KeyError(f"{where} has no time in lesson_lib/course/catalog.py")
+            raise KeyError(f"{where} has no time in lesson_tools/catalog.py")
         return str(BY_ID[where].minutes)
     if key == "sequence":
         return f"\n\n{sequence_table()}\n\n"

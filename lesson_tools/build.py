@@ -4,13 +4,13 @@
     notebooks/NN_name.ipynb              learner version: GENERATED from it (never edit by hand)
     notebooks/bench_app.ipynb            an app without exercises (catalog: app=True) is its own source
 
-The course's notebooks are the ones in lesson_lib/course/catalog.py.  Commands, from the repository root:
+The course's notebooks are the ones in lesson_tools/catalog.py.  Commands, from the repository root:
 
-    python -m lesson_lib.course build [NN_name ...] [--no-execute]   generate and execute (default: all)
-    python -m lesson_lib.course check                                is the course consistent? (run by the tests)
+    python -m lesson_tools build [NN_name ...] [--no-execute]   generate and execute (default: all)
+    python -m lesson_tools check                                is the course consistent? (run by the tests)
 
 `build` writes the current facts and catalog into the markers of every notebook's markdown and of README.md
-(lesson_lib.course.markers), stamps every notebook it writes with metadata["lesson"] = {"notebook": "<id>"}
+(lesson_tools.markers), stamps every notebook it writes with metadata["lesson"] = {"notebook": "<id>"}
 (the grader matches submissions by it), strips the solutions, and executes both versions.  `check` lists every
 problem: a learner version out of sync with its source, a stale or unknown marker, a fact written bare in prose
 or code, a missing catalog marker or stamp, and the exercise rules below.
@@ -52,75 +52,23 @@ The exercise pattern (every "Your turn" in the course)
 Markdown cells tagged `solution` are for teachers only and are dropped from the learner version.  Both versions
 are executed in place (cwd = the notebook's folder, as Jupyter does), so their stored outputs are real: the
 teachers' source shows PASS lines, the learner version NOT ATTEMPTED.  Grade learners' saved notebooks with
-`python -m lesson_lib.grade`.
+`python -m lesson_tools.grade`.
 """
 import argparse
-import copy
-import re
+import ast
+import json
 import sys
 from pathlib import Path
 
 from . import catalog, markers
+from .notebook_format import (BEGIN, CHECK_CALL, CHECK_MARKER, END, SOLUTION_TAG, STUB, CourseError,  # noqa: F401
+                              is_check_cell, learner_version, strip_solutions)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
 README = ROOT / "README.md"
-
-BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-STUB = ("# YOUR CODE HERE", 'raise NotImplementedError("Your turn: see the instructions above")')
-SOLUTION_TAG = "solution"
-CHECK_MARKER = "# NBVAL_CHECK_OUTPUT"
-CHECK_CALL = re.compile(r"\bchecks\.(\w+)\s*\(\s*([\w.]*)")
-
-
-class CourseError(Exception):
-    """A teachers' source that cannot be turned into a learner notebook, or notebooks out of sync."""
-
-
-def strip_solutions(source, where="cell"):
-    """Replace every BEGIN/END SOLUTION block of a code cell's source by the stub; return (source, n_blocks)."""
-    out, n, inside, indent = [], 0, False, ""
-    for number, line in enumerate(source.splitlines(keepends=True), start=1):
-        text = line.strip()
-        if text == BEGIN:
-            if inside:
-                raise CourseError(f"{where}, line {number}: '{BEGIN}' inside another solution block")
-            indent = line[:len(line) - len(line.lstrip())]
-            if not indent:
-                raise CourseError(f"{where}, line {number}: a solution block at the top level of a cell would "
-                                  f"make the learner notebook stop there; put the exercise inside a function")
-            inside, n = True, n + 1
-            out += [f"{indent}{s}\n" for s in STUB]
-        elif text == END:
-            if not inside:
-                raise CourseError(f"{where}, line {number}: '{END}' without a matching '{BEGIN}'")
-            inside = False
-        elif not inside:
-            out.append(line)
-    if inside:
-        raise CourseError(f"{where}: '{BEGIN}' without a matching '{END}'")
-    result = "".join(out)
-    if not source.endswith("\n") and result.endswith("\n"):
-        result = result[:-1]
-    return result, n
-
-
-def learner_version(nb, name="notebook"):
-    """The learner notebook made from a teachers' source (a nbformat NotebookNode), outputs cleared."""
-    learner = copy.deepcopy(nb)
-    cells = []
-    for i, cell in enumerate(learner.cells):
-        if cell.cell_type == "markdown" and SOLUTION_TAG in cell.get("metadata", {}).get("tags", []):
-            continue
-        if cell.cell_type == "code":
-            cell.source, _ = strip_solutions(cell.source, where=f"{name}, cell {i}")
-            cell.outputs, cell.execution_count = [], None
-            cell.metadata.pop("execution", None)
-        cells.append(cell)
-    learner.cells = cells
-    return learner
-
+STUBS = ROOT / "lesson_lib" / "course" / "checks" / "stubs.json"
 
 def stamp(nb, notebook_id):
     """Mark nb as the course's notebook `notebook_id` (metadata["lesson"]), for the grader."""
@@ -181,15 +129,45 @@ def refresh_readme(path=README):
         path.write_text(new, encoding="utf-8")
 
 
+def exercise_stubs(teacher):
+    """{function name: source of its stub} for every exercise (a function with a solution block) of a teachers'
+    source: what the learner's function is before they write anything (the checks tell NOT ATTEMPTED by it)."""
+    stubs = {}
+    for i, cell in enumerate(teacher.cells):
+        if cell.cell_type != "code" or BEGIN not in cell.source:
+            continue
+        tree = ast.parse(strip_solutions(cell.source, where=f"cell {i}")[0])
+        stubs.update({node.name: ast.unparse(node) for node in tree.body if isinstance(node, ast.FunctionDef)})
+    return stubs
+
+
+def stubs_text(teachers):
+    """The text of lesson_lib/course/checks/stubs.json for {notebook id: teachers' source}."""
+    table = {notebook_id: exercise_stubs(nb) for notebook_id, nb in teachers.items()}
+    return json.dumps({k: v for k, v in table.items() if v}, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def teachers_sources():
+    """{notebook id: teachers' source} of every exercise notebook of the catalog (apps left out)."""
+    return {e.id: _read(source_path(e)) for e in catalog.CATALOG if not e.app}
+
+
+def refresh_stubs(path=STUBS):
+    """Write the exercises' stubs (from the teachers' sources) into lesson_lib, where the checks read them."""
+    text = stubs_text(teachers_sources())
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
 def build(names=None, run=True, log=print):
-    """Refresh the markers, stamp, generate (and by default execute) the learner version of each course
-    notebook named in `names` (file names or ids; all when None).  The teachers' source is executed in place
-    first; an app is executed once, in place."""
+    """Refresh the markers, stamp and (by default) execute the teachers' source of each course notebook named in
+    `names` (file names or ids; all when None), and write its learner version beside it, without outputs.  An
+    app is executed once, in place.  The exercises' stubs are written into lesson_lib (refresh_stubs)."""
     import time
     wanted = None if not names else {Path(n).stem for n in names}
     entries = [e for e in catalog.CATALOG if wanted is None or e.id in wanted]
     if wanted is not None and len(entries) != len(wanted):
-        raise CourseError(f"not in lesson_lib/course/catalog.py: {sorted(wanted - {e.id for e in entries})}")
+        raise CourseError(f"not in lesson_tools/catalog.py: {sorted(wanted - {e.id for e in entries})}")
     refresh_readme()
     for entry in entries:
         t0, path, target = time.perf_counter(), source_path(entry), NOTEBOOKS / f"{entry.id}.ipynb"
@@ -199,21 +177,14 @@ def build(names=None, run=True, log=print):
             execute(teacher, path.parent, str(path.relative_to(NOTEBOOKS)))
         _write(teacher, path)
         if not entry.app:
-            learner = learner_version(teacher, path.name)
-            if run:
-                execute(learner, NOTEBOOKS, target.name)
-            _write(learner, target)
+            _write(learner_version(teacher, path.name), target)
         log(f"built {entry.id} ({time.perf_counter() - t0:.1f} s)")
+    refresh_stubs()
 
 
 # ---------------------------------------------------------------------- check
 def _cell_key(cell):
     return cell.cell_type, cell.source, tuple(cell.get("metadata", {}).get("tags", []))
-
-
-def is_check_cell(cell):
-    """A code cell whose first line is the marker `# NBVAL_CHECK_OUTPUT`."""
-    return cell.cell_type == "code" and cell.source.lstrip("\n").split("\n", 1)[0].strip() == CHECK_MARKER
 
 
 def exercise_problems(nb, notebook_id, registry):
@@ -299,6 +270,16 @@ def _notebook_text_problems(nb, entry):
     return problems + [p for p in [stamp_problem(nb, entry.id)] if p]
 
 
+def stored_results(nb):
+    """Messages for what a learner notebook must not carry: stored outputs or widget state (a prediction's
+    answer shown before the learner makes it)."""
+    problems = [f"cell {i} has stored outputs (learner notebooks are written without them)"
+                for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
+    if "widgets" in nb.metadata:
+        problems.append("stores widget state (learner notebooks are written without it)")
+    return problems
+
+
 def _sync_problem(expected, actual):
     want, got = [_cell_key(c) for c in expected.cells], [_cell_key(c) for c in actual.cells]
     if want == got:
@@ -317,12 +298,12 @@ def _show(path):
 
 def check(log=print):
     """Every problem (list of strings) in the course's notebooks and README.md (sources only, not outputs)."""
-    from .checks import REGISTRY
+    from lesson_lib.course.checks import REGISTRY
     problems, learners = [], {}
     for entry in catalog.CATALOG:
         path, target = source_path(entry), NOTEBOOKS / f"{entry.id}.ipynb"
         if not path.exists():
-            problems.append(f"{_show(path)} is missing (listed in lesson_lib/course/catalog.py)")
+            problems.append(f"{_show(path)} is missing (listed in lesson_tools/catalog.py)")
             continue
         teacher = _read(path)
         problems += [f"{_show(path)}, {p}" for p in _notebook_text_problems(teacher, entry)]
@@ -340,10 +321,17 @@ def check(log=print):
         problems += [f"{_show(target)}, {p}" for p in markers.stale(
             "\n".join(c.source for c in actual.cells if c.cell_type == "markdown"), entry.id)]
         problems += [f"{_show(target)}, {p}" for p in [stamp_problem(actual, entry.id)] if p]
+        problems += [f"{_show(target)}, {p}" for p in stored_results(actual)]
     problems += course_problems(learners, REGISTRY)
+    teachers = {k: v for k, v in learners.items() if not catalog.BY_ID[k].app}
+    try:
+        if STUBS.read_text(encoding="utf-8") != stubs_text({k: _read(source_path(catalog.BY_ID[k])) for k in teachers}):
+            problems.append(f"{_show(STUBS)} differs from the teachers' sources' stubs (course build writes it)")
+    except OSError:
+        problems.append(f"{_show(STUBS)} is missing (course build writes it)")
     known = {f"{e.id}.ipynb" for e in catalog.CATALOG}
     for folder in (NOTEBOOKS, SOLUTIONS):
-        problems += [f"{_show(p)} is not in lesson_lib/course/catalog.py" for p in sorted(
+        problems += [f"{_show(p)} is not in lesson_tools/catalog.py" for p in sorted(
             folder.glob("*.ipynb")) if p.name not in known and not p.name.startswith("_grading_")]
     readme = README.read_text(encoding="utf-8")
     problems += [f"README.md: {p}" for p in text_problems(readme, "README") + missing_markers(readme, ["course"])]
@@ -351,7 +339,7 @@ def check(log=print):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m lesson_lib.course", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m lesson_tools", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="refresh facts, generate the learner notebooks, and execute both versions")
     b.add_argument("names", nargs="*", help="notebook ids, e.g. 01_challenge (default: all)")
@@ -369,7 +357,7 @@ def main(argv=None):
     for p in problems:
         print(f"problem: {p}", file=sys.stderr)
     if problems:
-        print(f"{len(problems)} problem(s). Stale markers and stamps: python -m lesson_lib.course build <ids>",
+        print(f"{len(problems)} problem(s). Stale markers and stamps: python -m lesson_tools build <ids>",
               file=sys.stderr)
         return 1
     print(f"ok: {len(catalog.CATALOG)} course notebooks and README.md are consistent")

@@ -1,14 +1,16 @@
 """The course's files, verified: their hashes, a checked copy for a kernel, and an importer that refuses changes.
 
-The grader takes `manifest()` (sha256 of every file of lesson_lib) once, when grading starts: these are the
-course's hashes.  Every submission's kernel gets `copy_verified` copies of those files (a cell that edits
-lesson_lib then edits its own copy, which `changed` reports), and the clean process that calls the checks
-imports lesson_lib through `VerifiedFinder`, which compiles each module from bytes whose hash it has just
-checked (never from a cached .pyc) and refuses a file that is not in the manifest.
+The grader takes `manifest()` (sha256 of every file of both packages, lesson_lib and lesson_tools) once, when
+grading starts: these are the course's hashes.  Every submission's kernel gets `copy_verified` copies of the
+learners' package only, lesson_lib (a cell that edits lesson_lib then edits its own copy, which `changed`
+reports), and the clean process that calls the checks imports both packages through `VerifiedFinder`, which
+compiles each module from bytes whose hash it has just checked (never from a cached .pyc) and refuses a file
+that is not in the manifest.
 
 The clean process starts as `python -I -c <this file's verified source>`: it reads one JSON line from stdin,
 {"root": folder holding lesson_lib/, "manifest": {...}, ...}, installs the finder, then hands the request to
-lesson_lib.grading.clean.  This module imports nothing from lesson_lib, so that start is verified throughout.
+lesson_tools.grading.clean.  This module imports nothing from either package, so that start is verified
+throughout.
 """
 import hashlib
 import importlib.machinery
@@ -17,7 +19,8 @@ import os
 import sys
 from pathlib import Path
 
-PACKAGE = "lesson_lib"
+LEARNERS = "lesson_lib"                 # what a learner's kernel imports
+PACKAGES = (LEARNERS, "lesson_tools")   # what the hashes cover
 
 
 class CourseFilesChanged(Exception):
@@ -25,30 +28,37 @@ class CourseFilesChanged(Exception):
 
 
 def package_root():
-    """The folder that contains lesson_lib/ (the repository root for an editable install)."""
+    """The folder that contains lesson_lib/ and lesson_tools/ (the repository root for an editable install)."""
     return Path(__file__).resolve().parents[2]
 
 
-def _files(root):
-    base = Path(root) / PACKAGE
-    for path in sorted(base.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-            yield path.relative_to(root).as_posix(), path
+def _files(root, packages=PACKAGES):
+    for package in packages:
+        for path in sorted((Path(root) / package).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                yield path.relative_to(root).as_posix(), path
 
 
 def sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def manifest(root=None):
-    """{relative path: sha256} of every file of lesson_lib under root (default: the installed one)."""
+def manifest(root=None, packages=PACKAGES):
+    """{relative path: sha256} of every file of the packages under root (default: the installed ones)."""
     root = Path(root or package_root())
-    return {rel: sha256(path.read_bytes()) for rel, path in _files(root)}
+    return {rel: sha256(path.read_bytes()) for rel, path in _files(root, packages)}
+
+
+def learners_part(expected):
+    """The entries of a manifest that belong to lesson_lib, the package a learner's kernel gets."""
+    return {rel: h for rel, h in expected.items() if rel.startswith(LEARNERS + "/")}
 
 
 def changed(root, expected):
-    """Relative paths under root that differ from `expected`: edited, missing or added files."""
-    actual = manifest(root)
+    """Relative paths under root that differ from `expected`: edited, missing or added files (of the packages
+    `expected` covers)."""
+    packages = [p for p in PACKAGES if any(rel.startswith(p + "/") for rel in expected)] or [LEARNERS]
+    actual = manifest(root, packages)
     return sorted(rel for rel in set(actual) | set(expected) if actual.get(rel) != expected.get(rel))
 
 
@@ -71,7 +81,7 @@ def copy_verified(root, expected, dest):
 
 def bootstrap_source(root, expected):
     """This module's own source, verified: the program the clean process runs with `python -I -c`."""
-    return verified_bytes(root, f"{PACKAGE}/grading/verified.py", expected).decode()
+    return verified_bytes(root, "lesson_tools/grading/verified.py", expected).decode()
 
 
 class _VerifiedLoader(importlib.machinery.SourceFileLoader):
@@ -84,16 +94,18 @@ class _VerifiedLoader(importlib.machinery.SourceFileLoader):
 
 
 class VerifiedFinder:
-    """A meta path finder for lesson_lib.*: modules from `root` only, compiled from hash-checked bytes."""
+    """A meta path finder for lesson_lib.* and lesson_tools.*: modules from `root` only, compiled from
+    hash-checked bytes."""
 
     def __init__(self, root, expected):
         self.loader = type("Loader", (_VerifiedLoader,), {"root": Path(root), "expected": expected})
         self.root = str(root)
 
     def find_spec(self, name, path=None, target=None):
-        if name != PACKAGE and not name.startswith(PACKAGE + "."):
+        top = name.split(".")[0]
+        if top not in PACKAGES:
             return None
-        spec = importlib.machinery.PathFinder.find_spec(name, [self.root] if name == PACKAGE else path)
+        spec = importlib.machinery.PathFinder.find_spec(name, [self.root] if name == top else path)
         if spec is None or not str(spec.origin or "").endswith(".py"):
             raise ImportError(f"{name} is not a module of the course's files in {self.root}")
         spec.loader = self.loader(name, spec.origin)
@@ -102,14 +114,14 @@ class VerifiedFinder:
 
 
 def _main():
-    """The clean process: only the verified lesson_lib is importable; results go to a private copy of fd 1."""
+    """The clean process: only the verified packages are importable; results go to a private copy of fd 1."""
     request = json.loads(sys.stdin.readline())
     results = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)                                  # whatever the learner's code prints goes nowhere
     sys.stdout = open(1, "w", closefd=False)
     sys.meta_path.insert(0, VerifiedFinder(request["root"], request["manifest"]))
-    from lesson_lib.grading import clean
+    from lesson_tools.grading import clean
     clean.serve(request, results)
 
 

@@ -1,6 +1,6 @@
 """The clean process: the teachers' checks called on the learner's answers, away from the learner's kernel.
 
-Started by lesson_lib.grading.verified (so every lesson_lib module here was compiled from hash-checked files),
+Started by lesson_tools.grading.verified (so every lesson_lib module here was compiled from hash-checked files),
 it loads each answer (the learner's function or object, pickled by value in the kernel), calls the course's
 check on it without printing, and writes one JSON line per answer to the grader:
 
@@ -18,7 +18,7 @@ import pickle
 import sys
 import types
 
-STRICT = ("lesson_lib", "builtins")                      # any added, removed or replaced name counts
+STRICT = ("lesson_lib", "builtins")                     # any added, removed or replaced name counts
 WATCHED = STRICT + ("numpy", "autograd", "math", "contextlib", "io", "warnings", "pickle", "cloudpickle")
 _MISSING = object()
 
@@ -139,7 +139,6 @@ def serve(request, out):
     import cloudpickle  # noqa: F401 -- loaded before the snapshot: answers are cloudpickle payloads
     import numpy  # noqa: F401
     import lesson_lib  # noqa: F401 -- the public API (physics, data, model, evaluation)
-    import lesson_lib.course.build  # noqa: F401 -- the checks read the stubs through it
     from lesson_lib.course import checks
 
     token = request["token"]

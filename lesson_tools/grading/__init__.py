@@ -1,4 +1,4 @@
-"""Grading learners' notebooks: a gradebook from a folder of submissions (`python -m lesson_lib.grade`).
+"""Grading learners' notebooks: a gradebook from a folder of submissions (`python -m lesson_tools.grade`).
 
 One module per step, in the order a submission meets them:
 

@@ -1,16 +1,16 @@
 """Text written from code: the facts and the catalog, between markers in notebook markdown and README.md.
 
     <!--fact:PASS_MAX_ERROR-->0.2<!--/fact-->        lesson_lib.facts.text("PASS_MAX_ERROR")
-    <!--catalog:minutes-->20<!--/catalog-->          lesson_lib.course.catalog.text("minutes", <notebook id>)
+    <!--catalog:minutes-->20<!--/catalog-->          lesson_tools.catalog.text("minutes", <notebook id>)
 
 A rendered page shows only what is between the markers.  `refresh` writes the current values in (run by
-`python -m lesson_lib.course build`), `stale` lists markers whose text is out of date, and `bare` lists a fact's
+`python -m lesson_tools build`), `stale` lists markers whose text is out of date, and `bare` lists a fact's
 value written in prose without markers where it clearly means that fact ("below 0.2", "41 × 41",
 "Train ×2000", ...), so that a changed constant cannot leave a copy of the old value behind.
 """
 import re
 
-from .. import facts
+from lesson_lib import facts
 from . import catalog
 
 MARKER = re.compile(r"<!--(fact|catalog):(\w+)-->(.*?)<!--/\1-->", re.S)

@@ -115,7 +115,7 @@ class _Scanner(ast.NodeVisitor):
         top = module.split(".")[0]
         if top in NAMES and NAMES[top]:
             self.flag(node, NAMES[top])
-        if module.startswith("lesson_lib.grading"):
+        if module.split(".")[0] == "lesson_tools":
             self.flag(node, "imports the grader")
         for name, alias in names:
             if "print" in (name, alias):
@@ -212,7 +212,7 @@ class _Scanner(ast.NodeVisitor):
     def _text(self, node, text):
         if VERDICT_LINE.search(text):
             self.flag(node, f"writes a line that looks like a check's verdict ({text.strip()[:40]!r})")
-        elif "lesson_lib" in text or "site-packages" in text:
+        elif "lesson_lib" in text or "lesson_tools" in text or "site-packages" in text:
             self.flag(node, "names the course's or Python's installed files in a string")
 
 

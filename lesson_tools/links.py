@@ -1,8 +1,8 @@
 """Teachers' links: the Binder badge and every notebook's JupyterLab and Voilà links, for this repository.
 
-    python -m lesson_lib.course links                      # the repository of `git remote` (origin first)
-    python -m lesson_lib.course links --repo OWNER/REPO    # or a GitHub address given, or a full URL
-    python -m lesson_lib.course links --readme             # also put the badge at the top of README.md
+    python -m lesson_tools links                      # the repository of `git remote` (origin first)
+    python -m lesson_tools links --repo OWNER/REPO    # or a GitHub address given, or a full URL
+    python -m lesson_tools links --readme             # also put the badge at the top of README.md
 
 Binder (mybinder.org) builds only public repositories, on GitHub (`gh`) or GitLab (`gl`).  The links open
 JupyterLab on a notebook (`urlpath=lab/tree/notebooks/NAME.ipynb`) or render it as an app with Voilà
@@ -96,7 +96,7 @@ def put_badge(readme, line):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m lesson_lib.course links", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m lesson_tools links", description=__doc__.split("\n")[0])
     p.add_argument("--repo", help="OWNER/REPO on GitHub, or a GitHub/GitLab URL (default: from git remote)")
     p.add_argument("--remote", help="the git remote to read (default: origin, else the first)")
     p.add_argument("--ref", default="HEAD", help="branch, tag or commit to build (default: HEAD)")

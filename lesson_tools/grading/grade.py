@@ -1,13 +1,13 @@
 """Grade a class: a gradebook from a folder of submissions.
 
-    python -m lesson_lib.grade PATH [PATH ...] --out gradebook.csv
+    python -m lesson_tools.grade PATH [PATH ...] --out gradebook.csv
 
 PATH: notebook files and folders (searched recursively), with any names: `alice/02_model.ipynb`,
 `s1042_02_model.ipynb`, `02_model (1).ipynb`.  Each file is matched to its course notebook by content and graded
 in a fresh kernel under limits; the course's checks then judge the learner's answers in a clean process that
 the learner's cells never touched.  The gradebook has one row per (submission, check): student, notebook,
 submission, check, verdict, detail, with verdict PASS, FAIL, NOT ATTEMPTED, ERROR, TIMEOUT, TAMPERED or
-NOT GRADED (see lesson_lib.grading.gradebook).  A summary per student is printed at the end.
+NOT GRADED (see lesson_tools.grading.gradebook).  A summary per student is printed at the end.
 
 Exit code 0 whenever grading ran, whatever the learners scored; 2 for a usage error; 1 when grading itself
 could not run (course files changed, no Dask scheduler at ADDRESS, no kernel could start).
@@ -36,8 +36,8 @@ def _positive(kind):
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="python -m lesson_lib.grade", description=__doc__.split("\n\n")[0],
-                                epilog="Example: python -m lesson_lib.grade submissions/ --out gradebook.csv")
+    p = argparse.ArgumentParser(prog="python -m lesson_tools.grade", description=__doc__.split("\n\n")[0],
+                                epilog="Example: python -m lesson_tools.grade submissions/ --out gradebook.csv")
     p.add_argument("paths", nargs="+", metavar="PATH", help="notebook files and folders of submissions")
     p.add_argument("--out", metavar="FILE", help="write the gradebook here (.csv, or .json)")
     p.add_argument("--workers", type=_positive(int), default=len(os.sched_getaffinity(0)),

@@ -8,7 +8,7 @@ plus any other course notebook in notebooks/ (bench_app: no checks).  A check ce
     checks.kinetic_energy(kinetic_energy)
 
 The grader never runs that call in the learner's kernel.  It runs the cell's `capture` instead, which takes
-the answer out of the kernel by value, to be checked in a clean process (lesson_lib.grading.clean):
+the answer out of the kernel by value, to be checked in a clean process (lesson_tools.grading.clean):
 
     # NBVAL_CHECK_OUTPUT
     _lesson_capture_(0, lambda: (kinetic_energy))
@@ -17,7 +17,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from ..course.build import CHECK_CALL, CHECK_MARKER, NOTEBOOKS, SOLUTIONS, learner_version
+from ..build import NOTEBOOKS, SOLUTIONS
+from ..notebook_format import CHECK_CALL, CHECK_MARKER, learner_version
 
 CAPTURE = "_lesson_capture_"
 
@@ -34,7 +35,7 @@ def has_marker(source):
 def carries_check_marker(cell):
     """A code cell containing the line `# NBVAL_CHECK_OUTPUT` anywhere: how the grader spots check cells in a
     learner's copy, which may have been edited (the course's own rule, the marker as the first line, is
-    lesson_lib.course.build.is_check_cell)."""
+    lesson_tools.build.is_check_cell)."""
     return cell.get("cell_type") == "code" and has_marker(cell.get("source", ""))
 
 

@@ -1,6 +1,6 @@
 """Run a submission's cells in a fresh kernel under limits, and say where and why it stopped.
 
-The kernel is ipykernel in this Python, started through lesson_lib/grading/limits.py (address space, CPU time,
+The kernel is ipykernel in this Python, started through lesson_tools/grading/limits.py (address space, CPU time,
 file size), in the submission's own working folder, importing the copy of lesson_lib given in `course`, with
 matplotlib's non-interactive backend and one BLAS thread.  nbclient sends the cells one by one; the run stops at
 the first limit it meets:
@@ -139,7 +139,7 @@ async def _run(steps, workdir, course, limits, run):
 
 
 def run(steps, workdir, course, limits):
-    """Run the steps (lesson_lib.grading.plan) in a limited kernel with cwd `workdir`; return a KernelRun."""
+    """Run the steps (lesson_tools.grading.plan) in a limited kernel with cwd `workdir`; return a KernelRun."""
     result = KernelRun()
     if sys.platform == "win32":                             # pragma: no cover
         raise RuntimeError("grading needs POSIX resource limits (Linux or macOS)")

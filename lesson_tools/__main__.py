@@ -1,4 +1,4 @@
-"""python -m lesson_lib.course build|check (see lesson_lib.course.build) | links (see lesson_lib.course.links)."""
+"""python -m lesson_tools build|check (see lesson_tools.build) | links (see lesson_tools.links)."""
 import sys
 
 if sys.argv[1:2] == ["links"]:
