@@ -1,4 +1,4 @@
-"""Teachers' links: the Binder badge and every notebook's JupyterLab and Voilà links, for this repository.
+"""Teachers' links: the Binder badge and every notebook's JupyterLab and Voilà links, for the learners' edition.
 
     python -m lesson_tools links                      # the repository of `git remote` (origin first)
     python -m lesson_tools links --repo OWNER/REPO    # or a GitHub address given, or a full URL
@@ -6,7 +6,10 @@
 
 Binder (mybinder.org) builds only public repositories, on GitHub (`gh`) or GitLab (`gl`).  The links open
 JupyterLab on a notebook (`urlpath=lab/tree/notebooks/NAME.ipynb`) or render it as an app with Voilà
-(`urlpath=voila/render/notebooks/NAME.ipynb`); `--ref` picks a branch or tag (default HEAD).
+(`urlpath=voila/render/notebooks/NAME.ipynb`).  They point at the learners' edition, the branch `learners` that
+`python -m lesson_tools release --branch learners` writes (publish it with `git push origin learners`), so that
+learners get no solutions; `--ref` picks another branch or tag (`--ref HEAD`: the teachers' repository itself,
+solutions included).
 """
 import argparse
 import re
@@ -17,6 +20,7 @@ from urllib.parse import quote
 
 from .build import ROOT
 from .catalog import CATALOG
+from .release import BRANCH
 
 BINDER = "https://mybinder.org/v2"
 BADGE = "https://mybinder.org/badge_logo.svg"
@@ -57,29 +61,47 @@ def git_remote(root=ROOT, name=None):
     return url[0]
 
 
-def binder_url(provider, path, ref="HEAD", urlpath=None):
+def branch_note(ref, root=ROOT):
+    """What a teacher should know about the ref the links point at: where it comes from, and if it is missing
+    here, how to make and publish it."""
+    if ref != BRANCH:
+        return (f"These links open {ref} of the teachers' repository: learners there can see the solutions "
+                f"(notebooks/solutions/). The learners' edition is the default (no --ref).")
+    here = subprocess.run(["git", "rev-parse", "-q", "--verify", f"refs/heads/{BRANCH}"], cwd=root,
+                          capture_output=True, text=True).stdout.strip()
+    if not here:
+        return (f"The links open the branch {BRANCH}, the learners' edition, which this repository does not have "
+                f"yet: write it with `python -m lesson_tools release --branch {BRANCH}`, then publish it with "
+                f"`git push origin {BRANCH}`.")
+    return (f"The links open the branch {BRANCH}, the learners' edition (no solutions); after a change to the "
+            f"course, write it again with `python -m lesson_tools release --branch {BRANCH}` and publish it with "
+            f"`git push origin {BRANCH}`.")
+
+
+def binder_url(provider, path, ref=BRANCH, urlpath=None):
     repo = path if provider == "gh" else quote(path, safe="")
     url = f"{BINDER}/{provider}/{repo}/{quote(ref, safe='')}"
     return f"{url}?urlpath={urlpath}" if urlpath else url
 
 
-def badge(provider, path, ref="HEAD", first=CATALOG[0].id):
+def badge(provider, path, ref=BRANCH, first=CATALOG[0].id):
     """The Markdown badge that opens the first notebook in JupyterLab."""
     return f"[![Binder]({BADGE})]({binder_url(provider, path, ref, f'lab/tree/notebooks/{first}.ipynb')})"
 
 
-def notebook_links(provider, path, ref="HEAD", notebooks=None):
+def notebook_links(provider, path, ref=BRANCH, notebooks=None):
     """[(name, JupyterLab URL, Voilà URL)] for every learner notebook (the catalog's, in its order)."""
     names = notebooks if notebooks is not None else [nb.id for nb in CATALOG]
     return [(n, binder_url(provider, path, ref, f"lab/tree/notebooks/{n}.ipynb"),
              binder_url(provider, path, ref, f"voila/render/notebooks/{n}.ipynb")) for n in names]
 
 
-def report(provider, path, ref="HEAD", notebooks=None):
-    """The text the command prints: the badge, then a Markdown table of links."""
+def report(provider, path, ref=BRANCH, notebooks=None, root=ROOT):
+    """The text the command prints: where the links point, the badge, then a Markdown table of links."""
     host = {v: k for k, v in HOSTS.items()}[provider]
     lines = [f"Binder links for {host}/{path} ({ref}). Binder builds public repositories only: make the "
-             f"repository public, then open a link once to start the first build (a few minutes).", "",
+             f"repository public, then open a link once to start the first build (a few minutes).",
+             branch_note(ref, root), "",
              "Badge (Markdown):", badge(provider, path, ref), "",
              "| notebook | JupyterLab | Voilà (the notebook as an app, no code) |", "|---|---|---|"]
     lines += [f"| `{n}` | {lab} | {voila} |" for n, lab, voila in notebook_links(provider, path, ref, notebooks)]
@@ -99,7 +121,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m lesson_tools links", description=__doc__.split("\n")[0])
     p.add_argument("--repo", help="OWNER/REPO on GitHub, or a GitHub/GitLab URL (default: from git remote)")
     p.add_argument("--remote", help="the git remote to read (default: origin, else the first)")
-    p.add_argument("--ref", default="HEAD", help="branch, tag or commit to build (default: HEAD)")
+    p.add_argument("--ref", default=BRANCH, help=f"branch, tag or commit to build (default: {BRANCH}, the "
+                                                  f"learners' edition; HEAD: the teachers' repository)")
     p.add_argument("--readme", action="store_true", help="also write the badge at the top of README.md")
     args = p.parse_args(argv)
     try:

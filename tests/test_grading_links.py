@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from lesson_lib.course import links
+from lesson_tools import links
 from lesson_tools.build import NOTEBOOKS, ROOT
 
 
@@ -31,6 +31,7 @@ def test_links_for_every_notebook_in_lab_and_voila():
     assert [name for name, _, _ in rows] == sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
     name, lab, voila = next(r for r in rows if r[0] == "bench_app")
     assert lab == "https://mybinder.org/v2/gh/o/r/main?urlpath=lab/tree/notebooks/bench_app.ipynb"
+    assert links.notebook_links("gh", "o/r")[0][1].startswith("https://mybinder.org/v2/gh/o/r/learners?")
     assert voila == "https://mybinder.org/v2/gh/o/r/main?urlpath=voila/render/notebooks/bench_app.ipynb"
     assert links.binder_url("gl", "school/physics/delan") == "https://mybinder.org/v2/gl/school%2Fphysics%2Fdelan/HEAD"
 
@@ -52,8 +53,29 @@ def test_command_reads_git_remote_and_says_binder_needs_a_public_repository(tmp_
     assert out.returncode == 0, out.stderr
     assert "public repositories only" in out.stdout
     assert links.badge("gh", "my-school/delan-course") in out.stdout
-    assert out.stdout.count("https://mybinder.org/v2/gh/my-school/delan-course/HEAD?urlpath=") == 2 * len(
+    assert out.stdout.count("https://mybinder.org/v2/gh/my-school/delan-course/learners?urlpath=") == 2 * len(
         list(NOTEBOOKS.glob("*.ipynb"))) + 1
+    assert "/HEAD" not in out.stdout, "the default links must open the learners' edition, not the teachers' repository"
+    assert "release --branch learners" in out.stdout and "git push origin learners" in out.stdout
+
+
+def test_links_to_the_teachers_repository_say_the_solutions_are_there():
+    out = subprocess.run([sys.executable, "-m", "lesson_tools", "links", "--repo", "my-school/delan-course",
+                          "--ref", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "/delan-course/HEAD?urlpath=lab/tree/notebooks/00_start_here.ipynb" in out.stdout
+    assert "can see the solutions" in out.stdout
+
+
+def test_the_note_says_whether_the_learners_branch_exists_here(tmp_path):
+    git(tmp_path, "init", "-q", "-b", "main")
+    assert "does not have yet" in links.branch_note("learners", tmp_path)
+    (tmp_path / "f").write_text("x")
+    git(tmp_path, "add", "f")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    git(tmp_path, "branch", "learners")
+    note = links.branch_note("learners", tmp_path)
+    assert "does not have yet" not in note and "git push origin learners" in note
 
 
 def test_badge_goes_to_the_top_of_the_readme_once(tmp_path):

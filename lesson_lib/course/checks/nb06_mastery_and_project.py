@@ -6,6 +6,7 @@ import numpy as np
 from ... import facts
 from ...physics.chain import PlanarChain
 from .framework import DETAILS, Fail, call, num, register
+from .truths import uniform_rods
 
 TRIPLE_LENGTHS = (1.0, 0.8, 0.6)
 TRIPLE_MASS = 1.0
@@ -13,10 +14,9 @@ TRIPLE_TEST_POINTS = 2000
 
 
 def reference_triple_pendulum():
-    """The project's triple pendulum: three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81."""
-    l = np.array(TRIPLE_LENGTHS)
-    m = np.full(3, TRIPLE_MASS)
-    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l**2 / 12, g=9.81)
+    """The project's triple pendulum: three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 (each rod's
+    centre of mass and inertia integrated from its mass distribution, truths.uniform_rods)."""
+    return uniform_rods(np.full(3, TRIPLE_MASS), TRIPLE_LENGTHS, g=9.81)
 
 
 def _wrong_part(chain, ref):
@@ -25,7 +25,7 @@ def _wrong_part(chain, ref):
              ("lengths l", chain.l, ref.l, "order" if np.allclose(np.sort(chain.l), np.sort(ref.l)) else "lengths"),
              ("centres of mass lc", chain.lc, ref.lc, "lc at end" if np.allclose(chain.lc, ref.l) else "lc"),
              ("inertias I", chain.I, ref.I,
-              "I about end" if np.allclose(chain.I, ref.m * ref.l**2 / 3) else "inertia"),
+              "I about end" if np.allclose(chain.I, ref.I + ref.m * ref.lc**2) else "inertia"),   # parallel axes
              ("gravity g", np.atleast_1d(chain.g), np.atleast_1d(ref.g), "g")]
     for label, got, want, key in parts:
         if np.shape(got) != np.shape(want) or np.max(np.abs(got - want)) > 1e-9:

@@ -27,8 +27,9 @@ class _PartsOnly:
 
 
 def _cases():
-    """(chain, q, qd, q_d, qd_d, qdd_d, kp, kd): a double pendulum with one gain for every joint, a 3-link chain
-    with one gain per joint; states where every term of the law is non-zero."""
+    """(chain, q, qd, q_d, qd_d, qdd_d, kp, kd, e, e_dot): a double pendulum with one gain for every joint, a
+    3-link chain with one gain per joint; states where every term of the law is non-zero.  The errors e, e_dot are
+    drawn first and the desired motion placed at q + e, qd + e_dot."""
     out = []
     for chain, seed, kp, kd in ((double_pendulum(), 7, 100.0, 20.0),
                                 (three_link(), 8, np.array([100.0, 64.0, 36.0]), np.array([20.0, 16.0, 12.0]))):
@@ -38,7 +39,7 @@ def _cases():
         for q, qd in zip(Q, QD):
             e = rng.uniform(0.05, 0.2, n) * rng.choice([-1, 1], n)             # e = q_d - q, never 0
             e_dot = rng.uniform(0.2, 0.8, n) * rng.choice([-1, 1], n)
-            out.append((chain, q, qd, q + e, qd + e_dot, rng.uniform(-5, 5, n), kp, kd))
+            out.append((chain, q, qd, q + e, qd + e_dot, rng.uniform(-5, 5, n), kp, kd, e, e_dot))
     return out
 
 
@@ -66,9 +67,9 @@ def computed_torque(fn):
     torque that makes the true arm's error obey e'' + K_d e' + K_p e = 0 (no M, c, g split involved); three states
     each of a double pendulum (one gain for both joints) and a 3-link chain (one gain per joint). Tolerance 1e-9.
     """
-    for chain, q, qd, q_d, qd_d, qdd_d, kp, kd in _cases():
-        e, e_dot = q_d - q, qd_d - qd
-        truth = chain.rnea(q, qd, qdd_d + kd * e_dot + kp * e)
+    for chain, q, qd, q_d, qd_d, qdd_d, kp, kd, e, e_dot in _cases():
+        commanded = qdd_d + kd * e_dot + kp * e
+        truth = chain.rnea(q, qd, commanded)
         got = as_array(call(fn, _PartsOnly(chain), q.copy(), qd.copy(), q_d.copy(), qd_d.copy(), qdd_d.copy(),
                             np.copy(kp), np.copy(kd)), truth.shape, "computed_torque")
         if close(got, truth, 1e-9):
@@ -85,4 +86,4 @@ def computed_torque(fn):
         qdd = np.linalg.solve(M, got - c - g)                 # what the true arm would do with this torque
         raise Fail(f"at q = {num(q)} with e = {num(e)}, e_dot = {num(e_dot)} ({chain.n_dof} joints) it returned "
                    f"{num(got)}, expected {num(truth)} N m (the RNEA at the commanded acceleration): the true arm "
-                   f"would accelerate at {num(qdd)}, not {num(qdd_d + kd * e_dot + kp * e)} rad/s^2", key)
+                   f"would accelerate at {num(qdd)}, not {num(commanded)} rad/s^2", key)

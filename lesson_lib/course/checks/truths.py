@@ -21,6 +21,19 @@ def mass_matrix_derivative_fd(chain, q, h=1e-5):
     return np.stack([(chain.mass_matrix(q + e) - chain.mass_matrix(q - e)) / (2 * h) for e in E])
 
 
+def uniform_rods(m, l, g=9.81, nodes=4):
+    """A PlanarChain of uniform rods (masses m, lengths l), each rod's centre of mass lc and inertia I about it
+    found from their definitions, lc = (1/m) ∫ x dm and I = ∫ (x - lc)^2 dm over the rod (linear density m/l),
+    by Gauss-Legendre quadrature, which is exact for these polynomials: no rod formula is written here."""
+    m, l = np.asarray(m, dtype=float), np.asarray(l, dtype=float)
+    t, w = np.polynomial.legendre.leggauss(nodes)                  # nodes and weights on [-1, 1]
+    x = (t[None, :] + 1) / 2 * l[:, None]                          # points along each rod, (links, nodes)
+    dm = w[None, :] / 2 * m[:, None]                               # the mass each node stands for
+    lc = np.sum(x * dm, axis=1) / m
+    inertia = np.sum((x - lc[:, None]) ** 2 * dm, axis=1)
+    return PlanarChain(m=m, l=l, lc=lc, I=inertia, g=g)
+
+
 def three_link():
     """A 3-link chain with unequal links, to catch code that only works for 2 joints."""
     # pragma: no mutate block (any three unequal links serve: every check compares with this chain's own RNEA)

@@ -1,0 +1,251 @@
+"""The learners' edition: the course as learners get it, written from the teachers' repository.
+
+    python -m lesson_tools release OUT_DIR                    # into a folder (new, empty, or a previous edition)
+    python -m lesson_tools release --branch learners          # as a commit on the branch `learners` of this repo
+    python -m lesson_tools release OUT_DIR --branch learners  # both
+
+The edition holds, generated from the teachers' sources in notebooks/solutions/ (as nbgrader's
+`generate_assignment` and otter-grader's `assign` do):
+
+    notebooks/      the learner notebooks: every solution block replaced by its stub, cells tagged `solution`
+                    dropped, no stored outputs or widget state (nothing shown before a prediction); the Bench app
+    lesson_lib/     the library learners import (physics, data, model, evaluation, control, the Bench and
+                    figures, the exercise checks with their hints and reveals), and nothing else
+    binder/         the learners' environment: this repository's binder/ (course pins and Voilà only; closing a
+                    tab shuts its kernel down)
+    pyproject.toml  installs lesson_lib alone
+    README.md       for learners: start here, how checks work, how to hand in a notebook
+
+and nothing of the teachers': no solutions, tests, benchmarks, build or grading code (lesson_tools).  The same
+sources give the same files, byte for byte, so a release with nothing new changes nothing.
+
+A branch release lets a Binder link to that branch (`python -m lesson_tools links` points there by default) give
+learners the edition alone: publish it with `git push origin learners`.  The course must pass
+`python -m lesson_tools check` first; the release refuses otherwise.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from lesson_lib import facts
+
+from . import build, catalog
+from .notebook_format import CourseError, learner_version
+
+BRANCH = "learners"
+MARK = "<!-- The learners' edition, written by `python -m lesson_tools release`. Do not edit: edit the teachers' repository. -->"
+LIBRARY = "lesson_lib"
+SKIP = {"__pycache__", ".ipynb_checkpoints"}
+
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "lesson_lib"
+version = "0.1.0"
+description = "The library of the course 'Learn the structure, not the map': RNEA truth and a Deep Lagrangian Network"
+requires-python = ">=3.11"
+dependencies = ["numpy", "autograd", "matplotlib", "ipywidgets"]
+
+[tool.setuptools.packages.find]
+include = ["lesson_lib*"]
+
+[tool.setuptools.package-data]
+"lesson_lib.course.checks" = ["stubs.json"]
+"""
+
+GITIGNORE = ".venv/\n__pycache__/\n*.pyc\n.ipynb_checkpoints/\n*.egg-info/\n"
+
+
+class ReleaseError(Exception):
+    """The edition cannot be written: a course problem, an output folder in the way, or a git failure."""
+
+
+def readme():
+    """The learners' README: what the course is, how to start, how checks work, how to hand in."""
+    rows = "\n".join(f"| [{nb.id}](notebooks/{nb.id}.ipynb) | {nb.summary} | {catalog._time(nb)} |"
+                     for nb in catalog.CATALOG if nb.minutes is not None)
+    first = catalog.CATALOG[0].id
+    return f"""{MARK}
+# Learn the structure, not the map
+
+A course on Deep Lagrangian Networks (DeLaN), taught on a double pendulum: a network that keeps the equation of
+motion M(q)q̈ + C(q, q̇)q̇ + g(q) = τ and learns only the mass matrix (as M = LLᵀ, positive-definite for any
+weights) and the potential, with the Coriolis term computed from ∂M/∂q.
+
+## Start here
+
+Open `notebooks/{first}.ipynb` and work through the notebooks in order. On your own computer (Python 3.11):
+
+```bash
+python3 -m venv .venv && . .venv/bin/activate && pip install -r binder/requirements.txt -e . && jupyter lab notebooks/{first}.ipynb
+```
+
+(add `--allow-root` to `jupyter lab` where you are root, as in a container). The Bench alone, as an app:
+`voila notebooks/bench_app.ipynb`.
+
+| notebook | what you do | time |
+|---|---|---|
+{rows}
+
+## How exercises and checks work
+
+Each exercise is a function with a marked stub (`# YOUR CODE HERE` and a `raise NotImplementedError(...)` line):
+replace the stub with your code, run the cell, then run the check cell after it. It prints one line:
+
+- `PASS: ...` your function agrees with the course's own truth (closed forms, the recursive Newton–Euler
+  algorithm, finite differences);
+- `FAIL: ... Hint: ...` what it returned, what was expected, and a hint that names the likely mistake;
+- `NOT ATTEMPTED: ...` the stub is still there.
+
+The lesson passes when the learned mass matrix is within {facts.text("PASS_MAX_ERROR")} of the truth everywhere
+on a {facts.text("GRID_POINTS")} grid and stays positive-definite. Where a notebook asks you to predict first,
+write your prediction before you run the reveal.
+
+## Handing in a notebook
+
+Save it (Ctrl+S), then File → Download, and hand the `.ipynb` file to your teacher as they ask (any file name
+works). On Binder, download before you leave: a Binder session stops after about ten idle minutes and keeps
+nothing. Your teacher grades it by running it from top to bottom in a fresh kernel, so make sure
+"Restart kernel and run all" works before you hand it in.
+"""
+
+
+def _copy_library(root, dest):
+    """lesson_lib's files (no caches) from the repository at root into dest/lesson_lib."""
+    source = root / LIBRARY
+    for path in sorted(source.rglob("*")):
+        rel = path.relative_to(root)
+        if SKIP & set(rel.parts) or path.suffix == ".pyc" or not path.is_file():
+            continue
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, dest / rel)
+
+
+def write_edition(dest, root=build.ROOT):
+    """Write the learners' edition into the empty folder dest; return the relative paths written."""
+    import nbformat
+    dest = Path(dest)
+    (dest / "notebooks").mkdir(parents=True)
+    for entry in catalog.CATALOG:
+        path = build.source_path(entry)
+        nb = learner_version(nbformat.read(str(path), as_version=4), path.name)
+        nbformat.validate(nb)
+        nbformat.write(nb, str(dest / "notebooks" / f"{entry.id}.ipynb"))
+    _copy_library(Path(root), dest)
+    shutil.copytree(Path(root) / "binder", dest / "binder", ignore=shutil.ignore_patterns(*SKIP))
+    (dest / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (dest / "README.md").write_text(readme(), encoding="utf-8")
+    (dest / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+    return sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
+
+
+def _is_edition(folder):
+    readme_path = folder / "README.md"
+    try:
+        return readme_path.read_text(encoding="utf-8").startswith(MARK)
+    except OSError:
+        return False
+
+
+def _check_out_dir(out, root):
+    """Refuse an output folder that would lose someone's files or sit in the teachers' repository's packages."""
+    out, root = out.resolve(), Path(root).resolve()
+    if out == root or root.is_relative_to(out):
+        raise ReleaseError(f"{out} holds the teachers' repository: give a folder outside it, e.g. ../learners-edition")
+    for inside in (root / LIBRARY, root / "lesson_tools", root / "notebooks"):
+        if out.is_relative_to(inside):
+            raise ReleaseError(f"{out} is inside {inside}: give a folder outside the course's packages and notebooks")
+    if out.exists() and not out.is_dir():
+        raise ReleaseError(f"{out} is a file: give a folder")
+    if out.is_dir() and any(out.iterdir()) and not _is_edition(out):
+        raise ReleaseError(f"{out} is not empty and holds no earlier learners' edition: give a new or empty folder")
+
+
+def _git(root, *args, env=None, input=None):
+    r = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env=env, input=input)
+    if r.returncode != 0:
+        raise ReleaseError(f"git {' '.join(args)} failed: {r.stderr.strip() or r.stdout.strip()}")
+    return r.stdout.strip()
+
+
+def commit_branch(folder, branch=BRANCH, root=build.ROOT):
+    """Commit the edition in `folder` as the new tip of `branch` in the repository at root (the work tree and
+    the index stay as they are).  Returns (commit, changed): changed is False when the tree is the same as the
+    branch's last commit, which is then kept."""
+    root = Path(root)
+    _git(root, "check-ref-format", "--branch", branch)
+    current = subprocess.run(["git", "symbolic-ref", "-q", "--short", "HEAD"], cwd=root, capture_output=True,
+                             text=True).stdout.strip()
+    if current == branch:
+        raise ReleaseError(f"{branch} is the branch checked out here: release to another branch (the teachers' "
+                           f"work stays on {branch}), e.g. --branch {BRANCH}")
+    parent = subprocess.run(["git", "rev-parse", "-q", "--verify", f"refs/heads/{branch}^{{commit}}"], cwd=root,
+                            capture_output=True, text=True).stdout.strip()
+    git_dir = _git(root, "rev-parse", "--absolute-git-dir")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        _git(folder, f"--git-dir={git_dir}", f"--work-tree={folder}", "add", "--all", "--force", ".", env=env)
+        tree = _git(folder, f"--git-dir={git_dir}", "write-tree", env=env)
+    if parent and _git(root, "rev-parse", f"{parent}^{{tree}}") == tree:
+        return parent, False
+    source = _git(root, "rev-parse", "--short", "HEAD")
+    dirty = " (with uncommitted changes)" if _git(root, "status", "--porcelain", "--untracked-files=no") else ""
+    who = {"GIT_AUTHOR_NAME": "lesson_tools release", "GIT_AUTHOR_EMAIL": "lesson-tools@localhost"}
+    env = {**who, "GIT_COMMITTER_NAME": who["GIT_AUTHOR_NAME"], "GIT_COMMITTER_EMAIL": who["GIT_AUTHOR_EMAIL"],
+           **os.environ}
+    message = f"Learners' edition of the course, from {source}{dirty}\n\nWritten by python -m lesson_tools release.\n"
+    commit = _git(root, "commit-tree", tree, *(["-p", parent] if parent else []), env=env, input=message)
+    _git(root, "update-ref", f"refs/heads/{branch}", commit, *([parent] if parent else []))
+    return commit, True
+
+
+def release(out=None, branch=None, root=build.ROOT, log=print):
+    """Write the edition to the folder `out` and/or commit it to `branch`; see the module's docstring."""
+    if out is None and branch is None:
+        raise ReleaseError("say where the edition goes: an output folder, --branch NAME, or both")
+    if out is not None:
+        _check_out_dir(Path(out), root)
+    problems = build.check(log=lambda *_: None)
+    if problems:
+        raise ReleaseError(f"the course has {len(problems)} problem(s), first: {problems[0]}; "
+                           f"`python -m lesson_tools check` lists them")
+    staging_parent = Path(out).resolve().parent if out is not None else None
+    if staging_parent is not None:
+        staging_parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".edition-", dir=staging_parent))
+    try:
+        files = write_edition(staging / "edition", root)
+        log(f"learners' edition: {len(files)} files, {sum(f.startswith('notebooks/') for f in files)} notebooks")
+        if branch is not None:
+            commit, changed = commit_branch(staging / "edition", branch, root)
+            log(f"branch {branch}: {'new commit ' + commit[:12] if changed else 'unchanged at ' + commit[:12]}. "
+                f"Publish it with `git push origin {branch}`; `python -m lesson_tools links` gives its Binder links")
+        if out is not None:
+            out = Path(out).resolve()
+            if out.exists():
+                shutil.rmtree(out)
+            os.replace(staging / "edition", out)
+            log(f"folder: {out}")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return files
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m lesson_tools release", description=__doc__.split("\n")[0])
+    p.add_argument("out", nargs="?", help="folder to write the edition into (new, empty, or an earlier edition)")
+    p.add_argument("--branch", help=f"also (or only) commit it to this branch of the repository, e.g. {BRANCH}")
+    args = p.parse_args(argv)
+    try:
+        release(args.out, args.branch)
+    except (ReleaseError, CourseError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
