@@ -1,0 +1,276 @@
+"""The learners' edition (`python -m lesson_tools release`): the course as learners get it, and nothing else.
+
+Written once per test run into a temporary folder, from the teachers' sources as they are now.  It holds no line
+of any solution, no stored outputs, no build or grading code; every notebook runs top to bottom in a fresh
+kernel that imports the edition's own lesson_lib, its checks saying NOT ATTEMPTED, and PASS once the teachers'
+answers are put in; a branch release commits exactly the folder's files.
+"""
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lesson_tools import build, catalog, release
+from lesson_tools.notebook_format import BEGIN, STUB, is_check_cell, solution_lines
+
+ROOT = build.ROOT
+# Rooms of lesson_lib that are the course's truth: they may compute what an exercise asks (the RNEA builds M
+# column by column, the audit takes the smallest eigenvalue), so a solution's line may appear there.
+TRUTH_ROOMS = ("lesson_lib/physics/", "lesson_lib/model/", "lesson_lib/data/", "lesson_lib/evaluation/",
+               "lesson_lib/control/")
+# Lines that carry no answer: a loop header over the joints, returning a name.
+CARRIES_NOTHING = re.compile(r"^(for \w+ in range\(\w+\):|return \w+)$")
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory):
+    out = tmp_path_factory.mktemp("release") / "learners-edition"
+    release.release(out, log=lambda *_: None)
+    return out
+
+
+def _norm(line):
+    return " ".join(line.split())
+
+
+def _text_lines(path):
+    """The lines of a file as a reader sees them: a notebook's cell sources, any other file's text."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".ipynb":
+        text = "\n".join(c.source for c in nbformat.reads(text, as_version=4).cells)
+    return {_norm(line) for line in text.splitlines()}
+
+
+def _teachers():
+    return {e.id: nbformat.read(str(build.source_path(e)), as_version=4) for e in catalog.CATALOG if not e.app}
+
+
+def _files(folder):
+    return sorted(p for p in folder.rglob("*") if p.is_file())
+
+
+def test_the_edition_is_the_course_and_nothing_of_the_teachers(edition):
+    assert sorted(p.name for p in edition.iterdir()) == sorted(
+        [".gitignore", "README.md", "binder", "lesson_lib", "notebooks", "pyproject.toml"])
+    assert sorted(p.stem for p in (edition / "notebooks").iterdir()) == sorted(e.id for e in catalog.CATALOG)
+    tracked = subprocess.run(["git", "ls-files", "lesson_lib"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    shipped = [p.relative_to(edition).as_posix() for p in _files(edition / "lesson_lib")]
+    assert sorted(shipped) == sorted(tracked), "the edition's lesson_lib must be the library's files, no more"
+    assert sorted(p.name for p in (edition / "binder").iterdir()) == ["postBuild", "requirements.txt", "runtime.txt"]
+    assert (edition / "binder" / "requirements.txt").read_bytes() == (ROOT / "binder" / "requirements.txt").read_bytes()
+    assert os.access(edition / "binder" / "postBuild", os.X_OK)
+    assert 'include = ["lesson_lib*"]' in (edition / "pyproject.toml").read_text()
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            yield node.module
+
+
+@pytest.mark.parametrize("folder", ["edition", "repository"])
+def test_lesson_lib_never_imports_the_teachers_tools(folder, edition):
+    base = edition if folder == "edition" else ROOT
+    found = [(p.relative_to(base).as_posix(), name) for p in (base / "lesson_lib").rglob("*.py")
+             for name in _imports(p) if name and name.split(".")[0] == "lesson_tools"]
+    assert not found, f"lesson_lib imports lesson_tools: {found}"
+    assert not list(edition.rglob("lesson_tools")) and not list(edition.rglob("solutions"))
+
+
+def test_no_line_of_any_solution_is_in_the_edition(edition):
+    """Every line of every solution block (whitespace aside; loop headers and `return name` carry no answer) is
+    searched for in every file of the edition: notebooks, README, binder and the library outside its truth."""
+    answers = {}
+    for notebook_id, nb in _teachers().items():
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                answers.update({_norm(line): notebook_id for line in solution_lines(cell.source)})
+    telling = {line: nb for line, nb in answers.items() if not CARRIES_NOTHING.match(line)}
+    assert len(telling) >= 15, f"too few solution lines found to search for: {telling}"
+    found = []
+    for path in _files(edition):
+        rel = path.relative_to(edition).as_posix()
+        if rel.startswith(TRUTH_ROOMS):
+            continue
+        found += [(rel, line, nb) for line in sorted(_text_lines(path) & set(telling))]
+    assert not found, f"solution lines in the learners' edition (file, line, notebook): {found}"
+
+
+def test_the_search_finds_a_solution_line_that_leaks(edition, tmp_path):
+    """The search above can fail: a check module holding the answer's own line is caught."""
+    leaked = tmp_path / "nb07.py"
+    leaked.write_text("def truth(q, qd, q_d, qd_d):\n    e, e_dot = q_d - q, qd_d - qd\n")
+    answers = {_norm(line) for nb in _teachers().values() for c in nb.cells if c.cell_type == "code"
+               for line in solution_lines(c.source)}
+    assert _text_lines(leaked) & answers == {"e, e_dot = q_d - q, qd_d - qd"}
+
+
+def test_no_stored_outputs_or_widget_state(edition):
+    for path in sorted((edition / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(str(path), as_version=4)
+        stored = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
+        assert not stored, f"{path.name}: cells {stored} have stored outputs"
+        assert "widgets" not in nb.metadata, f"{path.name} stores widget state"
+        assert not any(BEGIN in c.source for c in nb.cells), f"{path.name} still has a solution block"
+        assert nb.metadata.get("lesson") == {"notebook": path.stem}, f"{path.name} lost its stamp (the grader's)"
+
+
+def _execute(folder, names, env_extra=None, timeout=900):
+    """Run the notebooks `names` of folder/notebooks in fresh kernels that import folder's lesson_lib; return
+    {name: executed notebook}."""
+    out = folder.parent / f"{folder.name}-executed"
+    out.mkdir(exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(folder), "MPLBACKEND": "Agg", **(env_extra or {})}
+    r = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                        "--ExecutePreprocessor.timeout=600", "--output-dir", str(out), *names],
+                       cwd=folder / "notebooks", env=env, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, f"a notebook failed to run top to bottom:\n{r.stderr[-4000:]}"
+    return {name: nbformat.read(str(out / name), as_version=4) for name in names}
+
+
+def _check_lines(nb):
+    return ["".join(o.get("text", "") for o in c.outputs if o.get("output_type") == "stream").strip()
+            for c in nb.cells if is_check_cell(c)]
+
+
+def test_every_notebook_runs_in_a_fresh_kernel_on_the_editions_library_checks_not_attempted(edition):
+    where = subprocess.run([sys.executable, "-c", "import lesson_lib; print(lesson_lib.__file__)"],
+                           env={**os.environ, "PYTHONPATH": str(edition)}, cwd=edition / "notebooks",
+                           capture_output=True, text=True)
+    assert Path(where.stdout.strip()).is_relative_to(edition), f"lesson_lib came from {where.stdout}{where.stderr}"
+    names = sorted(p.name for p in (edition / "notebooks").glob("*.ipynb"))
+    executed = _execute(edition, names)
+    for name, nb in executed.items():
+        errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, f"{name}: {errors[0]['ename']}: {errors[0]['evalue']}"
+        lines = _check_lines(nb)
+        assert all(line.startswith("NOT ATTEMPTED: ") and "\n" not in line for line in lines), (name, lines)
+    from lesson_lib.course.checks import REGISTRY
+    assert sum(len(_check_lines(nb)) for nb in executed.values()) == len(REGISTRY), "a check cell printed nothing"
+
+
+def test_every_check_passes_with_the_teachers_answers_put_in(edition, tmp_path):
+    """Each stub cell of the edition replaced by the teachers' cell: every check cell then says PASS."""
+    answered = tmp_path / "answered"
+    (answered / "notebooks").mkdir(parents=True)
+    os.symlink(edition / "lesson_lib", answered / "lesson_lib")
+    names = []
+    for notebook_id, teacher in _teachers().items():
+        nb = nbformat.read(str(edition / "notebooks" / f"{notebook_id}.ipynb"), as_version=4)
+        by_id = {c.id: c for c in teacher.cells}
+        stubs = [c for c in nb.cells if c.cell_type == "code" and STUB[1] in c.source]
+        assert stubs, f"{notebook_id} has no exercise"
+        for cell in stubs:
+            assert BEGIN in by_id[cell.id].source, f"{notebook_id} cell {cell.id}: the teachers' cell has no answer"
+            cell.source = by_id[cell.id].source
+        nbformat.write(nb, str(answered / "notebooks" / f"{notebook_id}.ipynb"))
+        names.append(f"{notebook_id}.ipynb")
+    for name, nb in _execute(answered, names).items():
+        lines = _check_lines(nb)
+        assert lines and all(line.startswith("PASS: ") for line in lines), (name, lines)
+
+
+def test_learners_readme_says_how_to_start_check_and_hand_in(edition):
+    text = (edition / "README.md").read_text(encoding="utf-8")
+    assert text.startswith(release.MARK)
+    for words in ("pip install -r binder/requirements.txt -e .", "PASS", "FAIL", "NOT ATTEMPTED", "Download",
+                  "hand"):
+        assert words in text, f"the learners' README does not say {words!r}"
+    for link in re.findall(r"\]\((notebooks/[^)]+)\)", text):
+        assert (edition / link).is_file(), f"the learners' README links to {link}, which the edition lacks"
+    assert "lesson_tools" not in text.replace(release.MARK, ""), "learners' README names the teachers' tools"
+
+
+def test_same_sources_give_the_same_edition(edition, tmp_path):
+    again = tmp_path / "again"
+    release.release(again, log=lambda *_: None)
+    first = {p.relative_to(edition).as_posix(): p.read_bytes() for p in _files(edition)}
+    second = {p.relative_to(again).as_posix(): p.read_bytes() for p in _files(again)}
+    assert first == second
+
+
+def git(repo, *args):
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture()
+def repo(tmp_path):
+    """A git repository with one commit on main, as a teacher's fork would be."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / "README.md").write_text("# Teachers\n")
+    git(path, "add", "README.md")
+    git(path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "teachers")
+    return path
+
+
+def test_branch_release_commits_exactly_the_edition_and_leaves_the_work_tree_alone(edition, repo):
+    clean = repo.parent / "clean-edition"
+    release.release(clean, log=lambda *_: None)
+    files = sorted(p.relative_to(clean).as_posix() for p in _files(clean))
+    commit, changed = release.commit_branch(clean, "learners", repo)
+    assert changed and git(repo, "rev-parse", "learners") == commit
+    assert git(repo, "ls-tree", "-r", "--name-only", "learners").split() == files
+    assert git(repo, "ls-tree", "learners", "binder/postBuild").startswith("100755"), "postBuild lost its exec bit"
+    assert git(repo, "show", "learners:notebooks/02_model.ipynb") == (clean / "notebooks" / "02_model.ipynb").read_text().strip()
+    assert git(repo, "symbolic-ref", "--short", "HEAD") == "main" and git(repo, "status", "--porcelain") == ""
+    assert release.commit_branch(clean, "learners", repo) == (commit, False), "nothing new must make no commit"
+    (clean / "README.md").write_text("changed\n")
+    second, changed = release.commit_branch(clean, "learners", repo)
+    assert changed and git(repo, "rev-parse", f"{second}^") == commit
+
+
+@pytest.mark.parametrize("branch, words", [("main", "checked out here"), ("bad..name", "check-ref-format")])
+def test_branch_release_refuses_the_checked_out_branch_and_bad_names(edition, repo, branch, words):
+    with pytest.raises(release.ReleaseError, match=words):
+        release.commit_branch(edition, branch, repo)
+    assert git(repo, "branch", "--list").split() == ["*", "main"]
+
+
+def test_release_refuses_folders_it_would_harm(tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "thesis.tex").write_text("keep me")
+    for out, words in ((tmp_path / "mine", "not empty"), (ROOT, "teachers' repository"),
+                       (ROOT / "lesson_lib" / "x", "inside"), (ROOT / "notebooks" / "x", "inside")):
+        with pytest.raises(release.ReleaseError, match=words):
+            release.release(out, log=lambda *_: None)
+    assert (tmp_path / "mine" / "thesis.tex").read_text() == "keep me"
+    with pytest.raises(release.ReleaseError, match="say where"):
+        release.release(None, None)
+
+
+def test_release_replaces_an_earlier_edition(tmp_path):
+    out = tmp_path / "edition"
+    release.release(out, log=lambda *_: None)
+    (out / "notebooks" / "stale.ipynb").write_text("{}")
+    release.release(out, log=lambda *_: None)
+    assert not (out / "notebooks" / "stale.ipynb").exists()
+
+
+def test_release_refuses_a_course_with_problems(tmp_path, monkeypatch):
+    monkeypatch.setattr(build, "check", lambda log=print: ["notebooks/02_model.ipynb is missing"])
+    with pytest.raises(release.ReleaseError, match="1 problem.*02_model"):
+        release.release(tmp_path / "out", log=lambda *_: None)
+    assert not (tmp_path / "out").exists()
+
+
+def test_release_command_says_what_is_wrong_in_one_line(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "lesson_tools", "release"], cwd=tmp_path, capture_output=True,
+                       text=True)
+    assert r.returncode == 1 and r.stderr.strip().count("\n") == 0 and r.stderr.startswith("error: say where")
+    r = subprocess.run([sys.executable, "-m", "lesson_tools", "release", str(tmp_path / "ed")], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "9 notebooks" in r.stdout and json.loads((tmp_path / "ed" / "notebooks" / "00_start_here.ipynb")
+                                                     .read_text())["metadata"]["lesson"]
