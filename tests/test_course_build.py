@@ -19,6 +19,8 @@ def course(tmp_path, monkeypatch):
     monkeypatch.setattr(build, "NOTEBOOKS", tmp_path / "notebooks")
     monkeypatch.setattr(build, "SOLUTIONS", tmp_path / "notebooks" / "solutions")
     monkeypatch.setattr(build, "README", tmp_path / "README.md")
+    shutil.copy(build.STUBS, tmp_path / "stubs.json")
+    monkeypatch.setattr(build, "STUBS", tmp_path / "stubs.json")
     return tmp_path
 
 
@@ -58,11 +60,12 @@ def test_build_without_running_rewrites_the_learner_version_from_the_source(cour
     assert re.fullmatch(r"built 00_start_here \((\d+\.\d) s\)", line) and float(line.split("(")[1][:-3]) < 60
 
 
-def test_build_executes_the_source_in_its_folder_then_the_learner_version(course, executed):
+def test_build_executes_the_source_in_its_folder_and_writes_the_learner_version_unrun(course, executed):
     build.build(["00_start_here"], log=lambda *_: None)
-    (teacher, cwd_t, name_t), (learner, cwd_l, name_l) = executed
+    ((teacher, cwd_t, name_t),) = executed
     assert cwd_t == course / "notebooks" / "solutions" and name_t == "solutions/00_start_here.ipynb"
-    assert cwd_l == course / "notebooks" and name_l == "00_start_here.ipynb"
+    learner = read(course / "notebooks" / "00_start_here.ipynb")
+    assert all(c.outputs == [] and c.execution_count is None for c in learner.cells if c.cell_type == "code")
     assert any(BEGIN in c.source for c in teacher.cells) and not any(BEGIN in c.source for c in learner.cells)
     assert any(STUB[1] in c.source for c in learner.cells if c.cell_type == "code")
     assert teacher.metadata["lesson"] == learner.metadata["lesson"] == {"notebook": "00_start_here"}

@@ -51,7 +51,7 @@ def edited(nb, text, old, new):
 
 
 CHECK_05 = f"checks.{STEP}("
-NOT_ATTEMPTED_05 = learner(M05).cells[index(learner(M05), CHECK_05)].outputs[0]["text"].strip()   # as stored
+NOT_ATTEMPTED_05 = f"NOT ATTEMPTED: {STEP}: {checks.NOT_ATTEMPTED}"     
 CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with ...
     "replaces_check": with_cell(learner(M05), CHECK_05, f'setattr(checks, "{STEP}", lambda fn: print("PASS: {STEP}"))'),
     "prints_fake_pass": with_cell(learner(M05), CHECK_05, f'print("PASS: {STEP}")'),

@@ -33,7 +33,7 @@ def test_links_for_every_notebook_in_lab_and_voila():
     assert lab == "https://mybinder.org/v2/gh/o/r/main?urlpath=lab/tree/notebooks/bench_app.ipynb"
     assert links.notebook_links("gh", "o/r")[0][1].startswith("https://mybinder.org/v2/gh/o/r/learners?")
     assert voila == "https://mybinder.org/v2/gh/o/r/main?urlpath=voila/render/notebooks/bench_app.ipynb"
-    assert links.binder_url("gl", "school/physics/delan") == "https://mybinder.org/v2/gl/school%2Fphysics%2Fdelan/HEAD"
+    assert links.binder_url("gl", "school/physics/delan") == "https://mybinder.org/v2/gl/school%2Fphysics%2Fdelan/learners"
 
 
 def git(repo, *args):

@@ -42,6 +42,7 @@ def learner_04(tmp_path_factory):
     check = next(i for i, c in enumerate(nb.cells) if carries_check_marker(c))
     assert STUB in nb.cells[k].source and not nb.cells[check].outputs      # learner notebooks store no outputs
     right, wrong = copy.deepcopy(nb), copy.deepcopy(nb)
+    right.cells[check].execution_count = wrong.cells[check].execution_count = 1
     right.cells[check].outputs = [nbformat.v4.new_output("stream", name="stdout",
                                                          text="NOT ATTEMPTED: lesson_passes: fill in the cell above, "
                                                               "then run this cell again.\n")]

@@ -140,12 +140,12 @@ def default(plugin, key):
     s, _ = get_settings(os.path.join(app, "settings"), os.path.join(app, "schemas"), tempfile.mkdtemp(),
                         schema_name=plugin)
     return s["schema"]["properties"][key]["default"]
-from jupyter_server.serverapp import ServerApp
-server = ServerApp()
-server.load_config_file()
+import subprocess, sys
+server = json.loads(subprocess.run([sys.executable, "-m", "jupyter", "server", "--show-config-json"],
+                                   capture_output=True, text=True, check=True).stdout)
 print(json.dumps({"fetchNews": default("@jupyterlab/apputils-extension:notification", "fetchNews"),
                   "kernelShutdown": default("@jupyterlab/notebook-extension:tracker", "kernelShutdown"),
-                  "cull_idle_timeout": server.config.MappingKernelManager.get("cull_idle_timeout")}))
+                  "cull_idle_timeout": server.get("MappingKernelManager", {}).get("cull_idle_timeout")}))
 """
 
 
