@@ -1,7 +1,7 @@
 """How long a learner waits: the learners' edition installed into a fresh virtualenv, then JupyterLab serving.
 
 Writes the edition (`python -m lesson_tools release`) into a temporary folder, then times, in a brand-new
-virtualenv, the edition's own set-up command `pip install -r binder/requirements.txt -e .` (pip's cache as it is
+virtualenv, the edition's own set-up command `pip install --no-compile -r binder/requirements.txt -e .` (pip's cache as it is
 on this machine: run once before to fill it), and the time from starting `jupyter lab` to its first answer on
 loopback.  Goal (issue 17): the install ≤ 45 s on the 2-core machine, idle.  Prints the figures, the package
 count and the virtualenv's size; asserts nothing.
@@ -32,7 +32,7 @@ def _size_mb(folder):
     return sum(p.stat().st_size for p in Path(folder).rglob("*") if p.is_file() and not p.is_symlink()) / 1e6
 
 
-def once(folder):
+def once(folder, compile_bytecode=True):
     """(install seconds, seconds to a serving JupyterLab, packages, venv MB) for one fresh virtualenv."""
     venv = folder / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -40,8 +40,8 @@ def once(folder):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{env['PATH']}")
     t0 = time.perf_counter()
-    subprocess.run([py, "-m", "pip", "install", "-q", "-r", "binder/requirements.txt", "-e", "."],
-                   cwd=folder / "edition", env=env, check=True)
+    subprocess.run([py, "-m", "pip", "install", "-q", *([] if compile_bytecode else ["--no-compile"]),
+                    "-r", "binder/requirements.txt", "-e", "."], cwd=folder / "edition", env=env, check=True)
     install = time.perf_counter() - t0
     packages = len(subprocess.run([py, "-m", "pip", "list", "--format=freeze"], env=env, capture_output=True,
                                   text=True, check=True).stdout.split())
@@ -74,9 +74,11 @@ def main(repeats=3):
         release.release(folder / "edition", log=lambda *_: None)
         print(f"load average before: {os.getloadavg()[0]:.1f}")
         for i in range(repeats):
-            install, serving, packages, size = once(folder)
-            print(f"run {i + 1}: install {install:5.1f} s (goal <= 45 s), jupyter lab answering after {serving:4.1f} s, "
-                  f"{packages} packages, venv {size:.0f} MB")
+            for compile_bytecode in (True, False):
+                install, serving, packages, size = once(folder, compile_bytecode)
+                how = "pip install" if compile_bytecode else "pip install --no-compile"
+                print(f"run {i + 1}, {how:25s}: install {install:5.1f} s (goal <= 45 s), jupyter lab answering "
+                      f"after {serving:4.1f} s, {packages} packages, venv {size:.0f} MB")
 
 
 if __name__ == "__main__":

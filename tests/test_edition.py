@@ -183,12 +183,29 @@ def test_every_check_passes_with_the_teachers_answers_put_in(edition, tmp_path):
 def test_learners_readme_says_how_to_start_check_and_hand_in(edition):
     text = (edition / "README.md").read_text(encoding="utf-8")
     assert text.startswith(release.MARK)
-    for words in ("pip install -r binder/requirements.txt -e .", "PASS", "FAIL", "NOT ATTEMPTED", "Download",
+    for words in ("pip install --no-compile -r binder/requirements.txt -e .", "PASS", "FAIL", "NOT ATTEMPTED", "Download",
                   "hand"):
         assert words in text, f"the learners' README does not say {words!r}"
     for link in re.findall(r"\]\((notebooks/[^)]+)\)", text):
         assert (edition / link).is_file(), f"the learners' README links to {link}, which the edition lacks"
     assert "lesson_tools" not in text.replace(release.MARK, ""), "learners' README names the teachers' tools"
+
+
+def _commands(text):
+    """The shell lines of a text's bash blocks."""
+    return [line.strip() for block in re.findall(r"```bash\n(.*?)```", text, re.S) for line in block.splitlines()
+            if line.strip()]
+
+
+def test_every_learners_set_up_command_is_the_readmes_first_command(edition):
+    """The teachers' README's first command (the learners' set-up), 00's and the learners' README's are one command
+    (the teachers' adds --allow-root for CI machines, where it runs as root)."""
+    first = _commands((ROOT / "README.md").read_text(encoding="utf-8"))[0].replace(" --allow-root", "")
+    assert "binder/requirements.txt" in first and "jupyter lab" in first
+    zero = nbformat.read(str(edition / "notebooks" / "00_start_here.ipynb"), as_version=4)
+    in_00 = [c for cell in zero.cells if cell.cell_type == "markdown" for c in _commands(cell.source)]
+    assert in_00 == [first], f"00 says {in_00}, the README {first}"
+    assert _commands((edition / "README.md").read_text(encoding="utf-8")) == [first]
 
 
 def test_same_sources_give_the_same_edition(edition, tmp_path):
