@@ -250,6 +250,23 @@ def has_api(name, obj, methods, expected):
     return obj
 
 
+def model_output(call, value, shape):
+    """value (what `call`, e.g. "model.mass_matrix(q)", returned) as a float array of the expected shape with only
+    finite entries, or ValueError naming the call: a model that gives the wrong shape or NaN is broken, and a
+    metric computed from it would be garbage."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{call} returned {_got(value)}, not numbers: the model is broken") from None
+    if arr.shape != tuple(shape):
+        raise ValueError(f"{call} returned shape {arr.shape}, expected {tuple(shape)}: the model does not fit "
+                         f"these states (check its n_dof)")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{call} returned NaN or inf at {int(np.sum(~np.isfinite(arr)))} entries: the model is "
+                         f"broken (e.g. weights from set_params that overflow)")
+    return arr
+
+
 def same_dof(model, chain, model_name="model", chain_name="chain"):
     """Raise unless model and chain have the same number of joints."""
     if model.n_dof != chain.n_dof:

@@ -16,6 +16,9 @@ MAX_MATRIX_ENTRIES = 1_000_000
 MAX_STEPS = 50_000
 MAX_SAMPLES = 500_000
 MAX_JOINTS = 1_000
+# MAX_LETTERS: characters one write_letters or write_word call writes (each letter takes a few seconds of writing).
+#   The course writes 15 training letters, 11 test letters and words of a few letters.
+MAX_LETTERS = 200
 
 # ---------------------------------------------------------------------- learned models
 MAX_N_DOF = 12                  # joints of a model: the jet has 1 + n rows and L's jet n^2 (1 + n) numbers per state

@@ -333,6 +333,8 @@ def check(log=print):
     for folder in (NOTEBOOKS, SOLUTIONS):
         problems += [f"{_show(p)} is not in lesson_tools/catalog.py" for p in sorted(
             folder.glob("*.ipynb")) if p.name not in known and not p.name.startswith("_grading_")]
+    if not README.is_file():
+        return problems + [f"{_show(README)} is missing: run this from the teachers' repository"]
     readme = README.read_text(encoding="utf-8")
     problems += [f"README.md: {p}" for p in text_problems(readme, "README") + missing_markers(readme, ["course"])]
     return problems

@@ -73,7 +73,7 @@ ROWS = {
     "batch_size float": (None, lambda m: DeLaN(batch_size=12.5), TypeError, r"batch_size must be a whole number"),
     "batch_size huge": (None, lambda m: DeLaN(batch_size=10**7), LimitExceeded,
                         r"batch_size asks for 10,000,000, above the limit of 131,072"),
-    "eps zero": (None, lambda m: DeLaN(eps=0), ValueError, r"eps must be > 0, got 0; .*positive-definite"),
+    "eps zero": (None, lambda m: DeLaN(eps=0), ValueError, r"eps must be > 0 and <= 1, got 0; .*positive-definite"),
     "eps negative": (None, lambda m: DeLaN(eps=-1e-3), ValueError, r"eps must be > 0"),
     "eps nan": (None, lambda m: DeLaN(eps=np.nan), ValueError, r"eps must be a finite number"),
     "eps None": (None, lambda m: DeLaN(eps=None), TypeError, r"eps must be a number, got None"),

@@ -150,7 +150,7 @@ def test_bad_words_show_a_message_and_keep_the_last_good_word(desk, word, words)
     assert desk.message.value == ""
 
 
-@pytest.mark.parametrize("name, words", [("nan", "tau contains NaN"),
+@pytest.mark.parametrize("name, words", [("nan", "controller returned NaN or inf torques"),
                                          ("broken", "division by zero")])
 def test_a_controller_that_fails_is_explained_and_the_toggle_goes_back(desk, name, words):
     before = desk.shown, desk.plot.value

@@ -74,6 +74,11 @@ class ComputedTorque(PD):
     def __init__(self, model, kp=KP, kd=KD):
         super().__init__(kp, kd)
         self.model, self.inverse_dynamics = model, inverse_dynamics_of(model)
+        n = getattr(model, "n_dof", None)
+        for name, k in (("kp", self.kp), ("kd", self.kd)):
+            if n is not None and k.ndim == 1 and len(k) != n:
+                raise ValueError(f"{name} has {len(k)} gains but the model has {n} joints: give one number for all "
+                                 f"joints or one per joint")
 
     def __repr__(self):
         return f"ComputedTorque({type(self.model).__name__}, kp={self.kp.tolist()}, kd={self.kd.tolist()})"

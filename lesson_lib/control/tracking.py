@@ -15,7 +15,7 @@ its `duration` (s) and `durations` (B,) are used when present.
 """
 import numpy as np
 
-from .._validate import as_state, boolean, positive_number, within_limit
+from .._validate import _got, as_state, boolean, callable_arg, has_api, positive_number, within_limit
 from ..limits import MAX_TRACKING_STEPS
 from ..physics.chain import double_pendulum
 from ..physics.integrators import rk4_step
@@ -34,6 +34,12 @@ def _tau_max(tau_max, n):
         return np.full(n, np.inf)
     if np.ndim(tau_max) == 0:
         return np.full(n, positive_number("tau_max", tau_max, hint="None means no limit"))
+    if tau_max is TAU_MAX and n != len(TAU_MAX):
+        raise ValueError(f"the default torque limits tau_max={TAU_MAX} are for the 2-joint arm and the chain has {n} "
+                         f"joints: pass tau_max= (one number, one per joint, or None for no limit)")
+    if np.ndim(tau_max) == 1 and len(tau_max) != n:
+        raise ValueError(f"tau_max has {len(tau_max)} limits but the chain has {n} joints: give one number for all "
+                         f"joints or one per joint; None means no limit")
     limit = as_state("tau_max", tau_max, n, allow_batch=False)
     if np.any(limit <= 0):
         raise ValueError(f"tau_max must be > 0 for every joint, got {tau_max!r}; None means no limit")
@@ -53,7 +59,11 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
     (T, B) True where some joint's torque is at its limit, and "dt", "hold", "tau_max", "labels" (the
     reference's, if it has them).
     """
-    chain = double_pendulum() if chain is None else chain
+    chain = double_pendulum() if chain is None else has_api(
+        "chain", chain, ("forward_dynamics", "forward_kinematics"), "a PlanarChain such as double_pendulum()")
+    callable_arg("controller", controller, "controller(q, qd, q_d, qd_d, qdd_d) -> tau, e.g. ComputedTorque(model)")
+    callable_arg("reference", reference, "reference(t) -> (q_d, qd_d, qdd_d), e.g. write_letters('ab')")
+    _fits(controller, chain.n_dof)
     dt, hold = positive_number("dt", dt), boolean("hold", hold)
     duration = getattr(reference, "duration", None) if duration is None else duration
     if duration is None:
@@ -61,19 +71,40 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
     steps = within_limit("steps", int(np.ceil(positive_number("duration", duration) / dt - 1e-9)), MAX_TRACKING_STEPS,
                          "use a larger dt or a shorter reference")
     n = chain.n_dof
-    limit = _tau_max(tau_max, n)
+    batch = None
+
     def desired(t):
-        return tuple(np.atleast_2d(a) for a in reference(t))
+        nonlocal batch
+        ref = reference(t)
+        if not isinstance(ref, (tuple, list)) or len(ref) != 3:
+            raise ValueError(f"reference({t:g}) returned {_got(ref)}; a reference returns (q_d, qd_d, qdd_d)")
+        ref = tuple(np.atleast_2d(np.asarray(a, dtype=float)) for a in ref)
+        shapes = {a.shape for a in ref}
+        if len(shapes) != 1 or ref[0].ndim != 2 or ref[0].shape[1] != n or (batch and ref[0].shape[0] != batch):
+            raise ValueError(f"reference({t:g}) returned q_d, qd_d, qdd_d of shapes {[a.shape for a in ref]}; the "
+                             f"chain has {n} joints, so each must be ({n},) or (B, {n}) with one B throughout")
+        if not all(np.all(np.isfinite(a)) for a in ref):
+            raise ValueError(f"reference({t:g}) returned NaN or inf: the reference must give finite q_d, qd_d and "
+                             f"qdd_d at every time up to its duration")
+        batch = ref[0].shape[0]
+        return ref
 
     def torque(q, qd, ref):
-        return np.clip(controller(q, qd, *ref), -limit, limit)
+        tau = np.asarray(controller(q, qd, *ref), dtype=float)
+        if tau.shape not in ((len(q), n), (n,)):
+            raise ValueError(f"controller returned torques of shape {tau.shape} for {len(q)} state(s) of {n} joints; "
+                             f"it must return one torque per joint, ({len(q)}, {n})")
+        if not np.all(np.isfinite(tau)):
+            raise ValueError("controller returned NaN or inf torques: check its model and gains")
+        return np.clip(tau, -limit, limit)
 
     def closed_loop(q_ext, qd_ext):                     # continuous control: time is the last coordinate
         q, qd = q_ext[:, :n], qd_ext[:, :n]
         qdd = chain.forward_dynamics(q, qd, torque(q, qd, desired(q_ext[0, n])))
         return np.concatenate([qdd, np.zeros((len(q), 1))], axis=1)
 
-    ref = desired(0.0)
+    ref = desired(0.0)                                  # checks the reference against the chain first
+    limit = _tau_max(tau_max, n)
     q = ref[0].copy() if q0 is None else np.broadcast_to(as_state("q0", q0, n), ref[0].shape).copy()
     qd = ref[1].copy() if qd0 is None else np.broadcast_to(as_state("qd0", qd0, n), ref[0].shape).copy()
     rows = []
@@ -101,6 +132,20 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
             "xy_d": _tip(chain, q_d), "active": t[:, None] < np.asarray(durations)[None, :] + dt - 1e-9,
             "saturated": np.any(np.abs(tau) >= limit, axis=-1), "dt": dt, "hold": hold, "tau_max": limit,
             "labels": getattr(reference, "labels", None)}
+
+
+def _fits(controller, n):
+    """Raise unless the controller's gains and model (when it has them) fit a chain of n joints."""
+    for name in ("kp", "kd"):
+        k = getattr(controller, name, None)
+        if k is not None and np.ndim(k) == 1 and len(k) != n:
+            raise ValueError(f"the controller's {name} has {len(k)} gains but the chain has {n} joints: give one "
+                             f"number for all joints or one per joint")
+    model = getattr(controller, "model", None)
+    n_model = getattr(model, "n_dof", None)
+    if n_model is not None and n_model != n:
+        raise ValueError(f"the controller's model has {n_model} joints but the chain has {n}: build the model for "
+                         f"this chain, e.g. DeLaN(n_dof={n})")
 
 
 def _tip(chain, q):

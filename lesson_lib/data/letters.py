@@ -22,7 +22,10 @@ far from the stretched (r = 2 m) and folded (r = 0) singularities.
 """
 import numpy as np
 
-from .._validate import integer, number, positive_number
+from collections.abc import Mapping
+
+from .._validate import LimitExceeded, _got, integer, number, positive_number, within_limit
+from ..limits import MAX_LETTERS, MAX_SAMPLES
 from ..physics.chain import double_pendulum
 from ..physics.inverse_kinematics import check_elbow, joint_motion, reach
 
@@ -142,7 +145,10 @@ class Handwriting:
         dt = positive_number("dt", dt)
         noise = number("noise", noise, low=0.0)
         seed = integer("seed", seed, low=0)
-        n = np.ceil(self.durations / dt - 1e-9).astype(int) + 1        # the last sample: at rest, at or past the end
+        counts = np.ceil(self.durations / dt - 1e-9) + 1               # the last sample: at rest, at or past the end
+        within_limit(f"sample(dt={dt:g})", int(min(counts.sum(), 10**15)), MAX_SAMPLES,
+                     f"{self.durations.sum():.3g} s of writing; use a larger dt, fewer letters or a faster pen")
+        n = counts.astype(int)
         traj = np.repeat(np.arange(self.n_traj), n)
         t = (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)) * dt
         xy, xyd, xydd, pen_down = self.pen(traj, t)
@@ -153,11 +159,37 @@ class Handwriting:
 
 
 def _text(name, text):
+    """text if it is a non-empty string of at most MAX_LETTERS characters, each one the font draws (spaces
+    between letters allowed); else a clear error naming the first character that is not."""
     if not isinstance(text, str):
-        raise TypeError(f"{name} must be a string of letters, e.g. {name}=\"abc\", got {text!r}")
+        raise TypeError(f"{name} must be a string of letters, e.g. {name}=\"abc\", got {_got(text)}")
     if not text.strip():
         raise ValueError(f"{name} must be a non-empty string of letters, got {text!r}")
+    if len(text) > MAX_LETTERS:
+        raise LimitExceeded(f"{name} has {len(text):,} characters, above the limit of {MAX_LETTERS:,}: write fewer "
+                            f"letters per call (a line holds about 15)")
+    font = _font()
+    for i, ch in enumerate(text):
+        if ch == " ":
+            continue
+        if not ch.isprintable() or ch.isspace() or font.get_char_index(ord(ch)) == 0:
+            why = ("is not a printable character" if not ch.isprintable() or ch.isspace()
+                   else f"is not in the font {FONT}")
+            raise ValueError(f"{name} has {ch!r} (U+{ord(ch):04X}) at position {i}, which {why}: the arm can only "
+                             f"write characters the font draws, such as letters, digits and punctuation")
     return text
+
+
+_FONT = []
+
+
+def _font():
+    """The font's FT2Font, loaded once (to ask which characters it has)."""
+    if not _FONT:
+        from matplotlib.font_manager import FontProperties, findfont
+        from matplotlib.ft2font import FT2Font
+        _FONT.append(FT2Font(findfont(FontProperties(family=FONT))))
+    return _FONT[0]
 
 
 def _moves(contours, smooth):
@@ -244,7 +276,15 @@ def letters(chars=TRAIN_LETTERS, chain=None, dt=0.01, noise=0.0, seed=0, **style
 def strokes(data, traj=0):
     """The drawn strokes of trajectory `traj` in a data dict from `letters` or Handwriting.sample: a list of
     (P, 2) pen paths (pen down), for plotting."""
-    keep = np.asarray(data["traj"]) == integer("traj", traj, low=0)
+    if not isinstance(data, Mapping) or any(k not in data for k in ("traj", "xy", "pen_down")):
+        raise TypeError(f"data must be a dict from letters(...) or Handwriting.sample(...), with 'traj', 'xy' and "
+                        f"'pen_down', got {_got(data)}")
+    ids = np.unique(np.asarray(data["traj"]))
+    traj = integer("traj", traj, low=0)
+    if traj not in ids:
+        raise ValueError(f"traj={traj} is not a trajectory of these data: they hold trajectories "
+                         f"{ids.min() if len(ids) else '-'} to {ids.max() if len(ids) else '-'} ({len(ids)} in all)")
+    keep = np.asarray(data["traj"]) == traj
     xy, down = np.asarray(data["xy"])[keep], np.asarray(data["pen_down"])[keep]
     cuts = np.flatnonzero(np.diff(down.astype(int))) + 1
     return [p for p, d in zip(np.split(xy, cuts), np.split(down, cuts)) if d[0]]

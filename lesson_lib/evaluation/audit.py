@@ -6,7 +6,8 @@ box it is whatever the network's slope happens to be, at each (q, qd, qdd).
 """
 import numpy as np
 
-from .._validate import array, as_state, as_states, configurations, has_api, integer, number, number_list, within_limit
+from .._validate import (array, as_state, as_states, configurations, has_api, integer, model_output, number, number_list,
+                         within_limit)
 from ..limits import MAX_JOINTS, MAX_SAMPLES
 from ..facts import QD_MAX, QDD_MAX
 from .metrics import MODEL
@@ -38,11 +39,13 @@ def implied_mass_matrix(model, q, qd, qdd):
     _model(model)
     (q, qd, qdd), single = as_states(model.n_dof, q=q, qd=qd, qdd=qdd)
     configurations("q, qd, qdd", len(q), model.n_dof, "split the states into smaller batches")
+    n = model.n_dof
+    shape = (n, n) if single else (len(q), n, n)
     if single:
         q, qd, qdd = q[0], qd[0], qdd[0]
     if hasattr(model, "implied_mass_matrix"):
-        return model.implied_mass_matrix(q, qd, qdd)
-    return model.mass_matrix(q)
+        return model_output("model.implied_mass_matrix(q, qd, qdd)", model.implied_mass_matrix(q, qd, qdd), shape)
+    return model_output("model.mass_matrix(q)", model.mass_matrix(q), shape)
 
 
 def sample_states(n_dof, count, seed, scale=1.0, qd_max=QD_MAX, qdd_max=QDD_MAX):

@@ -9,7 +9,8 @@ lesson_lib._validate.max_configurations(n) per call.
 """
 import numpy as np
 
-from .._validate import array, as_data, as_state, configurations, has_api, integer, max_configurations, same_dof
+from .._validate import (array, as_data, as_state, configurations, has_api, integer, max_configurations,
+                         model_output, same_dof)
 from .. import facts
 from ..facts import GRID_POINTS
 from ..limits import MAX_JOINTS
@@ -71,14 +72,20 @@ def mass_matrix_error(model, chain, q=None):
     has_api("chain", chain, ("mass_matrix",), CHAIN)
     same_dof(model, chain)
     q = lesson_grid(chain.n_dof) if q is None else configurations_arg(q, chain.n_dof)
-    return float(np.max(np.abs(model.mass_matrix(q) - chain.mass_matrix(q))))
+    M = chain.mass_matrix(q)
+    return float(np.max(np.abs(learned_mass_matrix(model, q, M.shape) - M)))
+
+
+def learned_mass_matrix(model, q, shape):
+    """model.mass_matrix(q), checked: the expected shape, finite (a broken model is named, not averaged)."""
+    return model_output("model.mass_matrix(q)", model.mass_matrix(q), shape)
 
 
 def min_eigenvalue(model, q=None):
     """Smallest eigenvalue of the learned M over q (defaults to the whole-torus grid)."""
     has_api("model", model, ("mass_matrix",), WITH_M)
     q = lesson_grid(model.n_dof) if q is None else configurations_arg(q, model.n_dof)
-    return float(np.linalg.eigvalsh(model.mass_matrix(q)).min())
+    return float(np.linalg.eigvalsh(learned_mass_matrix(model, q, (*np.shape(q)[:-1], model.n_dof, model.n_dof))).min())
 
 
 def torque_nmse(model, data):
@@ -94,7 +101,8 @@ def torque_nmse(model, data):
         raise ValueError(f"data['tau'] does not vary on joint {j} (all {len(d['tau'])} samples have tau = "
                          f"{d['tau'][0, j]:g}), so the error relative to its variance is undefined; use data with "
                          f"varying torques, e.g. sample_uniform(chain)")
-    err = model.inverse_dynamics(d["q"], d["qd"], d["qdd"]) - d["tau"]
+    err = model_output("model.inverse_dynamics(q, qd, qdd)", model.inverse_dynamics(d["q"], d["qd"], d["qdd"]),
+                       d["tau"].shape) - d["tau"]
     return np.mean(err**2, axis=0) / var
 
 
@@ -105,7 +113,10 @@ def part_errors(model, chain, data):
     same_dof(model, chain)
     d = as_data("data", data, chain.n_dof, keys=("q", "qd", "qdd"))
     q, qd, qdd = d["q"], d["qd"], d["qdd"]
-    learned = model.parts(q, qd, qdd)
+    parts = model.parts(q, qd, qdd)
+    if not isinstance(parts, dict) or set(parts) != {"M_qdd", "c", "g"}:
+        raise ValueError(f"model.parts(q, qd, qdd) returned {type(parts).__name__}, expected a dict of M_qdd, c, g")
+    learned = {k: model_output(f"model.parts(q, qd, qdd)[{k!r}]", v, q.shape) for k, v in parts.items()}
     truth = {"M_qdd": np.einsum("bij,bj->bi", chain.mass_matrix(q), qdd), "c": chain.coriolis(q, qd),
              "g": chain.gravity(q)}
     return {k: float(np.sqrt(np.mean((learned[k] - truth[k]) ** 2))) for k in truth}
@@ -129,4 +140,5 @@ def lesson_check(model, chain):
     has_api("chain", chain, ("mass_matrix",), CHAIN)
     same_dof(model, chain)
     q = lesson_grid(chain.n_dof)
-    return compare_mass_matrices(model.mass_matrix(q), chain.mass_matrix(q))
+    M = chain.mass_matrix(q)
+    return compare_mass_matrices(learned_mass_matrix(model, q, M.shape), M)

@@ -59,7 +59,8 @@ class BlackBox(Trainable):
     def inverse_dynamics(self, q, qd, qdd):
         """tau_hat (n,) or (B, n)."""
         (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
-        tau = self._forward(self.theta, q, qd, qdd) * self.tau_scale
+        with np.errstate(over="ignore", invalid="ignore"):
+            tau = self._finite("torque", self._forward(self.theta, q, qd, qdd) * self.tau_scale, q=q, qd=qd, qdd=qdd)
         return tau[0] if single else tau
 
     def implied_mass_matrix(self, q, qd, qdd):

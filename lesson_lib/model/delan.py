@@ -20,10 +20,13 @@ Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
 import numpy as np
 
 from . import structure
-from .._validate import positive_number
+from .._validate import number
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from .jet import jet_mlp, periodic_features, unflatten
 from .training import Trainable, init_mlp
+
+EPS_MAX = 1.0                          # kg m^2: above this eps I outweighs a robot arm's inertia
+POTENTIAL_SCALE_RANGE = (1e-3, 1e4)    # J: the potential's unit, from a toy arm's millijoules to an industrial arm's
 
 
 class DeLaN(Trainable):
@@ -46,11 +49,15 @@ class DeLaN(Trainable):
 
     def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, eps=EPS, activation=ACTIVATION,
                  optimizer="adam", potential_scale=POTENTIAL_SCALE):
-        self.eps = positive_number("eps", eps, hint="M = L L^T + eps I is positive-definite only for eps > 0, "
-                                                    f"e.g. eps={EPS:g}")
-        self.potential_scale = positive_number("potential_scale", potential_scale,
-                                               hint=f"the unit of the learned potential in J, e.g. "
-                                                    f"potential_scale={POTENTIAL_SCALE:g}")
+        self.eps = number("eps", eps, low=0.0, high=EPS_MAX, low_open=True,
+                          hint=f"eps (kg m^2) is added to every learned mass matrix, M = L L^T + eps I: it keeps M "
+                               f"positive-definite for eps > 0, and above {EPS_MAX:g} it would drown the inertia the "
+                               f"network learns (a robot arm's M has entries of order 1); e.g. eps={EPS:g}")
+        self.potential_scale = number("potential_scale", potential_scale, low=POTENTIAL_SCALE_RANGE[0],
+                                      high=POTENTIAL_SCALE_RANGE[1],
+                                      hint=f"the unit of the learned potential in J (the network outputs V in "
+                                           f"these units; a robot arm's potential is of order 1 to 100 J), e.g. "
+                                           f"potential_scale={POTENTIAL_SCALE:g}")
         super().__init__(n_dof, hidden, seed, lr, batch_size, activation, optimizer)
 
     def _architecture(self):
@@ -113,7 +120,9 @@ class DeLaN(Trainable):
     def parts(self, q, qd, qdd):
         """The three terms of the manipulator equation: dict with "M_qdd", "c", "g", each (n,) or (B, n)."""
         (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
-        terms = structure.parts(self._jet(self.theta, q), qd, qdd, self._tril, self.eps, self.potential_scale)
+        with np.errstate(over="ignore", invalid="ignore"):
+            terms = structure.parts(self._jet(self.theta, q), qd, qdd, self._tril, self.eps, self.potential_scale)
+        terms = self._finite("torque", tuple(terms), q=q, qd=qd, qdd=qdd)
         return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms)}
 
     def coriolis(self, q, qd):
@@ -130,6 +139,8 @@ class DeLaN(Trainable):
         L, dL, g, _ = structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps,   # one pass
                                                 self.potential_scale)
         M, dM = structure.mass_matrix(L, dL, self.eps)
-        c = structure.coriolis(dM, qd)
-        qdd = np.linalg.solve(M, (tau - c - g)[..., None])[..., 0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            c = structure.coriolis(dM, qd)
+            qdd = self._finite("acceleration", np.linalg.solve(M, (tau - c - g)[..., None])[..., 0], q=q, qd=qd,
+                               tau=tau)
         return qdd[0] if single else qdd

@@ -17,6 +17,7 @@ and its validation history is empty.
 """
 import json
 import os
+import secrets
 
 import numpy as np
 
@@ -64,7 +65,8 @@ def arguments(config):
 
 def save(model, path):
     """Write the model to `path` (".npz" added if missing) and return the file name; written to a temporary file
-    first, so an interrupted save leaves any earlier file whole."""
+    of its own first (two processes saving to one path do not collide; the last one wins), so an interrupted save
+    leaves any earlier file whole."""
     path = npz_path(path)
     state = model._state()
     arrays = {"format": np.array(FORMAT_VERSION), "config": np.array(json.dumps(model.config())),
@@ -79,9 +81,9 @@ def save(model, path):
     folder = os.path.dirname(path) or "."
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"cannot save to {path!r}: the folder {folder!r} does not exist")
-    tmp = path + ".tmp"
+    tmp = f"{path}.{os.getpid()}-{secrets.token_hex(4)}.tmp"       # one name per saver: no two collide
     try:
-        with open(tmp, "wb") as f:
+        with open(tmp, "xb") as f:
             np.savez(f, **arrays)
         os.replace(tmp, path)
     except BaseException:
@@ -174,7 +176,25 @@ def read(model, path):
         raise _refuse(path, "its step count is negative or its learning rate is not > 0")
     if state["schedule"]["since"] < 0:
         raise _refuse(path, "its schedule's count of evaluations without a new best is negative")
+    if len(state["loss_history"]) != state["step"]:
+        raise _refuse(path, f"its step count {state['step']} disagrees with its loss history of "
+                            f"{len(state['loss_history'])} steps (one loss per step)")
+    for where, opt in [("optimizer", state["optimizer"])] + (
+            [("resume.optimizer", state["resume"]["optimizer"])] if state["resume"] is not None else []):
+        _check_optimizer_state(path, where, opt, state["step"])
     return state
+
+
+def _check_optimizer_state(path, where, opt, step):
+    """Refuse an optimiser state no training could have left: a step count below 0 or above the model's steps,
+    negative second moments (Adam's v is a mean of squares)."""
+    if "t" in opt and not 0 <= opt["t"] <= step:
+        raise _refuse(path, f"its {where} step count is {opt['t']}, expected a whole number from 0 to the "
+                            f"model's {step} steps")
+    if "v" in opt and np.any(np.asarray(opt["v"]) < 0):
+        raise _refuse(path, f"its {where} second moments v have negative entries (a mean of squares is >= 0)")
+    if "lr" in opt and not opt["lr"] > 0:
+        raise _refuse(path, f"its {where} learning rate is {opt['lr']}, expected > 0")
 
 
 def _from_format_1(data, config):

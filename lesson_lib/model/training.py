@@ -60,6 +60,12 @@ def init_mlp(rng, sizes, out_scale=1.0):
     return np.concatenate(parts)
 
 
+def _scales(model):
+    """The model's scale settings for a message, e.g. "eps=0.001, potential_scale=20"."""
+    return ", ".join(f"{k}={getattr(model, k):g}" for k in ("eps", "potential_scale") if hasattr(model, k)) or \
+        "the torque scale comes from the data"
+
+
 class DivergenceGuard:
     """Watches one fit call's losses.  The reference is the call's first loss, taken at the state the call
     started from (a state that passed the guard: the loss after each call's last update is checked too).  A loss
@@ -80,7 +86,8 @@ class DivergenceGuard:
             raise TrainingDiverged(
                 f"training cannot start: at the model's current weights the float32 loss or its gradient is not "
                 f"finite (loss {loss:.3g}) before any update, so the learning rate is not the cause. The weights "
-                f"(e.g. from set_params) are too large for these data; model.reset() starts again from the seed. "
+                f"(e.g. from set_params) are too large for these data, or the model's scales are ({_scales(model)}); "
+                f"model.reset() starts again from the seed, the default scales are in lesson_lib.facts. "
                 f"The model was not changed (step {self.start}).")
         where = f"after its last update (step {model.step})" if final else f"at step {model.step + 1}"
         suggestion = min(model.lr / 10, LR)
@@ -274,6 +281,17 @@ class Trainable:
         within_limit("the number of states in one call", len(checked[0]), self.max_states,
                      fix="evaluate the states in smaller chunks")
         return checked, single
+
+    def _finite(self, what, values, **inputs):
+        """values (an array or a tuple of arrays) if every entry is finite; else ValueError naming the inputs'
+        largest magnitudes: finite inputs far beyond anything the model was built for overflowed in float64."""
+        arrays = values if isinstance(values, tuple) else (values,)
+        if all(np.all(np.isfinite(a)) for a in arrays):
+            return values
+        sizes = ", ".join(f"|{k}| up to {np.max(np.abs(v), initial=0):.3g}" for k, v in inputs.items())
+        raise ValueError(f"the model's {what} overflowed to inf or NaN for these inputs ({sizes}): states that large "
+                         f"are far outside any robot's (the course's reach a few rad and tens of rad/s); check their "
+                         f"units and scale")
 
     # ------------------------------------------------------------------ training
     def _data_scales(self, q, qd, qdd, tau_scale):

@@ -21,6 +21,8 @@ import numpy as np
 
 from .._validate import as_state, as_states
 
+SINGULAR = 1e-6     # |sin q1| below this: the arm is stretched or folded, J(q) singular to rounding
+
 
 def _two_links(chain):
     if chain.n_dof != 2:
@@ -81,6 +83,12 @@ def joint_motion(chain, xy, xyd, xydd, elbow=1):
     l1, l2 = _two_links(chain)
     (xy, xyd, xydd), single = as_states(2, xy=xy, xyd=xyd, xydd=xydd)
     q = inverse_kinematics(chain, xy, elbow)
+    near = np.abs(np.sin(q[..., 1])) < SINGULAR
+    if np.any(near):
+        r_min, r_max = reach(chain)
+        raise ValueError(f"xy has {int(near.sum())} point(s) where the arm is stretched out (|xy| = {r_max:g} m) or "
+                         f"folded (|xy| = {r_min:g} m): there the tip Jacobian is singular and the joint speeds for a "
+                         f"moving tip are unbounded; keep the path inside the annulus, away from both circles")
     J = tip_jacobian(chain, q)
     qd = np.linalg.solve(J, xyd[..., None])[..., 0]
     th = np.cumsum(q, axis=-1)

@@ -364,7 +364,7 @@ class WritingDesk:
         finally:
             self._busy, self.write_button.disabled = False, False
         if isinstance(written, str):
-            self.message.value = f"<span class='writing-error' style='color:#c62828'>{written}</span>"
+            self.message.value = f"<span class='writing-error' role='alert' style='color:#c62828'>{written}</span>"
             self._set_widgets(self.shown)           # back to what is shown
             return False
         self.message.value = ""

@@ -16,6 +16,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
 from . import gradebook as gb
 from .limits import Limits
@@ -127,8 +128,39 @@ def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None):
     return gb.sort_rows(rows, order)
 
 
+MIN_MEMORY_MB = 1024        # a kernel with numpy, matplotlib and the course maps about 700 MB of address space
+OUT_SUFFIXES = (".csv", ".json")
+
+
+def check_out(out):
+    """Refuse, before any grading, a gradebook path that could not be written: a format it does not write,
+    a missing or read-only folder, a folder given as the file."""
+    if out is None:
+        return
+    path = Path(out)
+    if path.suffix.lower() not in OUT_SUFFIXES:
+        raise UsageError(f"--out {out}: the gradebook is written as CSV (.csv) or JSON (.json), not "
+                         f"{path.suffix or 'a file without an extension'}; e.g. --out gradebook.csv")
+    if path.is_dir():
+        raise UsageError(f"--out {out} is a folder: give a file name, e.g. --out {path / 'gradebook.csv'}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageError(f"--out {out}: the folder {folder} does not exist; create it first")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"--out {out}: cannot write there (no permission); choose another place")
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
+    try:
+        check_out(args.out)
+        if args.memory_mb < MIN_MEMORY_MB:
+            raise UsageError(f"--memory-mb {args.memory_mb} is too little for a kernel: with numpy, matplotlib and "
+                             f"the course it maps about 700 MB, so every check would end in ERROR; give at least "
+                             f"{MIN_MEMORY_MB} (default {Limits().memory_mb})")
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     limits = Limits(cell_s=args.timeout, notebook_s=args.notebook_timeout, memory_mb=args.memory_mb,
                     output_mb=args.max_output_mb)
     log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))

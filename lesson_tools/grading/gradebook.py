@@ -10,6 +10,7 @@ Columns: student, notebook, submission, check, verdict, detail.  Verdicts:
 """
 import csv
 import json
+import os
 from collections import Counter, defaultdict
 
 COLUMNS = ("student", "notebook", "submission", "check", "verdict", "detail")
@@ -31,17 +32,23 @@ def sort_rows(rows, order):
 
 
 def write(rows, path):
-    """CSV, or JSON (a list of objects) when the file name ends in .json."""
+    """CSV, or JSON (a list of objects) when the file name ends in .json; written whole to a temporary file beside
+    it first, then put in place, so a reader never sees half a gradebook and a failed write leaves none."""
     path = str(path)
-    if path.endswith(".json"):
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(list(rows), f, indent=1, ensure_ascii=False)
-            f.write("\n")
-        return
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            if path.lower().endswith(".json"):
+                json.dump(list(rows), f, indent=1, ensure_ascii=False)
+                f.write("\n")
+            else:
+                writer = csv.DictWriter(f, fieldnames=COLUMNS)
+                writer.writeheader()
+                writer.writerows(rows)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def read(path):

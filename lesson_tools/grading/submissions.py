@@ -55,6 +55,9 @@ def find(paths):
             if key not in seen:
                 seen.add(key)
                 found.append((path, base))
+    if not found:
+        raise UsageError(f"no files found under {', '.join(map(str, paths))}: give the folder that holds the "
+                         f"class's notebooks, or the notebook files")
     return found
 
 
