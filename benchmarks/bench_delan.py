@@ -22,8 +22,8 @@ def autograd_operations_per_step(model, data):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench_plain import recorded_operations
     from lesson_lib.model import plain
-    batch = plain.training_batch(model, {k: data[k][:model.batch_size] for k in ("q", "qd", "qdd", "tau")})
-    return recorded_operations(value_and_grad(model._loss), model.theta, batch)
+    batch = model.training_batch({k: data[k][:model.batch_size] for k in ("q", "qd", "qdd", "tau")})
+    return recorded_operations(value_and_grad(model.loss), model.theta, batch)
 
 
 def run(label):

@@ -1,5 +1,5 @@
 """The DeLaN's training gradient two ways: plain autograd (lesson_lib.model.plain) and the library's fast path
-(two hand-written autograd primitives, DeLaN._loss), as notebook 02 section 7 compares them.
+(two hand-written autograd primitives, DeLaN.loss), as notebook 02 section 7 compares them.
 
 Prints, for the default network and batches of 32, 128 (the training batch) and 1024 states: the best time of
 one loss-and-gradient each way in float64, the library's in float32 (as training runs), the ratio, and the
@@ -39,11 +39,11 @@ def best_ms(f, *args, number=5, repeat=5):
 def main():
     chain, model = double_pendulum(), DeLaN(seed=0)
     theta = model.get_params()
-    plain_grad, library_grad = value_and_grad(plain.loss), value_and_grad(model._loss)
+    plain_grad, library_grad = value_and_grad(plain.loss), value_and_grad(model.loss)
     print(f"default DeLaN: hidden {model.hidden}, {theta.size} weights")
     for B in (32, model.batch_size, 1024):
         d = sample_uniform(chain, B, seed=0)
-        batch = plain.training_batch(model, d)               # (q, qd, qdd, target, inv_scale), as fit builds it
+        batch = model.training_batch(d)               # (q, qd, qdd, target, inv_scale), as fit builds it
         batch32 = tuple(x.astype(np.float32) for x in batch)
         args = (theta, batch, model.sizes)
         t_plain, t_lib = best_ms(plain_grad, *args), best_ms(library_grad, theta, batch)

@@ -104,6 +104,9 @@ BAD = [
     ("DeLaN coriolis overflow", lambda: DeLaN().coriolis([0, 0], [1e200, 1e200]), ValueError, r"overflowed"),
     ("DeLaN forward overflow", lambda: DeLaN().forward_dynamics([0, 0], [1e200, 0], [0, 0]), ValueError,
      r"acceleration overflowed"),
+    ("training_batch not data", lambda: DeLaN().training_batch([1, 2]), TypeError, r"data must be a dict of arrays"),
+    ("training_batch 3 joints", lambda: DeLaN().training_batch(sample_uniform(three, 5, seed=0)), ValueError,
+     r"data\['q'\] has shape \(5, 3\), expected \(2,\) for one state or \(B, 2\)"),
     # --------------------------------------------------------------- evaluation of a broken model
     ("lesson_check wrong size", lambda: lesson_check(Broken(shape=(1681, 3, 3)), chain), ValueError,
      r"model.mass_matrix\(q\) returned shape \(1681, 3, 3\), expected \(1681, 2, 2\)"),

@@ -225,7 +225,7 @@ def test_fit_is_adam_on_the_float32_loss(data):
     model.fit(*args, steps=30)
     assert [s for s, _, _ in model.validation_history] == [30] and model.lr == 3e-3
     batches = minibatches(model, args, 30, seed=3)
-    loss_grad = grad(model._loss)
+    loss_grad = grad(model.loss)
     expected = adam(lambda theta, i: loss_grad(theta, batches[i]), theta0, num_iters=30, step_size=3e-3)
     assert model.get_params().dtype == np.float64
     np.testing.assert_allclose(model.get_params(), expected, rtol=0, atol=1e-12)
@@ -239,8 +239,8 @@ def test_float32_loss_gradient_matches_float64(data):
     model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=200)
     inv_scale = np.linspace(0.2, 2.0, 256)[:, None] / model.tau_scale
     batch = tuple(data[k][:256] for k in ("q", "qd", "qdd")) + (data["tau"][:256] * inv_scale, inv_scale)
-    loss64, g64 = value_and_grad(model._loss)(model.theta, batch)
-    loss32, g32 = value_and_grad(model._loss)(model.theta, tuple(b.astype(np.float32) for b in batch))
+    loss64, g64 = value_and_grad(model.loss)(model.theta, batch)
+    loss32, g32 = value_and_grad(model.loss)(model.theta, tuple(b.astype(np.float32) for b in batch))
     assert g32.dtype == np.float64 and np.asarray(loss32).dtype == np.float32
     np.testing.assert_allclose(loss32, loss64, rtol=1e-5)
     assert np.linalg.norm(g32 - g64) < 1e-5 * np.linalg.norm(g64)

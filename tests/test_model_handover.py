@@ -21,7 +21,7 @@ def test_inference_keeps_nothing(cls):
         model.forward_dynamics(q, q, q)
     else:
         model.inverse_dynamics(q, q, q)
-    model._loss(model.theta, batch)                         # a loss evaluated without differentiating
+    model.loss(model.theta, batch)                         # a loss evaluated without differentiating
     assert handover.kept() == (None, None)
 
 
@@ -36,7 +36,7 @@ def test_a_traced_call_hands_its_pieces_over_and_the_slot_is_cleared(cls, monkey
         taken.append(pieces is not None)
         return pieces
     monkeypatch.setattr(handover, "_take", spy)
-    value_and_grad(model._loss)(model.theta, batch)
+    value_and_grad(model.loss)(model.theta, batch)
     assert taken and all(taken)                             # every reverse pass found its own forward pass
     assert handover.kept() == (None, None)
 
@@ -45,10 +45,10 @@ def test_a_traced_call_hands_its_pieces_over_and_the_slot_is_cleared(cls, monkey
 def test_recomputed_pieces_give_the_same_gradient(cls, monkeypatch):
     model = cls(seed=0)
     model.set_params(model.get_params() * 3.0)
-    loss, g = value_and_grad(model._loss)(model.theta, batch)
+    loss, g = value_and_grad(model.loss)(model.theta, batch)
     take = handover._take
     monkeypatch.setattr(handover, "_take", lambda ans: take(ans) and None)   # as if the slot held another call's
-    loss2, g2 = value_and_grad(model._loss)(model.theta, batch)
+    loss2, g2 = value_and_grad(model.loss)(model.theta, batch)
     assert loss2 == loss
     np.testing.assert_array_equal(g2, g)
 

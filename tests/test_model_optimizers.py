@@ -42,7 +42,7 @@ def test_fit_with_sgd_is_momentum_sgd_on_the_same_minibatches(args):
     model = DeLaN(seed=2, lr=0.05, batch_size=32, optimizer=SGD(momentum=0.8))
     theta = model.get_params()
     model.fit(*args, steps=25)
-    loss_grad, velocity = grad(model._loss), np.zeros_like(theta)
+    loss_grad, velocity = grad(model.loss), np.zeros_like(theta)
     for batch in minibatches(model, args, 25, seed=2):            # v = mu v + g, theta -= lr v
         velocity = 0.8 * velocity + loss_grad(theta, batch)
         theta = theta - 0.05 * velocity

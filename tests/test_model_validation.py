@@ -100,11 +100,11 @@ def test_fit_on_trajectories_is_adam_on_the_training_trajectories_only(motions):
     theta0 = model.get_params()
     model.fit(motions, steps=30)                                        # the dict's "traj" is used
     batches = minibatches(model, arrays(motions), 30, seed=5, traj=motions["traj"])
-    expected = adam(lambda theta, i: grad(model._loss)(theta, batches[i]), theta0, num_iters=30, step_size=3e-3)
+    expected = adam(lambda theta, i: grad(model.loss)(theta, batches[i]), theta0, num_iters=30, step_size=3e-3)
     np.testing.assert_allclose(model.get_params(), expected, rtol=0, atol=1e-12)
     held = split(606, motions["traj"], VALIDATION, 5)[1]
     held_batch = sample_rows(model, arrays(motions), held, weighted=False)
-    assert model.validation_history == [(30, pytest.approx(float(model._loss(model.theta, held_batch)), rel=1e-6),
+    assert model.validation_history == [(30, pytest.approx(float(model.loss(model.theta, held_batch)), rel=1e-6),
                                          3e-3)]
 
 
@@ -130,7 +130,7 @@ def test_validation_zero_trains_on_everything_without_evaluations(uniform):
     from autograd import grad
     from autograd.misc.optimizers import adam
     batches = minibatches(model, arrays(uniform), 250, seed=4, rows=np.arange(600))
-    expected = adam(lambda theta, i: grad(model._loss)(theta, batches[i]), theta0, num_iters=250, step_size=3e-3)
+    expected = adam(lambda theta, i: grad(model.loss)(theta, batches[i]), theta0, num_iters=250, step_size=3e-3)
     np.testing.assert_allclose(model.get_params(), expected, rtol=0, atol=1e-12)
 
 

@@ -18,7 +18,7 @@ def setting(n_dof, activation, weight_scale=1.0, batch=64):
     model = DeLaN(n_dof=n_dof, hidden=(16, 12), activation=activation, seed=1)
     model.set_params(weight_scale * model.get_params())
     model.tau_scale = d["tau"].std(axis=0)
-    return model, plain.training_batch(model, d)
+    return model, model.training_batch(d)
 
 
 def test_the_plain_batch_is_the_one_fit_builds():
@@ -36,7 +36,7 @@ CASES = [(2, "isru", 1.0), (2, "tanh", 3.0), (3, "isru", 2.0)]
 @pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)
 def test_plain_gradient_equals_the_librarys_training_gradient(n_dof, activation, weight_scale):
     model, batch = setting(n_dof, activation, weight_scale)
-    value, g_lib = value_and_grad(model._loss)(model.theta, batch)
+    value, g_lib = value_and_grad(model.loss)(model.theta, batch)
     args = (batch, model.sizes, activation, model.eps, model.potential_scale)
     g_plain = grad(plain.loss)(model.theta, *args)
     assert plain.loss(model.theta, *args) == pytest.approx(value, rel=1e-12)

@@ -77,9 +77,12 @@ class DeLaN(Trainable):
         the first n outputs (L's diagonal)."""
         return jet_mlp(periodic_features(q), theta, self.sizes, self.activation, self.n_dof)
 
-    def _loss(self, theta, batch):
-        """Weighted mean squared torque error, each joint scaled by the training torques' standard deviation
-        (batch: q, qd, qdd, target, inv_scale; see Trainable._batch)."""
+    def loss(self, theta, batch):
+        """The loss `fit` minimises, at the flat weights theta (n_weights,) on a batch from `training_batch`
+        (q, qd, qdd, target, inv_scale, each (B, n)): mean over samples and joints of (tau_hat * inv_scale -
+        target)^2, tau_hat = M(q) qdd + c(q, qd) + g(q) of this architecture at theta.  autograd differentiates it
+        (grad(model.loss)); it does not change the model.  Its definition in plain autograd is
+        lesson_lib.model.plain.loss; this is the fast path (two fused primitives), tested equal to it."""
         q, qd, qdd, target, inv_scale = batch
         return structure.torque_loss(self._jet(theta, q), qd, qdd, target, inv_scale, self._tril, self.eps,
                                      self.potential_scale)

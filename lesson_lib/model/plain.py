@@ -20,8 +20,8 @@ dh[:, k] = dh/dq_k; L, M (B, n, n); dL, dM (B, n, n, n), [b, k, i, j] = d(.)_ij 
 theta is the DeLaN's flat weight vector (layout of lesson_lib.model.jet.unflatten), sizes
 its layer sizes (DeLaN.sizes: 2n features in, n(n+1)/2 entries of L and V out).  The
 library computes the same numbers with two hand-written autograd primitives
-(jet.jet_mlp, structure.torque_loss); tests/test_plain.py checks both give the same
-gradient.
+(jet.jet_mlp, structure.torque_loss) in DeLaN.loss; tests/test_plain.py checks both give
+the same loss and gradient on model.training_batch(data), the batch fit builds.
 """
 import autograd.numpy as np
 from autograd import elementwise_grad
@@ -30,7 +30,6 @@ from ..facts import ACTIVATION, EPS, POTENTIAL_SCALE
 from .activations import ACTIVATIONS
 from .jet import unflatten
 from .structure import tril_order
-from .training_data import sample_weights
 
 
 def features(q):
@@ -97,10 +96,3 @@ def loss(theta, batch, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_
     q, qd, qdd, target, inv_scale = batch
     tau = torque(theta, q, qd, qdd, sizes, activation, eps, v_scale)
     return np.mean((tau * inv_scale - target) ** 2)
-
-
-def training_batch(model, data):
-    """The batch DeLaN.fit builds from a data dict (q, qd, qdd, tau), in float64: (q, qd, qdd, target,
-    inv_scale), with the model's torque scales and the samples' weights (lesson_lib.model.training_data)."""
-    q, qd, qdd, tau = (np.asarray(data[k], dtype=float) for k in ("q", "qd", "qdd", "tau"))
-    return model._batch(model._samples(q, qd, qdd, tau, np.sqrt(sample_weights(qd, qdd)), dtype=float))

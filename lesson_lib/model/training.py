@@ -356,6 +356,16 @@ class Trainable:
                               if len(validation_rows) else None)
             return self._train(samples[:, train_rows], validation_set, steps, callback, every, restore_best)
 
+    def training_batch(self, data):
+        """The batch `fit` builds from a data dict (q, qd, qdd, tau, each (N, n); e.g. sample_uniform(chain)), in
+        float64 and whole: (q, qd, qdd, target, inv_scale), each (N, n), with target = tau * inv_scale and
+        inv_scale = sqrt(w) / tau_scale (w the samples' weights, lesson_lib.model.training_data.sample_weights;
+        tau_scale the model's torque scales, set by its first fit).  `model.loss(theta, batch)` is fit's loss on it."""
+        from .training_data import sample_weights
+        d = as_data("data", data, self.n_dof)
+        q, qd, qdd, tau = (d[k] for k in ("q", "qd", "qdd", "tau"))
+        return self._batch(self._samples(q, qd, qdd, tau, np.sqrt(sample_weights(qd, qdd)), dtype=float))
+
     def _samples(self, q, qd, qdd, tau, root_weight, dtype=None):
         """Samples as rows (5n, N) in `dtype` (default: train_dtype, float32): q, qd, qdd, target = tau * inv_scale
         and inv_scale = sqrt(weight) / tau_scale, so that the loss, mean((tau_hat * inv_scale - target)^2), is each
@@ -376,7 +386,7 @@ class Trainable:
         """The training loop: per step a minibatch, the loss and its gradient, the guard, the optimiser's update,
         the bookkeeping, the validation (every `validation_interval` steps) and the callback; then the guard on
         the loss after the last update, and the best weights of the call."""
-        loss_and_grad = value_and_grad(self._loss)
+        loss_and_grad = value_and_grad(self.loss)
         guard, losses = DivergenceGuard(self), []
         N = samples.shape[1]
         B = min(self.batch_size, N)
@@ -401,13 +411,13 @@ class Trainable:
             if callback is not None and self.step % every == 0:
                 callback(self)
         if batch is not None:
-            guard.check(float(self._loss(self.theta, batch)), final=True)
+            guard.check(float(self.loss(self.theta, batch)), final=True)
         if best is not None:
             self._finish(best, validation_set, restore_best)
         return losses
 
     def _validation_loss(self, validation_set):
-        return float(self._loss(self.theta, validation_set))
+        return float(self.loss(self.theta, validation_set))
 
     def _validate(self, best, validation_set):
         """One evaluation: the schedule's verdict on the validation loss, and what follows from it."""
