@@ -38,7 +38,8 @@ import autograd.numpy as anp
 import numpy as np
 
 from lesson_lib import DeLaN, double_pendulum, lesson_check, sample_trajectories, sample_uniform
-from lesson_lib.model import schedule, structure, training
+from lesson_lib.model import schedule, training
+from lesson_lib.model.fast import manipulator
 
 PRESSES, STEPS = 8, 1000
 
@@ -74,7 +75,7 @@ class PowerDeLaN(DeLaN):
 
     def loss(self, theta, batch):
         q, qd, qdd, target, inv_scale = batch
-        tau_hat = structure.manipulator_torque(self._jet(theta, q), qd, qdd, self._tril, self.eps,
+        tau_hat = manipulator.manipulator_torque(self._jet(theta, q), qd, qdd, self._tril, self.eps,
                                                self.potential_scale)
         tau = target / inv_scale
         root_weight = inv_scale[:, 0] * np.float32(self.tau_scale[0])

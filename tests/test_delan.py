@@ -6,9 +6,9 @@ from autograd import grad, jacobian
 from autograd.test_util import check_grads
 
 from lesson_lib import BlackBox, DeLaN, TrainingDiverged, double_pendulum, lesson_check, sample_uniform, torque_nmse
-from lesson_lib.model import structure
+from lesson_lib.model.fast import manipulator
 from lesson_lib.model.activations import ACTIVATIONS
-from lesson_lib.model.jet import jet_mlp, periodic_features
+from lesson_lib.model.fast.jet import jet_mlp, periodic_features
 
 rng = np.random.default_rng(7)
 chain = double_pendulum()
@@ -48,7 +48,7 @@ def mass_matrix_by_autograd(model, q):
     network's raw outputs, the potential's unit applied here)."""
     x = anp.concatenate([anp.cos(q), anp.sin(q)])[None, None, :]
     y = jet_mlp(x, model.theta, model.sizes, model.activation, model.n_dof)[:, 0, 0]
-    rows, cols = structure.tril_order(model.n_dof)
+    rows, cols = manipulator.tril_order(model.n_dof)
     P = np.zeros((len(rows), model.n_dof ** 2))                 # places the outputs into L
     P[np.arange(len(rows)), rows * model.n_dof + cols] = 1.0
     L = anp.reshape(anp.dot(y[:len(rows)], P), (model.n_dof, model.n_dof)) + model.eps * np.eye(model.n_dof)
@@ -93,7 +93,7 @@ def test_coriolis_equals_christoffel_formula_and_Mdot_minus_2C_is_skew():
 @pytest.mark.parametrize("act", sorted(ACTIVATIONS))
 def test_fused_primitives_gradients(act):
     n = 3
-    tril = structure.tril_order(n)
+    tril = manipulator.tril_order(n)
     sizes = (2 * n, 5, 4, len(tril[0]) + 1)
     theta = DeLaN(n_dof=n, hidden=(5, 4)).get_params()
     X = periodic_features(rng.uniform(-3, 3, (4, n)))
@@ -101,18 +101,18 @@ def test_fused_primitives_gradients(act):
     check_grads(lambda x: jet_mlp(x, theta, sizes, act, n), modes=["rev"], order=1)(X)
     J = jet_mlp(X, theta, sizes, act, n)
     qd, qdd = rng.normal(size=(4, n)), rng.normal(size=(4, n))
-    check_grads(lambda j: structure.manipulator_torque(j, qd, qdd, tril, 1e-3), modes=["rev"], order=1)(J)
+    check_grads(lambda j: manipulator.manipulator_torque(j, qd, qdd, tril, 1e-3), modes=["rev"], order=1)(J)
     tau, inv_scale, v_scale = rng.normal(size=(4, n)), rng.uniform(0.1, 2.0, (4, n)), 7.5
-    check_grads(lambda j: structure.manipulator_torque(j, qd, qdd, tril, 1e-3, v_scale), modes=["rev"], order=1)(J)
-    check_grads(lambda j: structure.torque_loss(j, qd, qdd, tau * inv_scale, inv_scale, tril, 1e-3, v_scale),
+    check_grads(lambda j: manipulator.manipulator_torque(j, qd, qdd, tril, 1e-3, v_scale), modes=["rev"], order=1)(J)
+    check_grads(lambda j: manipulator.torque_loss(j, qd, qdd, tau * inv_scale, inv_scale, tril, 1e-3, v_scale),
                 modes=["rev"], order=1)(J)
     # the fast rearranged torque equals the readable sum of the parts, and the loss is the scaled squared error
     for v in (1.0, v_scale):
-        tau_hat = sum(structure.parts(J, qd, qdd, tril, 1e-3, v))
-        np.testing.assert_allclose(structure.manipulator_torque(J, qd, qdd, tril, 1e-3, v), tau_hat, atol=1e-12)
-        np.testing.assert_allclose(structure.torque_loss(J, qd, qdd, tau * inv_scale, inv_scale, tril, 1e-3, v),
+        tau_hat = sum(manipulator.parts(J, qd, qdd, tril, 1e-3, v))
+        np.testing.assert_allclose(manipulator.manipulator_torque(J, qd, qdd, tril, 1e-3, v), tau_hat, atol=1e-12)
+        np.testing.assert_allclose(manipulator.torque_loss(J, qd, qdd, tau * inv_scale, inv_scale, tril, 1e-3, v),
                                    np.mean(((tau_hat - tau) * inv_scale) ** 2), rtol=1e-12)
-    g1, g75 = (structure.parts(J, qd, qdd, tril, 1e-3, v)[2] for v in (1.0, v_scale))
+    g1, g75 = (manipulator.parts(J, qd, qdd, tril, 1e-3, v)[2] for v in (1.0, v_scale))
     np.testing.assert_allclose(g75, v_scale * g1, rtol=1e-12)               # V and g in units of v_scale
 
 
@@ -199,14 +199,14 @@ def test_delan_generalises_beyond_training_range_far_better_than_black_box(data,
 def test_single_blas_thread_restores_the_thread_count():
     import sys
 
-    from lesson_lib.model import _runtime
-    if _runtime._FUNCTIONS is None:
+    from lesson_lib.model.fast import settings
+    if settings._FUNCTIONS is None:
         if sys.platform.startswith("linux"):        # numpy's Linux wheels bundle OpenBLAS: it must be found
             pytest.fail("numpy's bundled OpenBLAS was not found: training would run with BLAS threads")
         pytest.skip(f"numpy on {sys.platform} does not bundle OpenBLAS; nothing to limit")
-    get, _ = _runtime._FUNCTIONS
+    get, _ = settings._FUNCTIONS
     before = get()
-    with _runtime.single_blas_thread():
+    with settings.single_blas_thread():
         assert get() == 1
     assert get() == before
 

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from lesson_lib import DeLaN
-from lesson_lib.model import Adam, handover, jet
+from lesson_lib.model import Adam
+from lesson_lib.model.fast import jet, primitive
 from lesson_lib.model.activations import activate
 from lesson_lib.model.optimizers import make_optimizer
 
@@ -51,10 +52,10 @@ def test_one_hidden_layer_returns_its_input_gradient_by_default():
 
 def test_the_slot_hands_pieces_only_to_the_call_that_made_them():
     mine, other = np.ones(2), np.ones(2)
-    handover._slot[:] = [other, "pieces of another call"]
-    assert handover._take(mine) is None and handover.kept() == (None, None)
-    handover._slot[:] = [mine, "my pieces"]
-    assert handover._take(mine) == "my pieces" and handover.kept() == (None, None)
+    primitive._slot[:] = [other, "pieces of another call"]
+    assert primitive._take(mine) is None and primitive.kept() == (None, None)
+    primitive._slot[:] = [mine, "my pieces"]
+    assert primitive._take(mine) == "my pieces" and primitive.kept() == (None, None)
 
 
 def test_an_unknown_activation_is_named_in_the_error():

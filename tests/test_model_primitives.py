@@ -1,6 +1,6 @@
 """The model room's plumbing on small hand-made cases: a fused autograd primitive built here (so the handover
 itself is exercised, not only the primitives the library built at import), and the process settings of
-lesson_lib.model._runtime (OpenBLAS threads, glibc's malloc options, whose numbers are glibc's malloc.h)."""
+lesson_lib.model.fast.settings (OpenBLAS threads, glibc's malloc options, whose numbers are glibc's malloc.h)."""
 import ctypes
 import glob
 import os
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from autograd import grad
 
-from lesson_lib.model import _runtime, handover
+from lesson_lib.model.fast import primitive, settings
 
 
 def square_sum(record):
@@ -21,14 +21,14 @@ def square_sum(record):
     def make_vjp(argnums, pieces, x, a):
         record.append(("vjp", tuple(argnums)))
         return lambda g: (g * a * pieces,)
-    return handover.fused_primitive(forward, make_vjp, wrt=(0,))
+    return primitive.fused_primitive(forward, make_vjp, wrt=(0,))
 
 
 def test_untraced_calls_return_the_value_and_keep_nothing():
     record = []
     f = square_sum(record)
     assert f(np.array([1.0, -2.0]), 3.0) == 15.0
-    assert record == ["forward"] and handover.kept() == (None, None)
+    assert record == ["forward"] and primitive.kept() == (None, None)
 
 
 def test_a_traced_call_hands_its_forward_pass_to_its_reverse_pass():
@@ -37,18 +37,18 @@ def test_a_traced_call_hands_its_forward_pass_to_its_reverse_pass():
     g = grad(f)(np.array([1.0, -2.0]), 3.0)
     np.testing.assert_array_equal(g, [6.0, -12.0])                          # 2 a x
     assert record == ["forward", ("vjp", (0,))]                              # the forward pass ran once
-    assert handover.kept() == (None, None)
+    assert primitive.kept() == (None, None)
 
 
 def test_the_reverse_pass_recomputes_pieces_it_was_not_handed(monkeypatch):
     record = []
     f = square_sum(record)
-    take = handover._take
+    take = primitive._take
 
     def forget(ans):                                   # as if the slot held another call's pieces (and clear it)
         take(ans)
         return None
-    monkeypatch.setattr(handover, "_take", forget)
+    monkeypatch.setattr(primitive, "_take", forget)
     np.testing.assert_array_equal(grad(f)(np.array([1.0, -2.0]), 3.0), [6.0, -12.0])
     assert record == ["forward", "forward", ("vjp", (0,))]
 
@@ -67,7 +67,7 @@ def test_without_wrt_every_argument_can_be_differentiated():
     def make_vjp(argnums, pieces, x, a):
         grads = {0: lambda g: g * 2 * a * x, 1: lambda g: g * np.sum(x * x)}
         return lambda g: tuple(grads[i](g) for i in argnums)
-    f = handover.fused_primitive(forward, make_vjp)
+    f = primitive.fused_primitive(forward, make_vjp)
     assert grad(f, 1)(np.array([1.0, -2.0]), 3.0) == 5.0                    # d/da = sum x^2
 
 
@@ -77,7 +77,7 @@ OPENBLAS = glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs", "*open
 
 @pytest.mark.skipif(not OPENBLAS, reason="this numpy does not bundle OpenBLAS (not a manylinux wheel)")
 def test_numpys_openblas_thread_functions_are_found_and_work():
-    found = _runtime._openblas_thread_functions()
+    found = settings._openblas_thread_functions()
     assert found is not None
     get, set_ = found
     before = get()
@@ -91,12 +91,12 @@ def test_numpys_openblas_thread_functions_are_found_and_work():
 
 @pytest.mark.skipif(not OPENBLAS, reason="this numpy does not bundle OpenBLAS (not a manylinux wheel)")
 def test_single_blas_thread_sets_one_thread_and_restores_the_count_even_after_an_error():
-    get, set_ = _runtime._FUNCTIONS
+    get, set_ = settings._FUNCTIONS
     before = get()
     set_(2)
     try:
         with pytest.raises(ZeroDivisionError):
-            with _runtime.single_blas_thread():
+            with settings.single_blas_thread():
                 assert get() == 1
                 1 / 0
         assert get() == 2
@@ -105,9 +105,9 @@ def test_single_blas_thread_sets_one_thread_and_restores_the_count_even_after_an
 
 
 def test_single_blas_thread_without_openblas_just_runs_the_body(monkeypatch):
-    monkeypatch.setattr(_runtime, "_FUNCTIONS", None)
+    monkeypatch.setattr(settings, "_FUNCTIONS", None)
     ran = []
-    with _runtime.single_blas_thread():
+    with settings.single_blas_thread():
         ran.append(True)
     assert ran == [True]
 
@@ -120,24 +120,24 @@ def mallopt(monkeypatch):
     class FakeLibc:
         def mallopt(self, option, value):
             calls.append((option, value))
-    monkeypatch.setattr(_runtime, "_MEMORY_KEPT", [])
+    monkeypatch.setattr(settings, "_MEMORY_KEPT", [])
     monkeypatch.setattr(ctypes, "CDLL", lambda name: FakeLibc() if name == "libc.so.6" else None)
     return calls
 
 
 def test_keep_freed_memory_sets_glibcs_three_thresholds_once(mallopt):
-    _runtime.keep_freed_memory(limit=64 << 20)
-    _runtime.keep_freed_memory(limit=64 << 20)
+    settings.keep_freed_memory(limit=64 << 20)
+    settings.keep_freed_memory(limit=64 << 20)
     # glibc's malloc.h: M_TRIM_THRESHOLD -1, M_TOP_PAD -2, M_MMAP_THRESHOLD -3
     assert mallopt == [(-1, 64 << 20), (-2, 16 << 20), (-3, 64 << 20)]
 
 
 def test_keep_freed_memory_defaults_to_256_mb_and_is_harmless_without_glibc(mallopt, monkeypatch):
-    _runtime.keep_freed_memory()
+    settings.keep_freed_memory()
     assert mallopt[0] == (-1, 256 << 20)
 
     def no_glibc(name):
         raise OSError("not glibc")
-    monkeypatch.setattr(_runtime, "_MEMORY_KEPT", [])
+    monkeypatch.setattr(settings, "_MEMORY_KEPT", [])
     monkeypatch.setattr(ctypes, "CDLL", no_glibc)
-    assert _runtime.keep_freed_memory() is None and _runtime._MEMORY_KEPT == [True]
+    assert settings.keep_freed_memory() is None and settings._MEMORY_KEPT == [True]

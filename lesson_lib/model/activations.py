@@ -4,7 +4,7 @@ Each entry holds two versions of the same function:
 
 - `reference(z)`: s(z) written in autograd.numpy, short and readable; autograd differentiates it.  The tests
   compare the fast version against autograd's s' and s'' of this one, for every entry of the table.
-- `fast(z)`: what the jet (lesson_lib.model.jet) calls on every layer.  In place over z (the pre-activation,
+- `fast(z)`: what the jet (lesson_lib.model.fast.jet) calls on every layer.  In place over z (the pre-activation,
   overwritten by s(z)), it returns three arrays of z's shape:
 
       s(z)            the value,

@@ -9,20 +9,20 @@
   1 kg m^2) but a potential is tens of joules (m g l: 20 J for the default double pendulum), and Adam moves each
   weight by about lr per step whatever its gradient, so a V of size 1 would need thousands of steps just to grow.
   The potential output is therefore measured in units of `potential_scale` joules (V = potential_scale x the
-  network's last output, applied in lesson_lib.model.structure; default POTENTIAL_SCALE):
+  network's last output, applied in lesson_lib.model.fast.manipulator; default POTENTIAL_SCALE):
   benchmarks/bench_trajectories.py measures the effect.
-- dL/dq and g = dV/dq come from pushing a first-order jet in q through the network (lesson_lib.model.jet).
-- c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq (lesson_lib.model.structure): nothing Coriolis-shaped is learned.
+- dL/dq and g = dV/dq come from pushing a first-order jet in q through the network (lesson_lib.model.fast.jet).
+- c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq (lesson_lib.model.fast.manipulator): nothing Coriolis-shaped is learned.
 - autograd differentiates the torque loss with respect to all weights.
 
 Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
 """
 import numpy as np
 
-from . import structure
+from .fast import manipulator
 from .._validate import number
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
-from .jet import jet_mlp, periodic_features, unflatten
+from .fast.jet import jet_mlp, periodic_features, unflatten
 from .training import Trainable, init_mlp
 
 EPS_MAX = 1.0                          # kg m^2: above this eps I outweighs a robot arm's inertia
@@ -61,7 +61,7 @@ class DeLaN(Trainable):
         super().__init__(n_dof, hidden, seed, lr, batch_size, activation, optimizer)
 
     def _architecture(self):
-        self._tril = structure.tril_order(self.n_dof)
+        self._tril = manipulator.tril_order(self.n_dof)
         return (2 * self.n_dof, *self.hidden, len(self._tril[0]) + 1)  # outputs: L entries (diagonal first), V
 
     def _init_theta(self, rng):
@@ -84,25 +84,25 @@ class DeLaN(Trainable):
         (grad(model.loss)); it does not change the model.  Its definition in plain autograd is
         lesson_lib.model.plain.loss; this is the fast path (two fused primitives), tested equal to it."""
         q, qd, qdd, target, inv_scale = batch
-        return structure.torque_loss(self._jet(theta, q), qd, qdd, target, inv_scale, self._tril, self.eps,
+        return manipulator.torque_loss(self._jet(theta, q), qd, qdd, target, inv_scale, self._tril, self.eps,
                                      self.potential_scale)
 
     # ------------------------------------------------------------------ public, batched like the RNEA
     def _factor(self, q):
         """Checked q -> (L, dL, g, V) and whether q was a single state."""
         (q,), single = self._states(q=q)
-        return structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps, self.potential_scale), single
+        return manipulator.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps, self.potential_scale), single
 
     def mass_matrix(self, q):
         """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n)."""
         (L, dL, _, _), single = self._factor(q)
-        M = structure.mass_matrix(L, dL, self.eps)[0]
+        M = manipulator.mass_matrix(L, dL, self.eps)[0]
         return M[0] if single else M
 
     def mass_matrix_derivative(self, q):
         """dM/dq from the jet: (n, n, n) or (B, n, n, n), indexed [k, i, j] = dM_ij/dq_k."""
         (L, dL, _, _), single = self._factor(q)
-        dM = structure.mass_matrix(L, dL, self.eps)[1]
+        dM = manipulator.mass_matrix(L, dL, self.eps)[1]
         return dM[0] if single else dM
 
     def cholesky_factor(self, q):
@@ -124,7 +124,7 @@ class DeLaN(Trainable):
         """The three terms of the manipulator equation: dict with "M_qdd", "c", "g", each (n,) or (B, n)."""
         (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
-            terms = structure.parts(self._jet(self.theta, q), qd, qdd, self._tril, self.eps, self.potential_scale)
+            terms = manipulator.parts(self._jet(self.theta, q), qd, qdd, self._tril, self.eps, self.potential_scale)
         terms = self._finite("torque", tuple(terms), q=q, qd=qd, qdd=qdd)
         return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms)}
 
@@ -139,11 +139,11 @@ class DeLaN(Trainable):
     def forward_dynamics(self, q, qd, tau):
         """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.physics.integrators.rollout)."""
         (q, qd, tau), single = self._states(q=q, qd=qd, tau=tau)
-        L, dL, g, _ = structure.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps,   # one pass
+        L, dL, g, _ = manipulator.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps,   # one pass
                                                 self.potential_scale)
-        M, dM = structure.mass_matrix(L, dL, self.eps)
+        M, dM = manipulator.mass_matrix(L, dL, self.eps)
         with np.errstate(over="ignore", invalid="ignore"):
-            c = structure.coriolis(dM, qd)
+            c = manipulator.coriolis(dM, qd)
             qdd = self._finite("acceleration", np.linalg.solve(M, (tau - c - g)[..., None])[..., 0], q=q, qd=qd,
                                tau=tau)
         return qdd[0] if single else qdd

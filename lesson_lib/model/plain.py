@@ -17,10 +17,10 @@ is written by hand: s'(z) comes from autograd's `elementwise_grad`.
 
 Shapes: q, qd, qdd, tau (B, n); a jet (h, dh) is h (B, H) and dh (B, n, H), with
 dh[:, k] = dh/dq_k; L, M (B, n, n); dL, dM (B, n, n, n), [b, k, i, j] = d(.)_ij / dq_k.
-theta is the DeLaN's flat weight vector (layout of lesson_lib.model.jet.unflatten), sizes
+theta is the DeLaN's flat weight vector (layout of lesson_lib.model.fast.jet.unflatten), sizes
 its layer sizes (DeLaN.sizes: 2n features in, n(n+1)/2 entries of L and V out).  The
 library computes the same numbers with two hand-written autograd primitives
-(jet.jet_mlp, structure.torque_loss) in DeLaN.loss; tests/test_plain.py checks both give
+(fast.jet.jet_mlp, fast.manipulator.torque_loss) in DeLaN.loss; tests/test_plain.py checks both give
 the same loss and gradient on model.training_batch(data), the batch fit builds.
 """
 import autograd.numpy as np
@@ -28,8 +28,8 @@ from autograd import elementwise_grad
 
 from ..facts import ACTIVATION, EPS, POTENTIAL_SCALE
 from .activations import ACTIVATIONS
-from .jet import unflatten
-from .structure import tril_order
+from .fast.jet import unflatten
+from .fast.manipulator import tril_order
 
 
 def features(q):

@@ -25,11 +25,11 @@ import numpy as np
 from autograd import value_and_grad
 
 from . import model_file
-from ._runtime import keep_freed_memory, single_blas_thread
+from .fast.settings import keep_freed_memory, single_blas_thread
 from .._validate import _got, as_data, as_states, as_vector, boolean, integer, positive_number, sizes, within_limit
 from ..facts import LR, VALIDATION
 from .activations import check_activation
-from .jet import n_weights
+from .fast.jet import n_weights
 from ..limits import MAX_BATCH_SIZE, MAX_N_DOF, MAX_STEPS_PER_CALL, MAX_WEIGHTS, max_states
 from .optimizers import make_optimizer
 from .schedule import Schedule
@@ -51,7 +51,7 @@ class TrainingDiverged(RuntimeError):
 
 
 def init_mlp(rng, sizes, out_scale=1.0):
-    """Flat weight vector (layout of lesson_lib.model.jet.unflatten) of an MLP with these layer sizes:
+    """Flat weight vector (layout of lesson_lib.model.fast.jet.unflatten) of an MLP with these layer sizes:
     W ~ N(0, 1/fan_in), the last layer scaled by out_scale, biases zero."""
     parts = []
     for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):

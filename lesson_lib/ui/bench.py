@@ -34,7 +34,7 @@ from ..data import sample_uniform
 from ..evaluation.metrics import compare_mass_matrices, torque_nmse, torus_grid
 from ..facts import GRID_POINTS, HIDDEN, LR, N_SAMPLES, PASS_MAX_ERROR, SEED, STEPS_PER_PRESS
 from ..model.blackbox import BlackBox
-from ..model._runtime import single_blas_thread
+from ..model.fast.settings import single_blas_thread
 from ..model.delan import DeLaN
 from ..model.training import TrainingDiverged
 from ..physics.chain import PlanarChain, double_pendulum

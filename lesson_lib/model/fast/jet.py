@@ -8,14 +8,14 @@ dh/dq_k.  A dense layer z = W h + b with activation a = s(z) maps a jet to a jet
     derivative  da/dqk = s'(z) * (W dh/dqk)          (chain rule, exact: no finite differences)
 
 The last layer is computed transposed, so the network's output jet J has shape (n_out, 1 + n, B): J[m, 0] is
-output m over the batch and J[m, 1 + k] its derivative by q_k (what lesson_lib.model.structure works on, with the
+output m over the batch and J[m, 1 + k] its derivative by q_k (what lesson_lib.model.fast.manipulator works on, with the
 batch on the last, contiguous axis).
 
 `jet_mlp` runs the whole network as ONE autograd primitive with a hand-written vector-Jacobian product
 (`jet_backward`), so autograd still differentiates the loss with respect to every W and b (reverse mode over
 the forward jet) but records one node instead of dozens.  Each kind of layer has its forward pass and its
 reverse pass side by side below; the network's passes just loop over the layers.  The reverse pass reuses the
-forward pass's jets, handed over by lesson_lib.model.handover (kept only while autograd is tracing).  Each layer is one matrix product over all 1 + n
+forward pass's jets, handed over by lesson_lib.model.fast.primitive (kept only while autograd is tracing).  Each layer is one matrix product over all 1 + n
 rows of the jet at once, and about ten in-place array operations: on a 2-core machine the number of numpy
 calls, not the arithmetic, sets the time of a small network.  The gradient is tested with
 autograd.test_util.check_grads.
@@ -24,8 +24,8 @@ import functools
 
 import numpy as np
 
-from .activations import activate
-from .handover import fused_primitive
+from ..activations import activate
+from .primitive import fused_primitive
 
 
 def periodic_features(q):
@@ -75,9 +75,9 @@ def hidden_backward(G, W, record, dW, db, input_grad=True):
     """
     X, A, s1, curv = record
     K, B, H_in = X.shape
-    bend = np.einsum("kbh,kbh,bh->bh", G[1:], A[1:], curv)
+    curvature = np.einsum("kbh,kbh,bh->bh", G[1:], A[1:], curv)    # (s''/s')(z) sum_k G_k A_k
     G *= s1
-    G[0] += bend
+    G[0] += curvature
     G2 = G.reshape(K * B, len(W))
     np.matmul(G2.T, X.reshape(K * B, H_in), out=dW)
     np.add.reduce(G[0], axis=0, out=db)
@@ -107,9 +107,9 @@ def output_backward(G, W, record, dW, db):
     G = G.copy()                                    # ours from here on: updated in place
     if s1 is not None:
         m = len(s1)
-        bend = np.einsum("mkb,mkb,mb->mb", G[:m, 1:], J[:m, 1:], curv)
+        curvature = np.einsum("mkb,mkb,mb->mb", G[:m, 1:], J[:m, 1:], curv)   # (s''/s')(z) sum_k G_k J_k
         G[:m] *= s1[:, None]
-        G[:m, 0] += bend
+        G[:m, 0] += curvature
     G2 = G.reshape(len(G), K * B)
     np.matmul(G2, X.reshape(K * B, H), out=dW)
     np.add.reduce(G[:, 0], axis=-1, out=db)

@@ -2,7 +2,7 @@
 
 The network gives, at each q, the entries of a lower-triangular L(q) (diagonal already positive) and a
 potential V(q) in units of v_scale joules (the DeLaN's potential_scale), each with its q-derivative (a jet, see
-lesson_lib.model.jet).  From them:
+lesson_lib.model.fast.jet).  From them:
 
     M      = L L^T + eps I                                 symmetric positive-definite for any L
     dM/dqk = dL/dqk L^T + L dL/dqk^T
@@ -15,11 +15,12 @@ Shapes: the network's jet J is (n_L + 1, 1+n, B) with n_L = n(n+1)/2 (L's entrie
 the readable functions use L (B, n, n), dL and dM (B, n, n, n) indexed [b, k, i, j] = d(.)_ij / dq_k and
 q, qd, qdd, tau (B, n).  The autograd primitives `manipulator_torque` and `torque_loss` (the training loss) keep
 the batch on the last axis instead, where each numpy operation runs over long contiguous rows; their reverse
-passes reuse the forward pass's pieces (handed over by lesson_lib.model.handover while autograd traces).
+passes reuse the forward pass's pieces (handed over by lesson_lib.model.fast.primitive while autograd traces).  Their definition in plain autograd is
+lesson_lib.model.plain.
 """
 import numpy as np
 
-from .handover import fused_primitive
+from .primitive import fused_primitive
 
 
 def tril_order(n):
@@ -96,24 +97,38 @@ def _torque_forward(J, qd, qdd, tril, eps, v_scale):
 
 
 def _torque_backward(J, pieces, tril, GT, v_scale):
-    """d loss / d J (n_L + 1, 1+n, B) from GT = d loss / d tau (n, B): the chain rule through the products of
-    `_torque_forward`, then L's entries are gathered back onto J's rows (and v_scale GT onto the potential's
-    derivative row)."""
+    """d loss / d J (n_L + 1, 1+n, B) from G = d loss / d tau (GT, n x B): the chain rule back through
+    `_torque_forward`, one batch column at a time written out (K = 0..n indexes the jet: Lj_0 = L, Lj_k = dL/dq_k;
+    ω_0 = 1, ω_k = qd_k are the weights; i, j index joints):
+
+        forward                                          reverse (g_X = d loss / d X)
+        V_jK  = sum_i Lj_ijK qd_i                        g_Lj_ijK += qd_i g_V_jK
+        z_j0  = a_j + w_j,  a_j = sum_i L_ij qdd_i,      g_L_ij   += qdd_i g_z_j0            (through a)
+              w_j = sum_k V_jk qd_k                      g_V_jk   += g_z_j0 qd_k             (through w)
+        z_jk  = u_j = V_j0            (k >= 1)           g_V_j0   += sum_k g_z_jk
+        tau_i = sum_K ω_K sum_j Lj_ijK z_jK              g_Lz_iK   = G_i ω_K  (d loss / d (Lj_K z_K)_i)
+                                                         g_z_jK    = sum_i Lj_ijK g_Lz_iK
+                                                         g_Lj_ijK += g_Lz_iK z_jK
+              - sum_j V_ji V_j0                          g_V_jk   -= G_k V_j0,  g_V_j0 -= sum_k G_k V_jk
+              + v_scale dV/dq_i + eps qdd_i              g_J[V row, 1 + i] = v_scale G_i  (V's value: no effect)
+
+    Finally L's entries sit at J's rows in `tril` order (Lj[rows, cols] = J[:n_L]; eps is a constant), so
+    g_J[:n_L] = g_Lj[rows, cols].  tests/test_plain.py and test_delan's check_grads hold this to autograd's own."""
     Lj, qdT, qddT, weights, V, z = pieces
     rows, cols = tril
-    gR = GT[:, None] * weights                                            # d loss / d (Lj_K z_K)
-    gz = np.einsum("ijKb,iKb->jKb", Lj, gR)
-    gV = np.empty_like(V)                                                 # d loss / d V: u, then dL_k^T qd
-    np.subtract(gz[:, 1:].sum(axis=1), np.einsum("jkb,kb->jb", V[:, 1:], GT), out=gV[:, 0])
-    np.subtract(gz[:, :1] * qdT, V[:, :1] * GT, out=gV[:, 1:])
-    gLj = np.einsum("iKb,jKb->ijKb", gR, z)
-    gLj += np.einsum("ib,jKb->ijKb", qdT, gV)
-    gLj[:, :, 0] += np.einsum("ib,jb->ijb", qddT, gz[:, 0])
-    gJ = np.empty_like(J)
-    gJ[:len(rows)] = gLj[rows, cols]
-    gJ[len(rows), 0] = 0.0
-    np.multiply(GT, v_scale, out=gJ[len(rows), 1:])
-    return gJ
+    g_Lz = GT[:, None] * weights                                          # (n, 1+n, B)
+    g_z = np.einsum("ijKb,iKb->jKb", Lj, g_Lz)
+    g_V = np.empty_like(V)
+    np.subtract(g_z[:, 1:].sum(axis=1), np.einsum("jkb,kb->jb", V[:, 1:], GT), out=g_V[:, 0])   # u = V_0
+    np.subtract(g_z[:, :1] * qdT, V[:, :1] * GT, out=g_V[:, 1:])                                # dL_k^T qd
+    g_Lj = np.einsum("iKb,jKb->ijKb", g_Lz, z)
+    g_Lj += np.einsum("ib,jKb->ijKb", qdT, g_V)
+    g_Lj[:, :, 0] += np.einsum("ib,jb->ijb", qddT, g_z[:, 0])
+    g_J = np.empty_like(J)
+    g_J[:len(rows)] = g_Lj[rows, cols]
+    g_J[len(rows), 0] = 0.0
+    np.multiply(GT, v_scale, out=g_J[len(rows), 1:])
+    return g_J
 
 
 def _torque_pieces(J, qd, qdd, tril, eps, v_scale):
