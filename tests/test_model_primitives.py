@@ -141,3 +141,16 @@ def test_keep_freed_memory_defaults_to_256_mb_and_is_harmless_without_glibc(mall
     monkeypatch.setattr(settings, "_MEMORY_KEPT", [])
     monkeypatch.setattr(ctypes, "CDLL", no_glibc)
     assert settings.keep_freed_memory() is None and settings._MEMORY_KEPT == [True]
+
+
+def test_fit_leaves_the_process_as_it_found_it(mallopt):
+    """No process-wide side effect without the caller asking: fit never calls mallopt, and the BLAS thread count
+    after a fit (and after a fit that fails) is the one before."""
+    from lesson_lib import DeLaN, double_pendulum, sample_uniform
+    data = sample_uniform(double_pendulum(), 64, seed=0)
+    before = settings._FUNCTIONS[0]() if settings._FUNCTIONS else None
+    DeLaN(seed=0).fit(data, steps=3)
+    with pytest.raises(TypeError):
+        DeLaN(seed=0).fit(data, steps=3, callback=42)
+    assert mallopt == [], "fit changed glibc's allocator for the whole process"
+    assert (settings._FUNCTIONS[0]() if settings._FUNCTIONS else None) == before

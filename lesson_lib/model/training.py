@@ -25,7 +25,7 @@ import numpy as np
 from autograd import value_and_grad
 
 from . import model_file
-from .fast.settings import keep_freed_memory, single_blas_thread
+from .fast.settings import single_blas_thread
 from .._validate import _got, as_data, as_states, as_vector, boolean, integer, positive_number, sizes, within_limit
 from ..facts import LR, VALIDATION
 from .activations import check_activation
@@ -344,7 +344,6 @@ class Trainable:
         q, qd, qdd, tau, tau_scale = check_training_data(self.n_dof, q, qd, qdd, tau,
                                                          None if first else self.tau_scale, self.squares_velocities)
         train_rows, validation_rows = split(len(q), traj, validation, self.seed)
-        keep_freed_memory()
         # overflow in a diverging float32 step is reported by the guard, not by numpy's warnings
         with self._transaction(), single_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
             if first:

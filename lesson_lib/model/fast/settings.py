@@ -1,13 +1,15 @@
-"""Process settings that make training on small arrays fast; each is a no-op where it does not apply.
+"""Process settings that make training on small arrays fast.  Neither changes the learner's kernel behind its back:
 
-- keep_freed_memory(): a training step allocates and frees a few MB of arrays.  By default glibc returns freed
-  heap memory to the operating system at once and the next step page-faults it back in; on a virtual machine
-  that cost more than the arithmetic (benchmarks/bench_delan.py: 2x64 at batch 256 went from ~7 ms to ~3 ms a
-  step).  This asks glibc (mallopt) to keep up to 256 MB of freed memory for reuse.
 - single_blas_thread(): the matrix products of a step are small (a few hundred rows); on a 2-core machine
   OpenBLAS's threads cost more in hand-over than they save, much more when the other core is busy.  numpy's
   wheels bundle OpenBLAS as `numpy.libs/libscipy_openblas*`; this finds its thread setter (as threadpoolctl
-  does).
+  does).  A context manager: `fit` and the Bench run their steps inside it, and the count is put back after.
+- keep_freed_memory(): opt-in, for the whole process, never called by the library.  A training step allocates
+  and frees a few MB of arrays; by default glibc returns freed heap memory to the operating system at once and
+  the next step page-faults it back in.  This asks glibc (mallopt) to keep up to 256 MB of freed memory for
+  reuse.  glibc cannot undo it (setting a threshold turns its dynamic mmap threshold off for good), so it is
+  the caller's choice: it pays for large networks (benchmarks/bench_delan.py prints the reference size with
+  and without it) and not for the course's default one.
 """
 import contextlib
 import ctypes
