@@ -15,7 +15,8 @@ import pytest
 from lesson_lib.course import checks
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS
 from lesson_tools.grading import catalog, gradebook, verified
-from lesson_tools.grading.clean import Watch, check_answers
+from lesson_tools.grading.clean import Watch
+from lesson_tools.grading.judge import check_answers
 from lesson_tools.grading.limits import Limits
 from lesson_tools.grading.plan import plan
 from lesson_tools.grading.scan import protected_names, scan

@@ -9,6 +9,7 @@ One module per step, in the order a submission meets them:
 - kernel       run the cells in a fresh kernel under limits (limits: the OS resource limits wrapper)
 - verified     the course's files and their hashes; the importer that only loads verified lesson_lib files
 - clean        the clean process that calls the course's checks on the captured answers
+- judge        the grader's side of it: start it, send the answers, read the verdicts, within the limits
 - job          one submission, start to end: the task a local worker or a Dask worker runs
 - gradebook    the rows, the CSV/JSON file and the summary per student
 - grade        the command line: local workers or a Dask cluster

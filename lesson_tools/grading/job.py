@@ -54,7 +54,7 @@ def grade_task(task):
     lesson_lib differs from the grader's hashes: grading itself cannot go on there."""
     import nbformat
     from . import kernel
-    from .clean import check_answers
+    from .judge import check_answers
     from .plan import plan
     from .scan import protected_names
     course_nb, limits, expected = task["course_nb"], task["limits"], task["manifest"]

@@ -1,0 +1,102 @@
+"""How the two packages import each other and themselves: lesson_lib never imports lesson_tools, and no module
+imports another that (directly or through others) imports it back, counting imports inside functions too.
+
+An import of a package's own ancestors (`from .. import facts` inside lesson_lib.model) is left out: Python
+imports a module's parent packages first in any case, so that is no cycle a reader has to follow.
+"""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("lesson_lib", "lesson_tools")
+
+
+def modules():
+    """{module name: path} of every module of both packages."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def imports(name, path, known):
+    """The modules of `known` that module `name` imports, anywhere in its code."""
+    is_package = path.name == "__init__.py"
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".")[: len(name.split(".")) - node.level + (1 if is_package else 0)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in known else module for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name and not name.startswith(target + "."):
+                out.add(target)
+    return out
+
+
+def graph():
+    known = modules()
+    return {name: imports(name, path, known) for name, path in known.items()}
+
+
+def cycles(edges):
+    """The strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_lesson_lib_never_imports_lesson_tools():
+    bad = sorted((a, b) for a, targets in graph().items() if a.startswith("lesson_lib")
+                 for b in targets if b.startswith("lesson_tools"))
+    assert not bad, f"lesson_lib imports the teachers' tools: {bad}"
+
+
+def test_no_import_cycles():
+    found = cycles(graph())
+    assert not found, f"modules that import each other (in a cycle): {found}"
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    edges = graph()
+    assert "lesson_lib.model.fast.manipulator" in edges["lesson_lib.model.delan"]
+    assert "lesson_tools.grading.judge" in edges["lesson_tools.grading.job"]
