@@ -20,9 +20,17 @@ def bench():
     return Bench(seed=0)
 
 
+NUMBER = r"[-+−]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+
+
 def _number(markup, cls):
-    """The number in the element of class `cls` in the HTML `markup`."""
-    return float(re.search(rf"class='{cls}'>([-\d.]+)<", markup).group(1))
+    """The number in the element of class `cls` in the HTML `markup` (1.5, -0.02, 9.62e-05, −3)."""
+    return float(re.search(rf"class='{cls}'>({NUMBER})<", markup).group(1).replace("−", "-"))
+
+
+def test_numbers_are_read_in_every_format_the_bench_may_write():
+    for text, value in [("1.500", 1.5), ("-0.02", -0.02), ("9.62e-05", 9.62e-05), ("−3", -3.0), ("2E+3", 2000.0)]:
+        assert _number(f"<b class='x'>{text}</b>", "x") == value
 
 
 def _independent_view(bench):
@@ -38,8 +46,21 @@ def _independent_view(bench):
                 min_eig=lam_grid.min(), loss=loss, passed=max_error < 0.2 and lam_grid.min() > 0)
 
 
+def _assert_every_panel_is_drawn_now(bench):
+    """Each declared panel (Bench.PANELS) shows what its draw method gives for the state as it is now: a panel
+    drawn only on some updates (stale after Train, say) differs.  The images are compared by the figures'
+    artists in _assert_panels_agree, since a blitted PNG is not redrawn bit for bit."""
+    for name, draw in Bench.PANELS:
+        widget = getattr(bench, name)
+        if isinstance(widget, widgets.HTML):
+            assert widget.value == getattr(bench, draw)(), f"the panel {name} is stale"
+        else:
+            assert isinstance(widget, widgets.Image) and widget.value[:8] == b"\x89PNG\r\n\x1a\n", name
+
+
 def _assert_panels_agree(bench, busy, start, steps):
     """Every panel shows the model as it is now."""
+    _assert_every_panel_is_drawn_now(bench)
     want = _independent_view(bench)
     assert _number(bench.status.value, "bench-step") == want["step"]
     assert _number(bench.status.value, "bench-loss") == pytest.approx(want["loss"], rel=6e-3)   # 3 digits
@@ -265,6 +286,30 @@ def _placed(widget):
 def _by_class(bench, cls):
     (widget,) = [w for w in _placed(bench.ui) if cls in getattr(w, "_dom_classes", ())]
     return widget
+
+
+def test_every_panel_is_declared_and_every_declared_panel_is_drawn(bench):
+    """Every HTML or image widget the Bench shows is in Bench.PANELS, but for the message area (written by the
+    callbacks) and the ARIA carrier; and a panel drawn only on slider moves would be stale after a Reset or a
+    press, which _assert_every_panel_is_drawn_now sees."""
+    shown = [name for name, w in vars(bench).items() if isinstance(w, (widgets.HTML, widgets.Image))]
+    declared = [name for name, _ in Bench.PANELS]
+    assert sorted(set(shown) - {"message"}) == sorted(declared), (shown, declared)
+    assert len(set(declared)) == len(declared)
+    for action in (lambda: setattr(bench.q0, "value", 0.3), bench.reset, lambda: bench.train(30)):
+        action()
+        _assert_every_panel_is_drawn_now(bench)
+
+
+def test_a_panel_left_out_of_the_declaration_goes_stale_and_is_seen(bench, monkeypatch):
+    monkeypatch.setattr(Bench, "PANELS", tuple(p for p in Bench.PANELS if p[0] != "readout"))
+    bench.q1.value = 0.25
+    monkeypatch.undo()
+    try:
+        with pytest.raises(AssertionError, match="the panel readout is stale"):
+            _assert_every_panel_is_drawn_now(bench)
+    finally:
+        bench.refresh()                                 # the module's Bench whole again for the next tests
 
 
 def test_every_widget_the_bench_builds_is_placed_in_its_layout(bench):

@@ -322,33 +322,57 @@ class Bench:
         self._eig_mark.set_data([q[0]], [q[1]])
 
     # ------------------------------------------------------------------ showing (numbers -> every panel)
-    def _show(self, full=False):
-        """Write every panel from the last measurements, in a fixed order, the ARIA attributes last."""
-        q, step, check = self.q, self.model.step, self.last_check
-        full = self._fit_limits(self._lam_grid, force=full)
+    # Every panel, declared once: (widget attribute, the method that draws its value from the last measurements),
+    # in drawing order.  `_show` draws them all at every update; tests/test_bench.py iterates over this list (a
+    # panel left out of it is never drawn, and the tests see it).
+    PANELS = (("progress", "_draw_progress"), ("matrices", "_draw_matrices"), ("readout", "_draw_readout"),
+              ("plot", "_draw_plot"), ("eigmap", "_draw_eigmap"), ("status", "_draw_status"),
+              ("badge", "_draw_badge"))
+
+    def _draw_progress(self):
+        return _progress_html(*(self._press or (0, self.steps_per_press)))
+
+    def _draw_matrices(self):
+        return (_matrix_html(self._M_hat, palette.LEARNED, "learned M(q)", "bench-learned", "dashed")
+                + _matrix_html(self._M, palette.TRUE, "true M(q)", "bench-true", "solid"))
+
+    def _draw_readout(self):
+        q = self.q
         err, lam = np.abs(self._M_hat - self._M).max(), np.linalg.eigvalsh(self._M_hat)[0]
-        self.progress.value = _progress_html(*(self._press or (0, self.steps_per_press)))
-        self.matrices.value = (
-            _matrix_html(self._M_hat, palette.LEARNED, "learned M(q)", "bench-learned", "dashed")
-            + _matrix_html(self._M, palette.TRUE, "true M(q)", "bench-true", "solid"))
-        self.readout.value = (f"<div>at q = ({q[0]:.2f}, {q[1]:.2f}) rad:<br>largest entry error "
-                              f"<b class='bench-q-error'>{err:.3f}</b><br>min eigenvalue of learned M "
-                              f"<b class='bench-q-eig'>{lam:.4f}</b></div>")
-        self.plot.value = self._plot_fig.full() if full else self._plot_fig.fast()
-        self.eigmap.value = self._eig_fig.full() if full else self._eig_fig.fast(slow_changed=self._model_changed)
+        return (f"<div>at q = ({q[0]:.2f}, {q[1]:.2f}) rad:<br>largest entry error "
+                f"<b class='bench-q-error'>{err:.3f}</b><br>min eigenvalue of learned M "
+                f"<b class='bench-q-eig'>{lam:.4f}</b></div>")
+
+    def _draw_plot(self):
+        return self._plot_fig.full() if self._full else self._plot_fig.fast()
+
+    def _draw_eigmap(self):
+        png = self._eig_fig.full() if self._full else self._eig_fig.fast(slow_changed=self._model_changed)
         self._model_changed = False
-        self.status.value = (
-            f"<div>step <b class='bench-step'>{step}</b> · loss <span class='bench-loss'>{self.loss:.3g}</span> "
-            f"(torque error / variance over all {len(self.data['q'])} samples)<br>max |M̂ − M| over the "
-            f"{self.grid_points}×{self.grid_points} torus grid: <b class='bench-grid-error'>{check['max_error']:.3f}"
-            f"</b> (PASS below {PASS_MAX_ERROR})<br>min eigenvalue over the grid: "
-            f"<span class='bench-grid-eig'>{check['min_eig']:.4f}</span></div>")
-        self.badge.value = self._badge(step, check)
+        return png
+
+    def _draw_status(self):
+        check = self.last_check
+        return (f"<div>step <b class='bench-step'>{self.model.step}</b> · loss <span class='bench-loss'>"
+                f"{self.loss:.3g}</span> (torque error / variance over all {len(self.data['q'])} samples)<br>max "
+                f"|M̂ − M| over the {self.grid_points}×{self.grid_points} torus grid: <b class='bench-grid-error'>"
+                f"{check['max_error']:.3f}</b> (PASS below {PASS_MAX_ERROR})<br>min eigenvalue over the grid: "
+                f"<span class='bench-grid-eig'>{check['min_eig']:.4f}</span></div>")
+
+    def _draw_badge(self):
+        return self._badge(self.model.step, self.last_check)
+
+    def _show(self, full=False):
+        """Write every panel (PANELS) from the last measurements, in a fixed order, then the buttons, the ARIA
+        attributes last."""
+        self._full = self._fit_limits(self._lam_grid, force=full)
+        for name, draw in self.PANELS:
+            getattr(self, name).value = getattr(self, draw)()
         self.train_button.description = "Training…" if self._busy else f"Train ×{self.steps_per_press}"
         self.train_button.style.button_color = palette.BUSY if self._busy else palette.PASS
         self.train_button.style.text_color = "white"
         self.reset_button.style.text_color = palette.TRACK_EDGE if self._busy else None   # looks inactive
-        self.aria.set(self._aria_attrs(q, step, check))
+        self.aria.set(self._aria_attrs(self.q, self.model.step, self.last_check))
 
     def _badge(self, step, check):
         """TRAINING (with the check so far) while a press runs, else PASS or FAIL with what to do."""
