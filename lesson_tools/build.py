@@ -280,6 +280,38 @@ def stored_results(nb):
     return problems
 
 
+# The library's defaults that are lesson facts: {object path: {parameter: fact}}.  A default changed in the code
+# instead of in lesson_lib/facts.py would leave the notebooks' and README's text (written from the facts) wrong.
+FACT_DEFAULTS = {
+    "lesson_lib.model.delan:DeLaN": {"hidden": "HIDDEN", "lr": "LR", "batch_size": "BATCH_SIZE", "eps": "EPS",
+                                     "activation": "ACTIVATION", "potential_scale": "POTENTIAL_SCALE"},
+    "lesson_lib.model.blackbox:BlackBox": {"hidden": "HIDDEN", "lr": "LR", "batch_size": "BATCH_SIZE",
+                                           "activation": "ACTIVATION"},
+    "lesson_lib.ui.bench:Bench": {"seed": "SEED", "steps_per_press": "STEPS_PER_PRESS", "grid_points": "GRID_POINTS"},
+    "lesson_lib.data.sampling:sample_uniform": {"n_samples": "N_SAMPLES", "qd_max": "QD_MAX", "qdd_max": "QDD_MAX"},
+}
+
+
+def default_problems(table=FACT_DEFAULTS):
+    """One message per default in `table` that differs from its fact in lesson_lib.facts."""
+    import importlib
+    import inspect
+    from lesson_lib import facts
+    problems = []
+    for path, params in table.items():
+        module, _, name = path.partition(":")
+        signature = inspect.signature(getattr(importlib.import_module(module), name))
+        for param, fact in params.items():
+            if param not in signature.parameters:
+                problems.append(f"{path} has no parameter {param} (FACT_DEFAULTS in lesson_tools/build.py)")
+                continue
+            got, want = signature.parameters[param].default, getattr(facts, fact)
+            if got != want:
+                problems.append(f"{path}'s default {param}={got!r} differs from lesson_lib.facts.{fact} = {want!r}: "
+                                f"change the fact (the prose follows it), not the default")
+    return problems
+
+
 def _sync_problem(expected, actual):
     want, got = [_cell_key(c) for c in expected.cells], [_cell_key(c) for c in actual.cells]
     if want == got:
@@ -333,6 +365,7 @@ def check(log=print):
     for folder in (NOTEBOOKS, SOLUTIONS):
         problems += [f"{_show(p)} is not in lesson_tools/catalog.py" for p in sorted(
             folder.glob("*.ipynb")) if p.name not in known and not p.name.startswith("_grading_")]
+    problems += default_problems()
     if not README.is_file():
         return problems + [f"{_show(README)} is missing: run this from the teachers' repository"]
     readme = README.read_text(encoding="utf-8")

@@ -79,9 +79,15 @@ def _patterns(name):
     return [re.compile(p.format(v=v), re.I) for p in BARE[name]]
 
 
+NOT_FACT = re.compile(r"<!--not-fact-->(.*?)<!--/not-fact-->", re.S)
+
+
 def bare(text):
-    """[(fact name, the words around it)] for each fact written without markers where it means the fact."""
-    plain = MARKER.sub(lambda m: f"⟨{m[2]}⟩", text)
+    """[(fact name, the words around it)] for each fact written without markers where it means the fact.
+
+    A number that looks like a fact but is not it (a benchmark's "batch 256" when BATCH_SIZE is 256, say) is
+    marked so in the source, `<!--not-fact-->batch 256<!--/not-fact-->`, and left alone."""
+    plain = MARKER.sub(lambda m: f"⟨{m[2]}⟩", NOT_FACT.sub("⟨not a fact⟩", text))
     found = []
     for name in BARE:
         for pattern in _patterns(name):

@@ -117,3 +117,27 @@ def test_a_marker_that_starts_a_line_is_reported():
     assert markers.misplaced(f"minibatches of\n{fact} samples")
     assert not markers.misplaced(f"minibatches\nof {fact} samples")
     assert not markers.misplaced("<!--catalog:course-->\n\n| table |\n\n<!--/catalog-->")     # a block marker
+
+
+def test_a_number_marked_not_the_fact_is_left_alone_and_only_that_one():
+    line = f"batch {facts.BATCH_SIZE}"
+    assert [name for name, _ in markers.bare(f"a run at {line}.")] == ["BATCH_SIZE"]
+    assert markers.bare(f"a run at <!--not-fact-->{line}<!--/not-fact-->.") == []
+    both = f"<!--not-fact-->{line}<!--/not-fact--> and then {line}"
+    assert [name for name, _ in markers.bare(both)] == ["BATCH_SIZE"]
+
+
+def test_a_default_changed_in_the_code_instead_of_the_facts_is_a_course_problem():
+    assert build.default_problems() == []
+    def fake(lr=facts.LR * 2, hidden=facts.HIDDEN):
+        return lr, hidden
+    import types, sys
+    module = types.ModuleType("fake_defaults")
+    module.fake = fake
+    sys.modules["fake_defaults"] = module
+    try:
+        problems = build.default_problems({"fake_defaults:fake": {"lr": "LR", "hidden": "HIDDEN", "eps": "EPS"}})
+    finally:
+        del sys.modules["fake_defaults"]
+    assert len(problems) == 2 and "default lr=" in problems[0] and "lesson_lib.facts.LR" in problems[0]
+    assert "has no parameter eps" in problems[1]

@@ -6,7 +6,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_uniform
+from lesson_lib import BlackBox, DeLaN, double_pendulum, facts, sample_uniform
 from lesson_lib.model import SGD
 from lesson_lib.model.model_file import FORMAT_VERSION
 from test_model_training import assert_same, full_snapshot
@@ -39,8 +39,8 @@ def test_file_records_the_architecture_and_settings(tmp_path):
         config = json.loads(str(f["config"]))
         assert int(f["format"]) == FORMAT_VERSION
     assert config == {"class": "DeLaN", "n_dof": 2, "hidden": [8, 4], "activation": "tanh", "eps": 1e-2,
-                      "potential_scale": 20.0, "optimizer": {"name": "sgd", "momentum": 0.9}, "seed": 0,
-                      "batch_size": 128}
+                      "potential_scale": facts.POTENTIAL_SCALE, "optimizer": {"name": "sgd", "momentum": 0.9},
+                      "seed": 0, "batch_size": facts.BATCH_SIZE}
 
 
 def test_a_different_architecture_is_refused_naming_each_field_and_the_model_to_build(tmp_path):
@@ -157,8 +157,8 @@ def test_load_interrupted_while_applying_changes_nothing(args, tmp_path, monkeyp
 
 
 def test_repr_shows_activation_and_a_non_default_optimizer():
-    assert repr(DeLaN()) == ("DeLaN(n_dof=2, hidden=(32, 32), activation='isru', seed=0, lr=0.003, batch_size=128, "
-                             "step=0)")
+    assert repr(DeLaN()) == (f"DeLaN(n_dof=2, hidden={tuple(facts.HIDDEN)}, activation={facts.ACTIVATION!r}, seed=0, "
+                             f"lr={facts.LR:g}, batch_size={facts.BATCH_SIZE}, step=0)")
     assert "activation='tanh'" in repr(BlackBox(activation="tanh"))
     assert "eps=0.01" in repr(DeLaN(eps=0.01)) and "eps=" not in repr(DeLaN())
     assert "optimizer='sgd'" in repr(BlackBox(optimizer="sgd"))
