@@ -14,10 +14,10 @@ import pytest
 
 from lesson_lib.course import checks
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS
-from lesson_tools.grading import catalog, gradebook, verified
+from lesson_tools.grading import course_notebooks, gradebook, verified
 from lesson_tools.grading.clean import Watch
 from lesson_tools.grading.judge import check_answers
-from lesson_tools.grading.limits import Limits
+from lesson_tools.grading.rlimits import Limits
 from lesson_tools.grading.plan import plan
 from lesson_tools.grading.scan import protected_names, scan
 from lesson_tools.grading.submissions import UsageError, find, identify, match, student_name
@@ -25,7 +25,7 @@ from lesson_tools.grading.submissions import UsageError, find, identify, match, 
 
 @pytest.fixture(scope="module")
 def course():
-    return catalog.load()
+    return course_notebooks.load()
 
 
 def read(path):
@@ -35,7 +35,7 @@ def read(path):
 # ---------------------------------------------------------------------- the course's notebooks
 def test_catalog_knows_every_check_cell_of_the_teachers_sources(course):
     for path in sorted(SOLUTIONS.glob("*.ipynb")):
-        marked = [c for c in read(path).cells if catalog.carries_check_marker(c)]
+        marked = [c for c in read(path).cells if course_notebooks.carries_check_marker(c)]
         assert [c.source for c in marked] == [c.source for c in course[path.stem].checks], path.name
     for notebook in course:                     # each notebook's checks are the ones registered for it
         registered = {name for name, spec in checks.REGISTRY.items() if spec.notebook == notebook}
@@ -154,7 +154,7 @@ PROTECTED = protected_names(["import numpy as np\nimport matplotlib.pyplot as pl
 
 @pytest.mark.parametrize("source, words", [
     ('setattr(checks, "kinetic_energy", lambda fn: None)', "setattr"),
-    ('checks.RESULTS["kinetic_energy"] = "pass"', "reaches into the checks"),
+    ('checks.DETAILS["kinetic_energy"] = "pass"', "reaches into the checks"),
     ("checks.kinetic_energy = print", "checks.kinetic_energy"),
     ('print("PASS: kinetic_energy")', "looks like a check's verdict"),
     ('print(f"PASS: {name}")', "looks like a check's verdict"),
@@ -204,13 +204,13 @@ def test_scan_leaves_honest_code_alone(source):
 
 def test_scan_finds_nothing_in_the_teachers_solutions(course):
     """Every cell a teacher wrote that the learner version does not have (the worked answers) is honest."""
-    names = catalog.check_names(course)
+    names = course_notebooks.check_names(course)
     for path in sorted(SOLUTIONS.glob("*.ipynb")):
         nb = read(path)
         protected = protected_names(c.source for c in nb.cells if c.cell_type == "code")
-        learner = {catalog.normalise(c.source) for c in read(NOTEBOOKS / path.name).cells}
+        learner = {course_notebooks.normalise(c.source) for c in read(NOTEBOOKS / path.name).cells}
         for cell in nb.cells:
-            if cell.cell_type == "code" and catalog.normalise(cell.source) not in learner:
+            if cell.cell_type == "code" and course_notebooks.normalise(cell.source) not in learner:
                 assert scan(cell.source, protected, names) == [], (path.name, cell.source)
 
 
@@ -294,7 +294,7 @@ def test_watch_sees_an_entry_of_a_registry_replaced_or_edited():
 
 
 def test_limits_wrapper_sets_the_limits_on_the_command(tmp_path):
-    from lesson_tools.grading.limits import wrap
+    from lesson_tools.grading.rlimits import wrap
     code = ("import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0] >> 20, "
             "resource.getrlimit(resource.RLIMIT_CPU)[0], resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20)")
     out = subprocess.run(wrap([sys.executable, "-c", code], 1500, 42, 7), capture_output=True, text=True)

@@ -16,8 +16,8 @@ import pytest
 from lesson_lib.course import checks
 from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
 from lesson_tools.grading import gradebook
-from lesson_tools.grading.grade import grade
-from lesson_tools.grading.limits import Limits
+from lesson_tools.grading.command import grade
+from lesson_tools.grading.rlimits import Limits
 
 LIMITS = dict(timeout=10, memory_mb=2500)          # the hog asks for 3.2 GB; every course cell takes < 3 s
 M05, STEP = "05_retrieve_and_space", "symplectic_euler_step"

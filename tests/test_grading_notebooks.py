@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from lesson_tools.build import NOTEBOOKS, ROOT
-from lesson_tools.grading.catalog import carries_check_marker
+from lesson_tools.grading.course_notebooks import carries_check_marker
 
 STUB = '    # YOUR CODE HERE\n    raise NotImplementedError("Your turn: see the instructions above")'
 NBVAL = ["--nbval-current-env", "-p", "no:cacheprovider", "-o", "addopts=",

@@ -110,14 +110,14 @@ class BestWeights:
         self.keep(loss)
 
     def keep(self, loss):
-        self.loss, self.pair = loss, _pair(self.model)
+        self.loss, self.pair = loss, _weights_and_moments(self.model)
 
     def restore(self):
         """Put the best weights and their optimiser state back; the learning rate stays the current one."""
         _apply(self.model, self.pair)
 
 
-def _pair(model):
+def _weights_and_moments(model):
     """The model's weights and optimiser state, as copies."""
     return {"params": model.theta.copy(), "optimizer": model.optimizer.state()}
 
@@ -437,7 +437,7 @@ class Trainable:
         if v < best.loss:
             best.keep(v)
         if restore_best and best.loss < v:
-            self._resume = _pair(self)
+            self._resume = _weights_and_moments(self)
             best.restore()
             v = best.loss
         entry = (self.step, v, self.lr)

@@ -19,7 +19,7 @@ Shapes: xy, xyd, xydd are (2,) or (B, 2); q, qd, qdd come back with the same lea
 """
 import numpy as np
 
-from .._validate import as_state, as_states
+from .._validate import as_state, as_states, sign
 
 SINGULAR = 1e-6     # |sin q1| below this: the arm is stretched or folded, J(q) singular to rounding
 
@@ -32,10 +32,8 @@ def _two_links(chain):
 
 
 def check_elbow(elbow):
-    """Return elbow as the int +1 or -1 (the sign of q1: which of the two branches), or raise."""
-    if isinstance(elbow, (bool, np.bool_)) or elbow not in (1, -1):
-        raise ValueError(f"elbow must be +1 or -1 (the sign of q1, the elbow's branch), got {elbow!r}")
-    return int(elbow)
+    """Return elbow as the int +1 or -1 (the sign of q1: which of the two branches), or raise (_validate.sign)."""
+    return sign("elbow", elbow)
 
 
 def reach(chain):

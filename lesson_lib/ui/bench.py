@@ -29,7 +29,7 @@ from matplotlib.figure import Figure
 from . import palette
 from .blit import BlittedFigure
 from .aria import AriaCarrier
-from .._validate import as_states, integer, number, within_limit
+from .._validate import as_data, integer, number, within_limit
 from ..data import sample_uniform
 from ..evaluation.metrics import compare_mass_matrices, torque_nmse, torus_grid
 from ..facts import GRID_POINTS, HIDDEN, LR, N_SAMPLES, PASS_MAX_ERROR, SEED, STEPS_PER_PRESS
@@ -117,27 +117,14 @@ def _check_chain(chain):
 
 
 def _check_data(data):
-    """data: a dict with q, qd, qdd, tau of shape (N, 2), N >= 2, torques not constant, as sample_uniform
-    returns."""
-    keys = ("q", "qd", "qdd", "tau")
-    example = "e.g. data=sample_uniform(chain, 4096)"
-    if not isinstance(data, dict):
-        raise TypeError(f"data must be a dict with keys {', '.join(keys)} (as sample_uniform returns), got "
-                        f"{type(data).__name__}; {example}")
-    missing = [k for k in keys if k not in data]
-    if missing:
-        raise ValueError(f"data is missing {', '.join(map(repr, missing))}: it needs q, qd, qdd and tau; {example}")
-    arrays, single = as_states(2, **{k: data[k] for k in keys})
-    if single or any(np.ndim(data[k]) != 2 for k in keys):
-        raise ValueError(f"data arrays must have shape (N, 2), one row per sample, got shapes "
-                         f"{[np.shape(data[k]) for k in keys]}; {example}")
-    if len(arrays[0]) < 2:
-        raise ValueError(f"data needs at least 2 samples to train on, got N = {len(arrays[0])}; {example}")
-    flat = np.flatnonzero(arrays[3].std(axis=0) == 0)
+    """data: a data dict as sample_uniform returns (_validate.as_data: q, qd, qdd, tau of shape (N, 2), N >= 2),
+    whose torques vary on both joints (the loss divides by their variance)."""
+    checked = as_data("data", data, 2, min_samples=2)
+    flat = np.flatnonzero(checked["tau"].std(axis=0) == 0)
     if flat.size:
         raise ValueError(f"data['tau'] is constant in joint {int(flat[0])}: there is nothing to learn from, and the "
-                         f"loss (torque error / variance) is undefined; {example}")
-    return dict(zip(keys, arrays))
+                         f"loss (torque error / variance) is undefined; e.g. data=sample_uniform(chain, 4096)")
+    return {k: checked[k] for k in ("q", "qd", "qdd", "tau")}
 
 
 def _shows_errors(action):

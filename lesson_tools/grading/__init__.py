@@ -3,15 +3,15 @@
 One module per step, in the order a submission meets them:
 
 - submissions  find files and folders, read notebooks, match each to its course notebook, name the student
-- catalog      the course's notebooks: their check cells, and the cells the course itself wrote
+- course_notebooks  the course's notebooks: their check cells, and the cells the course itself wrote
 - plan         the cells to run: the learner's, with each check cell replaced by a capture of its answer
 - scan         a static look at the cells the learner wrote, for reaching into the checks (-> TAMPERED)
-- kernel       run the cells in a fresh kernel under limits (limits: the OS resource limits wrapper)
+- kernel       run the cells in a fresh kernel under limits (rlimits: the OS resource limits wrapper)
 - verified     the course's files and their hashes; the importer that only loads verified lesson_lib files
 - clean        the clean process that calls the course's checks on the captured answers
 - judge        the grader's side of it: start it, send the answers, read the verdicts, within the limits
 - job          one submission, start to end: the task a local worker or a Dask worker runs
 - gradebook    the rows, the CSV/JSON file and the summary per student
-- grade        the command line: local workers or a Dask cluster
+- command      the command line (`python -m lesson_tools.grade`): local workers or a Dask cluster
 - _plugin      pytest plugin: under nbval, check cells pass only when they print PASS now
 """

@@ -24,7 +24,7 @@ def _tail(path, limit=400):
 
 def _start(request, root, expected, limits, folder, env):
     import subprocess
-    from .limits import wrap
+    from .rlimits import wrap
     from .verified import bootstrap_source
     cmd = wrap([sys.executable, "-I", "-c", bootstrap_source(root, expected)], limits.memory_mb,
                limits.cell_s * len(request["answers"]) + 60, limits.file_mb)

@@ -1,6 +1,6 @@
 """Run a submission's cells in a fresh kernel under limits, and say where and why it stopped.
 
-The kernel is ipykernel in this Python, started through lesson_tools/grading/limits.py (address space, CPU time,
+The kernel is ipykernel in this Python, started through lesson_tools/grading/rlimits.py (address space, CPU time,
 file size), in the submission's own working folder, importing the copy of lesson_lib given in `course`, with
 matplotlib's non-interactive backend and one BLAS thread.  nbclient sends the cells one by one; the run stops at
 the first limit it meets:
@@ -20,7 +20,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from . import limits as _limits
+from . import rlimits as _limits
 from .clean import one_line
 
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -55,7 +55,7 @@ def _client_classes():
     from nbclient import NotebookClient
 
     class LimitedKernelManager(AsyncKernelManager):
-        """The kernel command, wrapped by limits.py (limit_args: set by _run from the Limits)."""
+        """The kernel command, wrapped by rlimits.py (limit_args: set by _run from the Limits)."""
         limit_args = None
 
         def format_kernel_cmd(self, extra_arguments=None):

@@ -10,7 +10,7 @@ that defined it (so a check can tell the learner's code from the stub, as it doe
 import ast
 from dataclasses import dataclass
 
-from .catalog import CAPTURE, called_checks, has_marker, normalise
+from .course_notebooks import CAPTURE, called_checks, has_marker, normalise
 
 SETUP = """\
 def {capture}(index, answer, _folder={folder!r}):

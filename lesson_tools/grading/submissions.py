@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .catalog import called_checks, has_marker, normalise
+from .course_notebooks import called_checks, has_marker, normalise
 
 MAX_BYTES = 50 * 1024 * 1024
 DOWNLOAD_SUFFIX = re.compile(r"(\s*\(\d+\)|[\s_-]*copy(\s*\d+)?)+$", re.IGNORECASE)

@@ -9,7 +9,7 @@ The framework (the registry, `call`, `Fail`, the one line, the hints) is in fram
 the checks compare with are in truths.py.  `python -m lesson_tools check` fails when a registered check is
 used by no notebook, or a notebook's check cell calls one that is not registered.
 """
-from .framework import (DETAILS, GENERAL_HINTS, NOT_ATTEMPTED, REGISTRY, RESULTS, Check, Fail, Outcome, as_array,
+from .framework import (DETAILS, GENERAL_HINTS, NOT_ATTEMPTED, REGISTRY, Check, Fail, Outcome, as_array,
                         call, evaluate, num, outcome, register)
 from .truths import closed_form_mass_matrix, mass_matrix_derivative_fd, three_link
 from .nb00_start_here import total_mass

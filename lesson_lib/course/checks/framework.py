@@ -15,8 +15,8 @@ Calling the registered check, `checks.kinetic_energy(fn)`, prints exactly one li
     FAIL: <check>: <what is wrong, numbers rounded>. Hint: <the mistake, named>
     NOT ATTEMPTED: <check>: fill in the cell above, then run this cell again.
 
-and keeps the outcome in RESULTS[<check>] ("pass", "fail" or "not attempted").  `evaluate(name, answer)` gives
-(status, line) without printing (for the grader).  A check never raises: an exception from the learner's code
+`evaluate(name, answer)` gives (status, line) without printing (for the
+grader).  A check never raises: an exception from the learner's code
 becomes "FAIL: ...: your code raised <Type>: <message>", anything the learner's code prints or warns is
 swallowed.  NOT ATTEMPTED means the learner's function is still the stub `course build` made; a function that
 has code of the learner's but still reaches the stub's `raise NotImplementedError` line gets a FAIL saying so.
@@ -42,7 +42,6 @@ import numpy as np
 from ... import facts
 
 REGISTRY = {}    # check name -> Check
-RESULTS = {}     # check name -> "pass" | "fail" | "not attempted", from the checks run in this kernel
 DETAILS = {}     # extra numbers a check measured (e.g. training time), for a later cell to show
 
 NOT_ATTEMPTED = "fill in the cell above, then run this cell again."
@@ -113,9 +112,7 @@ def register(notebook, function=None, hints=None):
 
         @functools.wraps(test)
         def check(answer):
-            result = outcome(spec, answer)
-            RESULTS[spec.name] = result.status
-            print(result.line)
+            print(outcome(spec, answer).line)
 
         check.spec = spec
         return check

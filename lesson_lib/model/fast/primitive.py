@@ -18,11 +18,6 @@ from autograd.tracer import isbox
 _slot = [None, None]
 
 
-def kept():
-    """What the slot holds now: (None, None) except between a traced forward pass and its VJP maker."""
-    return tuple(_slot)
-
-
 def _take(ans):
     """The pieces kept for `ans` (or None if the slot holds another call's), and clear the slot."""
     kept_ans, pieces = _slot

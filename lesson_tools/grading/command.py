@@ -7,7 +7,7 @@ PATH: notebook files and folders (searched recursively), with any names: `alice/
 in a fresh kernel under limits; the course's checks then judge the learner's answers in a clean process that
 the learner's cells never touched.  The gradebook has one row per (submission, check): student, notebook,
 submission, check, verdict, detail, with verdict PASS, FAIL, NOT ATTEMPTED, ERROR, TIMEOUT, TAMPERED or
-NOT GRADED (see lesson_tools.grading.gradebook).  A summary per student is printed at the end.
+NOT GRADED (see lesson_tools.grading.commandbook).  A summary per student is printed at the end.
 
 Exit code 0 whenever grading ran, whatever the learners scored; 2 for a usage error; 1 when grading itself
 could not run (course files changed, no Dask scheduler at ADDRESS, no kernel could start).
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from . import gradebook as gb
-from .limits import Limits
+from .rlimits import Limits
 from .submissions import UsageError, find, identify
 from .verified import CourseFilesChanged, manifest
 
@@ -98,11 +98,11 @@ def run_dask(tasks, address):
 
 def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None):
     """Gradebook rows for the files and folders in `paths` (the whole CLI run, without printing)."""
-    from . import catalog
+    from . import course_notebooks
     from .job import make_task
-    course = catalog.load()
+    course = course_notebooks.load()
     expected = manifest()
-    names = catalog.check_names(course)
+    names = course_notebooks.check_names(course)
     rows, tasks = [], []
     for path, base in find(paths):
         sub = identify(path, base, course)

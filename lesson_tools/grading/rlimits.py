@@ -1,6 +1,6 @@
 """OS limits for the processes that run learner code (the kernel, and the clean process that calls the checks).
 
-    python -S -E limits.py --memory-mb 4096 --cpu-seconds 660 --file-mb 100 -- COMMAND ...
+    python -S -E rlimits.py --memory-mb 4096 --cpu-seconds 660 --file-mb 100 -- COMMAND ...
 
 sets RLIMIT_AS (address space), RLIMIT_CPU (CPU seconds) and RLIMIT_FSIZE (largest file it may write) on
 itself, then replaces itself with COMMAND, which inherits them, as do its children.  Run as a script (not with
