@@ -11,7 +11,7 @@ import pytest
 from lesson_lib import PlanarChain, double_pendulum, facts
 from lesson_lib.course import feedback
 from lesson_tools import markers
-from lesson_lib.course.checks import framework, nb01_challenge, nb04_feedback, nb05_retrieve_and_space, truths
+from lesson_lib.course.checks import framework, nb01_challenge, nb04_feedback, nb05_retrieve_and_space, independent
 from lesson_lib.course.checks.nb06_mastery_and_project import TRIPLE_LENGTHS
 from lesson_lib.course.reveal import ANSWER, CONTROL_ANSWER, reveal, reveal_control
 
@@ -181,11 +181,11 @@ def _matrix_of(label):
     """The matrix a case's label names, worked out from the label alone."""
     if label.startswith("the true M at q = "):
         q = ast.literal_eval(label.removeprefix("the true M at q = "))
-        return truths.closed_form_mass_matrix(chain, np.array(q))
+        return independent.closed_form_mass_matrix(chain, np.array(q))
     if label == "M = -(true M)":
         return -chain.mass_matrix([0.3, -1.2])
     if label == "the true 3x3 M of a 3-link chain":
-        return truths.three_link().mass_matrix([0.4, -0.9, 2.0])
+        return independent.three_link().mass_matrix([0.4, -0.9, 2.0])
     if label.startswith("M = diag"):
         return np.diag(ast.literal_eval(label.removeprefix("M = diag")))
     return np.array(ast.literal_eval(label.removeprefix("M = ")), dtype=float)
@@ -241,16 +241,16 @@ def test_the_triple_pendulum_fail_line_names_the_wrong_parameter_and_its_values(
 def test_the_closed_form_mass_matrix_matches_the_rnea_for_unequal_links():
     arm = PlanarChain(m=[1.3, 0.7], l=[1.4, 0.9], lc=[0.6, 0.35], I=[0.2, 0.05])
     for q in ([0.3, -1.2], [2.0, 0.7]):
-        np.testing.assert_allclose(truths.closed_form_mass_matrix(arm, np.array(q)), arm.mass_matrix(q), atol=1e-12)
+        np.testing.assert_allclose(independent.closed_form_mass_matrix(arm, np.array(q)), arm.mass_matrix(q), atol=1e-12)
 
 
 def test_the_finite_difference_derivative_accepts_integer_lists():
-    dM = truths.mass_matrix_derivative_fd(chain, [0, 1])
+    dM = independent.mass_matrix_derivative_fd(chain, [0, 1])
     assert dM.shape == (2, 2, 2) and abs(dM[1, 0, 0] + np.sin(1.0)) < 1e-8     # dM11/dq2 = -sin q2 here
 
 
 def test_random_states_fill_the_circle_and_the_speed_box():
-    q, qd = truths.random_states(3, 2000, seed=0, qd_max=2.0)
+    q, qd = independent.random_states(3, 2000, seed=0, qd_max=2.0)
     assert q.shape == qd.shape == (2000, 3) and q.min() < -3.0 and q.max() > 3.0
     assert np.abs(qd).max() <= 2.0 and qd.min() < -1.9 and qd.max() > 1.9
 

@@ -6,12 +6,12 @@
     checks.REGISTRY["kinetic_energy"]            # .name, .notebook ("02_model"), .function (the learner's)
 
 The framework (the registry, `call`, `Fail`, the one line, the hints) is in framework.py; the independent truths
-the checks compare with are in truths.py.  `python -m lesson_tools check` fails when a registered check is
+the checks compare with are in independent.py.  `python -m lesson_tools check` fails when a registered check is
 used by no notebook, or a notebook's check cell calls one that is not registered.
 """
 from .framework import (DETAILS, GENERAL_HINTS, NOT_ATTEMPTED, REGISTRY, Check, Fail, Outcome, as_array,
                         call, evaluate, num, outcome, register)
-from .truths import closed_form_mass_matrix, mass_matrix_derivative_fd, three_link
+from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, three_link
 from .nb00_start_here import total_mass
 from .nb01_challenge import is_valid_inertia
 from .nb02_model import coriolis_from_dM, kinetic_energy, layer_jet, mass_matrix_from_rnea

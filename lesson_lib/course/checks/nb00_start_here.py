@@ -3,7 +3,7 @@ import numpy as np
 
 from ...physics.chain import double_pendulum
 from .framework import Fail, as_array, call, num, register
-from .truths import three_link
+from .independent import three_link
 
 
 @register("00_start_here", hints={

@@ -8,7 +8,7 @@ from ...facts import ACTIVATION
 from ...model.activations import ACTIVATIONS
 from ...physics.chain import double_pendulum
 from .framework import Fail, as_array, call, close, num, register
-from .truths import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, three_link
+from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, three_link
 
 
 @register("02_model", hints={

@@ -4,7 +4,7 @@ import numpy as np
 from ...physics import integrators
 from ...physics.chain import double_pendulum
 from .framework import Fail, as_array, call, close, num, register
-from .truths import random_states
+from .independent import random_states
 
 
 def _position_first(f, q, qd, dt):

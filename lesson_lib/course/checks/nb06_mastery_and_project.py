@@ -6,7 +6,7 @@ import numpy as np
 from ... import facts
 from ...physics.chain import PlanarChain
 from .framework import DETAILS, Fail, call, num, register
-from .truths import uniform_rods
+from .independent import uniform_rods
 
 TRIPLE_LENGTHS = (1.0, 0.8, 0.6)
 TRIPLE_MASS = 1.0
@@ -15,7 +15,7 @@ TRIPLE_TEST_POINTS = 2000
 
 def reference_triple_pendulum():
     """The project's triple pendulum: three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 (each rod's
-    centre of mass and inertia integrated from its mass distribution, truths.uniform_rods)."""
+    centre of mass and inertia integrated from its mass distribution, independent.uniform_rods)."""
     return uniform_rods(np.full(3, TRIPLE_MASS), TRIPLE_LENGTHS, g=9.81)
 
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from ...physics.chain import double_pendulum
 from .framework import Fail, as_array, call, close, num, register
-from .truths import random_states, three_link
+from .independent import random_states, three_link
 
 
 class _PartsOnly:
