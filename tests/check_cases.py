@@ -12,13 +12,16 @@ from lesson_lib.course import checks
 
 
 # ---------------------------------------------------------------------- helpers that write answers
-def valid_inertia(smallest, symmetric=True, at_least_zero=False):
-    """is_valid_inertia as the notebook's template writes it, with `smallest` computed the learner's way."""
+def valid_inertia(smallest, symmetric=True, at_least_zero=False, either=False):
+    """is_valid_inertia as the notebook's template writes it, with `smallest` computed the learner's way (either:
+    the final line joins the two tests with `or`)."""
     def answer(M, tol=1e-9):
         M = np.asarray(M, dtype=float)
         asymmetry = np.max(np.abs(M - M.T))
         s = smallest(M)
         positive = s >= 0 if at_least_zero else s > 0
+        if either:
+            return bool(asymmetry <= tol or positive)
         return bool((asymmetry <= tol or not symmetric) and positive)
     return answer
 
@@ -91,6 +94,13 @@ class FakeTrainedDeLaN(DeLaN):
         return self._chain.mass_matrix(q) + self._offset * np.eye(3)
 
 
+def train_two_joints(chain, data):
+    """train_triple_delan with n_dof left at its default, 2: fit refuses the 3-joint data."""
+    model = DeLaN(seed=0, lr=1e-2, batch_size=96)
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=10)
+    return model
+
+
 def passes(criterion):
     """lesson_passes from a criterion on (e, lam, T), T the current threshold (read when called)."""
     return lambda e, lam: criterion(e, lam, facts.PASS_MAX_ERROR)
@@ -152,9 +162,11 @@ WRONG = {
         "symmetry": valid_inertia(smallest_eig, symmetric=False),
         "size": valid_inertia(lambda M: min(M[0, 0], M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0])),   # 2 x 2 Sylvester
         "eigenvalues": valid_inertia(lambda M: np.linalg.det(M)),
+        "or": valid_inertia(smallest_eig, either=True),                 # `or` in the final line
     },
     "kinetic_energy": {
         "shape": lambda M, qd: M @ qd,
+        "elementwise": lambda M, qd: 0.5 * qd * (M @ qd),               # entry by entry, never summed
         "half": lambda M, qd: qd @ M @ qd,
         "sign": lambda M, qd: -0.5 * qd @ M @ qd,
         "no M": lambda M, qd: 0.5 * qd @ qd,
@@ -205,6 +217,7 @@ WRONG = {
         "ascending": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, -1].min()),
         "one matrix": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat)[0].min()),
         "eigenvalue": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat).mean()),
+        "swapped": lambda model, chain, q: errors(right_err, right_lam)(model, chain, q)[::-1],
     },
     "lesson_passes": {
         "none": lambda e, lam: None,
@@ -221,6 +234,7 @@ WRONG = {
         "explicit": step_of(lambda f, q, qd, dt: (q + dt * qd, qd + dt * f(q, qd))),
         "order": step_of(lambda f, q, qd, dt: symplectic(f, q, qd, dt)[::-1]),
         "no dt": step_of(lambda f, q, qd, dt: (q + dt * (qd + f(q, qd)), qd + f(q, qd))),
+        "minus": step_of(lambda f, q, qd, dt: (q + dt * (qd - dt * f(q, qd)), qd - dt * f(q, qd))),
         "step": step_of(lambda f, q, qd, dt: (symplectic(f, q, qd, dt)[0] + 0.5 * dt**2 * f(q, qd),
                                               symplectic(f, q, qd, dt)[1])),
     },
@@ -238,7 +252,7 @@ WRONG = {
     },
     "triple_delan": {
         "type": lambda chain, data: "model",
-        "n_dof": lambda chain, data: DeLaN(n_dof=2),
+        "n_dof": train_two_joints,                                      # DeLaN() then fit on 3-joint data
         "untrained": lambda chain, data: DeLaN(n_dof=3),
         "spd": lambda chain, data: FakeTrainedDeLaN(-10.0),
         "longer": lambda chain, data: FakeTrainedDeLaN(0.5),

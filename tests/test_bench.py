@@ -402,3 +402,17 @@ def test_the_bench_and_the_figures_draw_with_the_palette(bench):
     assert bench._eig_mark.get_markerfacecolor() == palette.MARKER_FACE
     assert f"color:{palette.LEARNED}" in bench.matrices.value and f"color:{palette.TRUE}" in bench.matrices.value
     assert (plots.TRUTH, plots.DELAN, plots.BLACK_BOX) == (palette.TRUE, palette.LEARNED, palette.BLACK_BOX)
+
+
+def test_no_number_is_shown_as_minus_zero(bench):
+    """A value that rounds to zero shows as 0.00, not -0.00 (sliders at -0.001 rad, a tiny negative entry)."""
+    from lesson_lib.ui.bench import _fixed
+    assert [_fixed(v, 2) for v in (-0.001, -0.0, 0.004, -0.006)] == ["0.00", "0.00", "0.00", "-0.01"]
+    bench.q0.value, bench.q1.value = -0.001, -0.004
+    assert "(0.00, 0.00)" in bench.readout.value and "−0.00" not in bench.readout.value
+    assert not re.search(r">-0\.0+<", bench.matrices.value + bench.readout.value)
+
+
+def test_the_two_figures_wrap_onto_two_rows_when_the_page_is_narrow(bench):
+    (row,) = [w for w in _placed(bench.ui) if isinstance(w, widgets.HBox) and bench.eigmap in w.children]
+    assert row.layout.flex_flow == "row wrap"

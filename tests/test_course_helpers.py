@@ -13,7 +13,7 @@ from lesson_lib.course import feedback
 from lesson_tools import markers
 from lesson_lib.course.checks import framework, nb01_challenge, nb04_feedback, nb05_retrieve_and_space, independent
 from lesson_lib.course.checks.nb06_mastery_and_project import TRIPLE_LENGTHS
-from lesson_lib.course.reveal import ANSWER, CONTROL_ANSWER, reveal, reveal_control
+from lesson_lib.course.reveal import ANSWER, CONTROL_ANSWER, idea_mentions, reveal, reveal_control
 
 chain = double_pendulum()
 
@@ -90,7 +90,7 @@ def test_a_reveal_waits_for_a_prediction_or_an_explicit_ask_and_names_its_own_ca
     out = capsys.readouterr().out
     assert answer not in out and f"{fn.__name__}(my_prediction, ask=True)" in out
     fn("   ", ask=True)
-    assert answer in capsys.readouterr().out
+    assert " ".join(answer.split()) in " ".join(capsys.readouterr().out.split())
 
 
 def test_reveal_without_a_prediction_prints_three_lines_and_no_answer(capsys):
@@ -98,8 +98,44 @@ def test_reveal_without_a_prediction_prints_three_lines_and_no_answer(capsys):
     out = capsys.readouterr().out
     assert len(out.splitlines()) == 3 and ANSWER not in out and "None" not in out
     reveal("", ask=True)
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == f"Answer: {ANSWER}" and len(lines) == 3 and lines[2] != "None" and len(lines[2]) > 20
+    out = capsys.readouterr().out
+    answer, rest = out.split("\n\n", 1)
+    assert " ".join(answer.split()) == f"Answer: {ANSWER}" and "None" not in rest and len(rest) > 20
+
+
+@pytest.mark.parametrize("guess, named, negated", [
+    ("It does not learn the mass matrix or the potential energy or any equation of motion, just torques",
+     [], [0, 1, 2]),
+    ("It learns torques instead of the mass matrix", [], [0]),
+    ("torques rather than the inertia", [], [0]),
+    ("It doesn't learn torques, it learns the mass matrix", [0], []),
+    ("not the whole map but the inertia and gravity", [0, 1], []),
+    ("the mass matrix instead of the torques", [0], []),
+    ("It never learns the potential, only the mass matrix", [0], [1]),
+    ("the mass matrix and the potential, without learning the Coriolis term", [0, 1], [2]),
+    ("It learns the mass matrix and the potential energy", [0, 1], []),
+])
+def test_a_keyword_after_a_negation_in_its_clause_does_not_count(guess, named, negated):
+    states = list(idea_mentions(guess).values())
+    assert [i for i, s in enumerate(states) if s == "named"] == named, states
+    assert [i for i, s in enumerate(states) if s == "negated"] == negated, states
+
+
+def test_a_negated_prediction_is_not_praised(capsys):
+    reveal("It does not learn the mass matrix or the potential energy or any equation of motion, just torques")
+    out = capsys.readouterr().out
+    assert "Well predicted" not in out and "[x]" not in out and out.count("only after a 'not'") == 3
+
+
+def test_reveals_wrap_at_spaces_and_use_the_notebooks_symbols(capsys):
+    from lesson_lib.course.reveal import CONTROL_ANSWER, WIDTH
+    reveal("a guess about the mass matrix " * 8)
+    reveal_control("close to the exact model", ask=True)
+    out = capsys.readouterr().out
+    assert all(len(line) <= WIDTH for line in out.splitlines()), max(out.splitlines(), key=len)
+    flat = " ".join(out.split())                       # a word broken across lines would not be found whole
+    assert f"Answer: {' '.join(ANSWER.split())}" in flat and f"Answer: {' '.join(CONTROL_ANSWER.split())}" in flat
+    assert "q̈" in ANSWER and "q''" not in ANSWER + CONTROL_ANSWER and "q̇" in CONTROL_ANSWER
 
 
 # ---------------------------------------------------------------------- framework

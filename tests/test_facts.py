@@ -109,7 +109,7 @@ def test_feedback_hints_read_the_facts_when_called(monkeypatch, capsys):
     monkeypatch.setattr(facts, "PASS_MAX_ERROR", 0.15)
     report(DeLaN(seed=0), double_pendulum())
     out = capsys.readouterr().out
-    assert "(needs < 0.15)" in out and "press Train x1234" in out, out
+    assert "(needs < 0.15)" in out and "Train\u00a0x1234" in out and "steps=1234" in out, out
 
 
 def test_a_marker_that_starts_a_line_is_reported():

@@ -284,8 +284,8 @@ def test_cli_exit_codes_when_grading_cannot_run(tmp_path):
     assert missing.returncode == 2 and "does not exist" in missing.stderr
     bad = cli(str(tmp_path), "--workers", "0")
     assert bad.returncode == 2 and "expected a positive number" in bad.stderr
-    empty = cli(str(tmp_path))
-    assert empty.returncode == 0 and "rows:" in empty.stdout
+    empty = cli(str(tmp_path))                       # nothing to grade is a usage error, not an empty gradebook
+    assert empty.returncode == 2 and "no files found under" in empty.stderr and "rows:" not in empty.stdout
     (tmp_path / f"{M05}.ipynb").write_text(nbformat.writes(learner(M05)))
     nowhere = cli(str(tmp_path), "--scheduler", "tcp://127.0.0.1:9")
     assert nowhere.returncode == 1 and "grading could not run" in nowhere.stderr, nowhere.stderr

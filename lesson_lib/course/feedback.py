@@ -3,6 +3,8 @@
     from lesson_lib.course.feedback import report
     report(model, chain)     # prints "PASS: ..." or "FAIL: ..." followed by what to do
 """
+import textwrap
+
 import numpy as np
 
 from .. import facts
@@ -27,18 +29,20 @@ def diagnose(model, chain, points=None):
                      "softplus.")
     if result["max_error"] >= threshold:
         if model.step == 0:
-            hints.append(f"The model is untrained (step 0): press Train x{press}, or call model.fit(...) "
-                         f"with {press} steps.")
+            hints.append(f"The model is untrained (step 0): train it, model.fit(data, steps={press}) (one "
+                         f"press of Train\u00a0x{press} on notebook 03's Bench).")
         elif model.step < press:
-            hints.append(f"Only {model.step} training steps so far: press Train x{press} again (training "
-                         f"continues where it stopped).")
+            hints.append(f"Only {model.step} training steps so far: train {press} more, model.fit(data, "
+                         f"steps={press}) again (Train\u00a0x{press} on notebook 03's Bench); training continues where "
+                         f"it stopped.")
         else:
             hints.append(f"Still above {facts.text('PASS_MAX_ERROR')} after {model.step} steps: press Train again; "
                          f"if the loss stopped falling, lower the learning rate (model.lr) or use more training "
                          f"data (more samples, the whole circle of q).")
         i, j = result["worst_entry"]
-        hints.append(f"The error is worst in M[{i},{j}] at q = ({result['worst_q'][0]:.2f}, "
-                     f"{result['worst_q'][1]:.2f}) rad: drag the sliders there on the Bench to see it.")
+        where = ",".join(f"{v:.2f}" for v in result["worst_q"])     # no space: one word, never wrapped
+        hints.append(f"The error is worst in M[{i},{j}] at q = ({where}) rad: compare model.mass_matrix([{where}]) "
+                     f"with chain.mass_matrix([{where}]) (or drag the sliders there on notebook 03's Bench).")
     result["hints"] = hints
     return result
 
@@ -52,6 +56,7 @@ def report(model, chain):
         print(f"PASS: the learned M matches the true M on the whole torus and is SPD: {numbers}")
     else:
         print(f"FAIL: {numbers}")
-        for hint in d["hints"]:
-            print(f"  hint: {hint}")
+        for hint in d["hints"]:                         # wrapped at spaces: no word broken by the front end
+            print(textwrap.fill(hint, 100, initial_indent="  hint: ", subsequent_indent=" " * 8,
+                                break_long_words=False, break_on_hyphens=False))
     return None

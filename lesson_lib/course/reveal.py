@@ -1,18 +1,24 @@
 """Predict first: the learner writes a guess before the evidence, then `reveal` gives the answer and says which
-of its key ideas the guess already named (a keyword match).
+of its key ideas the guess already named (a keyword match that understands a "not": a keyword after a negation
+in the same clause, "does not learn the mass matrix", "torques instead of the mass matrix", does not count).
 
 The answer waits for the learner: while the prediction is empty, `reveal` prints how to record one and keeps the
 answer hidden, so "Restart Kernel and Run All" cannot show it before the learner has predicted.  A learner who
 wants the answer without predicting asks for it explicitly: `reveal(my_prediction, ask=True)`.  Both outputs are
-deterministic (nbval compares them)."""
+deterministic (nbval compares them), and wrapped at spaces to WIDTH characters (JupyterLab would otherwise break
+a long line in the middle of a word)."""
+import re
+import textwrap
+
+WIDTH = 100
 
 QUESTION = ("A Deep Lagrangian Network refuses to learn the whole map from state to torque. "
             "What does it learn instead?")
 
-ANSWER = ("It keeps the equation of motion M(q) q'' + C(q, q') q' + g(q) = tau as it is and learns only two "
+ANSWER = ("It keeps the equation of motion M(q) q̈ + C(q, q̇) q̇ + g(q) = τ as it is and learns only two "
           "physical functions inside it: the mass matrix M(q), through a lower-triangular factor L(q) with "
-          "M = L L^T (so M is symmetric positive-definite for any weights), and the potential energy V(q), whose "
-          "gradient is gravity. The Coriolis term is then computed from dM/dq, never learned.")
+          "M = L Lᵀ (so M is symmetric positive-definite for any weights), and the potential energy V(q), whose "
+          "gradient is gravity. The Coriolis term is then computed from ∂M/∂q, never learned.")
 
 # idea -> words that show a guess has it (lower case; a guess matches if it contains any of them)
 IDEAS = {
@@ -24,10 +30,43 @@ IDEAS = {
 }
 
 
+NEGATION = re.compile(r"\b(?:not|no|never|nor|neither|without|instead of|rather than|cannot)\b|n't\b")
+CLAUSE_END = re.compile(r"[.;:!?,]|\b(?:but|however|just|only|whereas|while)\b")
+
+
+def _mentions(text, word):
+    """(affirmed, negated): does `word` occur in `text` outside, and inside, the scope of a negation (from the
+    negation to the end of its clause)?"""
+    affirmed = negated = False
+    for m in re.finditer(re.escape(word), text):
+        clause_start = max([0] + [c.end() for c in CLAUSE_END.finditer(text, 0, m.start())])
+        if NEGATION.search(text, clause_start, m.start()):
+            negated = True
+        else:
+            affirmed = True
+    return affirmed, negated
+
+
+def idea_mentions(prediction, ideas=None):
+    """{idea: "named" | "negated" | "absent"}: the prediction names the idea, mentions it only after a negation
+    ("it does not learn the mass matrix"), or does not mention it."""
+    text = " ".join(str(prediction).lower().replace("’", "'").split())
+    found = {}
+    for idea, words in (ideas or IDEAS).items():
+        marks = [_mentions(text, w) for w in words]
+        found[idea] = ("named" if any(a for a, _ in marks) else "negated" if any(n for _, n in marks)
+                       else "absent")
+    return found
+
+
 def matched_ideas(prediction, ideas=None):
-    """{idea: True/False}: does the prediction mention each idea?"""
-    text = " ".join(str(prediction).lower().split())
-    return {idea: any(w in text for w in words) for idea, words in (ideas or IDEAS).items()}
+    """{idea: True/False}: does the prediction name each idea (not only after a negation)?"""
+    return {idea: state == "named" for idea, state in idea_mentions(prediction, ideas).items()}
+
+
+def _wrapped(text, indent=""):
+    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=" " * len(indent),
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def reveal(prediction, answer=ANSWER, ideas=None, ask=False, call="reveal"):
@@ -39,24 +78,26 @@ def reveal(prediction, answer=ANSWER, ideas=None, ask=False, call="reveal"):
         print("Write one sentence in the prediction cell, run it, then run this cell again.")
         print(f"To see the answer without predicting, run {call}(my_prediction, ask=True) instead.")
         return
-    print("Answer:", answer)
+    print(_wrapped(answer, "Answer: "))
     print()
     if not guess:
-        print("You asked for the answer without a prediction. Next time, try a rough guess first: even a wrong "
-              "one makes the answer stick.")
+        print(_wrapped("You asked for the answer without a prediction. Next time, try a rough guess first: even a "
+                       "wrong one makes the answer stick."))
         return
-    found = matched_ideas(guess, ideas)
-    print(f'You predicted: "{guess}"')
-    for idea, hit in found.items():
-        print(f"  {'[x]' if hit else '[ ]'} {idea}")
-    n = sum(found.values())
+    found = idea_mentions(guess, ideas)
+    print(_wrapped(f'"{guess}"', "You predicted: "))
+    for idea, state in found.items():
+        note = " (you mentioned it only after a 'not'; in the answer it is part of the model)" if state == "negated" else ""
+        print(_wrapped(f"{'[x]' if state == 'named' else '[ ]'} {idea}{note}", "  "))
+    n = sum(state == "named" for state in found.values())
     if n == len(found):
         print("You named every key idea. Well predicted.")
     elif n:
-        print(f"You named {n} of {len(found)} key ideas; the unticked ones are what the rest of the course builds.")
+        print(_wrapped(f"You named {n} of {len(found)} key ideas; the unticked ones are what the rest of the course "
+                       f"builds."))
     else:
-        print("Your guess names none of the key ideas (by keywords): compare it with the answer above, and "
-              "keep the difference in mind as you go on.")
+        print(_wrapped("Your guess names none of the key ideas (by keywords): compare it with the answer above, "
+                       "and keep the difference in mind as you go on."))
 
 
 # ---------------------------------------------------------------------- notebook 07: the learned model at work
@@ -66,11 +107,11 @@ CONTROL_QUESTION = ("A DeLaN learns the arm's dynamics from the arm writing 15 l
                     "Why?")
 
 CONTROL_ANSWER = ("Close to the exact model's, and many times smaller than PD alone's at the same gains. The "
-                  "model supplies the feed-forward torque each motion needs, M(q) q''_d + c + g (gravity above "
+                  "model supplies the feed-forward torque each motion needs, M(q) q̈_d + c + g (gravity above "
                   "all), so the feedback only has to correct the small remainder; PD alone must first fall behind "
                   "before it pushes, and it sags under gravity. The unseen letters are new motions, but through "
-                  "the same angles of the same arm, and a DeLaN's torque is exactly linear in q'' and quadratic "
-                  "in q', so learning M(q) and V(q) on those angles covers motions it never saw.")
+                  "the same angles of the same arm, and a DeLaN's torque is exactly linear in q̈ and quadratic "
+                  "in q̇, so learning M(q) and V(q) on those angles covers motions it never saw.")
 
 CONTROL_IDEAS = {
     "close to the exact model (far better than PD alone)": ("exact model", "true model", "exact one", "true one",

@@ -70,9 +70,14 @@ class _AngleSlider(widgets.FloatSlider):
         return min(max(value, self.min), self.max)
 
 
+def _fixed(v, digits):
+    """v with `digits` decimals, never "-0.000" (a tiny negative rounds to zero, shown without its sign)."""
+    return f"{round(float(v), digits) + 0.0:.{digits}f}"
+
+
 def _matrix_html(M, color, title, cls, style):
     rows = "".join("<tr>" + "".join(f"<td style='padding:2px 8px;text-align:right;font-family:monospace;"
-                                    f"font-size:15px'>{v:.3f}</td>" for v in row) + "</tr>" for row in M)
+                                    f"font-size:15px'>{_fixed(v, 3)}</td>" for v in row) + "</tr>" for row in M)
     return (f"<div class='{cls}' style='display:inline-block;margin-right:18px;color:{color}'>"
             f"<table style='border-left:2px {style} {color};"
             f"border-right:2px {style} {color}'><caption style='text-align:left;font-weight:bold'>"
@@ -203,7 +208,7 @@ class Bench:
             widgets.HBox([self.q0, self.q1]),
             widgets.HBox([self.train_button, self.reset_button, self.progress]),
             widgets.HBox([self.matrices, widgets.VBox([self.readout, self.status, self.badge])]),
-            widgets.HBox([self.plot, self.eigmap]),
+            widgets.HBox([self.plot, self.eigmap], layout=widgets.Layout(flex_flow="row wrap")),   # narrow: stack
             self.message,
             self.aria.widget,
         ]).add_class("bench")
@@ -326,9 +331,9 @@ class Bench:
     def _draw_readout(self):
         q = self.q
         err, lam = np.abs(self._M_hat - self._M).max(), np.linalg.eigvalsh(self._M_hat)[0]
-        return (f"<div>at q = ({q[0]:.2f}, {q[1]:.2f}) rad:<br>largest entry error "
-                f"<b class='bench-q-error'>{err:.3f}</b><br>min eigenvalue of learned M "
-                f"<b class='bench-q-eig'>{lam:.4f}</b></div>")
+        return (f"<div>at q = ({_fixed(q[0], 2)}, {_fixed(q[1], 2)}) rad:<br>largest entry error "
+                f"<b class='bench-q-error'>{_fixed(err, 3)}</b><br>min eigenvalue of learned M "
+                f"<b class='bench-q-eig'>{_fixed(lam, 4)}</b></div>")
 
     def _draw_plot(self):
         return self._plot_fig.full() if self._full else self._plot_fig.fast()

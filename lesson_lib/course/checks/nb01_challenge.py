@@ -46,6 +46,8 @@ _MISTAKES = {
     "size": "your function must work for n x n matrices of any size, not only 2 x 2",
     "eigenvalues": "positive-definite means every eigenvalue is above 0: `smallest` must be the smallest "
                    "eigenvalue of M",
+    "or": "a valid inertia must pass both tests, symmetric AND positive-definite: the final line joins them "
+          "with `or`, so a symmetric matrix passes whatever its eigenvalues (`smallest` may well be right)",
 })
 def is_valid_inertia(fn):
     """fn(M) -> True iff M is symmetric (to 1e-9) and positive-definite (every eigenvalue > 0), on eight
@@ -61,6 +63,8 @@ def is_valid_inertia(fn):
     if not wrong:
         return
     label, got, want = wrong[0]
+    if answers == [bool(np.max(np.abs(M - M.T)) <= 1e-9 or np.linalg.eigvalsh(M)[0] > 0) for _, M, _ in cases]:
+        raise Fail(f"for {label} it returned {got}, expected {want}", "or")       # `or` where `and` belongs
     symmetric = [(M, answer) for (_, M, _), answer in zip(cases, answers) if np.max(np.abs(M - M.T)) <= 1e-9]
     key = next((k for k, mistake in _MISTAKES.items() if all(bool(mistake(M)) == a for M, a in symmetric)), None)
     if key is None:

@@ -14,6 +14,8 @@ from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, ran
 @register("02_model", hints={
     "shape": "T is one number, but you returned one number per joint: the product with qd on the left is "
              "still missing",
+    "elementwise": "`qd * (M @ qd)` multiplies entry by entry and leaves one number per joint: T is their sum, "
+                   "which `qd @ (M @ qd)` (a dot product) gives in one go",
     "half": "your value is exactly twice the truth: the factor 1/2 is missing",
     "sign": "your value has the wrong sign: kinetic energy is never negative",
     "no M": "your value does not depend on M: the mass matrix must sit between the two velocities",
@@ -28,7 +30,12 @@ def kinetic_energy(fn):
         Q, QD = random_states(chain.n_dof, 4, seed)
         for q, qd in zip(Q, QD):
             truth = float(chain.kinetic_energy(q, qd))
-            got = as_array(call(fn, chain.mass_matrix(q), qd.copy()), (), "kinetic_energy")
+            M = chain.mass_matrix(q)
+            raw = call(fn, M.copy(), qd.copy())
+            if np.shape(raw) == qd.shape and close(np.asarray(raw, dtype=float), 0.5 * qd * (M @ qd), 1e-9):
+                raise Fail(f"for {chain.n_dof} joints it returned {num(raw)}, one number per joint, expected "
+                           f"{num(truth)}", "elementwise")
+            got = as_array(raw, (), "kinetic_energy")
             tol = 1e-9 * max(1.0, abs(truth))
             if abs(got - truth) <= tol:
                 continue

@@ -18,6 +18,8 @@ from .framework import Fail, call, num, register
                  "holds the largest: the check wants the smallest",
     "one matrix": "that is the smallest eigenvalue of one configuration: take it over the whole batch",
     "eigenvalue": "the smallest eigenvalue of the learned M_hat over every configuration of the batch",
+    "swapped": "both numbers are right but in the other order: return the largest error first, then the "
+               "smallest eigenvalue",
 })
 def errors_at(fn):
     """fn(model, chain, q) -> (largest |M_hat - M| entry over the batch, smallest eigenvalue of M_hat over the
@@ -38,6 +40,8 @@ def errors_at(fn):
                    "pair") from None
     M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
     want_err, want_lam = mass_matrix_error(model, chain, q), min_eigenvalue(model, q)
+    if abs(err - want_lam) <= 1e-9 and abs(lam - want_err) <= 1e-9 and abs(want_err - want_lam) > 1e-9:
+        raise Fail(f"it returned ({num(err)}, {num(lam)}), expected ({num(want_err)}, {num(want_lam)})", "swapped")
     if abs(err - want_err) > 1e-9:
         known = {"absolute": (M_hat - M).max(), "mean": np.abs(M_hat - M).mean()}
         key = next((k for k, v in known.items() if abs(err - v) <= 1e-9), "error")

@@ -1,11 +1,12 @@
 """Checks for 06_mastery_and_project: the triple pendulum project."""
+import re
 import time
 
 import numpy as np
 
 from ... import facts
 from ...physics.chain import PlanarChain
-from .framework import DETAILS, Fail, call, num, register
+from .framework import DETAILS, Fail, _LearnerError, call, num, register
 from .independent import uniform_rods
 
 TRIPLE_LENGTHS = (1.0, 0.8, 0.6)
@@ -92,7 +93,13 @@ def triple_delan(fn):
     data = sample_uniform(chain, facts.N_SAMPLES, seed=facts.SEED)
     DETAILS.pop("triple_delan", None)
     start = time.perf_counter()
-    model = call(fn, chain, {k: v.copy() for k, v in data.items()})
+    try:
+        model = call(fn, chain, {k: v.copy() for k, v in data.items()})
+    except _LearnerError as err:
+        if re.search(r"expected \(\d+,\) for one state or \(B, (?!3\))\d+\)", str(err.exc)):
+            raise Fail(f"your model was built for another number of joints, so fit refused the triple "
+                       f"pendulum's data ({type(err.exc).__name__}: {str(err.exc)[:90]}...)", "n_dof") from None
+        raise
     seconds = time.perf_counter() - start
     if not isinstance(model, DeLaN):
         raise Fail(f"it returned {type(model).__name__}, expected a trained DeLaN", "type")
