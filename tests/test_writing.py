@@ -243,3 +243,9 @@ def test_a_prediction_of_pd_like_errors_does_not_tick_the_right_answer(capsys):
     reveal_control("as good as the true model, since it cancels gravity on the same angles")
     out = capsys.readouterr().out
     assert "[x] close to the exact model" in out and "You named every key idea" in out
+
+
+def test_the_desk_says_how_long_simulating_the_word_took_here(desk):
+    """Times depend on the machine, so the desk measures its own and shows it beside the word's numbers."""
+    assert "simulated on this machine in" in desk.readout.value
+    assert 0 < numbers(desk.readout.value, "writing-seconds") == pytest.approx(desk.shown.seconds, abs=0.06)

@@ -16,6 +16,7 @@ time, truth against the models, on unseen letters) and `tracking_overview` (the 
 each controller).  Lengths in m (mm on error axes), torques in N m, angles in rad, time in s.
 """
 import html
+import time
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -196,8 +197,8 @@ class Writing:
     (T, 2), pen_down (T,), pen error e_xy (T,) in m, applied tau (T, n), saturated (T,), and the frames: tick
     indices (F,) drawn by the animation."""
 
-    def __init__(self, word, name, speed, reference, result, chain, frame_every):
-        self.word, self.name, self.speed = word, name, speed
+    def __init__(self, word, name, speed, reference, result, chain, frame_every, seconds=None):
+        self.word, self.name, self.speed, self.seconds = word, name, speed, seconds   # seconds: simulating it
         self.t, self.tau, self.saturated = result["t"], result["tau"][:, 0], result["saturated"][:, 0]
         self.points = chain.forward_kinematics(result["q"][:, 0])
         self.xy, self.xy_d = result["xy"][:, 0], result["xy_d"][:, 0]
@@ -332,6 +333,7 @@ class WritingDesk:
             return "Type a word first (letters, digits or punctuation)."
         if len(word) > MAX_WORD:
             return f"“{html.escape(word[:20])}…” has {len(word)} characters; the desk writes at most {MAX_WORD}."
+        start = time.perf_counter()
         try:
             reference = write_word(word, self.chain, speed=speed * SPEED)
             if reference.duration > MAX_SECONDS:
@@ -340,7 +342,8 @@ class WritingDesk:
             result = track(self.controllers[name], reference, self.chain, dt=self.dt)
         except Exception as err:                    # noqa: BLE001 -- shown to the learner; the last word stays
             return f"Cannot write “{html.escape(word)}” with {html.escape(name)}: {html.escape(str(err))}"
-        written = Writing(word, name, speed, reference, result, self.chain, self.frame_every)
+        written = Writing(word, name, speed, reference, result, self.chain, self.frame_every,
+                          seconds=time.perf_counter() - start)
         self._cache[key] = written
         if len(self._cache) > 24:                   # bounded memory: forget the oldest
             self._cache.pop(next(iter(self._cache)))
@@ -408,7 +411,8 @@ class WritingDesk:
             f"<div>t = <b class='writing-t'>{w.t[k]:.2f}</b> s of {w.t[-1]:.2f} s · pen error now "
             f"<b class='writing-error-now'>{1e3 * w.e_xy[k]:.2f}</b> mm · over the word: RMS "
             f"<b class='writing-rms'>{1e3 * w.rms:.2f}</b> mm, max {1e3 * w.max:.2f} mm · torque "
-            f"({', '.join(f'{v:.1f}' for v in w.tau[k])}) N m{limit}</div>")
+            f"({', '.join(f'{v:.1f}' for v in w.tau[k])}) N m{limit} · simulated on this machine in "
+            f"<span class='writing-seconds'>{w.seconds:.1f}</span> s</div>")
 
     # ------------------------------------------------------------------ callbacks
     def _on_write(self, change=None):
