@@ -16,7 +16,10 @@ Variants, each adding one change to the row above it (an ablation), and two alon
     +weights      each sample's squared error divided by its expected size (training_data.sample_weights): the
                   default
     default-sched the default without the schedule (validation and best weights only)
-    default+power the default plus the DeLaN reference's power term (qd . (tau_hat - tau))^2, qd^T tau = dE/dt
+    default+power the default plus a power term (qd . (tau_hat - tau))^2, qd^T tau = dE/dt, trained with its
+                  gradient.  Not what the DeLaN authors' PyTorch code does: there the energy (dE/dt) error is
+                  computed as a Python number from earlier batches and added to the reported loss, so it carries
+                  no gradient and trains nothing; this variant asks what such a term would do if it did train.
 Each variant runs for several model seeds (--seeds); the goal lines are for the default DeLaN.  The uniform
 check trains the Bench's first press (sample_uniform, 4,096 samples, 2,000 steps) before and after.  A figure
 (--figure) shows the held-out error per press, max |M_hat - M| on the visited states, and the validation loss
@@ -67,9 +70,9 @@ def no_schedule():
 
 
 class PowerDeLaN(DeLaN):
-    """The default DeLaN plus the power term of the DeLaN reference code (PyTorch version): the error of
-    qd . tau (= dE/dt for a rigid body without friction), squared, divided by the data's spread of qd . tau and
-    weighed like the torque error."""
+    """The default DeLaN plus a trained power term: the error of qd . tau (= dE/dt for a rigid body without
+    friction), squared, divided by the data's spread of qd . tau and weighed like the torque error.  (The DeLaN
+    reference code reports a dE/dt error too, but as a number outside the graph: it never reaches a gradient.)"""
 
     power_scale = 1.0
 

@@ -6,8 +6,8 @@ box it is whatever the network's slope happens to be, at each (q, qd, qdd).
 """
 import numpy as np
 
-from .._validate import (array, as_state, as_states, configurations, has_api, integer, model_output, number, number_list,
-                         within_limit)
+from .._validate import (array, as_data, as_state, as_states, configurations, has_api, integer, model_output, number,
+                         number_list, within_limit)
 from ..limits import MAX_JOINTS, MAX_SAMPLES
 from ..facts import QD_MAX, QDD_MAX
 from .metrics import MODEL
@@ -127,3 +127,30 @@ def velocity_sweep(model, q, qd_values, joint=0):
     qd = np.zeros((len(qd_values), n))
     qd[:, joint] = qd_values
     return implied_mass_matrix(model, np.broadcast_to(q, qd.shape), qd, np.zeros_like(qd))
+
+
+COLLAPSE_FACTOR = 20     # a learned M whose largest entry stays below this many eps has collapsed to eps I
+
+
+def inertia_collapse(model, data):
+    """Has the learned mass matrix collapsed to eps I on these data?  A DeLaN trained on accelerations that are
+    mostly noise (positions differenced twice) cannot tie the torques to q̈, so it drives L to zero and explains
+    the torques with the potential alone, without saying so.  Returns a dict: "largest_M" (the learned M's
+    largest entry over the data's configurations, kg m^2), "qdd_rms" (rad/s^2), "collapsed" (largest_M below
+    COLLAPSE_FACTOR x eps) and "message" (what is likely wrong and what to do; "" when not collapsed)."""
+    has_api("model", model, ("mass_matrix",), MODEL)
+    d = as_data("data", data, model.n_dof, keys=("q", "qdd"))
+    q = d["q"][:: max(1, len(d["q"]) // 2000)]                        # at most about 2000 configurations
+    largest = float(np.abs(model_output("model.mass_matrix(q)", model.mass_matrix(q),
+                                        (len(q), model.n_dof, model.n_dof))).max())
+    eps = float(getattr(model, "eps", 1e-3))
+    qdd_rms = float(np.sqrt(np.mean(d["qdd"] ** 2)))
+    collapsed = largest < COLLAPSE_FACTOR * eps
+    message = "" if not collapsed else (
+        f"the learned mass matrix has collapsed to eps I (its largest entry is {largest:.2g} kg m^2 over the "
+        f"data, eps = {eps:g}; the course's arm's is of order 1, and only an arm of a few grams would be that "
+        f"light): the model explains the torques without any inertia. "
+        f"The accelerations in the data (rms {qdd_rms:.3g} rad/s^2) are most likely noise, e.g. encoder positions "
+        f"differenced twice. Estimate q̇ and q̈ with a smoothing filter, "
+        f"lesson_lib.data.sensors.estimate(recording, method='savgol'), and train again from model.reset().")
+    return {"largest_M": largest, "qdd_rms": qdd_rms, "collapsed": collapsed, "message": message}
