@@ -349,3 +349,79 @@ def test_kernel_stops_at_the_whole_notebook_limit(tmp_path):
                   cell_s=30, notebook_s=5)
     assert run.completed == 2 and run.stop[0] == "TIMEOUT", run
     assert run.stop[1] == "code cell 3 was running when the notebook reached 5 s (whole-notebook limit)"
+
+
+# ---------------------------------------------------------------------- one bad file never stops a class
+def _write(path, text):
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    return path
+
+
+def test_legitimate_older_and_bom_files_are_graded_and_hostile_ones_get_their_own_row(course, tmp_path):
+    teacher = nbformat.writes(read(SOLUTIONS / "04_feedback.ipynb"))
+    v3 = nbformat.writes(nbformat.convert(read(SOLUTIONS / "04_feedback.ipynb"), 3))
+    stamped_list = json.loads(teacher)
+    stamped_list["metadata"]["lesson"] = ["04_feedback"]
+    stamped_dict = json.loads(teacher)
+    stamped_dict["metadata"]["lesson"] = {"notebook": {"id": "04_feedback"}}
+    files = {
+        "bom.ipynb": b"\xef\xbb\xbf" + teacher.encode("utf-8"),
+        "old_v3.ipynb": v3,
+        "stamp_list.ipynb": json.dumps(stamped_list),
+        "stamp_dict.ipynb": json.dumps(stamped_dict),
+        "nested.ipynb": "[" * 100_000 + "]" * 100_000,
+        "meta_list.ipynb": json.dumps({**json.loads(teacher), "metadata": []}),
+    }
+    subs = {name: identify(_write(tmp_path / name, text), tmp_path, course) for name, text in files.items()}
+    for name in ("bom.ipynb", "old_v3.ipynb", "stamp_list.ipynb", "stamp_dict.ipynb"):
+        assert subs[name].problem is None and subs[name].notebook == "04_feedback", (name, subs[name])
+        nbformat.reads(subs[name].text, as_version=4)          # the text the grader runs is a v4 notebook
+    assert subs["old_v3.ipynb"].text.count('"nbformat": 4') == 1
+    assert "nested too deeply" in subs["nested.ipynb"].problem
+    assert subs["meta_list.ipynb"].problem and "not a notebook" in subs["meta_list.ipynb"].problem
+
+
+def test_a_stamp_that_claims_another_notebook_is_noted_and_the_check_cells_decide(course, tmp_path):
+    nb = read(SOLUTIONS / "02_model.ipynb")
+    nb.metadata["lesson"] = {"notebook": "05_retrieve_and_space"}
+    sub = identify(_write(tmp_path / "s.ipynb", nbformat.writes(nb)), tmp_path, course)
+    assert sub.notebook == "02_model" and sub.problem is None
+    assert "its stamp says 05_retrieve_and_space" in sub.note
+
+
+def test_names_are_normalised_and_look_alikes_flagged(tmp_path):
+    from lesson_tools.grading.submissions import mixed_scripts
+    assert student_name(tmp_path / "ａｌｉｃｅ" / "02_model.ipynb", tmp_path) == "alice"        # full-width, NFKC
+    assert mixed_scripts("\u0430lice") == ["CYRILLIC", "LATIN"] and mixed_scripts("alice") is None
+    assert mixed_scripts("Zoë-Ann O'Brien") is None and mixed_scripts("Дмитрий") is None
+
+
+def test_a_gradebook_cell_that_would_be_a_formula_is_written_as_text(tmp_path):
+    rows = [gradebook.row("=1+2", "04_feedback", "=HYPERLINK(\"x\")_04.ipynb", "lesson_passes", "PASS", "-1 point"),
+            gradebook.row("bob", "04_feedback", "bob.ipynb", "lesson_passes", "PASS", "PASS: lesson_passes")]
+    gradebook.write(rows, tmp_path / "g.csv")
+    import csv
+    with open(tmp_path / "g.csv", newline="") as f:
+        cells = [c for row in list(csv.reader(f))[1:] for c in row]
+    assert {"'=1+2", "'=HYPERLINK(\"x\")_04.ipynb", "'-1 point", "bob"} <= set(cells)
+    assert not any(cell.startswith(("=", "+", "-", "@")) for cell in cells)
+    gradebook.write(rows, tmp_path / "g.json")              # JSON is data, not a spreadsheet: kept as it is
+    assert json.loads((tmp_path / "g.json").read_text())[0]["student"] == "=1+2"
+
+
+def test_an_honest_answer_that_reads_a_public_constant_is_not_tampered(tmp_path):
+    """The answer's default reads lesson_lib.evaluation.audit.SYMMETRY_TOL: unpickling it in the clean process
+    imports that module, which must not count as a change to the checks' world."""
+    from lesson_tools.grading.command import grade
+    nb = read(SOLUTIONS / "01_challenge.ipynb")
+    cell = next(c for c in nb.cells if "def is_valid_inertia" in c.source)
+    cell.source = cell.source.replace("def is_valid_inertia(M, tol=1e-9):",
+                                      "from lesson_lib.evaluation import audit\n\n\n"
+                                      "def is_valid_inertia(M, tol=audit.SYMMETRY_TOL):")
+    assert "audit.SYMMETRY_TOL" in cell.source
+    path = tmp_path / "ann" / "01_challenge.ipynb"
+    path.parent.mkdir()
+    nbformat.write(nb, str(path))
+    rows = grade([tmp_path], Limits(cell_s=60, notebook_s=300))
+    verdicts = {r["check"]: (r["verdict"], r["detail"]) for r in rows}
+    assert verdicts["is_valid_inertia"] == ("PASS", "PASS: is_valid_inertia"), verdicts

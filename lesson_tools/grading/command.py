@@ -107,7 +107,8 @@ def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None):
     for path, base in find(paths):
         sub = identify(path, base, course)
         if sub.problem:
-            rows.append(gb.row(sub.student, sub.notebook, sub.label, "", gb.NOT_GRADED, sub.problem))
+            rows.append(gb.row(sub.student, sub.notebook, sub.label, "", gb.NOT_GRADED,
+                               sub.problem + (f"; note: {sub.note}" if sub.note else "")))
         else:
             tasks.append(make_task(sub, course[sub.notebook], names, expected, limits))
     results = run_dask(tasks, scheduler) if scheduler else run_local(tasks, workers)

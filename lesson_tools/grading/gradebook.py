@@ -44,11 +44,20 @@ def write(rows, path):
             else:
                 writer = csv.DictWriter(f, fieldnames=COLUMNS)
                 writer.writeheader()
-                writer.writerows(rows)
+                writer.writerows({k: _cell(v) for k, v in r.items()} for r in rows)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value):
+    """A CSV cell a spreadsheet shows as text: one that starts like a formula (=, +, -, @) gets a leading
+    apostrophe, so a file named '=1+2_04_feedback.ipynb' cannot put a formula into the gradebook."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_START) else value
 
 
 def read(path):

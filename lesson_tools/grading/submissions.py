@@ -12,6 +12,7 @@
 """
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +38,7 @@ class Submission:
     matched_by: str = None
     text: str = None
     problem: str = None
+    note: str = None        # for the teacher's eye: a look-alike name, a stamp that claims another notebook
 
 
 def find(paths):
@@ -68,38 +70,52 @@ def read(path):
     if size > MAX_BYTES:
         raise ValueError(f"not graded: {size / 1e6:.0f} MB is larger than any notebook of the course")
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = path.read_bytes().decode("utf-8-sig")             # a byte-order mark, as some editors write, is dropped
     except UnicodeDecodeError:
         raise ValueError("not a notebook: a binary file") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not a notebook: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+    except RecursionError:
+        raise ValueError("not a notebook: JSON nested too deeply for any notebook") from None
+    old = isinstance(data, dict) and data.get("nbformat") == 3 and isinstance(data.get("worksheets"), list)
+    if not isinstance(data, dict) or not (isinstance(data.get("cells"), list) or old):
         raise ValueError("not a notebook: JSON without a list of cells")
     try:
-        return nbformat.reads(text, as_version=4), text
+        nb = nbformat.reads(text, as_version=4)                  # an nbformat 3 notebook is converted
     except Exception as exc:                                      # noqa: BLE001 -- nbformat's many errors
         raise ValueError(f"not a notebook: {type(exc).__name__}: {str(exc)[:200]}") from None
+    if not isinstance(nb.get("metadata"), dict) or not all(isinstance(c, dict) for c in nb.cells):
+        raise ValueError("not a notebook: its metadata or cells are not JSON objects")
+    return nb, (nbformat.writes(nb) if old else text)
 
 
 def match(nb, course):
-    """(course notebook stem, how) for a notebook node, or (None, None)."""
+    """(course notebook stem, how) for a notebook node, or (None, None).  The stamp `course build` writes
+    decides, unless the notebook's check cells are all another notebook's: then they do, and `how` says what
+    the stamp claimed (after "; ")."""
     stamp = nb.get("metadata", {}).get("lesson", {})
     stamp = stamp.get("notebook") if isinstance(stamp, dict) else None
-    if stamp in course:
-        return stamp, "metadata"
+    stamp = stamp if isinstance(stamp, str) else None            # a list or a dict is no stamp
     code = [c.get("source", "") for c in nb.cells if c.get("cell_type") == "code"]
     names = {n for s in code if has_marker(s) for n in called_checks(s)} or {n for s in code
                                                                              for n in called_checks(s)}
+
+    def overlap(stem):
+        theirs = {c.name for c in course[stem].checks}
+        return len(theirs & names) / len(theirs | names) if theirs else 0.0
+    if stamp in course:
+        if names and overlap(stamp) == 0:
+            other = max(course, key=overlap)
+            if overlap(other) > 0:
+                return other, f"check cells; its stamp says {stamp}, but its check cells are {other}'s"
+        return stamp, "metadata"
     sources = {normalise(c.get("source", "")) for c in nb.cells}
 
     def shared(stem):
         return len(course[stem].cells & sources) / max(1, len(course[stem].cells))
     if names:
-        def overlap(stem):
-            theirs = {c.name for c in course[stem].checks}
-            return len(theirs & names) / len(theirs | names) if theirs else 0.0
         best = max(course, key=lambda stem: (overlap(stem), shared(stem)))
         if overlap(best) > 0:
             return best, "check cells"
@@ -110,7 +126,19 @@ def match(nb, course):
 
 
 def student_name(path, base, stem=None):
-    """The folder per student, or the file name less the course notebook's name and a download suffix."""
+    """The folder per student, or the file name less the course notebook's name and a download suffix;
+    Unicode-normalised (NFKC), so that the same name typed two ways is one student."""
+    return unicodedata.normalize("NFKC", _raw_name(path, base, stem))
+
+
+def mixed_scripts(name):
+    """The scripts (Latin, Cyrillic, Greek, ...) of a name's letters when it mixes several, else None: 'аlice'
+    with a Cyrillic 'а' looks like 'alice' and is another student."""
+    scripts = sorted({unicodedata.name(ch, "?").split()[0] for ch in name if ch.isalpha()})
+    return scripts if len(scripts) > 1 else None
+
+
+def _raw_name(path, base, stem=None):
     if base is not None:
         parts = path.relative_to(base).parts
         if len(parts) > 1:
@@ -133,4 +161,10 @@ def identify(path, base, course):
     sub = Submission(path, str(path), student_name(path, base, stem), stem, how, text)
     if not course[stem].checks:
         sub.problem = f"{stem} has no graded checks"
+    notes = [how.split("; ", 1)[1]] if "; " in (how or "") else []
+    scripts = mixed_scripts(sub.student)
+    if scripts:
+        notes.append(f"the student name {sub.student!r} mixes {' and '.join(s.title() for s in scripts)} letters: "
+                     f"check it is the student you think")
+    sub.note = "; ".join(notes) or None
     return sub
