@@ -90,10 +90,24 @@ def badge(provider, path, ref=BRANCH, first=CATALOG[0].id):
 
 
 def notebook_links(provider, path, ref=BRANCH, notebooks=None):
-    """[(name, JupyterLab URL, Voilà URL)] for every learner notebook (the catalog's, in its order)."""
+    """[(name, JupyterLab URL, Voilà URL or None)] for every learner notebook (the catalog's, in its order).  Only
+    an app (catalog: app=True, no exercises) gets a Voilà link: Voilà hides the code cells an exercise needs."""
     names = notebooks if notebooks is not None else [nb.id for nb in CATALOG]
+    apps = {nb.id for nb in CATALOG if nb.app}
     return [(n, binder_url(provider, path, ref, f"lab/tree/notebooks/{n}.ipynb"),
-             binder_url(provider, path, ref, f"voila/render/notebooks/{n}.ipynb")) for n in names]
+             binder_url(provider, path, ref, f"voila/render/notebooks/{n}.ipynb") if n in apps else None)
+            for n in names]
+
+
+def local_report(why):
+    """What the command can print without a public repository: why there are no Binder links, how to get them,
+    and how to open each notebook on this machine."""
+    lines = [f"No Binder links: {why}", "Binder builds public GitHub or GitLab repositories: push the learners' "
+             f"edition there (python -m lesson_tools release --branch {BRANCH}; git push <remote> {BRANCH}), or "
+             f"give --repo OWNER/REPO.", "", "On this machine, with the course installed:"]
+    lines += [f"  jupyter lab notebooks/{nb.id}.ipynb" + ("   (or: voila notebooks/" + nb.id + ".ipynb)" if nb.app
+                                                         else "") for nb in CATALOG]
+    return "\n".join(lines)
 
 
 def report(provider, path, ref=BRANCH, notebooks=None, root=ROOT):
@@ -104,7 +118,8 @@ def report(provider, path, ref=BRANCH, notebooks=None, root=ROOT):
              branch_note(ref, root), "",
              "Badge (Markdown):", badge(provider, path, ref), "",
              "| notebook | JupyterLab | Voilà (the notebook as an app, no code) |", "|---|---|---|"]
-    lines += [f"| `{n}` | {lab} | {voila} |" for n, lab, voila in notebook_links(provider, path, ref, notebooks)]
+    lines += [f"| `{n}` | {lab} | {voila or '– (its exercises need code cells: JupyterLab only)'} |"
+              for n, lab, voila in notebook_links(provider, path, ref, notebooks)]
     return "\n".join(lines)
 
 
@@ -128,8 +143,11 @@ def main(argv=None):
     try:
         provider, path = parse_repository(args.repo or git_remote(name=args.remote))
     except LinkError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        if args.repo:                                  # an address given by hand that Binder cannot build
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(local_report(exc))                       # a clone of a local path, or no remote: what we can
+        return 0
     print(report(provider, path, args.ref))
     if args.readme:
         readme = ROOT / "README.md"

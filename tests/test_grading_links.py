@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from lesson_tools import links
+from lesson_tools import catalog, links
 from lesson_tools.build import NOTEBOOKS, ROOT
 
 
@@ -53,8 +53,9 @@ def test_command_reads_git_remote_and_says_binder_needs_a_public_repository(tmp_
     assert out.returncode == 0, out.stderr
     assert "public repositories only" in out.stdout
     assert links.badge("gh", "my-school/delan-course") in out.stdout
-    assert out.stdout.count("https://mybinder.org/v2/gh/my-school/delan-course/learners?urlpath=") == 2 * len(
-        list(NOTEBOOKS.glob("*.ipynb"))) + 1
+    apps = [nb.id for nb in catalog.CATALOG if nb.app]
+    assert out.stdout.count("https://mybinder.org/v2/gh/my-school/delan-course/learners?urlpath=") == len(
+        list(NOTEBOOKS.glob("*.ipynb"))) + len(apps) + 1        # JupyterLab for each, Voilà for the apps, badge
     assert "/HEAD" not in out.stdout, "the default links must open the learners' edition, not the teachers' repository"
     assert "release --branch learners" in out.stdout and "git push origin learners" in out.stdout
 
@@ -91,3 +92,20 @@ def test_badge_goes_to_the_top_of_the_readme_once(tmp_path):
 def test_the_readme_has_the_badge_at_the_top():
     lines = (ROOT / "README.md").read_text().splitlines()
     assert lines[0].startswith("# ") and links.BADGE_LINE.match(lines[2]), lines[:3]
+
+
+def test_only_an_app_gets_a_voila_link():
+    rows = {name: voila for name, _, voila in links.notebook_links("gh", "o/r")}
+    assert [n for n, v in rows.items() if v] == [nb.id for nb in catalog.CATALOG if nb.app] == ["bench_app"]
+    assert "its exercises need code cells" in links.report("gh", "o/r")
+
+
+def test_a_clone_of_a_local_path_gets_what_can_be_given_and_what_is_missing(tmp_path):
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "remote", "add", "origin", "/srv/git/course.git")
+    out = subprocess.run([sys.executable, "-c", "import sys; from lesson_tools import links; "
+                          "sys.exit(links.main([]))"], cwd=tmp_path, capture_output=True, text=True,
+                         env={**__import__("os").environ, "GIT_DIR": str(tmp_path / ".git")})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("No Binder links:") and "not a GitHub or GitLab repository" in out.stdout
+    assert "jupyter lab notebooks/00_start_here.ipynb" in out.stdout and "voila notebooks/bench_app.ipynb" in out.stdout
