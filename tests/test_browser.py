@@ -633,3 +633,48 @@ def test_bench_in_voila(voila_tab, voila):
     _bench_flow(voila_tab)
     for stage in ("1-untrained", "4-trained"):
         _save_colour_blind_views(voila_tab, stage)
+
+
+# ---------------------------------------------------------------------------------------------- reveals
+WORDS_ON_LINES = """(el) => {
+  const broken = [], tops = new Set();
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    const re = /\\S+/g; let m;
+    while ((m = re.exec(node.textContent))) {
+      const range = document.createRange();
+      range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+      const rows = new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top)));
+      rows.forEach(t => tops.add(t));
+      if (rows.size > 1) broken.push(m[0]);
+    }
+  }
+  return {broken, lines: tops.size, overflow: el.scrollWidth - el.clientWidth};
+}"""
+
+
+def test_a_reveal_reads_as_formatted_text_with_no_word_broken(jupyterlab_tab, jupyter):
+    """A reveal in JupyterLab at a narrow window: HTML paragraphs and a list, wrapped at spaces onto several
+    lines, no word split across two lines, nothing wider than the output area (screenshot: jupyterlab-reveal)."""
+    page = jupyterlab_tab.page
+    page.set_viewport_size({"width": 820, "height": 1000})
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from lesson_lib.course.reveal import reveal\n\n"
+        "reveal(\"It learns the mass matrix through a lower-triangular positive-definite factor and the potential "
+        "energy, not the whole map; the Coriolis remainder is computed\")")],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
+    path = ARTIFACTS / "reveal-check.ipynb"
+    nbformat.write(nb, str(path))
+    _open_and_run_all(jupyterlab_tab, f"{jupyter.url}/lab/tree/{path.relative_to(ROOT).as_posix()}")
+    shown = page.locator(".lesson-reveal")
+    expect(shown).to_be_visible(timeout=PAGE_MS)
+    expect(shown.locator("li")).to_have_count(3)
+    shown.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "jupyterlab-reveal.png"))
+    layout = shown.evaluate(WORDS_ON_LINES)
+    assert layout["lines"] >= 6, f"the reveal was not wrapped onto several lines: {layout}"
+    assert layout["broken"] == [], f"words broken across lines: {layout['broken']}"
+    assert layout["overflow"] <= 1, f"the reveal is wider than the output area by {layout['overflow']} px"
+    assert "positive-definite" in shown.inner_text() and "q̈" in shown.inner_text()

@@ -66,7 +66,7 @@ def test_setup_outside_ipython_does_nothing(monkeypatch):
 # ---------------------------------------------------------------------- reveal
 def test_reveal_shows_the_answer_the_guess_and_one_tick_per_idea(capsys):
     ideas = {"idea A": ("apple",), "idea B": ("banana",), "idea C": ("cherry",)}
-    reveal("  an apple and a cherry  ", answer="The answer.", ideas=ideas)
+    print(reveal("  an apple and a cherry  ", answer="The answer.", ideas=ideas))
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Answer: The answer." and lines[1] == ""
     assert lines[2] == 'You predicted: "an apple and a cherry"'
@@ -77,7 +77,7 @@ def test_reveal_shows_the_answer_the_guess_and_one_tick_per_idea(capsys):
 def test_reveal_ends_with_different_feedback_for_all_some_and_none_of_the_ideas(capsys):
     endings = []
     for guess in ("apple banana", "apple", "durian"):
-        reveal(guess, answer="A.", ideas={"a": ("apple",), "b": ("banana",)})
+        print(reveal(guess, answer="A.", ideas={"a": ("apple",), "b": ("banana",)}))
         endings.append(capsys.readouterr().out.splitlines()[-1])
     assert len(set(endings)) == 3 and all(len(e) > 20 and e != "None" for e in endings), endings
     assert "1 of 2" in endings[1]
@@ -86,18 +86,18 @@ def test_reveal_ends_with_different_feedback_for_all_some_and_none_of_the_ideas(
 @pytest.mark.parametrize("fn, answer", [(reveal, ANSWER), (reveal_control, CONTROL_ANSWER)],
                          ids=["reveal", "reveal_control"])
 def test_a_reveal_waits_for_a_prediction_or_an_explicit_ask_and_names_its_own_call(capsys, fn, answer):
-    fn("")
+    print(fn(""))
     out = capsys.readouterr().out
     assert answer not in out and f"{fn.__name__}(my_prediction, ask=True)" in out
-    fn("   ", ask=True)
+    print(fn("   ", ask=True))
     assert " ".join(answer.split()) in " ".join(capsys.readouterr().out.split())
 
 
 def test_reveal_without_a_prediction_prints_three_lines_and_no_answer(capsys):
-    reveal(None)
+    print(reveal(None))
     out = capsys.readouterr().out
     assert len(out.splitlines()) == 3 and ANSWER not in out and "None" not in out
-    reveal("", ask=True)
+    print(reveal("", ask=True))
     out = capsys.readouterr().out
     answer, rest = out.split("\n\n", 1)
     assert " ".join(answer.split()) == f"Answer: {ANSWER}" and "None" not in rest and len(rest) > 20
@@ -122,15 +122,15 @@ def test_a_keyword_after_a_negation_in_its_clause_does_not_count(guess, named, n
 
 
 def test_a_negated_prediction_is_not_praised(capsys):
-    reveal("It does not learn the mass matrix or the potential energy or any equation of motion, just torques")
+    print(reveal("It does not learn the mass matrix or the potential energy or any equation of motion, just torques"))
     out = capsys.readouterr().out
     assert "Well predicted" not in out and "[x]" not in out and out.count("only after a 'not'") == 3
 
 
 def test_reveals_wrap_at_spaces_and_use_the_notebooks_symbols(capsys):
     from lesson_lib.course.reveal import CONTROL_ANSWER, WIDTH
-    reveal("a guess about the mass matrix " * 8)
-    reveal_control("close to the exact model", ask=True)
+    print(reveal("a guess about the mass matrix " * 8))
+    print(reveal_control("close to the exact model", ask=True))
     out = capsys.readouterr().out
     assert all(len(line) <= WIDTH for line in out.splitlines()), max(out.splitlines(), key=len)
     flat = " ".join(out.split())                       # a word broken across lines would not be found whole
@@ -363,3 +363,15 @@ def test_stale_reports_every_unknown_marker():
 def test_bare_facts_are_found_whatever_their_case():
     found = markers.bare(f"press TRAIN ×{facts.STEPS_PER_PRESS} twice")
     assert [name for name, _ in found] == ["STEPS_PER_PRESS"]
+
+
+def test_a_reveal_is_formatted_text_in_a_notebook_and_the_same_words_as_plain_text():
+    """In a notebook the cell shows the HTML (the front end wraps it at spaces); elsewhere str() is the text."""
+    import html as html_module
+    shown = reveal("It learns the mass matrix & not much else", ask=True)
+    markup = shown._repr_html_()
+    assert markup.startswith("<div class='lesson-reveal'") and "word-break:normal" in markup
+    assert "&amp;" in markup and "<b>Answer:</b>" in markup and markup.count("<li>") == 3
+    text = " ".join(re.sub(r"<[^>]+>", " ", html_module.unescape(markup)).split())
+    plain = " ".join(str(shown).replace("[x]", "☑").replace("[ ]", "☐").split())
+    assert text == plain, (text, plain)

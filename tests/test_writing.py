@@ -238,9 +238,9 @@ def test_letters_overview_shows_every_sample_in_joint_space(letters_data):
 
 # ---------------------------------------------------------------------- notebook 07's predict-first question
 def test_a_prediction_of_pd_like_errors_does_not_tick_the_right_answer(capsys):
-    reveal_control("close to PD, the learned model never saw these letters")
+    print(reveal_control("close to PD, the learned model never saw these letters"))
     assert "[ ] close to the exact model" in capsys.readouterr().out
-    reveal_control("as good as the true model, since it cancels gravity on the same angles")
+    print(reveal_control("as good as the true model, since it cancels gravity on the same angles"))
     out = capsys.readouterr().out
     assert "[x] close to the exact model" in out and "You named every key idea" in out
 

@@ -7,6 +7,7 @@ answer hidden, so "Restart Kernel and Run All" cannot show it before the learner
 wants the answer without predicting asks for it explicitly: `reveal(my_prediction, ask=True)`.  Both outputs are
 deterministic (nbval compares them), and wrapped at spaces to WIDTH characters (JupyterLab would otherwise break
 a long line in the middle of a word)."""
+import html
 import re
 import textwrap
 
@@ -69,35 +70,76 @@ def _wrapped(text, indent=""):
                          break_long_words=False, break_on_hyphens=False)
 
 
+class Reveal:
+    """What `reveal` shows, as formatted text in a notebook (HTML: the front end wraps it at spaces to the output
+    area's width, in JupyterLab, Notebook 7 and Voilà) and as plain text wrapped at WIDTH elsewhere
+    (print(reveal(...)), str()).  Parts: ("p", text) a paragraph, ("label", label, text) a paragraph that starts
+    with a bold label, ("tick", ticked, text) one line of the list of key ideas."""
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def __str__(self):
+        lines = []
+        for kind, *rest in self.parts:
+            if kind == "label":
+                lines.append(_wrapped(rest[1], f"{rest[0]} "))
+            elif kind == "tick":
+                lines.append(_wrapped(rest[1], f"  {'[x]' if rest[0] else '[ ]'} "))
+            elif kind == "gap":
+                lines.append("")
+            else:
+                lines.append(_wrapped(rest[0]))
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self):
+        out, items = [], []
+        for kind, *rest in self.parts + [("end",)]:
+            if kind != "tick" and items:
+                out.append("<ul style='list-style:none;padding-left:1.2em;margin:0.2em 0'>" + "".join(items)
+                           + "</ul>")
+                items = []
+            if kind == "label":
+                out.append(f"<p><b>{html.escape(rest[0])}</b> {html.escape(rest[1])}</p>")
+            elif kind == "tick":
+                items.append(f"<li>{'☑' if rest[0] else '☐'} {html.escape(rest[1])}</li>")
+            elif kind == "p":
+                out.append(f"<p>{html.escape(rest[0])}</p>")
+        return (f"<div class='lesson-reveal' style='max-width:52em;line-height:1.45;overflow-wrap:normal;"
+                f"word-break:normal'>{''.join(out)}</div>")
+
+
 def reveal(prediction, answer=ANSWER, ideas=None, ask=False, call="reveal"):
-    """Print the answer and compare it with the learner's recorded prediction; with an empty prediction, print
-    the answer only when asked (ask=True).  call: the function the learner runs, named in the instructions."""
+    """The answer compared with the learner's recorded prediction (a Reveal, shown as the cell's result); with
+    an empty prediction, the answer only when asked (ask=True).  call: the function the learner runs, named in
+    the instructions."""
     guess = str(prediction or "").strip()
     if not guess and not ask:
-        print("The answer is still hidden: your prediction is empty.")
-        print("Write one sentence in the prediction cell, run it, then run this cell again.")
-        print(f"To see the answer without predicting, run {call}(my_prediction, ask=True) instead.")
-        return
-    print(_wrapped(answer, "Answer: "))
-    print()
+        return Reveal([("p", "The answer is still hidden: your prediction is empty."),
+                       ("p", "Write one sentence in the prediction cell, run it, then run this cell again."),
+                       ("p", f"To see the answer without predicting, run {call}(my_prediction, ask=True) instead.")])
+    parts = [("label", "Answer:", answer), ("gap",)]
     if not guess:
-        print(_wrapped("You asked for the answer without a prediction. Next time, try a rough guess first: even a "
-                       "wrong one makes the answer stick."))
-        return
+        return Reveal(parts + [("p", "You asked for the answer without a prediction. Next time, try a rough guess "
+                                     "first: even a wrong one makes the answer stick.")])
     found = idea_mentions(guess, ideas)
-    print(_wrapped(f'"{guess}"', "You predicted: "))
+    parts.append(("label", "You predicted:", f'"{guess}"'))
     for idea, state in found.items():
-        note = " (you mentioned it only after a 'not'; in the answer it is part of the model)" if state == "negated" else ""
-        print(_wrapped(f"{'[x]' if state == 'named' else '[ ]'} {idea}{note}", "  "))
+        note = " (you mentioned it only after a 'not'; in the answer it is part of the model)" if state == "negated" \
+            else ""
+        parts.append(("tick", state == "named", f"{idea}{note}"))
     n = sum(state == "named" for state in found.values())
     if n == len(found):
-        print("You named every key idea. Well predicted.")
+        parts.append(("p", "You named every key idea. Well predicted."))
     elif n:
-        print(_wrapped(f"You named {n} of {len(found)} key ideas; the unticked ones are what the rest of the course "
-                       f"builds."))
+        parts.append(("p", f"You named {n} of {len(found)} key ideas; the unticked ones are what the rest of the "
+                           f"course builds."))
     else:
-        print(_wrapped("Your guess names none of the key ideas (by keywords): compare it with the answer above, "
-                       "and keep the difference in mind as you go on."))
+        parts.append(("p", "Your guess names none of the key ideas (by keywords): compare it with the answer above, "
+                           "and keep the difference in mind as you go on."))
+    return Reveal(parts)
 
 
 # ---------------------------------------------------------------------- notebook 07: the learned model at work
@@ -128,4 +170,4 @@ CONTROL_IDEAS = {
 
 def reveal_control(prediction, ask=False):
     """reveal for notebook 07's question (CONTROL_QUESTION)."""
-    reveal(prediction, CONTROL_ANSWER, CONTROL_IDEAS, ask, call="reveal_control")
+    return reveal(prediction, CONTROL_ANSWER, CONTROL_IDEAS, ask, call="reveal_control")
