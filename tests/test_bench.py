@@ -416,3 +416,26 @@ def test_no_number_is_shown_as_minus_zero(bench):
 def test_the_two_figures_wrap_onto_two_rows_when_the_page_is_narrow(bench):
     (row,) = [w for w in _placed(bench.ui) if isinstance(w, widgets.HBox) and bench.eigmap in w.children]
     assert row.layout.flex_flow == "row wrap"
+
+
+def test_a_click_from_the_page_queued_during_a_press_is_ignored_and_one_from_code_is_not():
+    """A double-click in the browser queues a second click behind the press; it reaches the kernel as a click
+    from the page within QUEUED_CLICK_S of the press's end and is ignored.  A click from code (or a later one) is
+    a new press."""
+    from lesson_lib.ui.bench import QUEUED_CLICK_S
+    bench = Bench(seed=0, steps_per_press=20)
+    page_click = lambda: bench.train_button._handle_button_msg(None, {"event": "click"}, [])   # noqa: E731
+    page_click()
+    assert bench.model.step == 20
+    page_click()                                                  # right after the press: the queued half
+    assert bench.model.step == 20 and "was ignored" in bench.message.value and "Trained 20 steps" in bench.message.value
+    bench.train_button.click()                                    # from code: a press
+    assert bench.model.step == 40
+    bench._ended -= QUEUED_CLICK_S                                # as if the learner waited to click again
+    page_click()
+    assert bench.model.step == 60 and "was ignored" not in bench.message.value
+
+
+def test_the_sliders_step_a_usable_amount_per_key(bench):
+    from lesson_lib.ui.bench import SLIDER_STEP
+    assert bench.q0.step == bench.q1.step == SLIDER_STEP and 20 <= 1 / SLIDER_STEP <= 50   # 20-50 keys per rad

@@ -633,6 +633,35 @@ def test_bench_in_voila(voila_tab, voila):
     _bench_flow(voila_tab)
     for stage in ("1-untrained", "4-trained"):
         _save_colour_blind_views(voila_tab, stage)
+    _double_click_and_page_keys(voila_tab)
+
+
+def _double_click_and_page_keys(tab):
+    """A double-click on Train runs one press, not two; PageUp moves a slider by five arrow steps; at 1,000 px
+    the eigenvalue map (with its colour bar) is shown whole."""
+    from lesson_lib.ui.bench import SLIDER_STEP
+    page, bench = tab.page, tab.page.locator(".bench")
+    step, train = bench.locator(".bench-status .bench-step"), bench.locator("button.bench-train")
+    before = int(step.inner_text())
+    train.dblclick()
+    expect(step).to_have_text(str(before + 2000), timeout=TRAIN_MS)
+    expect(bench).to_have_attribute("data-bench-busy", "false", timeout=UI_MS)
+    page.wait_for_timeout(2500)                        # a queued second press would be running or done by now
+    expect(step).to_have_text(str(before + 2000))
+    expect(bench).to_have_attribute("data-bench-busy", "false")
+    readout = bench.locator(".bench-q1 .widget-readout")
+    q1 = float(readout.inner_text())
+    handle = bench.locator(".bench-q1").get_by_role("slider")
+    handle.focus()
+    handle.press("PageUp")
+    expect(readout).to_have_text(f"{min(q1 + 5 * SLIDER_STEP, 3.14):.2f}", timeout=UI_MS)
+    page.set_viewport_size({"width": 1000, "height": 1300})
+    page.wait_for_timeout(500)
+    eigmap = bench.locator("img.bench-eigmap")
+    box, view = eigmap.bounding_box(), page.viewport_size
+    assert box["x"] >= 0 and box["x"] + box["width"] <= view["width"], f"the eigenvalue map is cut off: {box}"
+    eigmap.scroll_into_view_if_needed()
+    tab.shot("5-at-1000px")
 
 
 # ---------------------------------------------------------------------------------------------- reveals

@@ -41,11 +41,28 @@ from ..physics.chain import PlanarChain, double_pendulum
 
 MAX_STEPS_PER_PRESS = 100_000          # about a minute of training: beyond that a press looks hung
 MAX_GRID_POINTS = 201                  # 201 x 201 = 40,401 configurations per update
+SLIDER_STEP = 0.05                     # rad per arrow key (PageUp/PageDown: 5 steps); the readout takes any value
+QUEUED_CLICK_S = 0.25                  # a click from the page this soon after a press ended was queued during it
 
 
 class _Unchecked(traitlets.Any):
     """A trait that hands every value, None too, to the owner's validator (traitlets.Any passes None by)."""
     allow_none = False
+
+
+class _PressButton(widgets.Button):
+    """A Button that knows whether the click it is handling came from the page (`from_page`), not from code: the
+    Bench ignores a click from the page that was queued while a press was running (a double-click)."""
+
+    from_page = False
+
+    def _handle_button_msg(self, _, content, buffers):
+        if content.get("event", "") == "click":
+            self.from_page = True
+            try:
+                self.click()
+            finally:
+                self.from_page = False
 
 
 class _AngleSlider(widgets.FloatSlider):
@@ -178,18 +195,19 @@ class Bench:
         self._M_true_grid = self.chain.mass_matrix(self.grid)   # the truth over the grid never changes
         self._busy = False
         self._press = None                                      # (steps done, steps asked) while training
+        self._ended, self._message_after_press = -np.inf, ""    # when the last press ended, what it said
         self._build_widgets()
         self._build_figures()
         self.refresh()
 
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self):
-        slider = dict(min=-np.pi, max=np.pi, step=0.01, readout_format=".2f", continuous_update=True,
+        slider = dict(min=-np.pi, max=np.pi, step=SLIDER_STEP, readout_format=".2f", continuous_update=True,
                       style={"description_width": "70px"}, layout=widgets.Layout(width="360px"),
                       on_refused=self._refused)
         self.q0 = _AngleSlider("q0", value=0.5, description="q0 (rad)", **slider).add_class("bench-q0")
         self.q1 = _AngleSlider("q1", value=1.0, description="q1 (rad)", **slider).add_class("bench-q1")
-        self.train_button = widgets.Button(icon="play").add_class("bench-train")
+        self.train_button = _PressButton(icon="play").add_class("bench-train")
         self.reset_button = widgets.Button(description="Reset", icon="undo").add_class("bench-reset")
         self.progress = widgets.HTML().add_class("bench-progress")
         self.matrices = widgets.HTML().add_class("bench-matrices")
@@ -431,6 +449,10 @@ class Bench:
 
     @_shows_errors("Training")
     def _on_train(self, button=None):
+        if getattr(button, "from_page", False) and time.monotonic() - self._ended < QUEUED_CLICK_S:
+            self._say(self._message_after_press + "<div class='bench-info'>A second click that arrived while "
+                      "training ran was ignored (press Train again for more steps).</div>")
+            return
         self.train(self.steps_per_press)
 
     @_shows_errors("Reset")
@@ -503,6 +525,7 @@ class Bench:
                 self._measure_model()
                 self._measure_q()
                 self._show()
+            self._ended, self._message_after_press = time.monotonic(), message or ""
 
     def _error_markup(self, headline, err):
         """An error for the message area: what failed, the exception, and where the model is now."""
