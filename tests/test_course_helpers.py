@@ -312,7 +312,7 @@ def test_diagnose_finds_where_the_error_is_worst():
     assert d["max_error"] == pytest.approx(0.5) and d["worst_entry"] == (1, 1)
     np.testing.assert_allclose(d["worst_q"], [np.pi / 2, -np.pi / 2])
     assert not d["passed"] and d["steps"] == 0
-    assert any("M[1,1] at q = (1.57, -1.57) rad" in h for h in d["hints"])
+    assert any("M[1,1] at q = (1.57,-1.57) rad" in h for h in d["hints"])
 
 
 def test_diagnose_hints_follow_the_training_steps(monkeypatch):
