@@ -5,10 +5,10 @@ message must not come from inside numpy.  EDGE rows: (id, call, independent expe
 edge (empty batches, lists, a single state, one link) that must give the correct result.
 """
 import itertools
-import re
 
 import numpy as np
 import pytest
+from bad_input import assert_refused
 
 from lesson_lib import (BlackBox, DeLaN, PlanarChain, double_pendulum, lesson_check, mass_matrix_error, min_eigenvalue,
                         part_errors, rollout, sample_trajectories, sample_uniform, torque_nmse, torus_grid)
@@ -260,15 +260,9 @@ BAD = [
      r"rows must be the non-empty list"),
 ]
 
-NUMPY_WORDS = re.compile(r"operands could not be broadcast|negative dimensions|zero-size array|cannot reshape|"
-                         r"Singular matrix|object of type|not supported between|unsupported operand")
-
-
 @pytest.mark.parametrize("call, error, pattern", [row[1:] for row in BAD], ids=[row[0] for row in BAD])
 def test_bad_input_is_refused_with_a_clear_message(call, error, pattern):
-    with pytest.raises(error, match=pattern) as info:
-        call()
-    assert not NUMPY_WORDS.search(str(info.value)), str(info.value)
+    assert_refused(call, error, pattern)
 
 
 # ---------------------------------------------------------------------- valid edge inputs: correct results

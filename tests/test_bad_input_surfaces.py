@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bad_input import assert_refused
 
 from lesson_lib import BlackBox, DeLaN, PlanarChain, double_pendulum, lesson_check, sample_uniform, torque_nmse
 from lesson_lib._validate import LimitExceeded
@@ -120,15 +121,9 @@ BAD = [
      r"NaN or inf"),
 ]
 
-NUMPY_WORDS = re.compile(r"operands could not be broadcast|Singular matrix|object of type|has no attribute|"
-                         r"not supported between|index \d+ is out of bounds|math domain error")
-
-
 @pytest.mark.parametrize("call, error, pattern", [row[1:] for row in BAD], ids=[row[0] for row in BAD])
 def test_bad_input_is_refused_with_a_clear_message(call, error, pattern):
-    with pytest.raises(error, match=pattern) as info:
-        call()
-    assert not NUMPY_WORDS.search(str(info.value)), str(info.value)
+    assert_refused(call, error, pattern)
 
 
 def test_writing_stays_correct_at_the_edges_of_what_is_allowed():
