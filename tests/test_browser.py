@@ -696,7 +696,10 @@ def test_a_reveal_reads_as_formatted_text_with_no_word_broken(jupyterlab_tab, ju
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
     path = ARTIFACTS / "reveal-check.ipynb"
     nbformat.write(nb, str(path))
-    _open_and_run_all(jupyterlab_tab, f"{jupyter.url}/lab/tree/{path.relative_to(ROOT).as_posix()}")
+    # a workspace of its own: the default one would restore the Bench's tab of the earlier test beside it
+    _open_and_run_all(jupyterlab_tab,
+                      f"{jupyter.url}/lab/workspaces/reveal-check/tree/{path.relative_to(ROOT).as_posix()}")
+    expect(page.locator(".jp-NotebookPanel")).to_have_count(1)
     shown = page.locator(".lesson-reveal")
     expect(shown).to_be_visible(timeout=PAGE_MS)
     expect(shown.locator("li")).to_have_count(3)
