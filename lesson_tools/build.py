@@ -11,9 +11,11 @@ The course's notebooks are the ones in lesson_tools/catalog.py.  Commands, from 
 
 `build` writes the current facts and catalog into the markers of every notebook's markdown and of README.md
 (lesson_tools.markers), stamps every notebook it writes with metadata["lesson"] = {"notebook": "<id>"}
-(the grader matches submissions by it), strips the solutions, and executes both versions.  `check` lists every
-problem: a learner version out of sync with its source, a stale or unknown marker, a fact written bare in prose
-or code, a missing catalog marker or stamp, and the exercise rules below.
+(the grader matches submissions by it), executes the teachers' source, writes the learner version with the
+solutions stripped and no outputs, and writes the exercises' stubs into lesson_lib/course/checks/stubs.json.
+`check` lists every problem: a learner version out of sync with its source or carrying outputs, a stale or
+unknown marker, a fact written bare in prose or code, a missing catalog marker or stamp, stale stubs, a default
+that differs from its fact, and the exercise rules below.
 
 The exercise pattern (every "Your turn" in the course)
 ------------------------------------------------------
@@ -49,10 +51,10 @@ The exercise pattern (every "Your turn" in the course)
 5. Cells after the check never use the learner's function: they use the library's (e.g.
    lesson_lib.evaluation.audit.is_valid_inertia), so a stub or a wrong answer cannot break the rest of the notebook.
 
-Markdown cells tagged `solution` are for teachers only and are dropped from the learner version.  Both versions
-are executed in place (cwd = the notebook's folder, as Jupyter does), so their stored outputs are real: the
-teachers' source shows PASS lines, the learner version NOT ATTEMPTED.  Grade learners' saved notebooks with
-`python -m lesson_tools.grade`.
+Cells tagged `solution` are for teachers only and are dropped from the learner version.  The teachers' source is
+executed in place (cwd = the notebook's folder, as Jupyter does), so its stored outputs are real and show PASS
+lines; the learner version stores none (nothing shows before a prediction) and is run, saying NOT ATTEMPTED, by
+tests/test_edition.py.  Grade learners' saved notebooks with `python -m lesson_tools.grade`.
 """
 import argparse
 import ast
@@ -147,14 +149,9 @@ def stubs_text(teachers):
     return json.dumps({k: v for k, v in table.items() if v}, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def teachers_sources():
-    """{notebook id: teachers' source} of every exercise notebook of the catalog (apps left out)."""
-    return {e.id: _read(source_path(e)) for e in catalog.CATALOG if not e.app}
-
-
 def refresh_stubs(path=STUBS):
     """Write the exercises' stubs (from the teachers' sources) into lesson_lib, where the checks read them."""
-    text = stubs_text(teachers_sources())
+    text = stubs_text({e.id: _read(source_path(e)) for e in catalog.CATALOG if not e.app})
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
 
@@ -331,7 +328,7 @@ def _show(path):
 def check(log=print):
     """Every problem (list of strings) in the course's notebooks and README.md (sources only, not outputs)."""
     from lesson_lib.course.checks import REGISTRY
-    problems, learners = [], {}
+    problems, learners, teachers = [], {}, {}
     for entry in catalog.CATALOG:
         path, target = source_path(entry), NOTEBOOKS / f"{entry.id}.ipynb"
         if not path.exists():
@@ -342,6 +339,7 @@ def check(log=print):
         if entry.app:
             learners[entry.id] = teacher
             continue
+        teachers[entry.id] = teacher
         if not target.exists():
             problems.append(f"{_show(target)} is missing")
             continue
@@ -355,9 +353,8 @@ def check(log=print):
         problems += [f"{_show(target)}, {p}" for p in [stamp_problem(actual, entry.id)] if p]
         problems += [f"{_show(target)}, {p}" for p in stored_results(actual)]
     problems += course_problems(learners, REGISTRY)
-    teachers = {k: v for k, v in learners.items() if not catalog.BY_ID[k].app}
     try:
-        if STUBS.read_text(encoding="utf-8") != stubs_text({k: _read(source_path(catalog.BY_ID[k])) for k in teachers}):
+        if STUBS.read_text(encoding="utf-8") != stubs_text(teachers):
             problems.append(f"{_show(STUBS)} differs from the teachers' sources' stubs (course build writes it)")
     except OSError:
         problems.append(f"{_show(STUBS)} is missing (course build writes it)")
@@ -376,7 +373,8 @@ def check(log=print):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m lesson_tools", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", help="refresh facts, generate the learner notebooks, and execute both versions")
+    b = sub.add_parser("build", help="refresh facts, execute the teachers' sources, write the learner notebooks "
+                                     "(no outputs) and the stubs")
     b.add_argument("names", nargs="*", help="notebook ids, e.g. 01_challenge (default: all)")
     b.add_argument("--no-execute", action="store_true", help="only generate the sources, do not run")
     sub.add_parser("check", help="fail on any course problem: sync, stale or bare facts, stamps, exercise rules")

@@ -7,7 +7,7 @@ PATH: notebook files and folders (searched recursively), with any names: `alice/
 in a fresh kernel under limits; the course's checks then judge the learner's answers in a clean process that
 the learner's cells never touched.  The gradebook has one row per (submission, check): student, notebook,
 submission, check, verdict, detail, with verdict PASS, FAIL, NOT ATTEMPTED, ERROR, TIMEOUT, TAMPERED or
-NOT GRADED (see lesson_tools.grading.commandbook).  A summary per student is printed at the end.
+NOT GRADED (see lesson_tools.grading.gradebook).  A summary per student is printed at the end.
 
 Exit code 0 whenever grading ran, whatever the learners scored; 2 for a usage error; 1 when grading itself
 could not run (course files changed, no Dask scheduler at ADDRESS, no kernel could start).
