@@ -40,6 +40,15 @@ def _gain(name, k):
     return arr
 
 
+def check_gain_lengths(gains, n, owner):
+    """Raise unless each gain of `gains` ({what to call it: array}) is one number or one per joint of n; `owner`
+    names what has the n joints ("the model", "the chain")."""
+    for name, k in gains.items():
+        if k is not None and np.ndim(k) == 1 and len(k) != n:
+            raise ValueError(f"{name} has {len(k)} gains but {owner} has {n} joints: give one number for all joints "
+                             f"or one per joint")
+
+
 def inverse_dynamics_of(model):
     """The callable (q, qd, qdd) -> tau of a model: `inverse_dynamics`, or the RNEA for a PlanarChain (the truth)."""
     if isinstance(model, PlanarChain):
@@ -75,10 +84,8 @@ class ComputedTorque(PD):
         super().__init__(kp, kd)
         self.model, self.inverse_dynamics = model, inverse_dynamics_of(model)
         n = getattr(model, "n_dof", None)
-        for name, k in (("kp", self.kp), ("kd", self.kd)):
-            if n is not None and k.ndim == 1 and len(k) != n:
-                raise ValueError(f"{name} has {len(k)} gains but the model has {n} joints: give one number for all "
-                                 f"joints or one per joint")
+        if n is not None:
+            check_gain_lengths({"kp": self.kp, "kd": self.kd}, n, "the model")
 
     def __repr__(self):
         return f"ComputedTorque({type(self.model).__name__}, kp={self.kp.tolist()}, kd={self.kd.tolist()})"

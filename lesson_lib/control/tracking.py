@@ -19,6 +19,7 @@ from .._validate import _got, as_state, boolean, callable_arg, has_api, positive
 from ..limits import MAX_TRACKING_STEPS
 from ..physics.chain import double_pendulum
 from ..physics.integrators import rk4_step
+from .laws import check_gain_lengths
 
 TAU_MAX = (50.0, 25.0)      # torque limits (N m): about twice what writing the letters needs
 MAX_SPEED = 1e3             # rad/s: beyond this the closed loop has gone unstable
@@ -136,11 +137,8 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
 
 def _fits(controller, n):
     """Raise unless the controller's gains and model (when it has them) fit a chain of n joints."""
-    for name in ("kp", "kd"):
-        k = getattr(controller, name, None)
-        if k is not None and np.ndim(k) == 1 and len(k) != n:
-            raise ValueError(f"the controller's {name} has {len(k)} gains but the chain has {n} joints: give one "
-                             f"number for all joints or one per joint")
+    check_gain_lengths({f"the controller's {name}": getattr(controller, name, None) for name in ("kp", "kd")}, n,
+                       "the chain")
     model = getattr(controller, "model", None)
     n_model = getattr(model, "n_dof", None)
     if n_model is not None and n_model != n:
