@@ -10,7 +10,7 @@ from .._validate import (array, as_data, as_state, as_states, configurations, ha
                          number_list, within_limit)
 from ..limits import MAX_JOINTS, MAX_SAMPLES
 from ..facts import QD_MAX, QDD_MAX
-from .metrics import MODEL
+from .metrics import MODEL, learned_mass_matrix
 
 SYMMETRY_TOL = 1e-9
 
@@ -45,7 +45,7 @@ def implied_mass_matrix(model, q, qd, qdd):
         q, qd, qdd = q[0], qd[0], qdd[0]
     if hasattr(model, "implied_mass_matrix"):
         return model_output("model.implied_mass_matrix(q, qd, qdd)", model.implied_mass_matrix(q, qd, qdd), shape)
-    return model_output("model.mass_matrix(q)", model.mass_matrix(q), shape)
+    return learned_mass_matrix(model, q, shape)
 
 
 def sample_states(n_dof, count, seed, scale=1.0, qd_max=QD_MAX, qdd_max=QDD_MAX):
@@ -141,8 +141,7 @@ def inertia_collapse(model, data):
     has_api("model", model, ("mass_matrix",), MODEL)
     d = as_data("data", data, model.n_dof, keys=("q", "qdd"))
     q = d["q"][:: max(1, len(d["q"]) // 2000)]                        # at most about 2000 configurations
-    largest = float(np.abs(model_output("model.mass_matrix(q)", model.mass_matrix(q),
-                                        (len(q), model.n_dof, model.n_dof))).max())
+    largest = float(np.abs(learned_mass_matrix(model, q, (len(q), model.n_dof, model.n_dof))).max())
     eps = float(getattr(model, "eps", 1e-3))
     qdd_rms = float(np.sqrt(np.mean(d["qdd"] ** 2)))
     collapsed = largest < COLLAPSE_FACTOR * eps
