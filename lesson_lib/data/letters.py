@@ -22,6 +22,7 @@ far from the stretched (r = 2 m) and folded (r = 0) singularities.
 """
 import numpy as np
 
+import functools
 from collections.abc import Mapping
 
 from .._validate import LimitExceeded, _got, integer, number, positive_number, within_limit
@@ -180,16 +181,12 @@ def _text(name, text):
     return text
 
 
-_FONT = []
-
-
+@functools.lru_cache(maxsize=1)
 def _font():
     """The font's FT2Font, loaded once (to ask which characters it has)."""
-    if not _FONT:
-        from matplotlib.font_manager import FontProperties, findfont
-        from matplotlib.ft2font import FT2Font
-        _FONT.append(FT2Font(findfont(FontProperties(family=FONT))))
-    return _FONT[0]
+    from matplotlib.font_manager import FontProperties, findfont
+    from matplotlib.ft2font import FT2Font
+    return FT2Font(findfont(FontProperties(family=FONT)))
 
 
 def _moves(contours, smooth):
