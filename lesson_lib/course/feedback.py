@@ -3,12 +3,11 @@
     from lesson_lib.course.feedback import report
     report(model, chain)     # prints "PASS: ..." or "FAIL: ..." followed by what to do
 """
-import textwrap
-
 import numpy as np
 
 from .. import facts
 from ..evaluation.metrics import compare_mass_matrices, torus_grid
+from .notebook import wrapped
 
 
 def diagnose(model, chain, points=None):
@@ -57,6 +56,5 @@ def report(model, chain):
     else:
         print(f"FAIL: {numbers}")
         for hint in d["hints"]:                         # wrapped at spaces: no word broken by the front end
-            print(textwrap.fill(hint, 100, initial_indent="  hint: ", subsequent_indent=" " * 8,
-                                break_long_words=False, break_on_hyphens=False))
+            print(wrapped(hint, "  hint: "))
     return None

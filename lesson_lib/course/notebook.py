@@ -9,8 +9,17 @@
 `setup` makes IPython show that message alone (no traceback) and adds a one-line hint under any other NameError.
 """
 import inspect
+import textwrap
 
 RUN_ABOVE = "Run > Run All Above Selected Cell"
+WIDTH = 100          # characters per line of text the course prints (JupyterLab breaks longer lines mid-word)
+
+
+def wrapped(text, indent=""):
+    """text wrapped at spaces to WIDTH characters, the first line after `indent`, the others under it; words and
+    hyphenated words are never broken."""
+    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=" " * len(indent),
+                         break_long_words=False, break_on_hyphens=False)
 
 
 class MissingStep(NameError):

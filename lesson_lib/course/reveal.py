@@ -9,9 +9,8 @@ deterministic (nbval compares them), and wrapped at spaces to WIDTH characters (
 a long line in the middle of a word)."""
 import html
 import re
-import textwrap
 
-WIDTH = 100
+from .notebook import WIDTH, wrapped  # noqa: F401 -- WIDTH: the width the reveals wrap to
 
 QUESTION = ("A Deep Lagrangian Network refuses to learn the whole map from state to torque. "
             "What does it learn instead?")
@@ -65,11 +64,6 @@ def matched_ideas(prediction, ideas=None):
     return {idea: state == "named" for idea, state in idea_mentions(prediction, ideas).items()}
 
 
-def _wrapped(text, indent=""):
-    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=" " * len(indent),
-                         break_long_words=False, break_on_hyphens=False)
-
-
 class Reveal:
     """What `reveal` shows, as formatted text in a notebook (HTML: the front end wraps it at spaces to the output
     area's width, in JupyterLab, Notebook 7 and Voilà) and as plain text wrapped at WIDTH elsewhere
@@ -83,13 +77,13 @@ class Reveal:
         lines = []
         for kind, *rest in self.parts:
             if kind == "label":
-                lines.append(_wrapped(rest[1], f"{rest[0]} "))
+                lines.append(wrapped(rest[1], f"{rest[0]} "))
             elif kind == "tick":
-                lines.append(_wrapped(rest[1], f"  {'[x]' if rest[0] else '[ ]'} "))
+                lines.append(wrapped(rest[1], f"  {'[x]' if rest[0] else '[ ]'} "))
             elif kind == "gap":
                 lines.append("")
             else:
-                lines.append(_wrapped(rest[0]))
+                lines.append(wrapped(rest[0]))
         return "\n".join(lines)
 
     __repr__ = __str__
