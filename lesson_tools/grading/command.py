@@ -65,6 +65,18 @@ def _failed(task, exc):
             for c in task["course_nb"].checks]
 
 
+def _rows_of(task, result, failed):
+    """A task's rows from its result: raise when the course's files changed, ERROR rows when the grader itself
+    failed (kept in `failed`, by task, until a later try of it succeeds)."""
+    if isinstance(result, CourseFilesChanged):
+        raise result
+    if isinstance(result, Exception):
+        failed[id(task)] = result
+        return _failed(task, result)
+    failed.pop(id(task), None)
+    return result
+
+
 def run_local(tasks, workers):
     """Yield (task, rows or exception) as submissions finish, on `workers` processes (this process only waits,
     so Ctrl-C stops grading whatever the number of workers)."""
@@ -112,13 +124,9 @@ def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None):
         else:
             tasks.append(make_task(sub, course[sub.notebook], names, expected, limits))
     results = run_dask(tasks, scheduler) if scheduler else run_local(tasks, workers)
-    start, failures, timed_out, first = time.monotonic(), [], [], {}
+    start, failed, timed_out, first = time.monotonic(), {}, [], {}
     for done, (task, result) in enumerate(results, 1):
-        if isinstance(result, CourseFilesChanged):
-            raise result
-        if isinstance(result, Exception):
-            failures.append(result)
-            result = _failed(task, result)
+        result = _rows_of(task, result, failed)
         if any(r["verdict"] == gb.TIMEOUT for r in result):
             timed_out.append(task)                    # graded again alone below: a busy machine is no verdict
             first[id(task)] = {r["check"]: r["verdict"] for r in result}
@@ -128,18 +136,14 @@ def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None):
             log(f"[{done}/{len(tasks)}] {task['student']} {task['notebook']}: {gb.tally(result)} "
                 f"({time.monotonic() - start:.0f} s)")
     for task, result in (run_local(timed_out, 1) if timed_out else ()):
-        if isinstance(result, CourseFilesChanged):
-            raise result
-        if isinstance(result, Exception):
-            failures.append(result)
-            result = _failed(task, result)
+        result = _rows_of(task, result, failed)
         before = first.get(id(task), {})
         again = "; graded a second time alone, after a TIMEOUT when graded with the others"
         rows += [{**r, "detail": r["detail"] + again} if before.get(r["check"]) == gb.TIMEOUT else r for r in result]
         if log:
             log(f"[again, alone] {task['student']} {task['notebook']}: {gb.tally(result)}")
-    if tasks and len(failures) == len(tasks):
-        raise RuntimeError(f"no submission could be graded: {failures[0]}")
+    if tasks and len(failed) == len(tasks):
+        raise RuntimeError(f"no submission could be graded: {next(iter(failed.values()))}")
     order = {(nb.stem, c.name): c.index for nb in course.values() for c in nb.checks}
     return gb.sort_rows(rows, order)
 
