@@ -3,17 +3,20 @@
 Rooms (one concern each; a later room uses the earlier ones, never a copy of them):
 
 - physics/     PlanarChain, double_pendulum (the RNEA truth); integrators (rk4_step, rollout, Euler steppers)
-- data/        inverse-dynamics data from the truth: uniform samples, trajectories, letters written by the arm
-- model/       DeLaN (M = L L^T, g = dV/dq, c from dM/dq), BlackBox (the foil), jets, structure, training
+- data/        inverse-dynamics data from the truth: uniform samples, trajectories, letters written by the arm;
+               what the arm's sensors record, and q̇, q̈ estimated from it (sensors)
+- model/       DeLaN (M = L L^T, g = dV/dq, c from dM/dq), BlackBox (the foil), training; plain (the loss in
+               plain autograd) and fast/ (the same loss as two fused primitives)
 - evaluation/  mass-matrix error over the torus, SPD margin, torque errors, the lesson's PASS check; audits
-- course/      exercise checks, feedback, predict-first reveals, notebook helpers, `python -m lesson_tools`
+- course/      exercise checks, feedback, predict-first reveals, notebook helpers
 - control/     computed-torque and PD control of the true arm, tracking letters
 - ui/          the Bench widget, the notebooks' figures, the palette
-- grading/     grading learners' notebooks, `python -m lesson_tools.grade`
 - facts        the lesson's numbers (PASS threshold, grid size, default training settings), one home each
 - limits       hard limits that keep a call from hanging or exhausting memory, one home each
 
-The names below are the public API: `from lesson_lib import DeLaN, double_pendulum, ...`.
+The names below are the public API: `from lesson_lib import DeLaN, double_pendulum, ...`.  The teachers' and
+graders' tools (build, check, release, links, grading) are a package of their own, lesson_tools, which imports
+this one and is never imported by it.
 """
 from .data import sample_trajectories, sample_uniform
 from .evaluation.metrics import (lesson_check, mass_matrix_error, min_eigenvalue, part_errors, torque_nmse,
