@@ -320,6 +320,25 @@ def _sync_problem(expected, actual):
     return f"cell {i} ('{first}') differs from its teachers' source"
 
 
+# The design card's top level (plus the benchmarks/ and .ci/ folders, the tools' package and the packaging files).
+TOP_LEVEL = {"README.md", "requirements.txt", "notebooks", "lesson_lib", "tests", "binder", "benchmarks", ".ci",
+             "lesson_tools", "pyproject.toml", ".gitignore"}
+
+
+def layout_problems(root=ROOT):
+    """One message per file tracked by git at the top level of `root` that the design card does not list
+    (none when `root` is not a git work tree, e.g. an unpacked archive)."""
+    import subprocess
+    try:
+        tracked = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True, check=True,
+                                 text=True).stdout.split("\0")
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    extra = sorted({path.split("/")[0] for path in tracked if path} - TOP_LEVEL)
+    return [f"{name!r} is tracked at the top level, which holds only {', '.join(sorted(TOP_LEVEL))}: "
+            f"move it or run git rm --cached -- {name!r}" for name in extra]
+
+
 def _show(path):
     """A path as problems name it: relative to the repository when inside it."""
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
@@ -362,7 +381,7 @@ def check(log=print):
     for folder in (NOTEBOOKS, SOLUTIONS):
         problems += [f"{_show(p)} is not in lesson_tools/catalog.py" for p in sorted(
             folder.glob("*.ipynb")) if p.name not in known and not p.name.startswith("_grading_")]
-    problems += default_problems()
+    problems += default_problems() + layout_problems()
     if not README.is_file():
         return problems + [f"{_show(README)} is missing: run this from the teachers' repository"]
     readme = README.read_text(encoding="utf-8")

@@ -269,3 +269,16 @@ def test_every_section_a_notebook_names_exists_where_it_points():
                     f"{entry.id} calls section {section} of {target} '{title}'; it is '{headings[section]}'")
                 checked += 1
     assert checked >= 10, f"only {checked} section references found: the patterns no longer match the text"
+
+
+# ---------------------------------------------------------------------- the design card's top level
+def test_layout_names_a_stray_top_level_file_and_the_repository_has_none(tmp_path):
+    assert build.layout_problems() == []
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for name in ("README.md", "hat the check prints#", "lesson_lib/x.py"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "."], check=True)
+    problems = build.layout_problems(tmp_path)
+    assert len(problems) == 1 and "'hat the check prints#'" in problems[0] and "git rm --cached" in problems[0]
+    assert build.layout_problems(tmp_path / "not-a-repo") == []
