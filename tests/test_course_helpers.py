@@ -47,6 +47,13 @@ def test_require_names_the_missing_names_and_the_cell_to_run(shell):
     assert shell.shown == []
 
 
+def test_require_by_default_names_the_first_code_cell(shell):
+    shell.shown.clear()
+    shell.run_cell("require('chain_never_made')")
+    ((etype, value, stb),) = shell.shown
+    assert "`chain_never_made`, which the cell with the imports (the first code cell) makes" in value
+
+
 def test_other_name_errors_keep_their_traceback_and_get_a_hint(shell):
     shell.shown.clear()
     shell.run_cell("print(never_defined)")

@@ -26,6 +26,7 @@ TRUTH_ROOMS = ("lesson_lib/physics/", "lesson_lib/model/", "lesson_lib/data/", "
                "lesson_lib/control/")
 # Lines that carry no answer: a loop header over the joints, returning a name.
 CARRIES_NOTHING = re.compile(r"^(for \w+ in range\(\w+\):|return \w+)$")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @pytest.fixture(scope="module")
@@ -291,3 +292,39 @@ def test_release_command_says_what_is_wrong_in_one_line(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "9 notebooks" in r.stdout and json.loads((tmp_path / "ed" / "notebooks" / "00_start_here.ipynb")
                                                      .read_text())["metadata"]["lesson"]
+
+
+# ---------------------------------------------------------------------- a cell run first, after a restart
+def _run_each_cell_first(folder, name, timeout=300):
+    """Each code cell of folder/notebooks/name run alone in a kernel restarted just before it: [(index, source,
+    error output or None)]."""
+    from jupyter_client.manager import KernelManager
+    env = {**os.environ, "PYTHONPATH": str(folder), "MPLBACKEND": "Agg"}
+    km = KernelManager(kernel_name="python3")
+    km.start_kernel(cwd=str(folder / "notebooks"), env=env)
+    results = []
+    try:
+        nb = nbformat.read(str(folder / "notebooks" / name), as_version=4)
+        for index, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+            if index:
+                km.restart_kernel(now=True)
+            client = km.client()
+            client.start_channels()
+            client.wait_for_ready(timeout=60)
+            errors = []
+            client.execute_interactive(cell.source, timeout=timeout, output_hook=lambda msg: errors.append(
+                msg["content"]) if msg["msg_type"] == "error" else None)
+            client.stop_channels()
+            results.append((index, cell.source, errors[0] if errors else None))
+    finally:
+        km.shutdown_kernel(now=True)
+    return results
+
+
+@pytest.mark.parametrize("name", [f"{e.id}.ipynb" for e in catalog.CATALOG])
+def test_every_cell_run_first_after_a_restart_works_or_says_which_cell_to_run(edition, name):
+    from lesson_lib.course.notebook import RUN_ABOVE
+    bare = [f"code cell {index} ({source.splitlines()[0][:60]!r}) says only {error['ename']}: {error['evalue']}"
+            for index, source, error in _run_each_cell_first(edition, name)
+            if error is not None and RUN_ABOVE not in ANSI.sub("", "\n".join(error["traceback"]))]
+    assert not bare, f"{name}, run first after a restart:\n" + "\n".join(bare)

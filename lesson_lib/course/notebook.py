@@ -1,17 +1,21 @@
 """Kind notebooks: when a cell needs something an earlier cell makes, say which cell to run.
 
-    from lesson_lib.course.notebook import require, setup
-    setup()                                         # first cell: friendlier NameErrors from here on
-    ...
-    require("model", cell="'Train the model' (section 2)")   # first line of a cell that needs `model`
+    from lesson_lib.course.notebook import require           # first lines of a cell that needs `model`
+    require("model", cell="'Train the model' (section 2)")
+    require("chain")                                          # made by the first code cell, with the imports
 
 `require` raises MissingStep, a NameError whose message names the missing names and the cell that makes them;
 `setup` makes IPython show that message alone (no traceback) and adds a one-line hint under any other NameError.
+Importing lesson_lib.course (any of its modules: the checks, the reveals, this one) in an IPython kernel calls
+`setup`, so a cell run first after a restart says which cell to run even before the first cell has run; outside
+IPython it does nothing.  Every code cell after a notebook's first starts with such an import (a check cell
+imports `checks`): tests/test_edition.py runs each one first in a fresh kernel.
 """
 import inspect
 import textwrap
 
 RUN_ABOVE = "Run > Run All Above Selected Cell"
+FIRST_CELL = "with the imports (the first code cell)"
 WIDTH = 100          # characters per line of text the course prints (JupyterLab breaks longer lines mid-word)
 
 
@@ -26,10 +30,11 @@ class MissingStep(NameError):
     """A cell needs names that an earlier cell makes; the message says which cell to run."""
 
 
-def require(*names, cell):  # pragma: no mutate block (mutmut's trampoline would stand between it and its caller)
+def require(*names, cell=FIRST_CELL):  # pragma: no mutate block (mutmut's trampoline would stand between it and its caller)
     """Raise MissingStep unless every name in `names` exists in the calling notebook's namespace.
 
-    cell: how the learner finds the cell that makes them, e.g. "'Train both models' (section 2)".
+    cell: how the learner finds the cell that makes them, e.g. "'Train both models' (section 2)"; by default the
+    notebook's first code cell.
     """
     scope = inspect.currentframe().f_back.f_globals
     missing = [n for n in names if n not in scope]
