@@ -45,6 +45,9 @@ CATALOG = (
     Notebook("07_write_with_the_model", "Write with the model", 45,
              "learn from an arm writing letters, test on letters it never saw (M q̈, c and g apart), write the "
              "computed-torque law, compare four controllers, then type a word and watch the arm write it"),
+    Notebook("08_learn_from_what_the_robot_records", "Learn from what the robot records", 35,
+             "noisy encoder positions and no measured q̈: predict, write the second difference, see M collapse on "
+             "it, then train through the Störmer–Verlet integrator instead"),
     Notebook("bench_app", "The Bench", None, "the Bench alone, for Voilà", app=True),
 )
 

@@ -145,6 +145,7 @@ RIGHT = {
     "triple_pendulum": triple(),
     "triple_delan": lambda chain, data: FakeTrainedDeLaN(0.01),
     "computed_torque": control_law(),
+    "second_difference": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / h**2,
 }
 
 WRONG = {
@@ -270,5 +271,14 @@ WRONG = {
         "no g": control_law(torque=lambda M, a, c, g: M @ a + c),
         "no c, g": control_law(torque=lambda M, a, c, g: M @ a),
         "formula": control_law(torque=lambda M, a, c, g: M @ a + c - g),
+    },
+    "second_difference": {
+        "axis": lambda q, h: np.diff(q, 2) / h**2,                          # along the joints
+        "first": lambda q, h: np.diff(q, axis=0) / h,
+        "rows": lambda q, h: np.gradient(np.gradient(q, h, axis=0), h, axis=0),
+        "h": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / h,
+        "middle": lambda q, h: (q[2:] + 2 * q[1:-1] + q[:-2]) / h**2,
+        "order": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h**2)[::-1],
+        "general": lambda q, h: (q[2:] - q[:-2]) / h**2,
     },
 }

@@ -184,9 +184,10 @@ def test_a_prediction_reveals_the_answer_and_ticks_what_it_names(capsys):
 
 
 def test_the_predict_first_cell_hides_the_answer_in_the_stored_outputs():
-    for name in ("01_challenge", "07_write_with_the_model"):
-        cell = next(c for c in nbformat.read(str(SOLUTIONS / f"{name}.ipynb"), as_version=4).cells
-                    if c.cell_type == "code" and "(my_prediction" in c.source and "reveal" in c.source)
+    reveals = {path.stem: c for path in SOURCES for c in nbformat.read(str(path), as_version=4).cells
+               if c.cell_type == "code" and "(my_prediction" in c.source and "reveal" in c.source}
+    assert {"01_challenge", "07_write_with_the_model", "08_learn_from_what_the_robot_records"} <= set(reveals)
+    for name, cell in reveals.items():
         shown = " ".join(o.get("data", {}).get("text/plain", "") + o.get("data", {}).get("text/html", "")
                          for o in cell.outputs)
         assert "Answer:" not in shown and "still hidden" in shown and "lesson-reveal" in shown, (name, shown)

@@ -121,7 +121,7 @@ def reveal(prediction, answer=ANSWER, ideas=None, ask=False, call="reveal"):
     found = idea_mentions(guess, ideas)
     parts.append(("label", "You predicted:", f'"{guess}"'))
     for idea, state in found.items():
-        note = " (you mentioned it only after a 'not'; in the answer it is part of the model)" if state == "negated" \
+        note = " (you mentioned it only after a 'not'; the answer affirms it)" if state == "negated" \
             else ""
         parts.append(("tick", state == "named", f"{idea}{note}"))
     n = sum(state == "named" for state in found.values())
@@ -165,3 +165,32 @@ CONTROL_IDEAS = {
 def reveal_control(prediction, ask=False):
     """reveal for notebook 07's question (CONTROL_QUESTION)."""
     return reveal(prediction, CONTROL_ANSWER, CONTROL_IDEAS, ask, call="reveal_control")
+
+
+# ---------------------------------------------------------------------- notebook 08: what a robot records
+SENSORS_QUESTION = ("The arm's encoders record each joint angle 500 times a second with a noise of 0.001 rad "
+                    "(0.06°). You estimate q̈ by differencing the recorded positions twice and train a DeLaN on it. "
+                    "What happens to the q̈ estimate, and to the mass matrix M(q) the DeLaN learns? Why?")
+
+SENSORS_ANSWER = ("The q̈ estimate drowns in noise: each difference divides by the step h = 2 ms, so the noise "
+                  "is divided by h², and its error is about √6 σ / h² ≈ 600 rad/s², hundreds of times the "
+                  "motion's own q̈. The torques do not follow that q̈ at all, so the best a least-squares fit can do is to "
+                  "stop using it: M(q) shrinks to almost nothing (M̂ ≈ εI) and the potential explains what it "
+                  "can. The structure still holds (M̂ stays symmetric positive-definite), but the data no longer "
+                  "teach it. The cure is not to differentiate the noise: smooth the positions first, or keep them "
+                  "as they are and integrate the model's accelerations instead.")
+
+SENSORS_IDEAS = {
+    "differencing amplifies the noise (by 1/h²)": ("amplif", "h²", "h^2", "h2", "huge", "blow", "explode",
+                                                   "swamp", "drown", "noisier", "much larger", "dominat",
+                                                   "magnif"),
+    "the learned M(q) shrinks towards zero": ("zero", "shrink", "collapse", "vanish", "tiny", "small m",
+                                              "smaller m", "εi", "ignore", "degenerate"),
+    "smooth, or integrate instead of differentiating": ("smooth", "filter", "integrat", "averag", "savitzky",
+                                                        "low-pass", "low pass"),
+}
+
+
+def reveal_sensors(prediction, ask=False):
+    """reveal for notebook 08's question (SENSORS_QUESTION)."""
+    return reveal(prediction, SENSORS_ANSWER, SENSORS_IDEAS, ask, call="reveal_sensors")

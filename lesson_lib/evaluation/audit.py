@@ -151,5 +151,7 @@ def inertia_collapse(model, data):
         f"light): the model explains the torques without any inertia. "
         f"The accelerations in the data (rms {qdd_rms:.3g} rad/s^2) are most likely noise, e.g. encoder positions "
         f"differenced twice. Estimate q̇ and q̈ with a smoothing filter, "
-        f"lesson_lib.data.sensors.estimate(recording, method='savgol'), and train again from model.reset().")
+        f"lesson_lib.data.sensors.estimate(recording, method='savgol'), and train again from model.reset(); "
+        f"then train on through the integrator, lesson_lib.model.verlet.fit_verlet(model, recording), which "
+        f"needs no q̈ at all.")
     return {"largest_M": largest, "qdd_rms": qdd_rms, "collapsed": collapsed, "message": message}

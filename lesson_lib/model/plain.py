@@ -74,8 +74,8 @@ def cholesky_jet(out, dout, n, eps=EPS):
     return L, dL
 
 
-def torque(theta, q, qd, qdd, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_SCALE):
-    """tau = M(q) qdd + c(q, qd) + g(q), (B, n)."""
+def manipulator_terms(theta, q, qd, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_SCALE):
+    """M(q) (B, n, n), c(q, qd) and g(q) (B, n): the pieces of the manipulator equation."""
     n = q.shape[1]
     out, dout = network_jet(theta, q, sizes, activation)
     L, dL = cholesky_jet(out, dout, n, eps)
@@ -87,7 +87,19 @@ def torque(theta, q, qd, qdd, sizes, activation=ACTIVATION, eps=EPS, v_scale=POT
     dT_dq = 0.5 * np.einsum("bkij,bi,bj->bk", dM, qd, qd)    # dT/dq_k
     c = np.einsum("bij,bj->bi", Mdot, qd) - dT_dq
     g = v_scale * dout[:, :, -1]
+    return M, c, g
+
+
+def torque(theta, q, qd, qdd, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_SCALE):
+    """tau = M(q) qdd + c(q, qd) + g(q), (B, n)."""
+    M, c, g = manipulator_terms(theta, q, qd, sizes, activation, eps, v_scale)
     return np.einsum("bij,bj->bi", M, qdd) + c + g
+
+
+def forward_dynamics(theta, q, qd, tau, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_SCALE):
+    """qdd = M(q)^-1 (tau - c(q, qd) - g(q)), (B, n): the acceleration the torque gives (M is SPD: solvable)."""
+    M, c, g = manipulator_terms(theta, q, qd, sizes, activation, eps, v_scale)
+    return np.linalg.solve(M, (tau - c - g)[:, :, None])[:, :, 0]
 
 
 def loss(theta, batch, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_SCALE):

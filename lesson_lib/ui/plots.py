@@ -1,4 +1,4 @@
-"""Figures for the course notebooks 01, 02, 05 and 06: each function draws one figure and returns it; the
+"""Figures for the course notebooks 01, 02, 05, 06 and 08: each function draws one figure and returns it; the
 notebook cell calls plt.show().  Every axis is labelled with its unit.  Colours come from lesson_lib.ui.palette
 (the truth gold, DeLaN teal, the black box grey, as on the Bench), and lines also differ in style or width."""
 import matplotlib.pyplot as plt
@@ -83,5 +83,27 @@ def rollout_comparison(t, q_true, q_model, energies):
         a2.plot(t, E - E[0], color=color, lw=width, label=label)
     a2.set(xlabel="time (s)", ylabel="energy change $E(t) - E(0)$ (J)", title="Energy along the rollouts")
     a2.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def derivative_estimates(recording, estimates, joint=1, start=1.0, seconds=0.4):
+    """A stretch of one trajectory of a recording (sensors.record): the recorded joint angle against the truth
+    (top), and q̈ of that joint from each estimate in `estimates` (a dict label -> sensors.estimate(...) output)
+    against the true q̈ (bottom, the y range set by the truth so that a noisy estimate runs off it)."""
+    t, traj = np.asarray(recording["t"]), np.asarray(recording["traj"])
+    rows = np.flatnonzero((traj == traj[0]) & (t >= t[0] + start) & (t <= t[0] + start + seconds))
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 5.2), sharex=True)
+    top.plot(t[rows], recording["q_true"][rows, joint], color=TRUTH, lw=3, label="true angle")
+    top.plot(t[rows], recording["q"][rows, joint], ".", color=BLACK_BOX, ms=3, label="recorded (with noise)")
+    top.set(ylabel=f"$q_{joint}$ (rad)", title="What the encoder records, and q̈ estimated from it")
+    top.legend(fontsize=8)
+    true = recording["qdd_true"][rows, joint]
+    bottom.plot(t[rows], true, color=TRUTH, lw=3, label="true $\\ddot q$")
+    for (label, data), color, style in zip(estimates.items(), OTHER, ("-", "--", ":")):
+        bottom.plot(t[rows], data["qdd"][rows, joint], color=color, ls=style, lw=1.2, label=label)
+    pad = 0.5 * np.ptp(true) + 1.0
+    bottom.set(xlabel="time (s)", ylabel=f"$\\ddot q_{joint}$ (rad/s$^2$)", ylim=(true.min() - pad, true.max() + pad))
+    bottom.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     return fig

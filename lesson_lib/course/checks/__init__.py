@@ -21,3 +21,4 @@ from .nb05_retrieve_and_space import symplectic_euler_step
 from .nb06_mastery_and_project import (TRIPLE_LENGTHS, TRIPLE_MASS, reference_triple_pendulum, triple_delan,
                                        triple_pendulum)
 from .nb07_write_with_the_model import computed_torque
+from .nb08_learn_from_what_the_robot_records import second_difference

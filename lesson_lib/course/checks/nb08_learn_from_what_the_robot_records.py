@@ -1,0 +1,52 @@
+"""Checks for 08_learn_from_what_the_robot_records: q̈ from sampled positions, the second difference."""
+import numpy as np
+
+from .framework import Fail, as_array, call, close, num, register
+
+
+def _cubic(T, h):
+    """Positions (T, 2) of a cubic motion sampled every h s and its exact q̈ (T, 2): the second difference of a
+    cubic is its q̈ at the middle sample, exactly (the independent truth)."""
+    t = np.arange(T) * h
+    q = np.stack([0.3 + 0.8 * t - 1.5 * t**2 + 2.0 * t**3, -1.2 + 0.5 * t + 0.9 * t**2 - 4.0 * t**3], axis=1)
+    qdd = np.stack([-3.0 + 12.0 * t, 1.8 - 24.0 * t], axis=1)
+    return q, qdd
+
+
+@register("08_learn_from_what_the_robot_records", hints={
+    "rows": "the second difference exists at every sample but the first and the last: return T - 2 rows, one per "
+            "inner sample k = 1 .. T-2",
+    "axis": "take the differences along time (axis 0, the rows), not across the joints",
+    "first": "that is the first difference, an estimate of q̇: q̈ is the difference of two neighbouring first "
+             "differences",
+    "h": "you divided by h once: each of the two differences divides by h, so the second difference divides by "
+         "h squared",
+    "middle": "the middle sample enters with a minus sign, and twice: the second difference compares each sample "
+              "with its two neighbours",
+    "order": "row k of the result belongs to the inner sample k + 1: keep the samples in time order (q[2:] "
+             "follows q[1:-1] follows q[:-2])",
+    "general": "the second difference is the change of the first difference from one step to the next, divided by h once more",
+})
+def second_difference(fn):
+    """fn(q, h) -> (T - 2, n): the central second difference (q_{k+1} - 2 q_k + q_{k-1}) / h² at every inner
+    sample, for positions q (T, n) sampled every h s.  Probed on a cubic motion (two joints, 25 samples at
+    h = 0.002 s and 9 at h = 0.05 s), whose second difference is its exact q̈.  Tolerance 1e-6 rad/s²."""
+    for T, h in ((25, 0.002), (9, 0.05)):
+        q, qdd = _cubic(T, h)
+        got = call(fn, q.copy(), h)
+        shape = np.shape(got) if got is not None else None
+        if shape is not None and len(shape) == 2 and shape[0] == T and shape[1] != 2:
+            raise Fail(f"for positions of shape {q.shape} it returned shape {shape}", "axis")
+        if shape is not None and len(shape) == 2 and shape[1] == 2 and shape[0] != T - 2:
+            raise Fail(f"for {T} samples it returned {shape[0]} rows, expected {T - 2}",
+                       "first" if shape[0] == T - 1 else "rows")
+        a = as_array(got, (T - 2, 2), "second_difference")
+        want = qdd[1:-1]
+        if close(a, want, 1e-6):
+            continue
+        inner = q[2:] - 2 * q[1:-1] + q[:-2]
+        known = {"h": inner / h, "middle": (q[2:] + 2 * q[1:-1] + q[:-2]) / h**2,
+                 "order": want[::-1]}
+        key = next((k for k, v in known.items() if close(a, v, 1e-6 * max(1.0, np.abs(v).max()))), "general")
+        raise Fail(f"on a cubic motion sampled every h = {h} s its first row is {num(a[0])}, expected q̈ = "
+                   f"{num(want[0])} rad/s²", key)

@@ -1,0 +1,115 @@
+"""Training through Störmer–Verlet (lesson_lib.model.verlet): the telescoped integrator on closed forms and on a
+trajectory the integrator itself made, forward dynamics against the torque, the gradient against finite
+differences, what training does with noisy positions, and the messages for bad input."""
+import numpy as np
+import pytest
+from autograd import grad
+
+from lesson_lib import DeLaN, TrainingDiverged, double_pendulum
+from lesson_lib.data import estimate, record
+from lesson_lib.data.letters import write_letters
+from lesson_lib.model import plain, verlet
+from lesson_lib.model.verlet import fit_verlet, position_second_differences, verlet_weights
+
+H = 0.002
+
+
+@pytest.mark.parametrize("span", [1, 3, 10])
+def test_both_sides_are_the_acceleration_for_a_cubic_motion(span):
+    """q(t) = cubic: the second difference over span samples and the triangular average of the linear q̈ are
+    both q̈ at the centre, exactly."""
+    t = np.arange(60) * H
+    q = np.stack([1.0 + 0.5 * t - 2.0 * t**2 + 7.0 * t**3, -0.3 * t + 4.0 * t**3], axis=1)
+    qdd = np.stack([-4.0 + 42.0 * t, 24.0 * t], axis=1)
+    K = verlet_weights(span, len(t))
+    assert K.shape == (len(t) - 2 * span, len(t)) and np.allclose(K.sum(axis=1), 1.0)
+    np.testing.assert_allclose(position_second_differences(q, span, H), qdd[span:-span], rtol=0, atol=1e-7)
+    np.testing.assert_allclose(K @ qdd, qdd[span:-span], rtol=0, atol=1e-10)
+
+
+def test_the_telescoped_equation_holds_on_a_trajectory_verlet_made():
+    """q_{k+1} = 2 q_k - q_{k-1} + h² a(q_k) with a = -9.81 sin q (two pendulums): for every span the recorded
+    positions and the accelerations along them satisfy the telescoped equation to rounding."""
+    T, h = 200, 0.01
+    q = np.zeros((T, 2))
+    q[0] = q[1] = [1.0, -0.4]
+    for k in range(1, T - 1):
+        q[k + 1] = 2 * q[k] - q[k - 1] + h**2 * (-9.81 * np.sin(q[k]))
+    a = -9.81 * np.sin(q)
+    for span in (1, 5, 25):
+        np.testing.assert_allclose(position_second_differences(q, span, h), verlet_weights(span, T) @ a,
+                                   rtol=0, atol=1e-9)
+
+
+def test_forward_dynamics_undoes_the_torque():
+    model = DeLaN(seed=3)
+    rng = np.random.default_rng(0)
+    q, qd, qdd = (rng.uniform(-2, 2, (16, 2)) for _ in range(3))
+    tau = plain.torque(model.get_params(), q, qd, qdd, model.sizes)
+    np.testing.assert_allclose(plain.forward_dynamics(model.get_params(), q, qd, tau, model.sizes), qdd,
+                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(tau, model.inverse_dynamics(q, qd, qdd), rtol=1e-6, atol=1e-8)
+
+
+@pytest.fixture(scope="module")
+def letters():
+    chain = double_pendulum()
+    train = write_letters("ocs", chain).sample(dt=H)
+    return chain, train, record(train, sigma=1e-3, seed=0)
+
+
+def _batch(rec, span=10, chunk=64, chunks=3):
+    states = estimate(rec)
+    starts, h = verlet._runs(rec, chunk)
+    rows = (starts[:chunks, None] + np.arange(chunk)).ravel()
+    return (rec["q"][rows].reshape(chunks, chunk, -1), states["q"][rows], states["qd"][rows], states["tau"][rows],
+            verlet_weights(span, chunk), h, span, np.std(states["qdd"], axis=0))
+
+
+def test_the_losss_gradient_is_the_finite_difference_one(letters):
+    _, _, rec = letters
+    model, batch = DeLaN(seed=0), _batch(rec)
+    theta = model.get_params().astype(float)
+    direction = np.random.default_rng(1).standard_normal(theta.size)
+    e = 1e-6
+    fd = (verlet.verlet_loss(theta + e * direction, batch, model.sizes)
+          - verlet.verlet_loss(theta - e * direction, batch, model.sizes)) / (2 * e)
+    assert grad(verlet.verlet_loss)(theta, batch, model.sizes) @ direction == pytest.approx(fd, rel=1e-5)
+
+
+def test_training_through_verlet_recovers_the_mass_matrix_the_filter_blurs(letters):
+    """sigma = 1e-3 rad: the Savitzky-Golay model's M is off; training on through the integrator halves the error
+    on the visited states (bench_sensors.py: 0.31 -> 0.085 with the 15 letters and 2,000 steps)."""
+    chain, train, rec = letters
+    visited = train["q"][::10]
+    model = DeLaN(seed=0)
+    model.fit(estimate(rec), steps=3000)
+    before = np.abs(model.mass_matrix(visited) - chain.mass_matrix(visited)).max()
+    losses = fit_verlet(model, rec, steps=800)
+    after = np.abs(model.mass_matrix(visited) - chain.mass_matrix(visited)).max()
+    assert np.mean(losses[-100:]) < np.mean(losses[:100])
+    assert after < 0.5 * before, (before, after)
+    assert np.linalg.eigvalsh(model.mass_matrix(visited)).min() > 0
+
+
+def test_a_non_finite_loss_raises_and_keeps_the_weights(letters, monkeypatch):
+    _, _, rec = letters
+    model = DeLaN(seed=0)
+    theta = model.get_params()
+    monkeypatch.setattr(plain, "forward_dynamics", lambda theta, q, *a, **k: theta[:q.size].reshape(q.shape) * np.nan)
+    with pytest.raises(TrainingDiverged, match="smaller lr"):
+        fit_verlet(model, rec, steps=5)
+    np.testing.assert_array_equal(model.get_params(), theta)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda rec: fit_verlet(object(), rec), TypeError, "must be a DeLaN"),
+    (lambda rec: fit_verlet(DeLaN(), {"q": rec["q"]}), TypeError, "'q', 'tau', 't' and 'traj'"),
+    (lambda rec: fit_verlet(DeLaN(), rec, span=1.0), ValueError, "too long for chunk=128"),
+    (lambda rec: fit_verlet(DeLaN(), rec, chunk=10 ** 6), ValueError, "no trajectory of the recording has"),
+    (lambda rec: fit_verlet(DeLaN(), rec, lr=-1), ValueError, "lr"),
+    (lambda rec: fit_verlet(DeLaN(), rec, steps=0), ValueError, "steps"),
+])
+def test_bad_input_says_what_is_wrong(letters, call, error, words):
+    with pytest.raises(error, match=words):
+        call(letters[2])
