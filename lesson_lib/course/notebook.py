@@ -16,7 +16,8 @@ import textwrap
 
 RUN_ABOVE = "Run > Run All Above Selected Cell"
 FIRST_CELL = "with the imports (the first code cell)"
-WIDTH = 100          # characters per line of text the course prints (JupyterLab breaks longer lines mid-word)
+WIDTH = 88           # characters per line of text the course prints: JupyterLab breaks longer lines mid-word, and
+                     # 88 fit its output area in a 1,200 px window with the file browser open
 
 
 def wrapped(text, indent=""):
