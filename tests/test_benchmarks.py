@@ -43,3 +43,11 @@ def test_bench_plain_runs_and_finds_the_library_records_fewer_operations(capsys)
     line = next(l for l in out.splitlines() if l.startswith("operations autograd records"))
     n_plain, n_lib = (int(x.split()[-1].rstrip(",")) for x in line.split(":")[1].split(","))
     assert n_lib < n_plain
+
+
+def test_bench_jax_peer_without_jax_says_so_and_stops(capsys, monkeypatch):
+    """JAX is never a dependency: without it the peer benchmark prints one line saying how to run it."""
+    monkeypatch.setitem(__import__("sys").modules, "jax", None)        # import jax now raises ImportError
+    load(BENCHMARKS / "bench_jax_peer.py").main(rounds=1, steps=1)
+    out = capsys.readouterr().out.strip()
+    assert out.count("\n") == 0 and out.startswith("JAX is not installed: skipped") and "pip install jax" in out

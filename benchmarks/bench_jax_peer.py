@@ -1,0 +1,137 @@
+"""The course's press against a JAX-jit DeLaN written from the same math, timed in the same run (issue 23).
+
+The peer: the default DeLaN (features [cos q, sin q], 2 x 32 isru layers, L with a softplus diagonal + eps,
+M = L Lᵀ + eps I, V = v_scale x the last output) in jax.numpy, ∂M/∂q by forward mode (jax.jacfwd), g = ∂V/∂q by
+jax.grad, c = Ṁ q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k, the course's loss on model.training_batch(data) (the same scaled,
+weighted torque error), float32, optax Adam at the course's rate, minibatches of the course's size drawn
+uniformly, the whole step under jax.jit; the same initial weights as DeLaN(seed=0).  Compile time is excluded
+(one step runs first).  Not the same algorithm step for step: the course's fit also holds out a validation split
+and keeps its best weights; both end with the weights checked by lesson_check.
+
+JAX is optional and never a dependency of the course or its tests:
+
+    pip install jax==0.10.2 jaxlib==0.10.2 optax==0.2.8      # into a scratch or the teachers' environment
+    python benchmarks/bench_jax_peer.py [--rounds 3]
+
+Without JAX it prints one line saying so and exits 0.  Prints, per round (interleaved: course, then JAX), the
+seconds for 2,000 steps, then the best of each, the ratio course / JAX and the load average, and max |M_hat - M|
+over the lesson's grid for both after 2,000 steps.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+
+def jax_peer(model, data):
+    """(train(steps) -> seconds, final theta as numpy) for the JAX DeLaN with model's sizes and initial weights."""
+    import jax
+    import jax.numpy as jnp
+    import optax
+
+    from lesson_lib.facts import EPS, POTENTIAL_SCALE
+    from lesson_lib.model.fast.jet import unflatten
+    from lesson_lib.model.fast.manipulator import tril_order
+
+    n, sizes = model.n_dof, model.sizes
+    rows, cols = tril_order(n)
+    q_all, qd_all, qdd_all, target_all, inv_all = (jnp.asarray(a, jnp.float32) for a in model.training_batch(data))
+
+    def outputs(theta, q):
+        """The network's outputs (n(n+1)/2 entries of L, then V) at one q (n,)."""
+        *hidden, (W, b) = unflatten(theta, sizes)
+        h = jnp.concatenate([jnp.cos(q), jnp.sin(q)])
+        for W_i, b_i in hidden:
+            z = W_i @ h + b_i
+            h = z / jnp.sqrt(1.0 + z * z)                        # isru, the default activation
+        return W @ h + b
+
+    def mass_matrix(theta, q):
+        out = outputs(theta, q)
+        entries = jnp.concatenate([jax.nn.softplus(out[:n]) + EPS, out[n:len(rows)]])
+        L = jnp.zeros((n, n), out.dtype).at[rows, cols].set(entries)
+        return L @ L.T + EPS * jnp.eye(n, dtype=out.dtype)
+
+    def torque(theta, q, qd, qdd):
+        M = mass_matrix(theta, q)
+        dM = jax.jacfwd(mass_matrix, argnums=1)(theta, q)         # (n, n, n): [i, j, k] = dM_ij / dq_k
+        Mdot = dM @ qd
+        c = Mdot @ qd - 0.5 * jnp.einsum("ijk,i,j->k", dM, qd, qd)
+        g = POTENTIAL_SCALE * jax.grad(lambda q_: outputs(theta, q_)[-1])(q)
+        return M @ qdd + c + g
+
+    def loss(theta, q, qd, qdd, target, inv_scale):
+        tau = jax.vmap(torque, in_axes=(None, 0, 0, 0))(theta, q, qd, qdd)
+        return jnp.mean((tau * inv_scale - target) ** 2)
+
+    optimizer = optax.adam(model.lr)
+
+    @jax.jit
+    def step(theta, state, key):
+        key, sub = jax.random.split(key)
+        i = jax.random.randint(sub, (model.batch_size,), 0, q_all.shape[0])
+        value, g = jax.value_and_grad(loss)(theta, q_all[i], qd_all[i], qdd_all[i], target_all[i], inv_all[i])
+        updates, state = optimizer.update(g, state, theta)
+        return optax.apply_updates(theta, updates), state, key, value
+
+    theta0 = jnp.asarray(model.get_params(), jnp.float32)
+    first = float(loss(theta0, q_all[:128], qd_all[:128], qdd_all[:128], target_all[:128], inv_all[:128]))
+    from lesson_lib.model import plain
+    course_first = float(plain.loss(model.get_params(), tuple(a[:128] for a in model.training_batch(data)), sizes))
+
+    def train(steps):
+        theta, state, key = theta0, optimizer.init(theta0), jax.random.PRNGKey(0)
+        theta, state, key, _ = step(theta, state, key)          # compile (excluded from the time)
+        jax.block_until_ready(theta)
+        theta, state, key = theta0, optimizer.init(theta0), jax.random.PRNGKey(0)
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            theta, state, key, _ = step(theta, state, key)
+        jax.block_until_ready(theta)
+        return time.perf_counter() - t0, np.asarray(theta, dtype=float)
+
+    return train, first, course_first
+
+
+def main(rounds=3, steps=2000):
+    try:
+        import jax  # noqa: F401
+        import optax  # noqa: F401
+    except ImportError:
+        print("JAX is not installed: skipped (pip install jax==0.10.2 jaxlib==0.10.2 optax==0.2.8 to run it)")
+        return
+    from lesson_lib import DeLaN, double_pendulum, lesson_check, sample_uniform
+    chain = double_pendulum()
+    data = sample_uniform(chain, 4096, seed=0)
+    model = DeLaN(seed=0)
+    model.fit(data, steps=1)                        # sets the torque scales training_batch uses
+    model.reset()
+    train, first, course_first = jax_peer(model, data)
+    print(f"the same loss at the initial weights: JAX {first:.6f}, the course's plain definition {course_first:.6f}")
+    course, peer = [], []
+    for r in range(rounds):
+        m = DeLaN(seed=0)
+        t0 = time.perf_counter()
+        m.fit(data, steps=steps)
+        course.append(time.perf_counter() - t0)
+        seconds, theta = train(steps)
+        peer.append(seconds)
+        print(f"round {r + 1}: course {course[-1]:.2f} s, JAX-jit {peer[-1]:.2f} s for {steps} steps")
+    trained = DeLaN(seed=0)
+    trained.fit(data, steps=1)
+    trained.set_params(theta)
+    ours, theirs = lesson_check(m, chain), lesson_check(trained, chain)
+    print(f"best of {rounds}: course {min(course):.2f} s, JAX-jit {min(peer):.2f} s, course / JAX = "
+          f"{min(course) / min(peer):.2f} (goal <= 0.6); load average {os.getloadavg()[0]:.1f}")
+    print(f"after {steps} steps: max |M_hat - M| course {ours['max_error']:.4f}, JAX {theirs['max_error']:.4f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=2000)
+    args = parser.parse_args()
+    main(args.rounds, args.steps)
+    sys.exit(0)
