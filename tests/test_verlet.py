@@ -77,6 +77,20 @@ def test_the_losss_gradient_is_the_finite_difference_one(letters):
     assert grad(verlet.verlet_loss)(theta, batch, model.sizes) @ direction == pytest.approx(fd, rel=1e-5)
 
 
+def test_the_loss_is_the_module_formula_for_any_model_settings(letters):
+    """A DeLaN with another activation, eps and potential unit: the loss equals the formula written out with the
+    model's own M, c and g (numpy, not plain), each residual scaled by the spread of q̈."""
+    _, _, rec = letters
+    model = DeLaN(seed=2, activation="tanh", eps=0.01, potential_scale=5.0)
+    q_meas, q, qd, tau, K, h, span, qdd_scale = batch = _batch(rec)
+    a = np.linalg.solve(model.mass_matrix(q), (tau - model.coriolis(q, qd) - model.gravity(q))[..., None])[..., 0]
+    r = position_second_differences(q_meas, span, h) - np.einsum("cj,bjn->bcn", K, a.reshape(q_meas.shape))
+    want = np.mean((r / qdd_scale) ** 2)
+    options = {"activation": model.activation, "eps": model.eps, "v_scale": model.potential_scale}
+    got = verlet.verlet_loss(model.get_params().astype(float), batch, model.sizes, **options)
+    assert got == pytest.approx(want, rel=1e-5) and not np.allclose(qdd_scale, 1.0)
+
+
 def test_training_through_verlet_recovers_the_mass_matrix_the_filter_blurs(letters):
     """sigma = 1e-3 rad: the Savitzky-Golay model's M is off; training on through the integrator halves the error
     on the visited states (bench_sensors.py: 0.31 -> 0.085 with the 15 letters and 2,000 steps)."""
@@ -103,13 +117,20 @@ def test_a_non_finite_loss_raises_and_keeps_the_weights(letters, monkeypatch):
 
 
 @pytest.mark.parametrize("call, error, words", [
-    (lambda rec: fit_verlet(object(), rec), TypeError, "must be a DeLaN"),
-    (lambda rec: fit_verlet(DeLaN(), {"q": rec["q"]}), TypeError, "'q', 'tau', 't' and 'traj'"),
+    (lambda rec: fit_verlet(object(), rec), TypeError, "must be a DeLaN.*got .*object"),
+    (lambda rec: fit_verlet(DeLaN(), {"q": rec["q"]}), TypeError, "(?s)'q', 'tau', 't' and 'traj'.*got .*dict"),
     (lambda rec: fit_verlet(DeLaN(), rec, span=1.0), ValueError, "too long for chunk=128"),
     (lambda rec: fit_verlet(DeLaN(), rec, chunk=10 ** 6), ValueError, "no trajectory of the recording has"),
-    (lambda rec: fit_verlet(DeLaN(), rec, lr=-1), ValueError, "lr"),
-    (lambda rec: fit_verlet(DeLaN(), rec, steps=0), ValueError, "steps"),
+    (lambda rec: fit_verlet(DeLaN(), rec, lr=-1), ValueError, "^lr must be .*e.g. lr=1e-3"),
+    (lambda rec: fit_verlet(DeLaN(), rec, steps=0), ValueError, "^steps must"),
+    (lambda rec: fit_verlet(DeLaN(), rec, chunk=7), ValueError, "^chunk must"),
+    (lambda rec: fit_verlet(DeLaN(), rec, chunks=0), ValueError, "^chunks must"),
 ])
 def test_bad_input_says_what_is_wrong(letters, call, error, words):
     with pytest.raises(error, match=words):
         call(letters[2])
+
+
+def test_the_smallest_settings_are_accepted(letters):
+    losses = fit_verlet(DeLaN(seed=0), letters[2], steps=2, chunk=8, chunks=1, span=0.004)
+    assert len(losses) == 2 and np.all(np.isfinite(losses))
