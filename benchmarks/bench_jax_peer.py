@@ -25,8 +25,10 @@ import time
 import numpy as np
 
 
-def jax_peer(model, data):
-    """(train(steps) -> seconds, final theta as numpy) for the JAX DeLaN with model's sizes and initial weights."""
+def jax_peer(model, batch):
+    """(train(steps) -> (seconds, final theta as numpy), its loss and the course's plain loss at model's weights
+    on the first rows of batch) for the JAX DeLaN with model's sizes and initial weights, trained on `batch`
+    (model.training_batch(data) of a model whose fit set the torque scales)."""
     import jax
     import jax.numpy as jnp
     import optax
@@ -37,7 +39,7 @@ def jax_peer(model, data):
 
     n, sizes = model.n_dof, model.sizes
     rows, cols = tril_order(n)
-    q_all, qd_all, qdd_all, target_all, inv_all = (jnp.asarray(a, jnp.float32) for a in model.training_batch(data))
+    q_all, qd_all, qdd_all, target_all, inv_all = (jnp.asarray(a, jnp.float32) for a in batch)
 
     def outputs(theta, q):
         """The network's outputs (n(n+1)/2 entries of L, then V) at one q (n,)."""
@@ -79,7 +81,7 @@ def jax_peer(model, data):
     theta0 = jnp.asarray(model.get_params(), jnp.float32)
     first = float(loss(theta0, q_all[:128], qd_all[:128], qdd_all[:128], target_all[:128], inv_all[:128]))
     from lesson_lib.model import plain
-    course_first = float(plain.loss(model.get_params(), tuple(a[:128] for a in model.training_batch(data)), sizes))
+    course_first = float(plain.loss(model.get_params(), tuple(a[:128] for a in batch), sizes))
 
     def train(steps):
         theta, state, key = theta0, optimizer.init(theta0), jax.random.PRNGKey(0)
@@ -105,10 +107,9 @@ def main(rounds=3, steps=2000):
     from lesson_lib import DeLaN, double_pendulum, lesson_check, sample_uniform
     chain = double_pendulum()
     data = sample_uniform(chain, 4096, seed=0)
-    model = DeLaN(seed=0)
-    model.fit(data, steps=1)                        # sets the torque scales training_batch uses
-    model.reset()
-    train, first, course_first = jax_peer(model, data)
+    scaled = DeLaN(seed=0)
+    scaled.fit(data, steps=1)                       # sets the torque scales fit's batches use
+    train, first, course_first = jax_peer(DeLaN(seed=0), scaled.training_batch(data))
     print(f"the same loss at the initial weights: JAX {first:.6f}, the course's plain definition {course_first:.6f}")
     course, peer = [], []
     for r in range(rounds):
@@ -120,7 +121,6 @@ def main(rounds=3, steps=2000):
         peer.append(seconds)
         print(f"round {r + 1}: course {course[-1]:.2f} s, JAX-jit {peer[-1]:.2f} s for {steps} steps")
     trained = DeLaN(seed=0)
-    trained.fit(data, steps=1)
     trained.set_params(theta)
     ours, theirs = lesson_check(m, chain), lesson_check(trained, chain)
     print(f"best of {rounds}: course {min(course):.2f} s, JAX-jit {min(peer):.2f} s, course / JAX = "
