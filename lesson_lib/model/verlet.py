@@ -28,7 +28,6 @@ per run and shared by every window inside it); autograd differentiates plain.for
 triangular sums.  benchmarks/bench_sensors.py compares it with the filters.
 """
 import math
-from collections.abc import Mapping
 
 import autograd.numpy as anp
 import numpy as np
@@ -89,13 +88,10 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
     if not isinstance(model, DeLaN):
         raise TypeError(f"model must be a DeLaN (its mass matrix and potential are what the integrator uses), got "
                         f"{_got(model)}")
-    if not isinstance(recording, Mapping) or any(k not in recording for k in ("q", "tau", "t", "traj")):
-        raise TypeError(f"recording must be a dict with 'q', 'tau', 't' and 'traj', as record(...) gives, got "
-                        f"{_got(recording)}")
     steps = integer("steps", steps, low=1)
     chunk, chunks = integer("chunk", chunk, low=8), integer("chunks", chunks, low=1)
     lr = positive_number("lr", lr, hint="e.g. lr=1e-3 (the warm-started model needs small steps)")
-    states = estimate(recording, window=window)            # checks the recording; q̇ from Savitzky–Golay
+    states = estimate(recording, window=window)            # checks the recording (its keys and steps); q̇ from S-G
     q_meas = np.asarray(recording["q"], dtype=float)
     starts, h = _runs(recording, chunk)
     s = max(1, int(round(positive_number("span", span, hint="seconds, e.g. span=0.05") / h)))
