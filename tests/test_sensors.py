@@ -83,6 +83,9 @@ def test_estimates_stay_within_each_trajectory():
                        "traj": LETTERS["traj"][:5]}), ValueError, "shorter than the Savitzky-Golay window"),
     (lambda: estimate({**LETTERS, "t": LETTERS["t"] ** 2}), ValueError, "not sampled at one fixed step"),
     (lambda: estimate("data"), TypeError, "recording must be a dict"),
+    (lambda: estimate({**LETTERS, "tau": LETTERS["tau"] * np.nan}), ValueError, r"recording\['tau'\] contains NaN"),
+    (lambda: estimate({**LETTERS, "tau": LETTERS["tau"][:, 0]}), ValueError, r"recording\['tau'\] has shape"),
+    (lambda: estimate({**LETTERS, "tau": LETTERS["tau"][1:]}), ValueError, "must have the shape of"),
 ])
 def test_bad_input_says_what_is_wrong(call, error, words):
     with pytest.raises(error, match=words):

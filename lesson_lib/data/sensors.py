@@ -125,6 +125,9 @@ def estimate(recording, method="savgol", window=0.1, order=3):
     method = choice("method", method, METHODS)
     q = array("recording['q']", recording["q"], (2,), "joint positions of shape (N, n)")
     t = array("recording['t']", recording["t"], (1,), "(N,) times")
+    tau = array("recording['tau']", recording["tau"], (2,), "torques of shape (N, n)")
+    if tau.shape != q.shape:
+        raise ValueError(f"recording['tau'] must have the shape of recording['q'], {q.shape}, got {tau.shape}")
     traj = np.asarray(recording["traj"])
     if t.shape != (len(q),) or traj.shape != (len(q),):
         raise ValueError(f"recording['t'] and ['traj'] must have one entry per sample ({len(q)}), got shapes "
@@ -143,7 +146,7 @@ def estimate(recording, method="savgol", window=0.1, order=3):
         window = max(order + 2, int(round(window_s / h)))
         window += 1 - window % 2                                       # odd: a centre sample
         q_hat[rows], qd[rows], qdd[rows] = _estimate_one(q[rows], h, method, window, order)
-    out.update(q=q_hat, qd=qd, qdd=qdd, tau=np.asarray(recording["tau"], dtype=float))
+    out.update(q=q_hat, qd=qd, qdd=qdd, tau=tau)
     return out
 
 

@@ -92,6 +92,8 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
     chunk, chunks = integer("chunk", chunk, low=8), integer("chunks", chunks, low=1)
     lr = positive_number("lr", lr, hint="e.g. lr=1e-3 (the warm-started model needs small steps)")
     states = estimate(recording, window=window)            # checks the recording (its keys and steps); q̇ from S-G
+    if states["q"].shape[1] != model.n_dof:
+        raise ValueError(f"the recording has {states['q'].shape[1]} joints, the model {model.n_dof} (DeLaN(n_dof=...))")
     q_meas = np.asarray(recording["q"], dtype=float)
     starts, h = _runs(recording, chunk)
     s = max(1, int(round(positive_number("span", span, hint="seconds, e.g. span=0.05") / h)))
