@@ -40,6 +40,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from ... import facts
+from .wire import Remote, quiet
 
 REGISTRY = {}    # check name -> Check
 DETAILS = {}     # extra numbers a check measured (e.g. training time), for a later cell to show
@@ -164,21 +165,16 @@ def _short(exc, limit=150):
     return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
 
 
-@contextlib.contextmanager
-def quiet():
-    """Swallow prints and warnings from the learner's code so the check's line stays alone."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
-            warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        yield
-
-
 def call(fn, *args, **kwargs):
     """Call the learner's fn quietly; NotImplementedError passes through, any other error is wrapped.  Every
-    check runs the learner's code through here (the tests make sure)."""
-    if not callable(fn):
-        raise Fail(f"expected a function, got {type(fn).__name__}", "not a function")
+    check runs the learner's code through here (the tests make sure).  When `fn` is a `wire.Remote` (the
+    grader's judge), the call is sent to the learner's kernel as plain data and its result comes back as data."""
+    remote = isinstance(fn, Remote)
+    if not (fn.callable if remote else callable(fn)):
+        raise Fail(f"expected a function, got {fn.type_name if remote else type(fn).__name__}", "not a function")
     try:
+        if remote:                                # the grader's judge: the function runs in the learner's kernel
+            return fn.invoke(args, kwargs)
         with quiet():
             return fn(*args, **kwargs)
     except NotImplementedError:
@@ -240,8 +236,9 @@ def _stub_sources():
 def _function_def(fn):
     """The learner's function as an ast.FunctionDef (from its source), or None when the source is unavailable."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
+        source = fn.source if isinstance(fn, Remote) else inspect.getsource(fn)
+        tree = ast.parse(textwrap.dedent(source))
+    except (OSError, TypeError, SyntaxError, ValueError):
         return None
     return next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
 

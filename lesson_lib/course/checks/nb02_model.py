@@ -9,6 +9,7 @@ from ...model.activations import ACTIVATIONS
 from ...physics.chain import double_pendulum
 from .framework import Fail, as_array, call, close, num, register
 from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, three_link
+from .wire import Offered
 
 
 @register("02_model", hints={
@@ -45,8 +46,12 @@ def kinetic_energy(fn):
                        f"expected {num(truth)}", key)
 
 
-class _RneaOnly:
-    """A chain that offers only n_dof and rnea, and remembers how rnea was called (to name the mistake)."""
+class _RneaOnly(Offered):
+    """A chain that offers only n_dof and rnea, and remembers how rnea was called (to name the mistake).  In
+    grading it stays in the judge: the learner's kernel gets a proxy whose rnea calls back (wire.Offered)."""
+    attributes, methods = ("n_dof",), ("rnea",)
+    refusal = ("in this exercise the chain only offers chain.rnea and chain.n_dof (chain.{name} is not "
+               "available): build M from RNEA columns")
 
     def __init__(self, chain):
         self.n_dof, self._chain, self.calls = chain.n_dof, chain, []
@@ -56,8 +61,7 @@ class _RneaOnly:
         return self._chain.rnea(q, qd, qdd, gravity=gravity)
 
     def __getattr__(self, name):
-        raise AttributeError(f"in this exercise the chain only offers chain.rnea and chain.n_dof "
-                             f"(chain.{name} is not available): build M from RNEA columns")
+        raise AttributeError(self.refusal.format(name=name))
 
     def mistake(self):
         """The key of the hint that names what is wrong with the RNEA calls made, or "store"."""

@@ -4,10 +4,15 @@ import numpy as np
 from ...physics.chain import double_pendulum
 from .framework import Fail, as_array, call, close, num, register
 from .independent import random_states, three_link
+from .wire import Offered
 
 
-class _PartsOnly:
-    """A model that offers only n_dof, mass_matrix(q), coriolis(q, qd) and gravity(q): the law's three pieces."""
+class _PartsOnly(Offered):
+    """A model that offers only n_dof, mass_matrix(q), coriolis(q, qd) and gravity(q): the law's three pieces.  In
+    grading it stays in the judge: the learner's kernel gets a proxy whose methods call back (wire.Offered)."""
+    attributes, methods = ("n_dof",), ("mass_matrix", "coriolis", "gravity")
+    refusal = ("in this exercise the model offers only mass_matrix(q), coriolis(q, qd) and gravity(q) "
+               "(model.{name} is not available)")
 
     def __init__(self, chain):
         self.n_dof, self._chain = chain.n_dof, chain
@@ -22,8 +27,7 @@ class _PartsOnly:
         return self._chain.gravity(q)
 
     def __getattr__(self, name):
-        raise AttributeError(f"in this exercise the model offers only mass_matrix(q), coriolis(q, qd) and "
-                             f"gravity(q) (model.{name} is not available)")
+        raise AttributeError(self.refusal.format(name=name))
 
 
 def _cases():

@@ -1,0 +1,395 @@
+"""Answers as plain data: how the grader's judge calls a learner's function without running any of its code.
+
+The grader runs the learner's notebook in a kernel and the checks in a separate judge process; the two talk over a
+Unix socket in messages of plain data (JSON, arrays as base64 bytes), so nothing a submission wrote is ever
+executed, unpickled or called where its verdict is made.  At a check cell the kernel connects and says what the
+answer is; the judge runs the course's check as in a notebook, except that `framework.call(fn, ...)` on a
+`Remote` answer sends the arguments to the kernel, which calls the learner's function and sends back its result:
+
+    judge                                              kernel (the learner's function `fn`)
+    <- {"token", "index", "answer": {"callable", "type", "source"}}     (or {"missing": why})
+    -> {"call": {"args": [...], "kwargs": {...}}}
+                                     <- {"callback": ref, "method": "rnea", "args": [...]}   (fn uses an argument)
+    -> {"returned": ...}                                                (the judge's object answered)
+    <- {"returned": ...}   or   {"raised": {"type", "message"}}
+    -> {"done": true}
+
+What crosses, both ways (`encode` / `decode`): None, bool, int, float, str, lists, tuples, dicts with str keys,
+numeric numpy arrays, a PlanarChain (its m, l, lc, I, g) and a DeLaN (its model file), each rebuilt on the other
+side from the trusted library.  Anything else the learner returns arrives as an `Opaque` placeholder named after
+its type, so a check says "returned X, not numbers".  An argument the check offers by reference (`Offered`: the
+02 chain that has only `rnea`, 07's model of three parts, 05's dynamics f, 02's activation) stays in the judge:
+the kernel gets a proxy whose methods call back, so the truth behind it never reaches the learner's process.
+"""
+import base64
+import contextlib
+import io
+import json
+import socket
+import struct
+import warnings
+
+import numpy as np
+
+MAX_MESSAGE = 64 * 2**20         # bytes in one message
+MAX_DEPTH = 16                   # nesting of lists, tuples and dicts
+_HEADER = struct.Struct(">I")
+_DTYPES = {"f8": np.float64, "f4": np.float32, "i8": np.int64, "i4": np.int32, "b1": np.bool_, "c16": np.complex128}
+
+
+@contextlib.contextmanager
+def quiet():
+    """Swallow prints and warnings from the learner's code so the check's line stays alone."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
+class WireError(Exception):
+    """A message that is not plain data of the vocabulary above, or a broken connection."""
+
+
+class Opaque:
+    """What a learner's value that cannot cross as data becomes on the judge's side (its type's name only)."""
+    type_name = "object"
+
+    def __repr__(self):
+        return f"<{self.type_name}>"
+
+
+def _opaque(name):
+    name = " ".join("".join(ch for ch in str(name) if ch.isprintable()).split())[:200] or "object"
+    return type(name, (Opaque,), {"type_name": name})()
+
+
+class Offered:
+    """Base of the objects a check hands to the learner's function by reference.  `attributes`: names of plain
+    values the proxy carries; `methods`: names it calls back; `refusal`: the AttributeError for any other name
+    ("{name}" filled in)."""
+    attributes = ()
+    methods = ()
+    refusal = "'{name}' is not available in this exercise"
+
+
+# ---------------------------------------------------------------------- values <-> plain data
+def encode(value, refs=None, depth=0):
+    """`value` as JSON-able plain data.  `refs` (a dict, judge side): where Offered objects and functions are
+    kept when they are sent by reference; without it (kernel side) a function or other object becomes opaque."""
+    from ...model.delan import DeLaN
+    from ...physics.chain import PlanarChain
+    if depth > MAX_DEPTH:
+        raise WireError(f"the value is nested more than {MAX_DEPTH} levels deep")
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, (bool, np.generic)):   # np.float64 is a float
+        return {"int": str(int(value))} if isinstance(value, int) else {"float": repr(float(value))}
+    if isinstance(value, (np.ndarray, np.generic)):
+        a = np.asarray(value)
+        kind = next((k for k, t in _DTYPES.items() if a.dtype == t), None)
+        if kind is None:
+            return {"opaque": f"array of {a.dtype}"}
+        return {"array": kind, "shape": list(a.shape),
+                "data": base64.b64encode(np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<")).tobytes()).decode(),
+                "scalar": isinstance(value, np.generic)}
+    if isinstance(value, (list, tuple)):
+        return {"list" if isinstance(value, list) else "tuple": [encode(v, refs, depth + 1) for v in value]}
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            return {"opaque": "dict with keys that are not strings"}
+        return {"dict": {k: encode(v, refs, depth + 1) for k, v in value.items()}}
+    if isinstance(value, PlanarChain):
+        return {"chain": {k: encode(np.asarray(getattr(value, k), dtype=float)) for k in ("m", "l", "lc", "I")}
+                | {"g": encode(float(value.g))}}
+    if isinstance(value, DeLaN):
+        return {"delan": _model_file(value)}
+    if refs is not None and (isinstance(value, Offered) or callable(value)):
+        refs[len(refs)] = value
+        offered = isinstance(value, Offered)
+        return {"ref": len(refs) - 1, "callable": callable(value),
+                "attributes": {k: encode(getattr(value, k), refs, depth + 1) for k in value.attributes} if offered else {},
+                "methods": list(value.methods) if offered else [], "refusal": value.refusal if offered else ""}
+    return {"opaque": type(value).__name__}
+
+
+def _model_file(model):
+    """The model's file (model.save), as a DeLaN's: a subclass crosses as its weights and state, not its code."""
+    import io
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.npz")
+        model.save(path)
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {k: archive[k] for k in archive.files}
+    config = json.loads(str(arrays["config"]))
+    arrays["config"] = np.array(json.dumps({**config, "class": "DeLaN"}))
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def _model_from_file(text):
+    import os
+    import tempfile
+    from ...model.delan import DeLaN
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.npz")
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(text, validate=True))
+        with np.load(path, allow_pickle=False) as archive:
+            config = json.loads(str(archive["config"]))
+        if not isinstance(config, dict) or config.get("class") != "DeLaN":
+            raise WireError("the model file is not a DeLaN's")
+        fields = ("n_dof", "hidden", "activation", "eps", "potential_scale", "seed", "batch_size", "optimizer")
+        model = DeLaN(**{k: (tuple(config[k]) if k == "hidden" else config[k]) for k in fields if k in config})
+        model.load(path)
+        return model
+
+
+def decode(data, proxy=None, depth=0):
+    """The value `encode` described, built from the trusted library only.  `proxy(description)` (kernel side)
+    makes the stand-in for an object the judge kept; without it a reference is refused."""
+    from ...physics.chain import PlanarChain
+    if depth > MAX_DEPTH:
+        raise WireError(f"the value is nested more than {MAX_DEPTH} levels deep")
+    if data is None or isinstance(data, (bool, str)):
+        return data
+    if not isinstance(data, dict) or len(data) == 0:
+        raise WireError(f"not a value of the wire's vocabulary: {type(data).__name__}")
+    try:
+        if "int" in data:
+            return int(data["int"])
+        if "float" in data:
+            return float(data["float"])
+        if "array" in data:
+            dtype = _DTYPES[data["array"]]
+            shape = tuple(int(n) for n in data["shape"])
+            raw = base64.b64decode(data["data"], validate=True)
+            a = np.frombuffer(raw, dtype=np.dtype(dtype).newbyteorder("<")).astype(dtype).reshape(shape)
+            return a[()] if data.get("scalar") is True else a.copy()
+        if "list" in data or "tuple" in data:
+            items = [decode(v, proxy, depth + 1) for v in data.get("list", data.get("tuple"))]
+            return items if "list" in data else tuple(items)
+        if "dict" in data:
+            return {str(k): decode(v, proxy, depth + 1) for k, v in dict(data["dict"]).items()}
+        if "chain" in data:
+            parts = {k: decode(v, None, depth + 1) for k, v in dict(data["chain"]).items()}
+            return PlanarChain(parts["m"], parts["l"], parts["lc"], parts["I"], g=parts["g"])
+        if "delan" in data:
+            return _model_from_file(data["delan"])
+        if "opaque" in data:
+            return _opaque(data["opaque"])
+        if "ref" in data and proxy is not None:
+            return proxy(data)
+    except WireError:
+        raise
+    except Exception as exc:                      # noqa: BLE001 -- bad data of any kind: one clear error
+        raise WireError(f"a value could not be rebuilt ({type(exc).__name__}: {str(exc)[:200]})") from None
+    raise WireError(f"not a value of the wire's vocabulary (keys {sorted(map(str, data))[:5]})")
+
+
+def error(exc):
+    """An exception as plain data."""
+    return {"type": type(exc).__name__, "message": " ".join(str(exc).split())[:1000]}
+
+
+def rebuilt_error(data):
+    """The exception `error` described: a built-in exception of that name, else one of a class so named."""
+    import builtins
+    name = str(data.get("type", "Exception")) if isinstance(data, dict) else "Exception"
+    message = str(data.get("message", "")) if isinstance(data, dict) else ""
+    base = getattr(builtins, name, None)
+    if not (isinstance(base, type) and issubclass(base, Exception)):
+        base = Exception
+    name = "".join(ch for ch in name if ch.isalnum() or ch == "_")[:40] or "Exception"
+    return type(name, (base,), {"__str__": lambda self: message})(message)      # str() as the learner saw it
+
+
+# ---------------------------------------------------------------------- messages
+class Channel:
+    """Length-prefixed JSON messages over a connected socket, each at most MAX_MESSAGE bytes."""
+
+    def __init__(self, sock):
+        self.sock = sock
+
+    def send(self, message):
+        data = json.dumps(message).encode()
+        if len(data) > MAX_MESSAGE:
+            raise WireError(f"a message of {len(data) >> 20} MB is over the limit of {MAX_MESSAGE >> 20} MB")
+        self.sock.sendall(_HEADER.pack(len(data)) + data)
+
+    def _exactly(self, n):
+        chunks, left = [], n
+        while left:
+            chunk = self.sock.recv(min(left, 2**20))
+            if not chunk:
+                raise WireError("the other side closed the connection")
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def recv(self):
+        (n,) = _HEADER.unpack(self._exactly(_HEADER.size))
+        if n > MAX_MESSAGE:
+            raise WireError(f"a message of {n >> 20} MB is over the limit of {MAX_MESSAGE >> 20} MB")
+        try:
+            message = json.loads(self._exactly(n))
+        except (ValueError, RecursionError):
+            raise WireError("a message that is not JSON") from None
+        if not isinstance(message, dict):
+            raise WireError("a message that is not a JSON object")
+        return message
+
+
+# ---------------------------------------------------------------------- the kernel's side
+def _source(fn):
+    import inspect
+    try:
+        return inspect.getsource(fn)
+    except (OSError, TypeError):
+        return None
+
+
+def serve_answer(address, token, index, answer):
+    """In the learner's kernel, at a check cell: connect to the judge, say what `answer()` is, and call it on
+    the judge's arguments until it is done.  Whatever the answer raises goes back as data."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(address)
+    channel = Channel(sock)
+    try:
+        try:
+            fn = answer()
+        except Exception as exc:
+            channel.send({"token": token, "index": index, "missing": error(exc)})
+            raise
+        channel.send({"token": token, "index": index, "answer": {
+            "callable": callable(fn), "type": type(fn).__name__, "source": _source(fn)}})
+
+        def proxy(description):
+            return _proxy(channel, description)
+
+        while True:
+            message = channel.recv()
+            if "call" not in message:
+                return
+            try:
+                args = decode(message["call"]["args"], proxy)
+                kwargs = decode(message["call"]["kwargs"], proxy)
+                with quiet():
+                    reply = {"returned": encode(fn(*args, **kwargs))}
+            except Exception as exc:                  # noqa: BLE001 -- the learner's error, as data
+                reply = {"raised": error(exc)}
+            channel.send(reply)
+    finally:
+        sock.close()
+
+
+def _proxy(channel, description):
+    """The kernel's stand-in for an object the judge kept: its plain attributes, and methods that call back."""
+    ref, refusal = description["ref"], str(description.get("refusal") or "'{name}' is not available")
+    attributes = {k: decode(v) for k, v in dict(description.get("attributes") or {}).items()}
+    methods = set(description.get("methods") or ())
+
+    def remote(method):
+        def invoke(*args, **kwargs):
+            channel.send({"callback": ref, "method": method, "args": encode(list(args)), "kwargs": encode(kwargs)})
+            reply = channel.recv()
+            if "raised" in reply:
+                raise rebuilt_error(reply["raised"])
+            return decode(reply.get("returned"))
+        return invoke
+
+    class Proxy:
+        __slots__ = ()
+
+        def __getattr__(self, name):
+            if name in attributes:
+                return attributes[name]
+            if name in methods:
+                return remote(name)
+            raise AttributeError(refusal.format(name=name))
+
+        def __call__(self, *args, **kwargs):
+            if not description.get("callable"):
+                raise TypeError("this object is not callable")
+            return remote(None)(*args, **kwargs)
+
+    return Proxy()
+
+
+# ---------------------------------------------------------------------- the judge's side
+class AnswerLost(BaseException):
+    """The kernel stopped answering (it ended, closed the connection or sent what is not data): no verdict."""
+
+
+class AnswerTimeout(BaseException):
+    """The learner's function did not reply before the check's time ran out."""
+
+
+class Remote:
+    """The judge's handle on the learner's answer in the kernel: `callable`, `type_name`, `source` (text, only
+    ever parsed) and `invoke(args, kwargs)`, which returns the learner's result rebuilt as plain data."""
+
+    def __init__(self, channel, hello, deadline):
+        self.channel, self.deadline = channel, deadline
+        self.callable = bool(hello.get("callable"))
+        self.type_name = str(hello.get("type") or "object")[:40]
+        source = hello.get("source")
+        self.source = source if isinstance(source, str) else None
+
+    def _recv(self):
+        import time
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise AnswerTimeout()
+        self.channel.sock.settimeout(left)
+        try:
+            return self.channel.recv()
+        except socket.timeout:
+            raise AnswerTimeout() from None
+        except (WireError, OSError, struct.error) as exc:
+            raise AnswerLost(str(exc)) from None
+
+    def invoke(self, args, kwargs):
+        """fn(*args, **kwargs) in the kernel; the learner's exception is re-raised here, rebuilt from data."""
+        refs = {}
+        try:
+            self.channel.send({"call": {"args": encode(list(args), refs), "kwargs": encode(dict(kwargs), refs)}})
+        except OSError as exc:
+            raise AnswerLost(str(exc)) from None
+        while True:
+            reply = self._recv()
+            if "callback" in reply:
+                self._answer_callback(reply, refs)
+                continue
+            if "raised" in reply:
+                raise rebuilt_error(reply["raised"])
+            if "returned" not in reply:
+                raise AnswerLost("the kernel sent a message that is not a result")
+            try:
+                return decode(reply["returned"])
+            except WireError as exc:              # e.g. a model whose file the library refuses: not an answer
+                data = reply["returned"]
+                kind = next(iter(data), "value") if isinstance(data, dict) and data else "value"
+                return _opaque(f"unreadable {kind} ({exc})")
+
+    def _answer_callback(self, message, refs):
+        target, method = refs.get(message.get("callback")), message.get("method")
+        try:
+            if isinstance(target, Offered) and method in target.methods:
+                fn = getattr(target, method)
+            elif method is None and callable(target) and not isinstance(target, Offered):
+                fn = target
+            else:
+                raise AttributeError(f"'{method}' is not available in this exercise")
+            args, kwargs = decode(message.get("args")), decode(message.get("kwargs"))
+            if not isinstance(args, list) or not isinstance(kwargs, dict):
+                raise TypeError("the arguments of a call back were not a list and a dict")
+            reply = {"returned": encode(fn(*args, **kwargs))}
+        except Exception as exc:                      # noqa: BLE001 -- e.g. a wrong shape passed to chain.rnea
+            reply = {"raised": error(exc)}
+        try:
+            self.channel.send(reply)
+        except OSError as exc:
+            raise AnswerLost(str(exc)) from None

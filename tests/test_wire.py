@@ -1,0 +1,211 @@
+"""Answers as plain data (lesson_lib.course.checks.wire): the judge's verdict on every answer the checks know is the
+same as in a notebook, while no learner object, code or pickle ever reaches the judge, and no truth behind an
+offered argument reaches the learner's side.
+
+The kernel's side runs in a thread here (serve_answer, as the grader's setup cell calls it) and the judge's side in
+the test (lesson_tools.grading.clean.judge), over a real Unix socket.
+"""
+import socket
+import threading
+
+import numpy as np
+import pytest
+from check_cases import RIGHT, WRONG
+from test_checks import define
+
+from lesson_lib import DeLaN, double_pendulum
+from lesson_lib.course import checks
+from lesson_lib.course.checks import framework, wire
+from lesson_tools.grading.clean import judge
+
+# Answers that are DeLaN subclasses overriding mass_matrix (so the check runs without training): through the
+# wire a model crosses as its weights, so they are judged by what they learned (see the test below)
+FAKES = {("triple_delan", None), ("triple_delan", "spd"), ("triple_delan", "longer")}
+NAMES = sorted(checks.REGISTRY)
+HINTS = [(name, key) for name in NAMES for key in sorted(WRONG[name]) if (name, key) not in FAKES]
+
+
+def through_wire(tmp_path, name, fn, cell_s=60, kernel_survives=True):
+    """(status, line) of check `name` on `fn`, the function staying on the kernel's side of a socket."""
+    import tempfile
+    address = tempfile.mktemp(suffix=".sock", dir=tmp_path)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(address)
+    listener.listen(1)
+    errors = []
+
+    def kernel():
+        try:
+            wire.serve_answer(address, "tok", 0, lambda: fn)
+        except Exception as exc:                       # noqa: BLE001 -- reported by the test
+            errors.append(exc)
+
+    thread = threading.Thread(target=kernel, daemon=True)
+    thread.start()
+    conn, _ = listener.accept()
+    channel = wire.Channel(conn)
+    hello = channel.recv()
+    assert hello["token"] == "tok" and hello["index"] == 0
+    result = judge(checks, channel, hello, name, cell_s)
+    thread.join(30)
+    listener.close()
+    assert not errors or not kernel_survives, errors
+    return result
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if (n, None) not in FAKES])
+def test_a_right_answer_passes_through_the_wire(tmp_path, name):
+    assert through_wire(tmp_path, name, RIGHT[name]) == ("pass", f"PASS: {name}")
+
+
+@pytest.mark.parametrize("name, key", HINTS)
+def test_a_wrong_answer_gets_the_same_line_through_the_wire_as_in_a_notebook(tmp_path, name, key):
+    assert through_wire(tmp_path, name, WRONG[name][key]) == checks.evaluate(name, WRONG[name][key])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_stub_is_not_attempted_through_the_wire(tmp_path, name):
+    spec = checks.REGISTRY[name]
+    stub = define(framework.stub_source(spec), spec.function)
+    assert through_wire(tmp_path, name, stub) == ("not attempted", f"NOT ATTEMPTED: {name}: {checks.NOT_ATTEMPTED}")
+
+
+def test_an_offered_chain_has_no_truth_behind_it_on_the_kernels_side(tmp_path):
+    """In a notebook, 02's chain wrapper holds the true chain (`_chain`); through the wire the learner's function
+    gets a proxy with n_dof and rnea only, so reaching for the truth fails instead of passing."""
+    def sneaky(chain, q):
+        return chain._chain.mass_matrix(q)
+    assert checks.evaluate("mass_matrix_from_rnea", sneaky)[0] == "pass"          # in-process: it works
+    status, line = through_wire(tmp_path, "mass_matrix_from_rnea", sneaky)
+    assert status == "fail" and "chain._chain is not available" in line, line
+
+    def inspects(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+        return vars(model)
+    status, line = through_wire(tmp_path, "computed_torque", inspects)
+    assert status == "fail" and "TypeError" in line, line                          # a proxy has no __dict__
+
+
+def test_a_model_that_lies_about_itself_is_judged_by_its_weights(tmp_path):
+    """A DeLaN subclass whose mass_matrix returns the truth passes in a notebook; through the wire a model crosses
+    as its file, which the library refuses (1000 steps claimed, no loss recorded), so it is no trained DeLaN.  A
+    subclass with untrained weights that claims nothing is judged by those weights."""
+    fake = RIGHT["triple_delan"]
+    assert checks.evaluate("triple_delan", fake)[0] == "pass"
+    status, line = through_wire(tmp_path, "triple_delan", fake)
+    assert status == "fail" and "it returned unreadable delan (" in line and "step count 1000" in line, line
+
+    class Liar(DeLaN):
+        def mass_matrix(self, q):
+            return checks.reference_triple_pendulum().mass_matrix(q)
+
+    def trains_one_step(chain, data):
+        model = Liar(n_dof=3, hidden=(8, 8))
+        model.fit(data, steps=1)
+        return model
+    assert checks.evaluate("triple_delan", trains_one_step)[0] == "pass"
+    status, line = through_wire(tmp_path, "triple_delan", trains_one_step)
+    assert status == "fail" and "after 1 steps max |M_hat - M|" in line, line
+
+
+def test_the_learners_stack_holds_no_expected_value(tmp_path):
+    """An answer that looks for the check's truth in its callers' frames finds only the kernel's serving loop."""
+    def reads_the_caller(M, qd):
+        import inspect
+        frame = inspect.currentframe().f_back
+        while frame is not None:
+            if "truth" in frame.f_locals:
+                return frame.f_locals["truth"]
+            frame = frame.f_back
+        return 0.0
+    assert checks.evaluate("kinetic_energy", reads_the_caller)[0] == "pass"       # in-process, it finds it
+    assert through_wire(tmp_path, "kinetic_energy", reads_the_caller)[0] == "fail"
+
+
+def test_what_cannot_cross_as_data_arrives_as_an_opaque_type(tmp_path):
+    ran = tmp_path / "payload-ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(ran), "w"))
+
+    assert through_wire(tmp_path, "total_mass", lambda chain: Payload()) == (
+        "fail", "FAIL: total_mass: total_mass returned Payload, not numbers. Hint: "
+                + checks.REGISTRY["total_mass"].hint("not numbers"))
+    assert not ran.exists()
+    status, line = through_wire(tmp_path, "total_mass", lambda chain: (x for x in [1.0]))
+    assert status == "fail" and "returned generator, not numbers" in line
+    status, line = through_wire(tmp_path, "kinetic_energy", lambda M, qd: np.array([object()]))
+    assert status == "fail" and "not numbers" in line
+
+
+def test_the_learners_exception_comes_back_by_name_and_message(tmp_path):
+    def raises(M, qd):
+        raise KeyError("boom")
+    status, line = through_wire(tmp_path, "kinetic_energy", raises)
+    assert status == "fail" and "your code raised KeyError: 'boom'" in line
+
+
+def test_a_function_that_outlives_the_checks_time_is_a_timeout(tmp_path):
+    import time
+
+    def slow(chain):
+        time.sleep(3)
+        return 1.0
+    assert through_wire(tmp_path, "total_mass", slow, cell_s=0.5, kernel_survives=False)[0] == "timeout"
+
+
+@pytest.mark.parametrize("value", [
+    None, True, "text", 3, -2**70, 0.1, float("inf"), np.float64(2.5), np.arange(6.0).reshape(2, 3),
+    np.array([1, 2], dtype=np.int32), np.array([True, False]), np.array(1.5 + 2j), [1.0, (2, "a")],
+    {"q": np.zeros((3, 2)), "tau": [np.ones(2)]}])
+def test_plain_values_cross_unchanged(value):
+    back = wire.decode(wire.encode(value))
+    assert type(back) is type(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        assert back.dtype == np.asarray(value).dtype and np.array_equal(back, value)
+    elif isinstance(value, dict):
+        assert back.keys() == value.keys() and np.array_equal(back["q"], value["q"])
+    else:
+        assert back == value or (isinstance(value, float) and np.isnan(value))
+
+
+def test_a_chain_and_a_model_are_rebuilt_from_their_parameters():
+    chain = double_pendulum()
+    again = wire.decode(wire.encode(chain))
+    assert again is not chain and np.array_equal(again.mass_matrix([0.3, 0.2]), chain.mass_matrix([0.3, 0.2]))
+    model = DeLaN(seed=4, hidden=(8, 8))
+    model.fit(__import__("lesson_lib").sample_uniform(chain, 64, seed=0), steps=3)
+    copy = wire.decode(wire.encode(model))
+    q = np.array([[0.1, -0.4]])
+    assert type(copy) is DeLaN and copy.step == model.step == 3
+    assert np.array_equal(copy.mass_matrix(q), model.mass_matrix(q))
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"pickle": "gASV"}, "vocabulary"),
+    ({"array": "O", "shape": [1], "data": ""}, "could not be rebuilt"),
+    ({"array": "f8", "shape": [3], "data": "AAAA"}, "could not be rebuilt"),
+    ({"array": "f8", "shape": [1], "data": "!!"}, "could not be rebuilt"),
+    ({"chain": {"m": {"float": "1"}}}, "could not be rebuilt"),
+    ({"delan": "bm90IGEgemlw"}, "could not be rebuilt"),
+    ({"ref": 0}, "vocabulary"),                        # a reference is only ever made by the judge
+    (["a list"], "vocabulary"),
+])
+def test_data_outside_the_vocabulary_is_refused(data, words):
+    with pytest.raises(wire.WireError, match=words):
+        wire.decode(data)
+
+
+def test_deep_nesting_and_oversized_messages_are_refused():
+    deep = 1.0
+    for _ in range(wire.MAX_DEPTH + 2):
+        deep = [deep]
+    with pytest.raises(wire.WireError, match="nested"):
+        wire.encode(deep)
+    a, b = socket.socketpair()
+    a.sendall(wire._HEADER.pack(wire.MAX_MESSAGE + 1))
+    with pytest.raises(wire.WireError, match="over the limit"):
+        wire.Channel(b).recv()
+    a.sendall(wire._HEADER.pack(4) + b"[1]\n")
+    with pytest.raises(wire.WireError, match="not a JSON object"):
+        wire.Channel(b).recv()
