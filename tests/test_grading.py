@@ -1,5 +1,5 @@
 """The grader's parts, without running notebooks: finding and matching submissions, naming students, planning the
-cells, the tamper scan, the verified course files, the clean process's watch, and the gradebook file.
+cells, the tamper scan, the verified course files, the judge process, and the gradebook file.
 
 The end-to-end runs (a synthetic class through the CLI, parallel and Dask equal to sequential) are in
 tests/test_grading_class.py; pytest/nbval on learner notebooks in tests/test_grading_notebooks.py.
@@ -15,8 +15,7 @@ import pytest
 from lesson_lib.course import checks
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS
 from lesson_tools.grading import course_notebooks, gradebook, verified
-from lesson_tools.grading.clean import Watch
-from lesson_tools.grading.judge import check_answers
+from lesson_tools.grading.judge import Judge
 from lesson_tools.grading.rlimits import Limits
 from lesson_tools.grading.plan import plan
 from lesson_tools.grading.scan import protected_names, scan
@@ -134,8 +133,9 @@ def test_plan_replaces_check_cells_puts_back_missing_ones_and_skips_copies(cours
     code[mm].source = "# NBVAL_CHECK_OUTPUT\nprint('PASS: mass_matrix_from_rnea')"      # edited
     nb.cells.append(nbformat.v4.new_code_cell(code[ke].source))                          # a copy
     nb.cells.remove(code[co])                                                            # missing
-    steps, notes, learner = plan(nb, course["02_model"], tmp_path)
+    steps, notes, learner = plan(nb, course["02_model"], str(tmp_path / "judge.sock"), "tok")
     checks = [(s.check, s.number) for s in steps if s.kind == "check"]
+    assert [s.name for s in steps if s.kind == "check"] == names
     defining = next(i for i, c in enumerate(code) if "def coriolis_from_dM" in c.source)
     last = len(names) - 1
     assert checks == [(k, at[n] + 1) for k, n in enumerate(names[:-1])] + [(last, None)]
@@ -229,68 +229,60 @@ def test_manifest_reports_an_edited_added_or_removed_file(tmp_path):
         verified.copy_verified(tmp_path, expected, tmp_path / "again")
 
 
-def _answer(tmp_path, value):
-    import cloudpickle
-    path = tmp_path / "answer.pkl"
-    path.write_bytes(cloudpickle.dumps(value))
-    return [{"index": 0, "name": "lesson_passes", "path": str(path)}]
+def _judged(judge, index, name, fn):
+    """The judge's verdict on `fn`, given from a thread standing in for the kernel's check cell."""
+    import threading
+    from lesson_lib.course.checks import wire
+    judge.begin(index, name)
+    errors = []
+
+    def cell():
+        try:
+            wire.serve_answer(judge.address, judge.token, index, lambda: fn)
+        except Exception as exc:                      # noqa: BLE001 -- e.g. no judge to connect to
+            errors.append(exc)
+    thread = threading.Thread(target=cell, daemon=True)
+    thread.start()
+    thread.join(120)
+    return judge.finish(index), errors
 
 
-def test_clean_process_checks_an_answer_from_the_verified_files(tmp_path):
+def test_the_judge_checks_answers_from_the_verified_files_and_refuses_other_connections(tmp_path):
+    import socket
+    from lesson_lib.course.checks import wire
     root, expected = verified.package_root(), verified.manifest()
-    results = check_answers(_answer(tmp_path, lambda e, lam: e < 0.2 and lam > 0), root, expected,
-                            Limits(cell_s=60), tmp_path, None)
-    assert results == {0: {"status": "pass", "line": "PASS: lesson_passes", "changes": []}}
+    with Judge(root, expected, Limits(cell_s=60), tmp_path, None) as judge:
+        assert _judged(judge, 0, "lesson_passes", lambda e, lam: e < 0.2 and lam > 0) == (
+            {"status": "pass", "line": "PASS: lesson_passes"}, [])
+        judge.begin(1, "lesson_passes")                # another process, without the token, connects first
+        intruder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        intruder.connect(judge.address)
+        wire.Channel(intruder).send({"token": "guess", "index": 1, "answer": {"callable": True}})
+        judge._send({"ended": 1})
+        assert judge._read(lambda m: m.get("index") == 1, 60) is not None
+        assert _judged(judge, 2, "lesson_passes", lambda e, lam: True)[0]["status"] == "fail"
+        assert _judged(judge, 3, "no_such_check", len)[0] == {
+            "status": "error", "line": "the course has no check named 'no_such_check'"}
 
 
-def test_clean_process_refuses_course_files_that_changed(tmp_path):
-    """A copy of lesson_lib whose check module was edited to pass everything: the clean process will not load it."""
+def test_a_check_cell_that_ends_without_answering_gets_an_error_not_a_wait(tmp_path):
+    with Judge(verified.package_root(), verified.manifest(), Limits(cell_s=600), tmp_path, None) as judge:
+        judge.begin(0, "lesson_passes")
+        assert judge.finish(0) == {"status": "error", "line": "the check cell ended before giving its answer"}
+
+
+def test_the_judge_refuses_course_files_that_changed(tmp_path):
+    """A copy of lesson_lib whose check module was edited to pass everything: the judge will not load it."""
     expected = verified.manifest()
     copy = tmp_path / "copy"
     verified.copy_verified(verified.package_root(), expected, copy)
-    rel = next(r for r in ("lesson_lib/course/checks.py", "lesson_lib/course/checks/__init__.py") if r in expected)
+    rel = "lesson_lib/course/checks/__init__.py"
     with open(copy / rel, "a") as f:
         f.write("\ndef lesson_passes(fn):\n    print('PASS: lesson_passes')\n")
-    results = check_answers(_answer(tmp_path, lambda e, lam: None), copy, expected, Limits(cell_s=60), tmp_path, None)
-    assert results[0]["status"] == "error" and "differs from the course's hash" in results[0]["line"], results
-
-
-def test_watch_sees_a_replaced_function_a_new_module_name_and_changed_code():
-    import numpy
-    from lesson_lib.course import checks
-    from lesson_lib.physics import chain
-    watch = Watch()
-    assert watch.changes() == []
-    saved_max, saved_code = numpy.max, chain.PlanarChain.mass_matrix.__code__
-    try:
-        numpy.max = len
-        checks.print = len
-        chain.PlanarChain.mass_matrix.__code__ = (lambda self, q: q).__code__
-        assert watch.changes() == ["lesson_lib.course.checks.print (added)",
-                                   "lesson_lib.physics.chain.PlanarChain.mass_matrix (its code)", "numpy.max"]
-    finally:
-        numpy.max = saved_max
-        del checks.print
-        chain.PlanarChain.mass_matrix.__code__ = saved_code
-    assert watch.changes() == []
-
-
-def test_watch_sees_an_entry_of_a_registry_replaced_or_edited():
-    from types import SimpleNamespace
-
-    from lesson_lib.course import checks
-    checks.REGISTRY_FOR_TEST = {"x": SimpleNamespace(function=len), "count": 0}
-    try:
-        watch = Watch()
-        checks.REGISTRY_FOR_TEST["count"] = 1                    # a number the checks keep: not counted
-        checks.REGISTRY_FOR_TEST["new"] = SimpleNamespace()      # an added entry: not counted
-        assert watch.changes() == []
-        checks.REGISTRY_FOR_TEST["x"].function = print
-        assert watch.changes() == ["lesson_lib.course.checks.REGISTRY_FOR_TEST['x']['function']"]
-        checks.REGISTRY_FOR_TEST["x"] = SimpleNamespace(function=len)
-        assert "lesson_lib.course.checks.REGISTRY_FOR_TEST['x']" in watch.changes()
-    finally:
-        del checks.REGISTRY_FOR_TEST
+    with Judge(copy, expected, Limits(cell_s=60), tmp_path, None) as judge:
+        result, errors = _judged(judge, 0, "lesson_passes", lambda e, lam: None)
+    assert result["status"] == "error" and "differs from the course's hash" in result["line"], result
+    assert errors                                      # the cell found no judge to give its answer to
 
 
 def test_limits_wrapper_sets_the_limits_on_the_command(tmp_path):

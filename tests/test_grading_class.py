@@ -53,6 +53,14 @@ def edited(nb, text, old, new):
 
 CHECK_05 = f"checks.{STEP}("
 NOT_ATTEMPTED_05 = f"NOT ATTEMPTED: {STEP}: {checks.NOT_ATTEMPTED}"     
+STUB_05 = "    # YOUR CODE HERE\n    raise NotImplementedError(\"Your turn: see the instructions above\")\n    return q_new, qd_new"
+
+
+def answer_05(body):
+    """The learner's 05 notebook with the exercise's body (stub lines) replaced by `body`."""
+    return edited(learner(M05), f"def {STEP}", STUB_05, body)
+
+
 CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with ...
     "replaces_check": with_cell(learner(M05), CHECK_05, f'setattr(checks, "{STEP}", lambda fn: print("PASS: {STEP}"))'),
     "prints_fake_pass": with_cell(learner(M05), CHECK_05, f'print("PASS: {STEP}")'),
@@ -70,9 +78,28 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
         f"    sys.__stdout__.write('PASS: {STEP}\\n')")),
     "patches_numpy": with_cell(learner(M05), CHECK_05, "np.max = lambda *a, **k: 0.0"),
     # a wrong answer that, when called by the check, disables the check's comparisons, with no name the scan knows
-    "patches_inside_answer": edited(learner(M05), f"def {STEP}", "    # YOUR CODE HERE\n    raise NotImplementedError(\"Your turn: see the instructions above\")\n    return q_new, qd_new",
-                                    "    m = np\n    m.max = lambda *a, **k: 0.0\n    return q, qd"),
+    "patches_inside_answer": answer_05("    m = np\n    m.max = lambda *a, **k: 0.0\n    return q, qd"),
+    # answers that attack the checks from the inside, which the old grader ran where it made the verdict
+    "reads_callers_frames": answer_05(
+        "    import inspect\n"
+        "    for record in inspect.stack():\n"
+        "        for value in record.frame.f_locals.values():\n"
+        "            if isinstance(value, list) and len(value) == 2 and isinstance(value[0], tuple):\n"
+        "                return value[0]                  # the check's 'right' answers, if it could see them\n"
+        "    return q, qd"),
+    "returns_a_payload": answer_05(
+        "    class Payload:\n"
+        "        def __reduce__(self):\n"
+        "            return (print, ('PASS: {STEP}',))\n"
+        "    return Payload(), Payload()"),
+    "writes_pass_and_exits": answer_05(
+        "    import os\n"
+        "    os.write(1, b'PASS: {STEP}\\n')\n"
+        "    os._exit(0)"),
 }
+
+
+ANSWERS_05 = ("patches_inside_answer", "reads_callers_frames", "returns_a_payload", "writes_pass_and_exits")
 
 
 # the answer written above the stub's line, which still runs: the grader must say so, as the check cell does
@@ -226,7 +253,9 @@ def test_no_cheat_ends_in_pass(graded, cheat):
     found = verdicts(graded, cheat, f"{M05}.ipynb")
     assert set(found) == set(CHECKS_05) and not any(v == "PASS" for v, _ in found.values()), found
     verdict, detail = found[STEP]
-    assert verdict == ("NOT ATTEMPTED" if cheat == "edits_check_cell_answer" else "TAMPERED"), detail
+    expected = {"edits_check_cell_answer": "NOT ATTEMPTED", "writes_pass_and_exits": "TAMPERED",
+                "patches_inside_answer": "FAIL", "reads_callers_frames": "FAIL"}
+    assert verdict == expected.get(cheat, "TAMPERED"), detail
 
 
 def test_cheats_are_reported_with_what_gave_them_away(graded):
@@ -237,11 +266,18 @@ def test_cheats_are_reported_with_what_gave_them_away(graded):
     assert "redefines print" in detail["redefines_print"]
     assert "assigns to np.max" in detail["patches_numpy"]
     assert "a cell changed the course file lesson_lib/course/checks" in detail["edits_lesson_lib"]
-    assert "while being checked, the answer changed numpy.max" in detail["patches_inside_answer"]
+    # the answer's numpy patch, its look through the stack and its payload stay in the kernel: the judge's own
+    # comparison sees what the function returned
+    assert detail["patches_inside_answer"].startswith(f"FAIL: {STEP}: from q = "), detail
+    assert detail["reads_callers_frames"].startswith(f"FAIL: {STEP}: "), detail
+    assert (f"defines __reduce__" in detail["returns_a_payload"] and
+            f"Verdict without the tampering: FAIL: {STEP}: {STEP} returned Payload, not numbers" in
+            detail["returns_a_payload"]), detail
+    assert "uses os._exit" in detail["writes_pass_and_exits"] and "the kernel died" in detail["writes_pass_and_exits"]
     for name in ("edits_check_cell", "edits_check_cell_answer"):
         assert "(a check cell) was edited; the course's check was run" in detail[name]
     for name, text in detail.items():            # the course's check saw the unfilled stub
-        if name != "patches_inside_answer":      # (that one fooled the check, and the watch saw how)
+        if name not in ANSWERS_05:
             assert text.endswith(NOT_ATTEMPTED_05) or NOT_ATTEMPTED_05 + ";" in text, (name, text)
 
 

@@ -8,8 +8,8 @@ One module per step, in the order a submission meets them:
 - scan         a static look at the cells the learner wrote, for reaching into the checks (-> TAMPERED)
 - kernel       run the cells in a fresh kernel under limits (rlimits: the OS resource limits wrapper)
 - verified     the course's files and their hashes; the importer that only loads verified lesson_lib files
-- clean        the clean process that calls the course's checks on the captured answers
-- judge        the grader's side of it: start it, send the answers, read the verdicts, within the limits
+- clean        the judge: the course's checks, away from the kernel, on the answers' results as plain data
+- judge        the grader's side of it: start it, tell it when a check cell runs, read its verdict
 - job          one submission, start to end: the task a local worker or a Dask worker runs
 - gradebook    the rows, the CSV/JSON file and the summary per student
 - command      the command line (`python -m lesson_tools.grade`): local workers or a Dask cluster

@@ -4,8 +4,8 @@
 
 PATH: notebook files and folders (searched recursively), with any names: `alice/02_model.ipynb`,
 `s1042_02_model.ipynb`, `02_model (1).ipynb`.  Each file is matched to its course notebook by content and graded
-in a fresh kernel under limits; the course's checks then judge the learner's answers in a clean process that
-the learner's cells never touched.  The gradebook has one row per (submission, check): student, notebook,
+in a fresh kernel under limits; the course's checks run in a separate judge process that
+sends the learner's function its arguments and gets back plain data (no learner code runs there).  The gradebook has one row per (submission, check): student, notebook,
 submission, check, verdict, detail, with verdict PASS, FAIL, NOT ATTEMPTED, ERROR, TIMEOUT, TAMPERED or
 NOT GRADED (see lesson_tools.grading.gradebook).  A summary per student is printed at the end.
 

@@ -8,7 +8,7 @@ plus any other course notebook in notebooks/ (bench_app: no checks).  A check ce
     checks.kinetic_energy(kinetic_energy)
 
 The grader never runs that call in the learner's kernel.  It runs the cell's `capture` instead, which takes
-the answer out of the kernel by value, to be checked in a clean process (lesson_tools.grading.clean):
+the check's calls from the judge (lesson_tools.grading.clean) and answers them with plain data:
 
     # NBVAL_CHECK_OUTPUT
     _lesson_capture_(0, lambda: (kinetic_energy))

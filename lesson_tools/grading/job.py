@@ -2,15 +2,16 @@
 
     rows = grade_task(task)        # task: see make_task; rows: gradebook rows for this submission
 
-In a temporary folder of its own (removed afterwards): a verified copy of lesson_lib for the kernel, an
-answers folder and a working folder.  Then
+In a temporary folder of its own (removed afterwards): a verified copy of lesson_lib for the kernel and a working
+folder.  Then
 
-1. scan the cells the learner wrote (lesson_tools.grading.scan);
-2. run the cells in a limited kernel, check cells replaced by captures (plan, kernel);
-3. check that neither the kernel's copy nor the course's own lesson_lib changed (verified);
-4. call the course's checks on the captured answers in clean processes (clean);
-5. one row per check: the check's verdict, or TIMEOUT/ERROR where a limit or an error came first, and
-   TAMPERED for every check when step 1, 3 or 4 found tampering (the verdict it would have had is kept in the
+1. start the judge (lesson_tools.grading.judge, clean), the process where verdicts are made;
+2. scan the cells the learner wrote (lesson_tools.grading.scan);
+3. run the cells in a limited kernel, each check cell replaced by one that answers the judge's calls with plain
+   data (plan, kernel, lesson_lib.course.checks.wire): the judge runs the check and keeps its truths;
+4. check that neither the kernel's copy nor the course's own lesson_lib changed (verified);
+5. one row per check: the judge's verdict, or TIMEOUT/ERROR where a limit or an error came first, and
+   TAMPERED for every check when step 2 or 4 found tampering (the verdict it would have had is kept in the
    detail).
 
 Everything a task needs travels in it (the notebook's text, the course notebook's checks and cells, the
@@ -55,7 +56,7 @@ def grade_task(task):
     lesson_lib differs from the grader's hashes: grading itself cannot go on there."""
     import nbformat
     from . import kernel
-    from .judge import check_answers
+    from .judge import Judge
     from .plan import plan
     from .scan import protected_names
     course_nb, limits, expected = task["course_nb"], task["limits"], task["manifest"]
@@ -68,28 +69,21 @@ def grade_task(task):
                                  f"the same course version on every worker")
     folder = Path(tempfile.mkdtemp(prefix="lesson-grade-"))
     try:
-        course, answers, work = folder / "course", folder / "answers", folder / "work"
-        for d in (answers, work):
-            d.mkdir()
+        course, work = folder / "course", folder / "work"
+        work.mkdir()
         copy_verified(root, learners_part(expected), course)
         nb = nbformat.reads(task["text"], as_version=4)
-        steps, notes, learner = plan(nb, course_nb, answers)
-        protected = protected_names(c.get("source", "") for c in nb.cells if c.get("cell_type") == "code")
-        tampered = _tampering(learner, protected, task["check_names"])
-
-        run = kernel.run(steps, work, course, limits)
+        with Judge(root, expected, limits, folder, kernel.environment(root)) as judge:
+            steps, notes, learner = plan(nb, course_nb, judge.address, judge.token)
+            protected = protected_names(c.get("source", "") for c in nb.cells if c.get("cell_type") == "code")
+            tampered = _tampering(learner, protected, task["check_names"])
+            run = kernel.run(steps, work, course, limits, judge)
         tampered += [f"a cell changed the course file {rel} (its copy)"
                      for rel in changed(course, learners_part(expected))]
         original = changed(root, expected)
         if original:
             tampered.append(f"the course's own files changed while this notebook ran: {original[:5]}")
-
-        captured = [{"index": s.check, "name": course_nb.checks[s.check].name, "path": str(answers / f"{s.check}.pkl")}
-                    for i, s in enumerate(steps[:run.completed]) if s.kind == "check" and i not in run.errors
-                    and (answers / f"{s.check}.pkl").exists()]
-        results = check_answers(captured, root, expected, limits, folder, kernel.environment(root)) if captured else {}
-        for r in results.values():
-            tampered += [f"while being checked, the answer changed {c}" for c in r.get("changes") or []]
+        results = run.verdicts
         verdicts = _verdicts(course_nb, steps, run, results, notes)
         if tampered:
             reasons = "; ".join(dict.fromkeys(tampered))
@@ -114,11 +108,13 @@ def _verdicts(course_nb, steps, run, results, notes):
         if i >= run.completed:
             verdict, reason = run.stop or (gb.ERROR, "the check was not reached")
             detail = f"not reached: {reason}"
+        elif results.get(check.index, {}).get("status") == "timeout":     # the judge's limit came first
+            verdict, detail = gb.TIMEOUT, results[check.index]["line"]
         elif i in run.errors:
             verdict, detail = gb.ERROR, f"the check cell raised {run.errors[i]}"
             context += earlier[-2:]
         elif check.index not in results:
-            verdict, detail = gb.ERROR, "the answer could not be taken out of the kernel"
+            verdict, detail = gb.ERROR, "the check cell gave the judge no answer"
         else:
             r = results[check.index]
             verdict = gb.FROM_STATUS.get(r["status"], gb.TIMEOUT if r["status"] == "timeout" else gb.ERROR)

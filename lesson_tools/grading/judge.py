@@ -1,14 +1,23 @@
-"""The grader's side of the clean process (lesson_tools.grading.clean): start it, send it the answers, read its
-verdict lines, and end it, a check at a time within the limits.
+"""The grader's side of the judge (lesson_tools.grading.clean): start it, tell it when a check cell runs, read
+its verdict when the cell has ended.
 
-    results = check_answers(answers, root, expected, limits, folder, env)
+    with Judge(root, expected, limits, folder, env) as judge:
+        judge.begin(index, name)           # just before the kernel runs the check cell
+        ...                                # the cell connects to judge.address and answers the check's calls
+        result = judge.finish(index)       # {"status", "line"} once the cell has ended
 
-The clean process starts from lesson_tools.grading.verified's own verified source (`python -I -c`), which then
-imports lesson_tools.grading.clean; clean imports neither this module nor verified, so the two sides of the
-protocol do not import each other.
+The judge starts from lesson_tools.grading.verified's own verified source (`python -I -c`), which then imports
+lesson_tools.grading.clean; clean imports neither this module nor verified, so the two sides of the protocol do
+not import each other.  A judge that dies costs the check it was judging; the next check starts a new one.
 """
 import json
+import os
+import secrets
+import selectors
+import signal
+import subprocess
 import sys
+import time
 
 
 def _tail(path, limit=400):
@@ -22,90 +31,105 @@ def _tail(path, limit=400):
     return " ".join(text.splitlines()[-1:])
 
 
-def _start(request, root, expected, limits, folder, env):
-    import subprocess
-    from .rlimits import wrap
-    from .verified import bootstrap_source
-    cmd = wrap([sys.executable, "-I", "-c", bootstrap_source(root, expected)], limits.memory_mb,
-               limits.cell_s * len(request["answers"]) + 60, limits.file_mb)
-    err = open(folder / "clean.err", "ab")
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, cwd=str(folder),
-                            env=env, start_new_session=True)
-    err.close()
-    proc.stdin.write((json.dumps(request) + "\n").encode())
-    proc.stdin.close()
-    return proc
+class Judge:
+    """One judge process for one submission; `address` is the socket the kernel's check cells connect to and
+    `token` what they must say first (lesson_tools.grading.plan writes both into the setup cell)."""
 
+    def __init__(self, root, expected, limits, folder, env):
+        self.root, self.expected, self.limits, self.folder, self.env = root, expected, limits, folder, env
+        self.address, self.token = str(folder / "judge.sock"), secrets.token_hex(16)
+        self.proc, self.buffer, self.failure = None, b"", None
 
-def _lines(proc, wait):
-    """Yield the process's stdout lines; `wait()` gives the seconds left before a timeout (None on timeout)."""
-    import os
-    import selectors
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    buffer = b""
-    while True:
-        left = wait()
-        if left <= 0 or not sel.select(timeout=left):
-            yield None
+    def __enter__(self):
+        return self                                    # started by the first begin(): no checks, no judge
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _start(self):
+        from .rlimits import wrap
+        from .verified import bootstrap_source
+        self.failure = None
+        if os.path.exists(self.address):
+            os.unlink(self.address)
+        cmd = wrap([sys.executable, "-I", "-c", bootstrap_source(self.root, self.expected)], self.limits.memory_mb,
+                   self.limits.notebook_s + 120, self.limits.file_mb)
+        with open(self.folder / "judge.err", "ab") as err:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                         cwd=str(self.folder), env=self.env, start_new_session=True)
+        self.buffer = b""
+        self._send({"root": str(self.root), "manifest": self.expected, "token": self.token, "address": self.address,
+                    "cell_s": self.limits.cell_s})
+        if self._read(lambda m: m.get("event") == "ready", 60 + self.limits.cell_s) is None:
+            why = _tail(self.folder / "judge.err") or "no message"
+            self.close()
+            self.failure = f"the judge could not start ({why})"
+
+    def _send(self, message):
+        if self.proc is None:
             return
-        chunk = os.read(proc.stdout.fileno(), 65536)
-        if not chunk:
-            return
-        buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            yield line
-
-
-def check_answers(answers, root, expected, limits, folder, env):
-    """Check every answer ({"index", "name", "path"}) in clean processes, each check within limits.cell_s.
-
-    Returns {index: {"status", "line", "changes"}}, status one of pass, fail, not attempted, error, timeout.
-    A check that runs out of time, or a process that dies, costs only that check: a new clean process checks
-    the answers after it."""
-    import os
-    import secrets
-    import signal
-    import time
-    results, pending = {}, list(answers)
-    while pending:
-        token = secrets.token_hex(16)
-        proc = _start({"root": str(root), "manifest": expected, "token": token, "answers": pending},
-                      root, expected, limits, folder, env)
-        current, deadline = None, time.monotonic() + 60 + limits.cell_s      # imports first
-        for raw in _lines(proc, lambda: deadline - time.monotonic()):
-            if raw is None:
-                break
-            try:
-                msg = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(msg, dict) or msg.get("token") != token:
-                continue                                 # not the grader's line
-            if msg.get("event") == "start":
-                current, deadline = msg["index"], time.monotonic() + limits.cell_s
-            elif msg.get("index") == current:
-                results[current] = {k: msg.get(k) for k in ("status", "line", "changes")}
-                current, deadline = None, time.monotonic() + limits.cell_s + 30
-        timed_out = proc.poll() is None
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            self.proc.stdin.write((json.dumps(message) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+
+    def _read(self, wanted, seconds):
+        """The first message with the token for which wanted(message) holds, or None (timeout or the judge
+        ended)."""
+        if self.proc is None:
+            return None
+        deadline = time.monotonic() + seconds
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        try:
+            while True:
+                while b"\n" in self.buffer:
+                    line, self.buffer = self.buffer.split(b"\n", 1)
+                    try:
+                        msg = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(msg, dict) and msg.get("token") == self.token and wanted(msg):
+                        return msg
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(timeout=left):
+                    return None
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                if not chunk:
+                    return None
+                self.buffer += chunk
+        finally:
+            sel.close()
+
+    def begin(self, index, name):
+        """A check cell for check `index` (named `name`) is about to run."""
+        if self.proc is None:
+            self._start()
+        self._send({"check": index, "name": name})
+
+    def finish(self, index):
+        """The cell has ended: the verdict {"status", "line"} of check `index`."""
+        self._send({"ended": index})
+        msg = self._read(lambda m: m.get("index") == index and "status" in m, self.limits.cell_s + 30)
+        if msg is not None:
+            return {"status": str(msg["status"]), "line": str(msg.get("line") or "")}
+        why = self.failure or (f"the judge ended while checking the answer "
+                                                 f"({_tail(self.folder / 'judge.err') or 'no message'})")
+        self.close()
+        return {"status": "error", "line": why}
+
+    def close(self):
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        proc.wait()
-        proc.stdout.close()
-        if current is not None:
-            results[current] = ({"status": "timeout", "line": f"the check ran longer than {limits.cell_s:g} s "
-                                                              f"on the answer"} if timed_out else
-                                {"status": "error", "line": "the checking process ended while checking the answer "
-                                                            f"({_tail(folder / 'clean.err') or 'no message'})"})
-        left = [a for a in pending if a["index"] not in results]
-        if current is None and left:                     # it never got to them: no use starting again
-            why = _tail(folder / "clean.err") or "no message"
-            for a in left:
-                results[a["index"]] = {"status": "error", "line": f"the clean process could not check the answer "
-                                                                  f"({why})"}
-            left = []
-        pending = left
-    return results
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self.proc = None

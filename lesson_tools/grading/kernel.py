@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from . import rlimits as _limits
 from .clean import one_line
 
+CHECK_GRACE_S = 5          # a check cell's time beyond the judge's limit, before it is interrupted
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
@@ -37,10 +38,12 @@ def environment(course):
 @dataclass
 class KernelRun:
     """`errors`: {step index: "Type: message"} for cells that raised; `completed`: how many steps ran to
-    their end; `stop`: (verdict, reason) when a limit ended the run, else None."""
+    their end; `stop`: (verdict, reason) when a limit ended the run, else None; `verdicts`: the judge's verdict
+    on every check cell that ran to its end."""
     errors: dict = field(default_factory=dict)
     completed: int = 0
     stop: tuple = None
+    verdicts: dict = field(default_factory=dict)      # check index -> {"status", "line"} from the judge
 
 
 def _error_text(outputs):
@@ -82,7 +85,7 @@ def _where(step):
     return f"code cell {step.number}" if step.number else "the check put back"
 
 
-async def _run(steps, workdir, course, limits, run):
+async def _run(steps, workdir, course, limits, run, judge):
     import nbformat
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     Manager, Client = _client_classes()
@@ -104,7 +107,15 @@ async def _run(steps, workdir, course, limits, run):
                     run.stop = ("TIMEOUT", f"the notebook ran longer than {limits.notebook_s:g} s (whole-notebook "
                                            f"limit) before {_where(step)}")
                     break
-                client.timeout = max(1, math.ceil(min(limits.cell_s, left)))
+                checking = step.kind == "check" and judge is not None
+                # a check cell runs the learner's function for the judge, whose own limit (cell_s) ends the check
+                # first: the cell gets a few seconds more, then is interrupted and the notebook goes on
+                client.timeout = max(1, math.ceil(min(limits.cell_s + (CHECK_GRACE_S if checking else 0), left)))
+                client.interrupt_on_timeout = checking and left > limits.cell_s
+                client.error_on_timeout = {"ename": "CheckCellTimeout", "evalue": "interrupted after the judge's "
+                                           "limit"} if client.interrupt_on_timeout else None
+                if checking:
+                    judge.begin(step.check, step.name)
                 try:
                     await client.async_execute_cell(cell, i)
                 except CellTimeoutError:
@@ -119,6 +130,8 @@ async def _run(steps, workdir, course, limits, run):
                 error = _error_text(cell.outputs)
                 if error:
                     run.errors[i] = error
+                if checking:
+                    run.verdicts[step.check] = judge.finish(step.check)
                 if client.over:
                     run.stop = ("ERROR", f"{_where(step)} printed more than {limits.output_mb:g} MB of output")
                     break
@@ -138,10 +151,12 @@ async def _run(steps, workdir, course, limits, run):
     return run
 
 
-def run(steps, workdir, course, limits):
-    """Run the steps (lesson_tools.grading.plan) in a limited kernel with cwd `workdir`; return a KernelRun."""
+def run(steps, workdir, course, limits, judge=None):
+    """Run the steps (lesson_tools.grading.plan) in a limited kernel with cwd `workdir`; return a KernelRun.
+    Around every check cell, `judge` (lesson_tools.grading.judge.Judge) is told it begins and asked its verdict
+    when it has ended."""
     result = KernelRun()
     if sys.platform == "win32":                             # pragma: no cover
         raise RuntimeError("grading needs POSIX resource limits (Linux or macOS)")
-    asyncio.run(_run(steps, workdir, course, limits, result))
+    asyncio.run(_run(steps, workdir, course, limits, result, judge))
     return result

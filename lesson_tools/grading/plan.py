@@ -3,9 +3,9 @@
 The course's check cells are found in the submission in course order: the untouched cell if it is there,
 else a cell that still calls the check (edited: the course's version is used), else the check is put back
 right after the cell that defines its answer (missing).  Copies of a course check cell are not run (they only
-print a verdict).  A setup step first defines the capture function, which pickles the answer by value with
-cloudpickle into the submission's answers folder, where the clean process reads it, with the source of the cell
-that defined it (so a check can tell the learner's code from the stub, as it does in the notebook).
+print a verdict).  A setup step first defines the capture function: at a check cell it connects to the judge and
+calls the learner's function on the arguments the judge sends, returning results as plain data
+(lesson_lib.course.checks.wire.serve_answer); the verdict is made in the judge, never in the kernel.
 """
 import ast
 from dataclasses import dataclass
@@ -13,19 +13,9 @@ from dataclasses import dataclass
 from .course_notebooks import CAPTURE, called_checks, has_marker, normalise
 
 SETUP = """\
-def {capture}(index, answer, _folder={folder!r}):
-    import cloudpickle, json, linecache
-    value = answer()
-    try:
-        data = cloudpickle.dumps(value)
-    except Exception as exc:
-        raise RuntimeError(f"the grader could not copy the answer out of the kernel ({{exc}})") from None
-    with open(f"{{_folder}}/{{index}}.pkl", "wb") as f:
-        f.write(data)
-    code = getattr(value, "__code__", None)
-    lines = linecache.getlines(code.co_filename) if code is not None else []
-    with open(f"{{_folder}}/{{index}}.src.json", "w") as f:
-        json.dump({{"filename": code.co_filename, "source": "".join(lines)}} if lines else {{}}, f)
+def {capture}(index, answer, _address={address!r}, _token={token!r}):
+    from lesson_lib.course.checks.wire import serve_answer
+    serve_answer(_address, _token, index, answer)
 """
 
 
@@ -37,6 +27,7 @@ class Step:
     kind: str
     number: int = None
     check: int = None
+    name: str = None
 
 
 def _defines(source, name):
@@ -66,8 +57,9 @@ def _find(code, check, others, after, used):
     return None, "missing"
 
 
-def plan(nb, course_nb, answers):
-    """(steps, notes per check index, learner-written cells [(number, source)]) for notebook node `nb`."""
+def plan(nb, course_nb, address, token):
+    """(steps, notes per check index, learner-written cells [(number, source)]) for notebook node `nb`; the check
+    cells give their answers to the judge listening on `address` (lesson_tools.grading.judge), saying `token`."""
     code = [(n, c.get("source", "")) for n, c in enumerate((c for c in nb.cells if c.get("cell_type") == "code"), 1)]
     replace, put_back, notes, after = {}, {}, {}, -1
     for check in course_nb.checks:
@@ -85,13 +77,13 @@ def plan(nb, course_nb, answers):
                                   f"{code[k][0]}" if code else "the check cell is missing")
         after = max(after, k)
     copies = {normalise(c.source) for c in course_nb.checks}
-    steps = [Step(SETUP.format(capture=CAPTURE, folder=str(answers)), "setup")]
-    steps += [Step(c.capture, "check", None, c.index) for c in put_back.get(-1, [])]
+    steps = [Step(SETUP.format(capture=CAPTURE, address=address, token=token), "setup")]
+    steps += [Step(c.capture, "check", None, c.index, c.name) for c in put_back.get(-1, [])]
     for k, (number, source) in enumerate(code):
         if k in replace:
-            steps.append(Step(replace[k].capture, "check", number, replace[k].index))
+            steps.append(Step(replace[k].capture, "check", number, replace[k].index, replace[k].name))
         elif normalise(source) not in copies:
             steps.append(Step(source, "learner", number))
-        steps += [Step(c.capture, "check", None, c.index) for c in put_back.get(k, [])]
+        steps += [Step(c.capture, "check", None, c.index, c.name) for c in put_back.get(k, [])]
     learner = [(n, s) for n, s in code if normalise(s) not in course_nb.cells]
     return steps, notes, learner

@@ -1,4 +1,4 @@
-"""OS limits for the processes that run learner code (the kernel, and the clean process that calls the checks).
+"""OS limits for the processes that run learner code (the kernel, and the judge that runs the checks).
 
     python -S -E rlimits.py --memory-mb 4096 --cpu-seconds 660 --file-mb 100 -- COMMAND ...
 
@@ -18,7 +18,7 @@ MB = 1024 * 1024
 @dataclass(frozen=True)
 class Limits:
     """Per submission: `cell_s` wall seconds per cell (and per check), `notebook_s` wall seconds for the whole
-    notebook, `memory_mb` address space of the kernel and of the clean process, `output_mb` outputs kept
+    notebook, `memory_mb` address space of the kernel and of the judge, `output_mb` outputs kept
     from the kernel, `file_mb` largest file a learner cell may write."""
     cell_s: float = 60.0
     notebook_s: float = 600.0

@@ -3,7 +3,7 @@ grader, into lesson_lib's internals or files, sys.modules, builtins or print, or
 
     findings = scan(source, protected)        # [(line, reason)]
 
-Verdicts do not depend on this scan (they come from the clean process); it flags a submission TAMPERED so
+Verdicts do not depend on this scan (they come from the judge); it flags a submission TAMPERED so
 that a person looks at it.  It reads only cells the learner wrote or changed (the grader passes those), after
 turning IPython syntax (`!cmd`, `%magic`) into the Python calls IPython would make.  `protected` names the
 modules and lesson_lib objects a notebook imported (np, checks, DeLaN, ...): assigning to their attributes is

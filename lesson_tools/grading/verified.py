@@ -3,11 +3,11 @@
 The grader takes `manifest()` (sha256 of every file of both packages, lesson_lib and lesson_tools) once, when
 grading starts: these are the course's hashes.  Every submission's kernel gets `copy_verified` copies of the
 learners' package only, lesson_lib (a cell that edits lesson_lib then edits its own copy, which `changed`
-reports), and the clean process that calls the checks imports both packages through `VerifiedFinder`, which
+reports), and the judge that runs the checks imports both packages through `VerifiedFinder`, which
 compiles each module from bytes whose hash it has just checked (never from a cached .pyc) and refuses a file
 that is not in the manifest.
 
-The clean process starts as `python -I -c <this file's verified source>`: it reads one JSON line from stdin,
+The judge starts as `python -I -c <this file's verified source>`: it reads one JSON line from stdin,
 {"root": folder holding lesson_lib/, "manifest": {...}, ...}, installs the finder, then hands the request to
 lesson_tools.grading.clean.  This module imports nothing from either package, so that start is verified
 throughout.
@@ -80,7 +80,7 @@ def copy_verified(root, expected, dest):
 
 
 def bootstrap_source(root, expected):
-    """This module's own source, verified: the program the clean process runs with `python -I -c`."""
+    """This module's own source, verified: the program the judge runs with `python -I -c`."""
     return verified_bytes(root, "lesson_tools/grading/verified.py", expected).decode()
 
 
@@ -114,8 +114,14 @@ class VerifiedFinder:
 
 
 def _main():
-    """The clean process: only the verified packages are importable; results go to a private copy of fd 1."""
-    request = json.loads(sys.stdin.readline())
+    """The judge: only the verified packages are importable; verdicts go to a private copy of fd 1."""
+    line = b""
+    while not line.endswith(b"\n"):                     # byte by byte: what follows is the judge's to read
+        byte = os.read(0, 1)
+        if not byte:
+            break
+        line += byte
+    request = json.loads(line)
     results = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)                                  # whatever the learner's code prints goes nowhere
