@@ -19,9 +19,10 @@ import time
 from pathlib import Path
 
 from . import gradebook as gb
+from . import sandbox
 from .rlimits import Limits
 from .submissions import UsageError, find, identify
-from .verified import CourseFilesChanged, manifest
+from .verified import CourseFilesChanged, changed, committed, manifest, package_root, restore_command
 
 
 def _positive(kind):
@@ -54,6 +55,8 @@ def parser():
                    help="address space of a kernel, in MB (default %(default)s)")
     p.add_argument("--max-output-mb", type=_positive(float), default=d.output_mb,
                    help="output kept from one notebook, in MB (default %(default)g)")
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="run kernels without the bubblewrap sandbox (only for submissions you trust)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     return p
 
@@ -108,12 +111,29 @@ def run_dask(tasks, address):
                 yield task_of[future.key], exc
 
 
+def course_hashes():
+    """The hashes every submission is graded against: the git commit's, after checking that the files on disk
+    are exactly those (else CourseFilesChanged names them and the command that restores them); the files on
+    disk for an installed copy without git."""
+    root = package_root()
+    found = committed(root)
+    if found is None:
+        return manifest()
+    expected, commit = found
+    differ = changed(root, expected)
+    if differ:
+        raise CourseFilesChanged(f"the course's files at {root} differ from its commit {commit[:12]}: "
+                                 f"{', '.join(differ[:8])}{' ...' if len(differ) > 8 else ''} (edited, missing or not "
+                                 f"committed). Commit them, or restore them with: {restore_command(root)}")
+    return expected
+
+
 def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None):
     """Gradebook rows for the files and folders in `paths` (the whole CLI run, without printing)."""
     from . import course_notebooks
     from .job import make_task
     course = course_notebooks.load()
-    expected = manifest()
+    expected = course_hashes()
     names = course_notebooks.check_names(course)
     rows, tasks = [], []
     for path, base in find(paths):
@@ -182,7 +202,11 @@ def main(argv=None):
         print(f"error: {exc}", file=sys.stderr)
         return 2
     limits = Limits(cell_s=args.timeout, notebook_s=args.notebook_timeout, memory_mb=args.memory_mb,
-                    output_mb=args.max_output_mb)
+                    output_mb=args.max_output_mb, sandbox=not args.no_sandbox)
+    reason = sandbox.problem() if limits.sandbox else "--no-sandbox was given"
+    if reason:
+        print(f"warning: grading WITHOUT a sandbox: {reason}. The learners' code will run as you, with your files, "
+              f"network and processes in reach (only per-process limits apply).", file=sys.stderr, flush=True)
     log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     try:
         rows = grade(args.paths, limits, args.workers, args.scheduler, log)

@@ -1,7 +1,8 @@
 """Run a submission's cells in a fresh kernel under limits, and say where and why it stopped.
 
 The kernel is ipykernel in this Python, started through lesson_tools/grading/rlimits.py (address space, CPU time,
-file size), in the submission's own working folder, importing the copy of lesson_lib given in `course`, with
+file size) inside the sandbox (lesson_tools/grading/sandbox.py, where the machine allows it and limits.sandbox is
+set: its own process table, no network, people's files hidden), in the submission's own working folder, importing the copy of lesson_lib given in `course`, with
 matplotlib's non-interactive backend and one BLAS thread.  nbclient sends the cells one by one; the run stops at
 the first limit it meets:
 
@@ -21,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import rlimits as _limits
+from . import sandbox
 from .clean import one_line
 
 CHECK_GRACE_S = 5          # a check cell's time beyond the judge's limit, before it is interrupted
@@ -58,11 +60,15 @@ def _client_classes():
     from nbclient import NotebookClient
 
     class LimitedKernelManager(AsyncKernelManager):
-        """The kernel command, wrapped by rlimits.py (limit_args: set by _run from the Limits)."""
-        limit_args = None
+        """The kernel command, in the sandbox when `box` is set (sandbox.wrap's arguments after cmd), wrapped by
+        rlimits.py (limit_args); both set by _run from the Limits."""
+        limit_args, box = None, None
 
         def format_kernel_cmd(self, extra_arguments=None):
-            return _limits.wrap(super().format_kernel_cmd(extra_arguments), *self.limit_args)
+            cmd = super().format_kernel_cmd(extra_arguments)
+            if self.box is not None:
+                cmd = sandbox.wrap(cmd, *self.box)
+            return _limits.wrap(cmd, *self.limit_args)
 
     class CappedClient(NotebookClient):
         """nbclient keeping at most `cap` bytes of output (set by _run from the Limits); past it, the running cell
@@ -89,9 +95,12 @@ async def _run(steps, workdir, course, limits, run, judge):
     import nbformat
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     Manager, Client = _client_classes()
-    km = Manager(kernel_name="python3", transport="ipc", ip=str(workdir.parent / "ipc"))
+    (workdir.parent / sandbox.IPC).mkdir(exist_ok=True)
+    km = Manager(kernel_name="python3", transport="ipc", ip=str(workdir.parent / sandbox.IPC / "kernel"))
     km.connection_file = str(workdir.parent / "kernel.json")
     km.limit_args = (limits.memory_mb, limits.notebook_s + 60, limits.file_mb)
+    if limits.sandbox and sandbox.problem() is None:
+        km.box = (workdir.parent, course, workdir, limits.disk_mb)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.source) for s in steps])
     client = Client(nb, km=km, timeout=int(limits.cell_s), allow_errors=True, interrupt_on_timeout=False,
                     shutdown_kernel="immediate", record_timing=False)

@@ -19,12 +19,15 @@ MB = 1024 * 1024
 class Limits:
     """Per submission: `cell_s` wall seconds per cell (and per check), `notebook_s` wall seconds for the whole
     notebook, `memory_mb` address space of the kernel and of the judge, `output_mb` outputs kept
-    from the kernel, `file_mb` largest file a learner cell may write."""
+    from the kernel, `file_mb` largest file a learner cell may write, `sandbox` whether the kernel runs in
+    lesson_tools.grading.sandbox where the machine allows it, `disk_mb` the size of its working folder there."""
     cell_s: float = 60.0
     notebook_s: float = 600.0
     memory_mb: int = 4096
     output_mb: float = 10.0
     file_mb: int = 100
+    sandbox: bool = True
+    disk_mb: int = 512
 
 
 def wrap(cmd, memory_mb, cpu_s, file_mb):

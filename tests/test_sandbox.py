@@ -1,0 +1,137 @@
+"""The kernel's sandbox (lesson_tools/grading/sandbox.py): nothing a submission starts outlives it, and from inside
+it sees no other submission, no solutions, no grader, no network, a read-only course and a small disk of its own.
+
+Where the machine cannot sandbox (no bubblewrap, no user namespaces) these tests skip with the reason, except in CI
+(REQUIRE_SANDBOX=1), where .ci/run installs bubblewrap and a missing sandbox is a failure.
+"""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import nbformat
+import pytest
+
+from lesson_tools.build import SOLUTIONS
+from lesson_tools.grading import kernel, sandbox
+from lesson_tools.grading.command import grade
+from lesson_tools.grading.plan import Step
+from lesson_tools.grading.rlimits import Limits
+from lesson_tools.grading.verified import package_root
+
+
+@pytest.fixture(scope="module", autouse=True)
+def can_sandbox():
+    reason = sandbox.problem()
+    if reason and os.environ.get("REQUIRE_SANDBOX"):
+        pytest.fail(f"REQUIRE_SANDBOX is set but {reason}")
+    if reason:
+        pytest.skip(reason)
+
+
+def _alive(marker):
+    """Host processes whose command line contains `marker`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline and int(pid) != os.getpid():
+            found.append(int(pid))
+    return found
+
+
+DETACH = """\
+import subprocess, sys
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)  # {marker}"], start_new_session=True,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+import os
+if os.fork() == 0:                    # a second way out: a forked child that leaves the session
+    os.setsid()
+    os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)  # {marker}-fork"])
+"""
+
+
+def _detaching_submission(tmp_path, marker):
+    nb = nbformat.read(str(SOLUTIONS / "04_feedback.ipynb"), as_version=4)
+    nb.cells.insert(1, nbformat.v4.new_code_cell(DETACH.format(marker=marker)))
+    path = tmp_path / "ann" / "04_feedback.ipynb"
+    path.parent.mkdir(exist_ok=True)
+    nbformat.write(nb, str(path))
+    return path.parent
+
+
+@pytest.mark.parametrize("boxed", [True, False], ids=["sandbox", "without (the control)"])
+def test_nothing_a_submission_starts_outlives_it(tmp_path, boxed):
+    marker = f"lesson-detach-{os.getpid()}-{boxed}"
+    folder = _detaching_submission(tmp_path, marker)
+    try:
+        rows = grade([folder], Limits(cell_s=60, notebook_s=300, sandbox=boxed))
+        assert {r["verdict"] for r in rows} <= {"PASS", "TAMPERED"}, rows       # the scan sees subprocess
+        time.sleep(1)
+        left = _alive(marker)
+        if boxed:
+            assert left == [], f"processes the submission started are still running: {left}"
+        else:                                       # the control: without the sandbox both escape
+            assert len(left) == 2, left
+    finally:
+        for pid in _alive(marker):
+            os.kill(pid, 9)
+
+
+INSIDE = [   # each cell asserts one thing about the world inside the sandbox
+    "import os\nassert os.listdir('/tmp') == [os.path.basename(os.path.dirname(os.getcwd()))], os.listdir('/tmp')",
+    "import os\nassert not os.path.exists({solutions!r})",
+    "import os\nassert not os.path.exists({grader!r})",
+    "import os\nassert not os.path.exists({home!r}) or os.listdir({home!r}) == []",
+    "import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=5)\nexcept OSError:\n    pass\n"
+    "else:\n    raise AssertionError('reached the host network')",
+    "import os\ntry:\n    open({course_file!r}, 'a')\nexcept OSError as e:\n    assert e.errno == 30, e\n"
+    "else:\n    raise AssertionError('the course copy is writable')",
+    "import os\nassert sorted(int(p) for p in os.listdir('/proc') if p.isdigit())[0] == 1   # its own process table",
+    "import errno\ntry:\n    with open('big', 'wb') as f:\n        for _ in range(40):\n            f.write(b'x' * 2**20)\n"
+    "except OSError as e:\n    assert e.errno == errno.ENOSPC, e\nelse:\n    raise AssertionError('wrote 40 MB on a 16 MB disk')",
+    "import os\nassert os.environ['HOME'] == os.getcwd()",
+    "raise ValueError('the control: a failed assertion is seen')",
+]
+
+
+def test_inside_the_sandbox_there_is_nothing_else_to_reach(tmp_path):
+    folder = tmp_path / "sub"
+    course, work = folder / "course", folder / "work"
+    for d in (course, work):
+        d.mkdir(parents=True)
+    (course / "x.py").write_text("")
+    host = socket.socket()
+    host.bind(("127.0.0.1", 0))
+    host.listen(1)
+    home = os.path.expanduser("~")
+    cells = [c.format(solutions=str(SOLUTIONS), grader=str(package_root() / "lesson_tools"), port=host.getsockname()[1],
+                      course_file=str(course / "x.py"), home=home) for c in INSIDE]
+    run = kernel.run([Step(c, "learner", i + 1) for i, c in enumerate(cells)], work, course,
+                     Limits(cell_s=60, notebook_s=300, file_mb=100, disk_mb=16))
+    host.close()
+    assert run.stop is None and run.completed == len(cells), run
+    assert list(run.errors) == [len(cells) - 1] and "the control" in run.errors[len(cells) - 1], run.errors
+
+
+def test_a_machine_that_cannot_sandbox_is_told_why_and_the_grader_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    sandbox.problem.cache_clear()
+    try:
+        assert "apt-get install -y bubblewrap" in sandbox.problem()
+    finally:
+        monkeypatch.undo()
+        sandbox.problem.cache_clear()
+    (tmp_path / "notes.txt").write_text("not a notebook")
+    out = subprocess.run([sys.executable, "-m", "lesson_tools.grade", str(tmp_path), "--no-sandbox", "-q"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.startswith("warning: grading WITHOUT a sandbox: --no-sandbox was given."), out.stderr
+    out = subprocess.run([sys.executable, "-m", "lesson_tools.grade", str(tmp_path), "-q"],
+                         capture_output=True, text=True, timeout=300)
+    assert "WITHOUT a sandbox" not in out.stderr, out.stderr
+    assert out.returncode == 0
