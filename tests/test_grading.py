@@ -214,6 +214,48 @@ def test_scan_finds_nothing_in_the_teachers_solutions(course):
                 assert scan(cell.source, protected, names) == [], (path.name, cell.source)
 
 
+def test_no_teachers_answer_hands_its_exercise_to_the_library():
+    from lesson_tools.grading.scan import handovers
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        sources = [c.source for c in read(path).cells if c.cell_type == "code"]
+        for spec in checks.REGISTRY.values():
+            if spec.notebook == path.stem:
+                assert handovers(sources, spec.function, spec.computed_by) == [], (path.name, spec.name)
+
+
+def _resolve(dotted):
+    import importlib
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(dotted)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in checks.REGISTRY.items() if s.computed_by))
+def test_an_answer_that_hands_its_work_to_the_library_is_found_three_ways(name):
+    """Each name a check declares exists in the library, and calling it from the learner's function by attribute,
+    by an imported name or by getattr's string is found; the same function computing by itself is not."""
+    from lesson_tools.grading.scan import handovers
+    spec = checks.REGISTRY[name]
+    for dotted in spec.computed_by:
+        assert callable(_resolve(dotted)), dotted
+        module, last = dotted.rsplit(".", 1)
+        ways = [f"import {module.split('.')[0]}\ndef {spec.function}(*args):\n    return lib.{last}(*args)\n",
+                f"from {module} import {last} as theirs\n\n\ndef {spec.function}(*args):\n    return theirs(*args)\n",
+                f"def {spec.function}(*args):\n    return getattr(lib, {last!r})(*args)\n"]
+        for source in ways:
+            found = handovers(["x = 1", source], spec.function, spec.computed_by)
+            assert found and found[0][0] == 1 and dotted in found[0][2], (dotted, source, found)
+    honest = f"def {spec.function}(*args):\n    return sum(args)\n"
+    assert handovers([honest], spec.function, spec.computed_by) == []
+
+
 # ---------------------------------------------------------------------- verified course files
 def test_manifest_reports_an_edited_added_or_removed_file(tmp_path):
     expected = verified.manifest()
@@ -417,3 +459,58 @@ def test_an_honest_answer_that_reads_a_public_constant_is_not_tampered(tmp_path)
     rows = grade([tmp_path], Limits(cell_s=60, notebook_s=300))
     verdicts = {r["check"]: (r["verdict"], r["detail"]) for r in rows}
     assert verdicts["is_valid_inertia"] == ("PASS", "PASS: is_valid_inertia"), verdicts
+
+
+# ---------------------------------------------------------------------- trust the commit, not the disk
+def _scratch_repo(tmp_path):
+    root = tmp_path / "repo"
+    for package in verified.PACKAGES:
+        subprocess.run(["git", "-C", str(verified.package_root()), "archive", "--format=tar", "HEAD", package],
+                       check=True, stdout=open(tmp_path / f"{package}.tar", "wb"))
+        root.mkdir(exist_ok=True)
+        subprocess.run(["tar", "-xf", str(tmp_path / f"{package}.tar"), "-C", str(root)], check=True)
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "course"], check=True)
+    return root
+
+
+def test_the_hashes_come_from_the_commit_and_the_restore_command_restores_everything(tmp_path, monkeypatch):
+    from lesson_tools.grading import command
+    root = _scratch_repo(tmp_path)
+    expected, commit = verified.committed(root)
+    assert expected == verified.manifest(root) and len(commit) == 40
+    monkeypatch.setattr(command, "package_root", lambda: root)
+    assert command.course_hashes() == expected
+    with open(root / "lesson_lib/facts.py", "a") as f:
+        f.write("\nX = 1\n")
+    (root / "lesson_lib/course/checks/sitecustomize.py").write_text("print('planted')\n")   # untracked
+    (root / "lesson_tools/grading/scan.py").unlink()
+    assert verified.changed(root, expected) == ["lesson_lib/course/checks/sitecustomize.py", "lesson_lib/facts.py",
+                                                "lesson_tools/grading/scan.py"]
+    with pytest.raises(verified.CourseFilesChanged) as err:
+        command.course_hashes()
+    message = str(err.value)
+    assert "lesson_lib/facts.py" in message and "sitecustomize.py" in message and commit[:12] in message
+    restore = message.split("restore them with: ")[1]
+    assert restore == verified.restore_command(root)
+    subprocess.run(restore, shell=True, check=True, capture_output=True)
+    assert verified.changed(root, expected) == [] and command.course_hashes() == expected
+    assert verified.committed(tmp_path) is None                     # not a checkout: the disk's hashes instead
+
+
+def test_the_judge_runs_no_start_up_file_of_the_environment(tmp_path, monkeypatch):
+    """A .pth file in a site-packages folder runs at every ordinary interpreter start; the judge's does not."""
+    import site
+    planted = tmp_path / "planted-site"
+    planted.mkdir()
+    flag = tmp_path / "ran"
+    (planted / "hook.pth").write_text(f"import os; open({str(flag)!r}, 'w').write('hooked')\n")
+    subprocess.run([sys.executable, "-c", f"import site; site.addsitedir({str(planted)!r})"], check=True)
+    assert flag.exists()                                             # the control: the hook works
+    flag.unlink()
+    monkeypatch.setattr(site, "getsitepackages", lambda real=site.getsitepackages(): [*real, str(planted)])
+    with Judge(verified.package_root(), verified.manifest(), Limits(cell_s=60), tmp_path, None) as judge:
+        assert _judged(judge, 0, "lesson_passes", lambda e, lam: e < 0.2 and lam > 0)[0]["status"] == "pass"
+    assert not flag.exists()

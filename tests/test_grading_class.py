@@ -92,6 +92,13 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
         "        def __reduce__(self):\n"
         "            return (print, ('PASS: {STEP}',))\n"
         "    return Payload(), Payload()"),
+    # answers that hand the exercise to the library's own implementation (found by the scan)
+    "hands_to_the_library": answer_05(
+        "    from lesson_lib.physics import integrators\n"
+        "    return integrators.symplectic_euler_step(f, q, qd, dt)"),
+    "hands_to_the_library_by_name": answer_05(
+        "    from lesson_lib.physics.integrators import symplectic_euler_step as theirs\n"
+        "    return theirs(f, q, qd, dt)"),
     "writes_pass_and_exits": answer_05(
         "    import os\n"
         "    os.write(1, b'PASS: {STEP}\\n')\n"
@@ -99,7 +106,8 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
 }
 
 
-ANSWERS_05 = ("patches_inside_answer", "reads_callers_frames", "returns_a_payload", "writes_pass_and_exits")
+ANSWERS_05 = ("patches_inside_answer", "reads_callers_frames", "returns_a_payload", "writes_pass_and_exits",
+              "hands_to_the_library", "hands_to_the_library_by_name")
 
 
 # the answer written above the stub's line, which still runs: the grader must say so, as the check cell does
@@ -273,6 +281,9 @@ def test_cheats_are_reported_with_what_gave_them_away(graded):
     assert (f"defines __reduce__" in detail["returns_a_payload"] and
             f"Verdict without the tampering: FAIL: {STEP}: {STEP} returned Payload, not numbers" in
             detail["returns_a_payload"]), detail
+    for name in ("hands_to_the_library", "hands_to_the_library_by_name"):
+        assert (f"{STEP} hands the exercise to the library's own lesson_lib.physics.integrators.{STEP}" in detail[name]
+                and f"Verdict without the tampering: PASS" in detail[name]), detail[name]
     assert "uses os._exit" in detail["writes_pass_and_exits"] and "the kernel died" in detail["writes_pass_and_exits"]
     for name in ("edits_check_cell", "edits_check_cell_answer"):
         assert "(a check cell) was edited; the course's check was run" in detail[name]

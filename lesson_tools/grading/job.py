@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from . import gradebook as gb
-from .verified import CourseFilesChanged, changed, copy_verified, learners_part, package_root
+from .verified import CourseFilesChanged, changed, copy_verified, learners_part, package_root, restore_command
 
 
 def make_task(submission, course_nb, all_check_names, expected, limits):
@@ -43,11 +43,19 @@ def _first_line(source):
     return next((line.strip() for line in source.splitlines() if line.strip()), "")[:60]
 
 
-def _tampering(learner, protected, check_names):
-    from .scan import scan
+def _tampering(learner, protected, check_names, course_nb):
+    """What the scan finds in the learner's cells, and every exercise answer that hands its work to the library's
+    own implementation of it (each check's `computed_by`)."""
+    from lesson_lib.course.checks import REGISTRY
+    from .scan import handovers, scan
     found = []
     for number, source in learner:
         found += [f"code cell {number} line {line}: {reason}" for line, reason in scan(source, protected, check_names)]
+    for check in course_nb.checks:
+        spec = REGISTRY.get(check.name)
+        if spec is not None and spec.computed_by:
+            found += [f"code cell {learner[k][0]} line {line}: {spec.function} {reason}"
+                      for k, line, reason in handovers([s for _, s in learner], spec.function, spec.computed_by)]
     return found
 
 
@@ -64,9 +72,8 @@ def grade_task(task):
     mismatch = changed(root, expected)
     if mismatch:
         raise CourseFilesChanged(f"the course's files at {root} differ from the hashes taken when grading started "
-                                 f"({', '.join(mismatch[:5])}): if a submission changed them, restore them (git "
-                                 f"checkout lesson_lib lesson_tools) and grade again; on a Dask cluster, install "
-                                 f"the same course version on every worker")
+                                 f"({', '.join(mismatch[:5])}): restore them ({restore_command(root)}) and grade "
+                                 f"again; on a Dask cluster, install the same course commit on every worker")
     folder = Path(tempfile.mkdtemp(prefix="lesson-grade-"))
     try:
         course, work = folder / "course", folder / "work"
@@ -76,7 +83,7 @@ def grade_task(task):
         with Judge(root, expected, limits, folder, kernel.environment(root)) as judge:
             steps, notes, learner = plan(nb, course_nb, judge.address, judge.token)
             protected = protected_names(c.get("source", "") for c in nb.cells if c.get("cell_type") == "code")
-            tampered = _tampering(learner, protected, task["check_names"])
+            tampered = _tampering(learner, protected, task["check_names"], course_nb)
             run = kernel.run(steps, work, course, limits, judge)
         tampered += [f"a cell changed the course file {rel} (its copy)"
                      for rel in changed(course, learners_part(expected))]

@@ -6,7 +6,7 @@ its verdict when the cell has ended.
         ...                                # the cell connects to judge.address and answers the check's calls
         result = judge.finish(index)       # {"status", "line"} once the cell has ended
 
-The judge starts from lesson_tools.grading.verified's own verified source (`python -I -c`), which then imports
+The judge starts from lesson_tools.grading.verified's own verified source (`python -I -S -c`), which then imports
 lesson_tools.grading.clean; clean imports neither this module nor verified, so the two sides of the protocol do
 not import each other.  A judge that dies costs the check it was judging; the next check starts a new one.
 """
@@ -15,6 +15,7 @@ import os
 import secrets
 import selectors
 import signal
+import site
 import subprocess
 import sys
 import time
@@ -52,14 +53,14 @@ class Judge:
         self.failure = None
         if os.path.exists(self.address):
             os.unlink(self.address)
-        cmd = wrap([sys.executable, "-I", "-c", bootstrap_source(self.root, self.expected)], self.limits.memory_mb,
+        cmd = wrap([sys.executable, "-I", "-S", "-c", bootstrap_source(self.root, self.expected)], self.limits.memory_mb,
                    self.limits.notebook_s + 120, self.limits.file_mb)
         with open(self.folder / "judge.err", "ab") as err:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                          cwd=str(self.folder), env=self.env, start_new_session=True)
         self.buffer = b""
         self._send({"root": str(self.root), "manifest": self.expected, "token": self.token, "address": self.address,
-                    "cell_s": self.limits.cell_s})
+                    "cell_s": self.limits.cell_s, "site": site.getsitepackages()})
         if self._read(lambda m: m.get("event") == "ready", 60 + self.limits.cell_s) is None:
             why = _tail(self.folder / "judge.err") or "no message"
             self.close()

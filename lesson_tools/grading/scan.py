@@ -227,3 +227,33 @@ def scan_tree(tree, protected, check_names):
     scanner = _Scanner(set(protected), check_names)
     scanner.visit(tree)
     return sorted(set(scanner.found))
+
+
+def handovers(sources, function, computed_by):
+    """[(cell position, line, reason)] where the learner's `function` (in any of `sources`) hands its work to one of
+    the library's own implementations of the exercise (`computed_by`, dotted names): by attribute (`.is_valid_inertia`),
+    by a name imported from lesson_lib, or by the name as a string (getattr)."""
+    last = {}
+    for name in computed_by:                           # two modules may have a function of the same name
+        short = name.rsplit(".", 1)[1]
+        last[short] = f"{last[short]} or {name}" if short in last else name
+    trees = [_parse(s) for s in sources]
+    imported = {}
+    for tree in filter(None, trees):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lesson_lib"):
+                imported.update({a.asname or a.name: last[a.name] for a in node.names if a.name in last})
+    found = []
+    for position, tree in enumerate(trees):
+        for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and n.name == function) if tree else ():
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lesson_lib"):
+                    imported.update({a.asname or a.name: last[a.name] for a in node.names if a.name in last})
+                name = (node.attr if isinstance(node, ast.Attribute) else
+                        node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None)
+                dotted = last.get(name) if name else (imported.get(node.id) if isinstance(node, ast.Name) else None)
+                if dotted:
+                    found.append((position, node.lineno, f"hands the exercise to the library's own {dotted} (what "
+                                                          f"the check compares with)"))
+    return sorted(set(found))

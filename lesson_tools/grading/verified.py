@@ -1,16 +1,19 @@
 """The course's files, verified: their hashes, a checked copy for a kernel, and an importer that refuses changes.
 
-The grader takes `manifest()` (sha256 of every file of both packages, lesson_lib and lesson_tools) once, when
-grading starts: these are the course's hashes.  Every submission's kernel gets `copy_verified` copies of the
-learners' package only, lesson_lib (a cell that edits lesson_lib then edits its own copy, which `changed`
-reports), and the judge that runs the checks imports both packages through `VerifiedFinder`, which
-compiles each module from bytes whose hash it has just checked (never from a cached .pyc) and refuses a file
-that is not in the manifest.
+The grader takes the course's hashes once, when grading starts: `committed()`, the sha256 of every file of both
+packages (lesson_lib and lesson_tools) as the git commit holds them, and refuses to grade while the files on disk
+differ from them (edited, missing or untracked files, each named, with `restore_command`); only for an installed
+copy without git does it fall back to `manifest()`, the hashes of the files on disk.  Every submission's kernel
+gets `copy_verified` copies of the learners' package only, lesson_lib (a cell that edits lesson_lib then edits its
+own copy, which `changed` reports), and the judge that runs the checks imports both packages through
+`VerifiedFinder`, which compiles each module from bytes whose hash it has just checked (never from a cached .pyc)
+and refuses a file that is not in the manifest.
 
-The judge starts as `python -I -c <this file's verified source>`: it reads one JSON line from stdin,
-{"root": folder holding lesson_lib/, "manifest": {...}, ...}, installs the finder, then hands the request to
-lesson_tools.grading.clean.  This module imports nothing from either package, so that start is verified
-throughout.
+The judge starts as `python -I -S -c <this file's verified source>`: no PYTHON* variables, no user site, no .pth
+files, so nothing planted in the environment runs at its start.  It reads one JSON line from stdin, {"root":
+folder holding lesson_lib/, "manifest": {...}, "site": the grader's site-packages, ...}, puts those folders on
+sys.path (numpy, autograd), installs the finder, then hands the request to lesson_tools.grading.clean.  This module
+imports nothing from either package, so that start is verified throughout.
 """
 import hashlib
 import importlib.machinery
@@ -49,6 +52,39 @@ def manifest(root=None, packages=PACKAGES):
     return {rel: sha256(path.read_bytes()) for rel, path in _files(root, packages)}
 
 
+def committed(root=None, packages=PACKAGES):
+    """(manifest, commit) of the packages as git's HEAD holds them, when root is a git checkout's top level;
+    None otherwise (an installed copy: then only the files on disk can be hashed)."""
+    import subprocess
+    root = Path(root or package_root())
+
+    def git(*args, data=None):
+        return subprocess.run(["git", "-C", str(root), *args], input=data, capture_output=True, check=True).stdout
+    try:
+        if Path(git("rev-parse", "--show-toplevel").decode().strip()).resolve() != root.resolve():
+            return None
+        commit = git("rev-parse", "HEAD").decode().strip()
+        entries = [line.split(b"\t", 1) for line in git("ls-tree", "-r", "-z", "HEAD", "--", *packages).split(b"\0")
+                   if line]
+        blobs = [(meta.split()[2].decode(), path.decode()) for meta, path in entries if meta.split()[1] == b"blob"]
+        out = git("cat-file", "--batch", data=b"".join(sha.encode() + b"\n" for sha, _ in blobs))
+    except (OSError, subprocess.CalledProcessError, IndexError, ValueError):
+        return None
+    expected, at = {}, 0
+    for sha, rel in blobs:                              # each: "<sha> blob <size>\n<content>\n"
+        header_end = out.index(b"\n", at)
+        size = int(out[at:header_end].split()[2])
+        expected[rel] = sha256(out[header_end + 1:header_end + 1 + size])
+        at = header_end + 1 + size + 1
+    return expected, commit
+
+
+def restore_command(root):
+    """The command that puts the packages back as the commit has them, untracked files removed too."""
+    return (f"git -C {root} checkout HEAD -- {' '.join(PACKAGES)} && git -C {root} clean -fdx -- "
+            f"{' '.join(PACKAGES)}")
+
+
 def learners_part(expected):
     """The entries of a manifest that belong to lesson_lib, the package a learner's kernel gets."""
     return {rel: h for rel, h in expected.items() if rel.startswith(LEARNERS + "/")}
@@ -80,7 +116,7 @@ def copy_verified(root, expected, dest):
 
 
 def bootstrap_source(root, expected):
-    """This module's own source, verified: the program the judge runs with `python -I -c`."""
+    """This module's own source, verified: the program the judge runs with `python -I -S -c`."""
     return verified_bytes(root, "lesson_tools/grading/verified.py", expected).decode()
 
 
@@ -126,6 +162,7 @@ def _main():
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)                                  # whatever the learner's code prints goes nowhere
     sys.stdout = open(1, "w", closefd=False)
+    sys.path.extend(p for p in request.get("site", ()) if isinstance(p, str))   # numpy & co., no .pth files run
     sys.meta_path.insert(0, VerifiedFinder(request["root"], request["manifest"]))
     from lesson_tools.grading import clean
     clean.serve(request, results)

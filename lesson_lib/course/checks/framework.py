@@ -80,12 +80,15 @@ class _LearnerError(Exception):
 class Check:
     """A registered check: `name` (also the attribute of lesson_lib.course.checks), the `notebook` whose check
     cell calls it (e.g. "02_model"), `function`, the name of the learner's function the check cell passes to
-    it, its own `hints` (key -> text) and `test`, the body that raises Fail."""
+    it, its own `hints` (key -> text), `test`, the body that raises Fail, and `computed_by`, the library's own
+    functions that compute the exercise's answer (an answer that hands its work to one of them is reported by the
+    grader's scan)."""
     name: str
     notebook: str
     function: str
     test: Callable = field(repr=False)
     hints: dict = field(default_factory=dict, repr=False)
+    computed_by: tuple = ()
 
     def hint(self, key):
         """The text of hint `key`, with the lesson's facts filled in."""
@@ -99,14 +102,15 @@ class Outcome(NamedTuple):
     hint: str | None        # the key of the hint on a FAIL line
 
 
-def register(notebook, function=None, hints=None):
+def register(notebook, function=None, hints=None, computed_by=()):
     """Decorator: register a check for `notebook`; the decorated name becomes the printing check.
 
     function: the learner's function the check cell passes (default: the check's own name).
     hints: this check's hints, key -> text ("{FACT}" fields are filled from lesson_lib.facts).
+    computed_by: dotted names of the library's functions that compute this exercise's answer.
     """
     def decorate(test):
-        spec = Check(test.__name__, notebook, function or test.__name__, test, dict(hints or {}))
+        spec = Check(test.__name__, notebook, function or test.__name__, test, dict(hints or {}), tuple(computed_by))
         if spec.name in REGISTRY:
             raise ValueError(f"a check named {spec.name!r} is already registered")
         REGISTRY[spec.name] = spec

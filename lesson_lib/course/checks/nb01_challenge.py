@@ -31,7 +31,10 @@ _MISTAKES = {
 }
 
 
-@register("01_challenge", hints={
+@register("01_challenge", computed_by=(
+    "lesson_lib.evaluation.audit.is_valid_inertia",
+    "lesson_lib.evaluation.audit.inertia_report",
+), hints={
     "bool": "return True or False, e.g. bool(...) around the condition",
     "entries": "positive-definite is about the eigenvalues, not the entries: [[1, 2], [2, 1]] has only positive "
                "entries but an eigenvalue -1, and [[1, -0.5], [-0.5, 1]] is positive-definite",

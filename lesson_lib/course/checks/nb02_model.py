@@ -82,7 +82,9 @@ class _RneaOnly(Offered):
         return "store"
 
 
-@register("02_model", hints={
+@register("02_model", computed_by=(
+    "lesson_lib.physics.chain.PlanarChain.mass_matrix",
+), hints={
     "shape": "M must be an n x n matrix, one column per joint (chain.n_dof of them)",
     "no rnea": "build each column from chain.rnea: the check's chain offers nothing else",
     "gravity": "switch gravity off in every RNEA call (gravity=False): with gravity on, each column also carries "
@@ -215,7 +217,9 @@ def _derivative_index_last(dM, qd):
     return np.einsum("ijk,j,k->i", dM, qd, qd) - 0.5 * np.einsum("jki,j,k->i", dM, qd, qd)
 
 
-@register("02_model", hints={
+@register("02_model", computed_by=(
+    "lesson_lib.physics.chain.PlanarChain.coriolis",
+), hints={
     "shape": "c has one entry per joint i: sum over j and k only",
     "twice": "your result is twice the truth: the factor 1/2 in the Christoffel symbol is missing",
     "sign": "your result has the wrong sign: check the signs of the three dM terms",

@@ -5,7 +5,13 @@ from ...physics.chain import double_pendulum
 from .framework import Fail, call, num, register
 
 
-@register("03_guided_practice", hints={
+@register("03_guided_practice", computed_by=(
+    "lesson_lib.evaluation.metrics.mass_matrix_error",
+    "lesson_lib.evaluation.metrics.min_eigenvalue",
+    "lesson_lib.evaluation.metrics.lesson_check",
+    "lesson_lib.evaluation.metrics.compare_mass_matrices",
+    "lesson_lib.evaluation.generalization.mass_matrix_error",
+), hints={
     "none": "return both numbers, the error first, then the eigenvalue",
     "pair": "return a pair of single numbers: the largest error over the whole batch, then the smallest "
             "eigenvalue over the whole batch",

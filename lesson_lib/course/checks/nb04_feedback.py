@@ -22,7 +22,9 @@ _MISTAKES = {
 }
 
 
-@register("04_feedback", hints={
+@register("04_feedback", computed_by=(
+    "lesson_lib.evaluation.metrics.lesson_check",
+), hints={
     "none": "return the value of the condition, True or False",
     "or": "with `or` one condition is enough; the lesson needs both to hold at once (`and`)",
     "at most": "'below {PASS_MAX_ERROR}' is strict: an error of exactly {PASS_MAX_ERROR} does not pass",

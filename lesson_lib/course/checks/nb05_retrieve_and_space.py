@@ -13,7 +13,9 @@ def _position_first(f, q, qd, dt):
     return q_new, qd + dt * f(q_new, qd)
 
 
-@register("05_retrieve_and_space", hints={
+@register("05_retrieve_and_space", computed_by=(
+    "lesson_lib.physics.integrators.symplectic_euler_step",
+), hints={
     "pair": "return the pair (q_new, qd_new)",
     "explicit": "that is explicit Euler (q moved with the OLD velocity): update qd first, then move q with the "
                 "NEW qd",

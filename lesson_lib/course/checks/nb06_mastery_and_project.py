@@ -34,7 +34,10 @@ def _wrong_part(chain, ref):
     return None
 
 
-@register("06_mastery_and_project", function="make_triple_pendulum", hints={
+@register("06_mastery_and_project", function="make_triple_pendulum", computed_by=(
+    "lesson_lib.course.checks.nb06_mastery_and_project.reference_triple_pendulum",
+    "lesson_lib.course.checks.independent.uniform_rods",
+), hints={
     "type": "return the chain itself, a PlanarChain built from the rods' masses, lengths, centres of mass and "
             "inertias",
     "links": "give m, l, lc and I three entries each, one per rod",

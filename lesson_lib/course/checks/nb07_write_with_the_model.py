@@ -47,7 +47,10 @@ def _cases():
     return out
 
 
-@register("07_write_with_the_model", hints={
+@register("07_write_with_the_model", computed_by=(
+    "lesson_lib.control.laws.ComputedTorque",
+    "lesson_lib.control.laws.inverse_dynamics_of",
+), hints={
     "shape": "tau has one entry per joint: multiply the matrix M by the vector of accelerations (@, a "
              "matrix-vector product), not entry by entry",
     "sign": "the errors are desired minus actual (e = q_d - q, e_dot = qd_d - qd): with actual minus desired the "

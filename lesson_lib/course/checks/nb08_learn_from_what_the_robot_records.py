@@ -13,7 +13,9 @@ def _cubic(T, h):
     return q, qdd
 
 
-@register("08_learn_from_what_the_robot_records", hints={
+@register("08_learn_from_what_the_robot_records", computed_by=(
+    "lesson_lib.data.sensors.estimate",
+), hints={
     "rows": "the second difference exists at every sample but the first and the last: return T - 2 rows, one per "
             "inner sample k = 1 .. T-2",
     "axis": "take the differences along time (axis 0, the rows), not across the joints",
