@@ -83,10 +83,10 @@ def test_nothing_a_submission_starts_outlives_it(tmp_path, boxed):
 
 
 INSIDE = [   # each cell asserts one thing about the world inside the sandbox
-    "import os\nassert os.listdir('/tmp') == [os.path.basename(os.path.dirname(os.getcwd()))], os.listdir('/tmp')",
+    "import os\nassert os.listdir('/tmp') == [{tmp_top!r}], os.listdir('/tmp')     # only the way to its own folder",
     "import os\nassert not os.path.exists({solutions!r})",
     "import os\nassert not os.path.exists({grader!r})",
-    "import os\nassert not os.path.exists({home!r}) or os.listdir({home!r}) == []",
+    "import os\nassert not os.path.exists({home!r}) or set(os.listdir({home!r})) <= {python_in_home!r}",
     "import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=5)\nexcept OSError:\n    pass\n"
     "else:\n    raise AssertionError('reached the host network')",
     "import os\ntry:\n    open({course_file!r}, 'a')\nexcept OSError as e:\n    assert e.errno == 30, e\n"
@@ -109,8 +109,12 @@ def test_inside_the_sandbox_there_is_nothing_else_to_reach(tmp_path):
     host.bind(("127.0.0.1", 0))
     host.listen(1)
     home = os.path.expanduser("~")
+    python_in_home = {os.path.relpath(d, home).split(os.sep)[0] for d in sandbox._python_dirs()
+                      if d.startswith(home + os.sep)}               # shown again: the Python that runs the kernel
+    tmp_top = os.path.relpath(folder, "/tmp").split(os.sep)[0]
     cells = [c.format(solutions=str(SOLUTIONS), grader=str(package_root() / "lesson_tools"), port=host.getsockname()[1],
-                      course_file=str(course / "x.py"), home=home) for c in INSIDE]
+                      course_file=str(course / "x.py"), home=home, python_in_home=python_in_home, tmp_top=tmp_top)
+             for c in INSIDE]
     run = kernel.run([Step(c, "learner", i + 1) for i, c in enumerate(cells)], work, course,
                      Limits(cell_s=60, notebook_s=300, file_mb=100, disk_mb=16))
     host.close()
