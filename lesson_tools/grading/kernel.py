@@ -101,6 +101,9 @@ async def _run(steps, workdir, course, limits, run, judge):
     km.limit_args = (limits.memory_mb, limits.notebook_s + 60, limits.file_mb)
     if limits.sandbox and sandbox.problem() is None:
         km.box = (workdir.parent, course, workdir, limits.disk_mb)
+        # interrupts as a message the kernel turns into SIGINT to itself: a signal to the process group would
+        # reach bubblewrap first and end the sandbox
+        km.kernel_spec.interrupt_mode = "message"
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.source) for s in steps])
     client = Client(nb, km=km, timeout=int(limits.cell_s), allow_errors=True, interrupt_on_timeout=False,
                     shutdown_kernel="immediate", record_timing=False)
