@@ -15,12 +15,13 @@ import pytest
 
 from lesson_lib.course import checks
 from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
-from lesson_tools.grading import gradebook
+from lesson_tools.grading import gradebook, sandbox
 from lesson_tools.grading.command import grade
 from lesson_tools.grading.rlimits import Limits
 
 LIMITS = dict(timeout=10, memory_mb=2500)          # the hog asks for 3.2 GB; every course cell takes < 3 s
 M05, STEP = "05_retrieve_and_space", "symplectic_euler_step"
+SANDBOXED = sandbox.problem() is None              # kernels run in bubblewrap (tests/test_sandbox.py)
 CHECKS_02 = [name for name, spec in checks.REGISTRY.items() if spec.notebook == "02_model"]
 CHECKS_05 = [name for name, spec in checks.REGISTRY.items() if spec.notebook == M05]   # STEP among them
 
@@ -262,6 +263,7 @@ def test_no_cheat_ends_in_pass(graded, cheat):
     assert set(found) == set(CHECKS_05) and not any(v == "PASS" for v, _ in found.values()), found
     verdict, detail = found[STEP]
     expected = {"edits_check_cell_answer": "NOT ATTEMPTED", "writes_pass_and_exits": "TAMPERED",
+                "edits_lesson_lib": "NOT ATTEMPTED" if SANDBOXED else "TAMPERED",   # read-only in the sandbox
                 "patches_inside_answer": "FAIL", "reads_callers_frames": "FAIL"}
     assert verdict == expected.get(cheat, "TAMPERED"), detail
 
@@ -273,7 +275,8 @@ def test_cheats_are_reported_with_what_gave_them_away(graded):
     assert "looks like a check's verdict" in detail["edits_check_cell"]
     assert "redefines print" in detail["redefines_print"]
     assert "assigns to np.max" in detail["patches_numpy"]
-    assert "a cell changed the course file lesson_lib/course/checks" in detail["edits_lesson_lib"]
+    if not SANDBOXED:                            # in the sandbox the write fails: nothing changed, nothing to see
+        assert "a cell changed the course file lesson_lib/course/checks" in detail["edits_lesson_lib"]
     # the answer's numpy patch, its look through the stack and its payload stay in the kernel: the judge's own
     # comparison sees what the function returned
     assert detail["patches_inside_answer"].startswith(f"FAIL: {STEP}: from q = "), detail
