@@ -83,7 +83,7 @@ def test_nothing_a_submission_starts_outlives_it(tmp_path, boxed):
 
 
 INSIDE = [   # each cell asserts one thing about the world inside the sandbox
-    "import os\nassert os.listdir('/tmp') == [{tmp_top!r}], os.listdir('/tmp')     # only the way to its own folder",
+    "import os\nassert sorted(os.listdir('/tmp')) == {tmp_top!r}, os.listdir('/tmp')   # its own folder, Python",
     "import os\nassert not os.path.exists({solutions!r})",
     "import os\nassert not os.path.exists({grader!r})",
     "import os\nassert not os.path.exists({home!r}) or set(os.listdir({home!r})) <= {python_in_home!r}",
@@ -109,9 +109,12 @@ def test_inside_the_sandbox_there_is_nothing_else_to_reach(tmp_path):
     host.bind(("127.0.0.1", 0))
     host.listen(1)
     home = os.path.expanduser("~")
-    python_in_home = {os.path.relpath(d, home).split(os.sep)[0] for d in sandbox._python_dirs()
-                      if d.startswith(home + os.sep)}               # shown again: the Python that runs the kernel
-    tmp_top = os.path.relpath(folder, "/tmp").split(os.sep)[0]
+
+    def shown_again(parent):                      # what the sandbox binds again under a hidden folder: the Python
+        return {os.path.relpath(d, parent).split(os.sep)[0] for d in sandbox._python_dirs()   # that runs the kernel
+                if d.startswith(parent + os.sep)}
+    python_in_home = shown_again(home)
+    tmp_top = sorted({os.path.relpath(folder, "/tmp").split(os.sep)[0]} | shown_again("/tmp"))
     cells = [c.format(solutions=str(SOLUTIONS), grader=str(package_root() / "lesson_tools"), port=host.getsockname()[1],
                       course_file=str(course / "x.py"), home=home, python_in_home=python_in_home, tmp_top=tmp_top)
              for c in INSIDE]
