@@ -28,6 +28,21 @@ def one_line(kind, text):
     return f"{kind}: {text}" if text else kind
 
 
+def messages(buffer):
+    """(the JSON objects on the complete lines of `buffer`, the bytes after its last newline): how both sides of
+    the judge's pipes read each other."""
+    *lines, rest = buffer.split(b"\n")
+    found = []
+    for line in lines:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict):
+            found.append(message)
+    return found, rest
+
+
 class Requests:
     """The JSON lines the grader sends on a file descriptor, read without blocking past what `select` saw."""
 
@@ -39,16 +54,7 @@ class Requests:
         chunk = os.read(self.fd, 65536)
         if not chunk:
             self.closed = True
-        self.buffer += chunk
-        found = []
-        while b"\n" in self.buffer:
-            line, self.buffer = self.buffer.split(b"\n", 1)
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(message, dict):
-                found.append(message)
+        found, self.buffer = messages(self.buffer + chunk)
         return found
 
 

@@ -124,7 +124,7 @@ def _verdicts(course_nb, steps, run, results, notes):
             verdict, detail = gb.ERROR, "the check cell gave the judge no answer"
         else:
             r = results[check.index]
-            verdict = gb.FROM_STATUS.get(r["status"], gb.TIMEOUT if r["status"] == "timeout" else gb.ERROR)
+            verdict = gb.FROM_STATUS.get(r["status"], gb.ERROR)          # (a timeout was taken above)
             detail = r["line"] or ""
             if verdict == gb.ERROR:
                 context += earlier[-2:]

@@ -20,6 +20,8 @@ import subprocess
 import sys
 import time
 
+from .clean import messages
+
 
 def _tail(path, limit=400):
     try:
@@ -39,7 +41,7 @@ class Judge:
     def __init__(self, root, expected, limits, folder, env):
         self.root, self.expected, self.limits, self.folder, self.env = root, expected, limits, folder, env
         self.address, self.token = str(folder / "judge.sock"), secrets.token_hex(16)
-        self.proc, self.buffer, self.failure = None, b"", None
+        self.proc, self.buffer, self.pending, self.failure = None, b"", [], None
 
     def __enter__(self):
         return self                                    # started by the first begin(): no checks, no judge
@@ -58,7 +60,7 @@ class Judge:
         with open(self.folder / "judge.err", "ab") as err:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                          cwd=str(self.folder), env=self.env, start_new_session=True)
-        self.buffer = b""
+        self.buffer, self.pending = b"", []
         self._send({"root": str(self.root), "manifest": self.expected, "token": self.token, "address": self.address,
                     "cell_s": self.limits.cell_s, "site": site.getsitepackages()})
         if self._read(lambda m: m.get("event") == "ready", 60 + self.limits.cell_s) is None:
@@ -85,13 +87,9 @@ class Judge:
         sel.register(self.proc.stdout, selectors.EVENT_READ)
         try:
             while True:
-                while b"\n" in self.buffer:
-                    line, self.buffer = self.buffer.split(b"\n", 1)
-                    try:
-                        msg = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(msg, dict) and msg.get("token") == self.token and wanted(msg):
+                while self.pending:
+                    msg = self.pending.pop(0)
+                    if msg.get("token") == self.token and wanted(msg):
                         return msg
                 left = deadline - time.monotonic()
                 if left <= 0 or not sel.select(timeout=left):
@@ -99,7 +97,7 @@ class Judge:
                 chunk = os.read(self.proc.stdout.fileno(), 65536)
                 if not chunk:
                     return None
-                self.buffer += chunk
+                self.pending, self.buffer = messages(self.buffer + chunk)
         finally:
             sel.close()
 

@@ -247,9 +247,7 @@ def handovers(sources, function, computed_by):
     for position, tree in enumerate(trees):
         for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                    and n.name == function) if tree else ():
-            for node in ast.walk(fn):
-                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lesson_lib"):
-                    imported.update({a.asname or a.name: last[a.name] for a in node.names if a.name in last})
+            for node in ast.walk(fn):                  # (imports inside it were read above, with the others)
                 name = (node.attr if isinstance(node, ast.Attribute) else
                         node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None)
                 dotted = last.get(name) if name else (imported.get(node.id) if isinstance(node, ast.Name) else None)
