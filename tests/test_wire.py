@@ -16,7 +16,7 @@ from test_checks import define
 from lesson_lib import DeLaN, double_pendulum
 from lesson_lib.course import checks
 from lesson_lib.course.checks import framework, wire
-from lesson_tools.grading.clean import judge
+from lesson_tools.grading.clean import Budget, judge
 
 # Answers that are DeLaN subclasses overriding mass_matrix (so the check runs without training): through the
 # wire a model crosses as its weights, so they are judged by what they learned (see the test below)
@@ -46,7 +46,7 @@ def through_wire(tmp_path, name, fn, cell_s=60, kernel_survives=True):
     channel = wire.Channel(conn)
     hello = channel.recv()
     assert hello["token"] == "tok" and hello["index"] == 0
-    result = judge(checks, channel, hello, name, cell_s)
+    result = judge(checks, channel, hello, name, Budget(cell_s))
     thread.join(30)
     listener.close()
     assert not errors or not kernel_survives, errors

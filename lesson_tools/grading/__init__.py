@@ -6,7 +6,8 @@ One module per step, in the order a submission meets them:
 - course_notebooks  the course's notebooks: their check cells, and the cells the course itself wrote
 - plan         the cells to run: the learner's, with each check cell replaced by a capture of its answer
 - scan         a static look at the cells the learner wrote, for reaching into the checks (-> TAMPERED)
-- kernel       run the cells in a fresh kernel under limits (rlimits: the OS resource limits wrapper)
+- kernel       run the cells in a fresh kernel under limits (rlimits: the OS resource limits wrapper), in the
+               sandbox (bubblewrap) and its caps (caps: a control group for memory, processes, CPU time)
 - verified     the course's files and their hashes; the importer that only loads verified lesson_lib files
 - clean        the judge: the course's checks, away from the kernel, on the answers' results as plain data
 - judge        the grader's side of it: start it, tell it when a check cell runs, read its verdict

@@ -1,7 +1,8 @@
 """The judge: the course's checks, run away from the learner's kernel, on the answers' results as plain data.
 
 Started by lesson_tools.grading.verified (so every lesson_lib module here was compiled from hash-checked files),
-with {"token", "address", "cell_s"} on the first line of stdin.  It listens on the Unix socket `address`, says
+with {"token", "address", "cell_s", "cpu_file", "wall_factor"} on the first line of stdin (cpu_file: the CPU
+time of the kernel's sandbox, lesson_tools.grading.caps; None when it has none).  It listens on the Unix socket `address`, says
 {"token", "event": "ready"} on stdout, then reads one request per line from stdin:
 
     {"check": index, "name": "kinetic_energy"}   a check cell is running in the kernel: judge its answer
@@ -89,15 +90,50 @@ def _answer(listener, requests, pending, token, index):
         sel.close()
 
 
-def judge(checks, channel, hello, name, cell_s):
-    """(status, line) of the check `name` on the answer the kernel described in `hello`."""
+class Budget:
+    """A check's time: `cell_s` CPU seconds of this process and the kernel's sandbox together (the group's
+    `cpu_file`, in nanoseconds), and at most `wall_factor` times as long on the clock; without a cpu_file,
+    `cell_s` seconds on the clock."""
+
+    def __init__(self, cell_s, cpu_file=None, wall_factor=1.0):
+        self.cell_s, self.cpu_file = cell_s, cpu_file
+        self.clock_s = cell_s * wall_factor if cpu_file else cell_s
+        self.start, self.cpu_start = time.monotonic(), self._cpu()
+
+    def _cpu(self):
+        if not self.cpu_file:
+            return 0.0
+        with open(self.cpu_file) as f:
+            return time.process_time() + int(f.read()) / 1e9
+
+    def used(self):
+        """CPU seconds the check and the answer have used (0 without a cpu_file)."""
+        return self._cpu() - self.cpu_start
+
+    def left(self):
+        clock = self.clock_s - (time.monotonic() - self.start)
+        return min(clock, self.cell_s - self.used()) if self.cpu_file else clock
+
+    def spent(self):
+        """What ran out, for the verdict's line."""
+        if not self.cpu_file:
+            return f"the check ran longer than {self.cell_s:g} s on the answer"
+        if self.used() >= self.cell_s:
+            return (f"the check used more than {self.cell_s:g} s of CPU time on the answer (the kernel's and the "
+                    f"judge's together)")
+        return (f"the check ran longer than {self.clock_s:g} s on the clock on the answer (the wall-clock backstop "
+                f"of its {self.cell_s:g} s of CPU time: the answer waited rather than computed)")
+
+
+def judge(checks, channel, hello, name, budget):
+    """(status, line) of the check `name` on the answer the kernel described in `hello`, within `budget`."""
     from lesson_lib.course.checks.wire import AnswerLost, AnswerTimeout, Remote
     try:
         if checks is None or "answer" not in hello or not isinstance(hello["answer"], dict):
             return "error", "the check cell could not give its answer to the check"
-        return checks.evaluate(name, Remote(channel, hello["answer"], time.monotonic() + cell_s))
+        return checks.evaluate(name, Remote(channel, hello["answer"], budget))
     except AnswerTimeout:
-        return "timeout", f"the check ran longer than {cell_s:g} s on the answer"
+        return "timeout", budget.spent()
     except AnswerLost as exc:
         return "error", one_line("the kernel stopped answering the check", exc)
     finally:
@@ -115,6 +151,7 @@ def serve(request, out):
     from lesson_lib.course import checks
 
     token, cell_s = request["token"], float(request["cell_s"])
+    cpu_file, wall_factor = request.get("cpu_file"), float(request.get("wall_factor", 1.0))
 
     def send(**fields):
         out.write(json.dumps({"token": token, **fields}) + "\n")
@@ -138,8 +175,8 @@ def serve(request, out):
         if found is None:
             send(index=index, status="error", line="the check cell ended before giving its answer")
         elif name not in checks.REGISTRY:
-            judge(None, *found, name, cell_s)          # tells the cell it is done
+            judge(None, *found, name, Budget(cell_s))  # tells the cell it is done
             send(index=index, status="error", line=f"the course has no check named {name!r}")
         else:
-            status, line = judge(checks, *found, name, cell_s)
+            status, line = judge(checks, *found, name, Budget(cell_s, cpu_file, wall_factor))
             send(index=index, status=status, line=line)

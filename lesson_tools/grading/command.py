@@ -18,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from . import caps, sandbox
 from . import gradebook as gb
-from . import sandbox
 from .rlimits import Limits
 from .submissions import UsageError, find, identify
 from .verified import CourseFilesChanged, changed, committed, manifest, package_root, restore_command
@@ -48,11 +48,14 @@ def parser():
                    help="grade on a Dask distributed cluster instead, e.g. tcp://scheduler.example.org:8786")
     d = Limits()
     p.add_argument("--timeout", type=_positive(float), default=d.cell_s,
-                   help="seconds per cell and per check (default %(default)g)")
+                   help=f"CPU seconds per cell and per check, all the submission's processes counted, at most "
+                        f"{d.wall_factor:g} times as long on the clock (wall-clock seconds where the sandbox has no "
+                        f"caps) (default %(default)g)")
     p.add_argument("--notebook-timeout", type=_positive(float), default=d.notebook_s,
-                   help="seconds for a whole notebook (default %(default)g)")
+                   help="seconds for a whole notebook, counted the same way (default %(default)g)")
     p.add_argument("--memory-mb", type=_positive(int), default=d.memory_mb,
-                   help="address space of a kernel, in MB (default %(default)s)")
+                   help="address space of each process, and memory of each sandbox as a whole, in MB "
+                        "(default %(default)s)")
     p.add_argument("--max-output-mb", type=_positive(float), default=d.output_mb,
                    help="output kept from one notebook, in MB (default %(default)g)")
     p.add_argument("--no-sandbox", action="store_true",
@@ -207,6 +210,10 @@ def main(argv=None):
     if reason:
         print(f"warning: grading WITHOUT a sandbox: {reason}. The learners' code will run as you, with your files, "
               f"network and processes in reach (only per-process limits apply).", file=sys.stderr, flush=True)
+    elif caps.problem():
+        print(f"warning: grading without caps on each sandbox as a whole: {caps.problem()}. Memory is capped per "
+              f"process only, the number of processes is not capped, and time limits count seconds on the clock "
+              f"(a busy machine can turn correct work into TIMEOUT).", file=sys.stderr, flush=True)
     log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     try:
         rows = grade(args.paths, limits, args.workers, args.scheduler, log)

@@ -5,7 +5,8 @@
 In a temporary folder of its own (removed afterwards): a verified copy of lesson_lib for the kernel and a working
 folder.  Then
 
-1. start the judge (lesson_tools.grading.judge, clean), the process where verdicts are made;
+1. make the sandbox's control group (lesson_tools.grading.caps) and start the judge (lesson_tools.grading.judge,
+   clean), the process where verdicts are made;
 2. scan the cells the learner wrote (lesson_tools.grading.scan);
 3. run the cells in a limited kernel, each check cell replaced by one that answers the judge's calls with plain
    data (plan, kernel, lesson_lib.course.checks.wire): the judge runs the check and keeps its truths;
@@ -59,6 +60,16 @@ def _tampering(learner, protected, check_names, course_nb):
     return found
 
 
+def caps_for(limits):
+    """The control group capping the sandbox as a whole (lesson_tools.grading.caps) when the kernel is sandboxed
+    and the machine allows it, else a context holding None."""
+    import contextlib
+    from . import caps, sandbox
+    if limits.sandbox and sandbox.problem() is None and caps.problem() is None:
+        return caps.Group(limits.memory_mb, limits.processes)
+    return contextlib.nullcontext(None)
+
+
 def grade_task(task):
     """Rows for one submission (see the module's docstring).  Raises CourseFilesChanged when this worker's
     lesson_lib differs from the grader's hashes: grading itself cannot go on there."""
@@ -80,11 +91,12 @@ def grade_task(task):
         work.mkdir()
         copy_verified(root, learners_part(expected), course)
         nb = nbformat.reads(task["text"], as_version=4)
-        with Judge(root, expected, limits, folder, kernel.environment(root)) as judge:
+        with caps_for(limits) as group, Judge(root, expected, limits, folder, kernel.environment(root),
+                                               group and group.cpu_file) as judge:
             steps, notes, learner = plan(nb, course_nb, judge.address, judge.token)
             protected = protected_names(c.get("source", "") for c in nb.cells if c.get("cell_type") == "code")
             tampered = _tampering(learner, protected, task["check_names"], course_nb)
-            run = kernel.run(steps, work, course, limits, judge)
+            run = kernel.run(steps, work, course, limits, judge, group)
         tampered += [f"a cell changed the course file {rel} (its copy)"
                      for rel in changed(course, learners_part(expected))]
         original = changed(root, expected)

@@ -1,7 +1,7 @@
 """The grader's side of the judge (lesson_tools.grading.clean): start it, tell it when a check cell runs, read
 its verdict when the cell has ended.
 
-    with Judge(root, expected, limits, folder, env) as judge:
+    with Judge(root, expected, limits, folder, env, cpu_file) as judge:
         judge.begin(index, name)           # just before the kernel runs the check cell
         ...                                # the cell connects to judge.address and answers the check's calls
         result = judge.finish(index)       # {"status", "line"} once the cell has ended
@@ -38,8 +38,9 @@ class Judge:
     """One judge process for one submission; `address` is the socket the kernel's check cells connect to and
     `token` what they must say first (lesson_tools.grading.plan writes both into the setup cell)."""
 
-    def __init__(self, root, expected, limits, folder, env):
+    def __init__(self, root, expected, limits, folder, env, cpu_file=None):
         self.root, self.expected, self.limits, self.folder, self.env = root, expected, limits, folder, env
+        self.cpu_file = cpu_file                       # the kernel's sandbox's CPU time (caps.Group), if it has one
         self.address, self.token = str(folder / "judge.sock"), secrets.token_hex(16)
         self.proc, self.buffer, self.pending, self.failure = None, b"", [], None
 
@@ -62,7 +63,8 @@ class Judge:
                                          cwd=str(self.folder), env=self.env, start_new_session=True)
         self.buffer, self.pending = b"", []
         self._send({"root": str(self.root), "manifest": self.expected, "token": self.token, "address": self.address,
-                    "cell_s": self.limits.cell_s, "site": site.getsitepackages()})
+                    "cell_s": self.limits.cell_s, "cpu_file": self.cpu_file, "wall_factor": self.limits.wall_factor,
+                    "site": site.getsitepackages()})
         if self._read(lambda m: m.get("event") == "ready", 60 + self.limits.cell_s) is None:
             why = _tail(self.folder / "judge.err") or "no message"
             self.close()
@@ -110,7 +112,8 @@ class Judge:
     def finish(self, index):
         """The cell has ended: the verdict {"status", "line"} of check `index`."""
         self._send({"ended": index})
-        msg = self._read(lambda m: m.get("index") == index and "status" in m, self.limits.cell_s + 30)
+        wait = self.limits.cell_s * (self.limits.wall_factor if self.cpu_file else 1) + 30
+        msg = self._read(lambda m: m.get("index") == index and "status" in m, wait)
         if msg is not None:
             return {"status": str(msg["status"]), "line": str(msg.get("line") or "")}
         why = self.failure or (f"the judge ended while checking the answer "

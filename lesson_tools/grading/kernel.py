@@ -2,14 +2,17 @@
 
 The kernel is ipykernel in this Python, started through lesson_tools/grading/rlimits.py (address space, CPU time,
 file size) inside the sandbox (lesson_tools/grading/sandbox.py, where the machine allows it and limits.sandbox is
-set: its own process table, no network, people's files hidden), in the submission's own working folder, importing the copy of lesson_lib given in `course`, with
-matplotlib's non-interactive backend and one BLAS thread.  nbclient sends the cells one by one; the run stops at
-the first limit it meets:
+set: its own process table, no network, people's files hidden) and its group (lesson_tools/grading/caps.py:
+memory, processes and CPU time of the sandbox as a whole), in the submission's own working folder, importing the
+copy of lesson_lib given in `course`, with matplotlib's non-interactive backend and one BLAS thread.  nbclient
+sends the cells one by one; the run stops at the first limit it meets:
 
-    a cell longer than `cell_s`, or the notebook past `notebook_s`   -> TIMEOUT
+    a cell past `cell_s`, or the notebook past `notebook_s`          -> TIMEOUT
     the kernel dies (memory, CPU time, os._exit), a MemoryError,
     or more than `output_mb` of output                                -> ERROR
 
+With a group, the seconds are the CPU seconds of everything in the sandbox (a loaded machine slows a cell without
+making it use more), with a wall-clock backstop `wall_factor` times as long; without one, wall-clock seconds.
 Errors raised by cells do not stop the run (a later exercise can still be graded); they are recorded.
 """
 import asyncio
@@ -26,6 +29,8 @@ from . import sandbox
 from .clean import one_line
 
 CHECK_GRACE_S = 5          # a check cell's time beyond the judge's limit, before it is interrupted
+POLL_S = 0.1               # how often a cell's CPU time is read
+KILL_AFTER_S = 5           # an interrupted cell still running this long after its CPU limit: its sandbox is killed
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
@@ -61,7 +66,7 @@ def _client_classes():
 
     class LimitedKernelManager(AsyncKernelManager):
         """The kernel command, in the sandbox when `box` is set (sandbox.wrap's arguments after cmd), wrapped by
-        rlimits.py (limit_args); both set by _run from the Limits."""
+        rlimits.py (limit_args: the three limits and the control groups to join); both set by _run."""
         limit_args, box = None, None
 
         def format_kernel_cmd(self, extra_arguments=None):
@@ -91,14 +96,55 @@ def _where(step):
     return f"code cell {step.number}" if step.number else "the check put back"
 
 
-async def _run(steps, workdir, course, limits, run, judge):
+class _Meter:
+    """What the limits count: the CPU seconds of the sandbox's group (`wall_factor` times as long allowed on the
+    clock), or, without a group, the clock's seconds."""
+
+    def __init__(self, group, limits):
+        self.group, self.limits = group, limits
+        self.factor = limits.wall_factor if group is not None else 1.0
+
+    def now(self):
+        return self.group.cpu_seconds() if self.group is not None else time.monotonic()
+
+    def over_cell(self, where):
+        if self.group is None:
+            return f"{where} ran longer than {self.limits.cell_s:g} s (per-cell limit)"
+        return f"{where} used more than {self.limits.cell_s:g} s of CPU time (per-cell limit, all its processes)"
+
+    def over_notebook(self, where, before=False):
+        unit = " of CPU time" if self.group is not None else ""
+        if before:
+            return f"the notebook ran longer than {self.limits.notebook_s:g} s{unit} (whole-notebook limit) before {where}"
+        return f"{where} was running when the notebook reached {self.limits.notebook_s:g} s{unit} (whole-notebook limit)"
+
+    def over_clock(self, where, by_cell):
+        limit, what = ((self.limits.cell_s, "per-cell") if by_cell else (self.limits.notebook_s, "whole-notebook"))
+        if self.group is None:
+            return self.over_cell(where) if by_cell else self.over_notebook(where)
+        return (f"{where} ran longer than {limit * self.factor:g} s on the clock (the wall-clock backstop of the "
+                f"{what} limit of {limit:g} s of CPU time; the code waited rather than computed)")
+
+
+async def _watch(km, group, until, over):
+    """Interrupt the kernel once the group has used `until` CPU seconds; kill the sandbox if that does not stop
+    the cell."""
+    while group.cpu_seconds() < until:
+        await asyncio.sleep(POLL_S)
+    over.append(True)
+    await km.interrupt_kernel()
+    await asyncio.sleep(KILL_AFTER_S)
+    group.kill()
+
+
+async def _run(steps, workdir, course, limits, run, judge, group):
     import nbformat
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     Manager, Client = _client_classes()
     (workdir.parent / sandbox.IPC).mkdir(exist_ok=True)
     km = Manager(kernel_name="python3", transport="ipc", ip=str(workdir.parent / sandbox.IPC / "kernel"))
     km.connection_file = str(workdir.parent / "kernel.json")
-    km.limit_args = (limits.memory_mb, limits.notebook_s + 60, limits.file_mb)
+    km.limit_args = (limits.memory_mb, limits.notebook_s + 60, limits.file_mb, group.procs if group else ())
     if limits.sandbox and sandbox.problem() is None:
         km.box = (workdir.parent, course, workdir, limits.disk_mb)
         # interrupts as a message the kernel turns into SIGINT to itself: a signal to the process group would
@@ -108,36 +154,45 @@ async def _run(steps, workdir, course, limits, run, judge):
     client = Client(nb, km=km, timeout=int(limits.cell_s), allow_errors=True, interrupt_on_timeout=False,
                     shutdown_kernel="immediate", record_timing=False)
     client.cap = int(limits.output_mb * 2**20)
-    process = None
+    meter, process = _Meter(group, limits), None
     try:
         async with client.async_setup_kernel(env=environment(course), cwd=str(workdir)):
             process = km.provisioner.process
-            deadline = time.monotonic() + limits.notebook_s          # from the kernel being ready
+            start, clock_end = meter.now(), time.monotonic() + limits.notebook_s * meter.factor   # kernel ready
             for i, (step, cell) in enumerate(zip(steps, nb.cells)):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    run.stop = ("TIMEOUT", f"the notebook ran longer than {limits.notebook_s:g} s (whole-notebook "
-                                           f"limit) before {_where(step)}")
+                left, clock_left = limits.notebook_s - (meter.now() - start), clock_end - time.monotonic()
+                if left <= 0 or clock_left <= 0:
+                    run.stop = ("TIMEOUT", meter.over_notebook(_where(step), before=True) if left <= 0 else
+                                meter.over_clock(_where(step), by_cell=False))
                     break
                 checking = step.kind == "check" and judge is not None
                 # a check cell runs the learner's function for the judge, whose own limit (cell_s) ends the check
                 # first: the cell gets a few seconds more, then is interrupted and the notebook goes on
-                client.timeout = max(1, math.ceil(min(limits.cell_s + (CHECK_GRACE_S if checking else 0), left)))
-                client.interrupt_on_timeout = checking and left > limits.cell_s
+                cell_limit = limits.cell_s + (CHECK_GRACE_S if checking else 0)
+                by_cell = cell_limit <= left and cell_limit * meter.factor <= clock_left   # not the notebook's
+                client.timeout = max(1, math.ceil(min(cell_limit * meter.factor, clock_left)))
+                client.interrupt_on_timeout = checking and by_cell
                 client.error_on_timeout = {"ename": "CheckCellTimeout", "evalue": "interrupted after the judge's "
                                            "limit"} if client.interrupt_on_timeout else None
+                over, watcher = [], None
+                if group is not None:
+                    watcher = asyncio.ensure_future(_watch(km, group, meter.now() + min(cell_limit, left), over))
                 if checking:
                     judge.begin(step.check, step.name)
                 try:
                     await client.async_execute_cell(cell, i)
                 except CellTimeoutError:
-                    cause = (f"ran longer than {limits.cell_s:g} s (per-cell limit)" if left > limits.cell_s else
-                             f"was running when the notebook reached {limits.notebook_s:g} s (whole-notebook limit)")
-                    run.stop = ("TIMEOUT", f"{_where(step)} {cause}")
+                    run.stop = ("TIMEOUT", meter.over_clock(_where(step), by_cell))
                     break
                 except DeadKernelError:
-                    run.stop = ("ERROR", f"the kernel died in {_where(step)} (over the memory limit of "
-                                         f"{limits.memory_mb} MB, out of CPU time, or ended by the code)")
+                    run.stop = (("TIMEOUT", _over(meter, step, cell_limit <= left)) if over else
+                                ("ERROR", _died(step, limits, group)))
+                    break
+                finally:
+                    if watcher is not None:
+                        watcher.cancel()
+                if over and not (checking and cell_limit <= left):
+                    run.stop = ("TIMEOUT", _over(meter, step, cell_limit <= left))
                     break
                 error = _error_text(cell.outputs)
                 if error:
@@ -163,12 +218,25 @@ async def _run(steps, workdir, course, limits, run, judge):
     return run
 
 
-def run(steps, workdir, course, limits, judge=None):
+def _over(meter, step, by_cell):
+    return meter.over_cell(_where(step)) if by_cell else meter.over_notebook(_where(step))
+
+
+def _died(step, limits, group):
+    if group is not None and group.oom_kills():
+        return (f"the kernel was ended in {_where(step)}: the sandbox went over its memory of {limits.memory_mb} MB "
+                f"(all its processes together)")
+    return (f"the kernel died in {_where(step)} (over the memory limit of {limits.memory_mb} MB, out of CPU time, "
+            f"or ended by the code)")
+
+
+def run(steps, workdir, course, limits, judge=None, group=None):
     """Run the steps (lesson_tools.grading.plan) in a limited kernel with cwd `workdir`; return a KernelRun.
     Around every check cell, `judge` (lesson_tools.grading.judge.Judge) is told it begins and asked its verdict
-    when it has ended."""
+    when it has ended.  With `group` (lesson_tools.grading.caps.Group) the kernel runs in it and the limits count
+    its CPU time."""
     result = KernelRun()
     if sys.platform == "win32":                             # pragma: no cover
         raise RuntimeError("grading needs POSIX resource limits (Linux or macOS)")
-    asyncio.run(_run(steps, workdir, course, limits, result, judge))
+    asyncio.run(_run(steps, workdir, course, limits, result, judge, group))
     return result

@@ -329,21 +329,26 @@ class AnswerTimeout(BaseException):
 
 class Remote:
     """The judge's handle on the learner's answer in the kernel: `callable`, `type_name`, `source` (text, only
-    ever parsed) and `invoke(args, kwargs)`, which returns the learner's result rebuilt as plain data."""
+    ever parsed) and `invoke(args, kwargs)`, which returns the learner's result rebuilt as plain data.  `budget`
+    says how long the check may still wait for the kernel: `budget.left()` in seconds (lesson_tools.grading.clean
+    counts CPU time there)."""
 
-    def __init__(self, channel, hello, deadline):
-        self.channel, self.deadline = channel, deadline
+    def __init__(self, channel, hello, budget):
+        self.channel, self.budget = channel, budget
         self.callable = bool(hello.get("callable"))
         self.type_name = str(hello.get("type") or "object")[:40]
         source = hello.get("source")
         self.source = source if isinstance(source, str) else None
 
     def _recv(self):
-        import time
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise AnswerTimeout()
-        self.channel.sock.settimeout(left)
+        import select
+        while True:                                   # a reply's first byte, or the budget spent
+            left = self.budget.left()
+            if left <= 0:
+                raise AnswerTimeout()
+            if select.select([self.channel.sock], [], [], min(left, 0.25))[0]:
+                break
+        self.channel.sock.settimeout(left)            # the rest of the message
         try:
             return self.channel.recv()
         except socket.timeout:

@@ -1,0 +1,263 @@
+"""Caps on a sandbox as a whole (lesson_tools/grading/caps.py) and limits that count CPU time, not the clock.
+
+Each cap is shown holding for a group of processes, beside a control run of the same processes without it, where
+the machine lets the grader make control groups; elsewhere these tests skip with the reason, except in CI
+(REQUIRE_SANDBOX=1), where a missing cap is a failure.
+"""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from lesson_tools.grading import caps, kernel, sandbox
+from lesson_tools.grading.plan import Step
+from lesson_tools.grading.rlimits import Limits, wrap
+from lesson_tools.grading.verified import copy_verified, manifest, package_root
+
+
+@pytest.fixture(scope="module", autouse=True)
+def can_cap():
+    reason = caps.problem()
+    if reason and os.environ.get("REQUIRE_SANDBOX"):
+        pytest.fail(f"REQUIRE_SANDBOX is set but {reason}")
+    if reason:
+        pytest.skip(reason)
+
+
+def _run(source, group=None, timeout=120):
+    """`python -c source` started the way the grader starts a kernel (rlimits.py, joining `group`)."""
+    cmd = wrap([sys.executable, "-c", source], 4096, 120, 10, group.procs if group else ())
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+HOLDERS = """\
+import subprocess, sys
+child = "b = b'x' * (200 << 20); import time; time.sleep(3)"          # 200 MB written, so resident
+kids = [subprocess.Popen([sys.executable, "-c", child]) for _ in range(4)]
+print(sorted(k.wait() for k in kids))
+"""
+
+
+@pytest.mark.parametrize("capped", [True, False], ids=["capped", "without (the control)"])
+def test_forking_does_not_multiply_the_memory_cap(capped):
+    with caps.Group(512, 64) as group:
+        out = _run(HOLDERS, group if capped else None)
+        codes = eval(out.stdout)                       # the children's exit codes, sorted
+        if capped:                                     # 4 x 200 MB do not fit in 512 MB for the group
+            assert codes[0] == -9 and codes.count(0) <= 2, out
+            assert group.oom_kills() >= 1
+        else:
+            assert codes == [0, 0, 0, 0], out
+
+
+SPAWNER = """\
+import subprocess
+started = []
+for _ in range(40):
+    try:
+        started.append(subprocess.Popen(["sleep", "5"]))
+    except OSError:
+        pass
+print(len(started))
+for p in started:
+    p.kill()
+"""
+
+
+@pytest.mark.parametrize("capped", [True, False], ids=["capped", "without (the control)"])
+def test_the_number_of_processes_is_capped(capped):
+    with caps.Group(1024, 16) as group:
+        out = _run(SPAWNER, group if capped else None)
+        started = int(out.stdout)
+        assert started < 16 if capped else started == 40, out
+
+
+SPINNERS = """\
+import os, resource, time
+kids = []
+for _ in range(2):
+    pid = os.fork()
+    if pid == 0:
+        start = time.process_time()
+        while time.process_time() - start < 1.0:
+            pass
+        os._exit(0)
+    kids.append(pid)
+for pid in kids:
+    os.waitpid(pid, 0)
+own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime)
+"""
+
+
+def test_cpu_time_counts_every_process_in_the_group():
+    with caps.Group(1024, 64) as group:
+        out = _run(SPINNERS, group)
+        own, children = map(float, out.stdout.split())
+        counted = group.cpu_seconds()
+    assert children >= 2.0 and own < 1.0, out          # the time is the two children's
+    assert abs(counted - (own + children)) < 0.1 + 0.05 * counted, (counted, own, children)
+
+
+def test_closing_the_group_ends_what_was_detached_in_it(tmp_path):
+    marker = tmp_path / "alive"
+    child = f"import pathlib, time; pathlib.Path({str(marker)!r}).touch(); time.sleep(600)"
+    detach = (f"import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {child!r}], start_new_session=True, "
+              f"stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)")
+    with caps.Group(1024, 64) as group:
+        _run(detach, group)
+        for _ in range(100):
+            if marker.exists():
+                break
+            time.sleep(0.05)
+        assert marker.exists() and len(group.pids()) == 1     # it outlived the process that started it
+        pid = group.pids()[0]
+    assert not _running(pid)
+    assert not os.path.exists(group.cpu_file)                 # and the group is gone
+
+
+def _running(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_machine_without_control_groups_is_told_why(monkeypatch):
+    monkeypatch.setattr(caps, "_mounts", lambda: {})
+    caps.problem.cache_clear()
+    try:
+        reason = caps.problem()
+    finally:
+        monkeypatch.undo()
+        caps.problem.cache_clear()
+    assert reason.startswith("the grader cannot make control groups here (no cgroup v1 memory, pids, cpuacct "
+                             "controller is mounted)"), reason
+
+
+# ---------------------------------------------------------------------- the kernel's limits count CPU time
+FORK_SPIN = """\
+import os, time
+kids = []
+for _ in range(2):                           # 2 x 1.5 s of CPU, in processes other than the kernel
+    pid = os.fork()
+    if pid == 0:
+        start = time.process_time()
+        while time.process_time() - start < 1.5:
+            pass
+        os._exit(0)
+    kids.append(pid)
+for pid in kids:
+    os.waitpid(pid, 0)
+"""
+
+
+@pytest.fixture
+def course(tmp_path):
+    (tmp_path / "work").mkdir()
+    copy_verified(package_root(), manifest(), tmp_path / "course")
+    return tmp_path
+
+
+def _kernel(folder, sources, **limits):
+    steps = [Step(source, "learner", n) for n, source in enumerate(sources, 1)]
+    limits = Limits(**limits)
+    with caps.Group(limits.memory_mb, limits.processes) as group:
+        return kernel.run(steps, folder / "work", folder / "course", limits, None, group)
+
+
+def test_a_cell_that_waits_is_not_charged_for_the_clock_and_one_whose_children_compute_is(course):
+    run = _kernel(course, ["import time\ntime.sleep(3)", FORK_SPIN, "print('never')"], cell_s=2, wall_factor=10)
+    assert run.completed == 1, run                  # 3 s asleep is no CPU time; 3 s of its children's CPU is
+    assert run.stop == ("TIMEOUT", "code cell 2 used more than 2 s of CPU time (per-cell limit, all its processes)")
+
+
+def test_a_cell_that_waits_forever_meets_the_wall_clock_backstop(course):
+    run = _kernel(course, ["import time\ntime.sleep(60)", "print('never')"], cell_s=1, wall_factor=3)
+    assert run.completed == 0 and run.stop[0] == "TIMEOUT", run
+    assert run.stop[1].startswith("code cell 1 ran longer than 3 s on the clock (the wall-clock backstop of the "
+                                  "per-cell limit of 1 s of CPU time"), run.stop
+
+
+def test_the_whole_notebook_limit_counts_cpu_time_too(course):
+    spin = "import time\nstart = time.process_time()\nwhile time.process_time() - start < 1.2:\n    pass"
+    run = _kernel(course, ["import time\ntime.sleep(2)", spin, spin, spin, "print('never')"],
+                  cell_s=2, notebook_s=3, wall_factor=10)
+    assert run.completed == 3, run                   # the sleep is free; the third spin passes 3 s in all
+    assert run.stop == ("TIMEOUT", "code cell 4 was running when the notebook reached 3 s of CPU time "
+                                   "(whole-notebook limit)"), run.stop
+
+
+def test_a_kernel_cannot_leave_its_group(course):
+    if sandbox.problem():                        # the caps go with the sandbox, which shows /sys read-only
+        pytest.fail(sandbox.problem()) if os.environ.get("REQUIRE_SANDBOX") else pytest.skip(sandbox.problem())
+    escape = ("import os\nfor c in ('pids', 'memory', 'cpuacct'):\n    try:\n"
+              "        open(f'/sys/fs/cgroup/{c}/cgroup.procs', 'w').write(str(os.getpid()))\n"
+              "    except OSError as e:\n        assert e.errno in (13, 30), e   # EACCES or EROFS\n"
+              "    else:\n        raise AssertionError('left its ' + c + ' group')")
+    run = _kernel(course, [escape], cell_s=30)
+    assert run.stop is None and run.errors == {}, run
+
+
+# ---------------------------------------------------------------------- the judge's limit counts CPU time too
+def test_the_judge_counts_the_sandboxes_cpu_time_and_backs_it_with_the_clock(tmp_path):
+    from test_grading import _judged
+    from lesson_tools.grading.judge import Judge
+    spin = "import time\nstart = time.process_time()\nwhile time.process_time() - start < 3:\n    pass"
+    with caps.Group(1024, 64) as group:
+        limits = Limits(cell_s=1, wall_factor=20)
+        with Judge(package_root(), manifest(), limits, tmp_path, None, group.cpu_file) as judge:
+            started = time.monotonic()
+            # an answer whose work runs in a process of the sandbox: 3 s of CPU there, against the check's 1 s
+            computes, _ = _judged(judge, 0, "lesson_passes", lambda e, lam: _run(spin, group))
+            assert computes == {"status": "timeout", "line": "the check used more than 1 s of CPU time on the "
+                                "answer (the kernel's and the judge's together)"}, computes
+            assert time.monotonic() - started < 20      # well before the clock's backstop
+        with Judge(package_root(), manifest(), Limits(cell_s=1, wall_factor=3), tmp_path, None,
+                   group.cpu_file) as judge:
+            started = time.monotonic()
+            waits, _ = _judged(judge, 0, "lesson_passes", lambda e, lam: time.sleep(6))
+            assert waits == {"status": "timeout", "line": "the check ran longer than 3 s on the clock on the "
+                             "answer (the wall-clock backstop of its 1 s of CPU time: the answer waited rather "
+                             "than computed)"}, waits
+            assert time.monotonic() - started >= 3
+
+
+# ---------------------------------------------------------------------- correct work is not mislabelled by load
+HOG = "while True:\n    pass"
+
+
+def _cpu_of(pids):
+    total = 0.0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")      # utime + stime
+    return total
+
+
+def test_the_teachers_answers_pass_while_cpu_hogs_keep_every_core_busy(tmp_path):
+    """Three spinning processes per core, beside the grader, for the whole run: the class test's 10 s limit, which
+    the teachers' heaviest cells meet alone with room to spare, still passes them, the first time."""
+    import nbformat
+    from lesson_tools.build import SOLUTIONS
+    from lesson_tools.grading.command import grade
+    for stem in ("02_model", "06_mastery_and_project"):
+        (tmp_path / "ann").mkdir(exist_ok=True)
+        nbformat.write(nbformat.read(str(SOLUTIONS / f"{stem}.ipynb"), as_version=4), str(tmp_path / "ann" / f"{stem}.ipynb"))
+    cores = len(os.sched_getaffinity(0))
+    hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(3 * cores)]
+    try:
+        started = time.monotonic()
+        rows = grade([tmp_path], Limits(cell_s=10, notebook_s=300, memory_mb=2500), workers=1)
+        wall, hogged = time.monotonic() - started, _cpu_of(p.pid for p in hogs)
+    finally:
+        for p in hogs:
+            p.kill()
+            p.wait()
+    assert hogged > 0.6 * cores * wall, (hogged, wall)          # the machine was busy the whole time
+    assert len(rows) > 5 and {r["verdict"] for r in rows} == {"PASS"}, rows
+    assert not any("second time" in r["detail"] for r in rows), rows
