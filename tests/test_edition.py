@@ -305,7 +305,7 @@ def _run_each_cell_first(folder, name, timeout=300):
     from jupyter_client.manager import KernelManager
     env = {**os.environ, "PYTHONPATH": str(folder), "MPLBACKEND": "Agg"}
     km = KernelManager(kernel_name="python3")
-    km.start_kernel(cwd=str(folder / "notebooks"), env=env)
+    km.start_kernel(cwd=str(folder / "notebooks"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = []
     try:
         nb = nbformat.read(str(folder / "notebooks" / name), as_version=4)
@@ -325,10 +325,20 @@ def _run_each_cell_first(folder, name, timeout=300):
     return results
 
 
+@pytest.fixture(scope="module")
+def each_cell_first(edition):
+    """_run_each_cell_first for every notebook, two notebooks at a time (each in a kernel of its own):
+    {name: future}."""
+    from concurrent.futures import ThreadPoolExecutor
+    lanes = max(1, min(2, len(os.sched_getaffinity(0))))
+    with ThreadPoolExecutor(lanes) as pool:
+        yield {e.id + ".ipynb": pool.submit(_run_each_cell_first, edition, e.id + ".ipynb") for e in catalog.CATALOG}
+
+
 @pytest.mark.parametrize("name", [f"{e.id}.ipynb" for e in catalog.CATALOG])
-def test_every_cell_run_first_after_a_restart_works_or_says_which_cell_to_run(edition, name):
+def test_every_cell_run_first_after_a_restart_works_or_says_which_cell_to_run(each_cell_first, name):
     from lesson_lib.course.notebook import RUN_ABOVE
     bare = [f"code cell {index} ({source.splitlines()[0][:60]!r}) says only {error['ename']}: {error['evalue']}"
-            for index, source, error in _run_each_cell_first(edition, name)
+            for index, source, error in each_cell_first[name].result()
             if error is not None and RUN_ABOVE not in ANSI.sub("", "\n".join(error["traceback"]))]
     assert not bare, f"{name}, run first after a restart:\n" + "\n".join(bare)
