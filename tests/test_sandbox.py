@@ -21,13 +21,17 @@ from lesson_tools.grading.rlimits import Limits
 from lesson_tools.grading.verified import package_root
 
 
-@pytest.fixture(scope="module", autouse=True)
-def can_sandbox():
-    reason = sandbox.problem()
+def required(reason):
+    """Skip with `reason` (why the machine cannot sandbox or cap), or fail in CI (REQUIRE_SANDBOX=1)."""
     if reason and os.environ.get("REQUIRE_SANDBOX"):
         pytest.fail(f"REQUIRE_SANDBOX is set but {reason}")
     if reason:
         pytest.skip(reason)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def can_sandbox():
+    required(sandbox.problem())
 
 
 def _alive(marker):
