@@ -2,6 +2,7 @@
 
     python benchmarks/bench_grading.py                       # 30 students x 01-06 (180 submissions), 1 and 2 workers
     python benchmarks/bench_grading.py --students 4          # a smaller class; the figures are scaled to 30 x 6
+    python benchmarks/bench_grading.py --dask                # also on a local Dask cluster of 2 worker processes
 
 The class is made from the course's notebooks: two students in three hand in the teachers' versions (every
 check passes, every exercise runs, including the project's training), one in three the untouched learner
@@ -50,6 +51,7 @@ def main():
     p.add_argument("--students", type=int, default=30)
     p.add_argument("--notebooks", nargs="+", default=["01", "02", "03", "04", "05", "06"], help="e.g. 02 05")
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--dask", action="store_true", help="also grade on a local Dask cluster (2 processes, 1 thread)")
     args = p.parse_args()
     stems = [next(SOLUTIONS.glob(f"{n}_*.ipynb")).stem for n in args.notebooks]
     folder = Path(tempfile.mkdtemp(prefix="bench-grading-"))
@@ -67,9 +69,17 @@ def main():
             print(f"  {w} worker{'s' if w > 1 else ' '}: {seconds[w]:6.1f} s, {seconds[w] / n:5.2f} s per submission, "
                   f"scaled to 30 x 6: {seconds[w] * FULL / n / 60:5.1f} min; CPU {cpu / n:4.2f} s per submission  "
                   f"({', '.join(f'{c} {v}' for v, c in counts.most_common())}; load now {os.getloadavg()[0]:.1f})")
+        if args.dask:
+            from dask.distributed import LocalCluster
+            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+                start = time.perf_counter()
+                books["dask"] = grade([folder], Limits(), scheduler=cluster.scheduler_address)
+                took = time.perf_counter() - start
+            print(f"  Dask, 2 worker processes: {took:6.1f} s, {took / n:5.2f} s per submission, scaled to 30 x 6: "
+                  f"{took * FULL / n / 60:5.1f} min (load now {os.getloadavg()[0]:.1f})")
         if len(books) > 1:
-            first, *rest = args.workers
-            print(f"  same gradebook with {', '.join(map(str, args.workers))} workers: "
+            first, *rest = books
+            print(f"  same gradebook with {', '.join(f'{w} workers' if w != 'dask' else 'Dask' for w in books)}: "
                   f"{all(books[w] == books[first] for w in rest)}")
         if 1 in seconds and 2 in seconds:
             print(f"  2 workers vs 1: {seconds[1] / seconds[2]:.2f}x (goal >= {GOAL_SPEEDUP}x)")

@@ -105,6 +105,11 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
     "hands_to_the_library_by_name": answer_05(
         "    from lesson_lib.physics.integrators import symplectic_euler_step as theirs\n"
         "    return theirs(f, q, qd, dt)"),
+    # ... through a helper of its own in another cell, which reading the answer's code does not show (seen running)
+    "hands_over_through_a_helper": with_cell(
+        answer_05("    return step_helper(f, q, qd, dt)"), f"def {STEP}",
+        "from lesson_lib.physics import integrators\n\n\ndef step_helper(f, q, qd, dt):\n"
+        "    return integrators.symplectic_euler_step(f, q, qd, dt)"),
     "writes_pass_and_exits": answer_05(
         "    import os\n"
         "    os.write(1, b'PASS: {STEP}\\n')\n"
@@ -113,7 +118,7 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
 
 
 ANSWERS_05 = ("patches_inside_answer", "reads_callers_frames", "returns_a_payload", "writes_pass_and_exits",
-              "hands_to_the_library", "hands_to_the_library_by_name")
+              "hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper")
 
 
 # the answer written above the stub's line, which still runs: the grader must say so, as the check cell does
@@ -292,6 +297,9 @@ def test_cheats_are_reported_with_what_gave_them_away(graded):
     for name in ("hands_to_the_library", "hands_to_the_library_by_name"):
         assert (f"{STEP} hands the exercise to the library's own lesson_lib.physics.integrators.{STEP}" in detail[name]
                 and f"Verdict without the tampering: PASS" in detail[name]), detail[name]
+    seen = f"while it was checked, the answer called the library's own lesson_lib.physics.integrators.{STEP}"
+    for name in ("hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper"):
+        assert seen in detail[name] and "Verdict without the tampering: PASS" in detail[name], detail[name]
     assert "uses os._exit" in detail["writes_pass_and_exits"] and "the kernel died" in detail["writes_pass_and_exits"]
     for name in ("edits_check_cell", "edits_check_cell_answer"):
         assert "(a check cell) was edited; the course's check was run" in detail[name]

@@ -25,8 +25,9 @@ NAMES = sorted(checks.REGISTRY)
 HINTS = [(name, key) for name in NAMES for key in sorted(WRONG[name]) if (name, key) not in FAKES]
 
 
-def through_wire(tmp_path, name, fn, cell_s=60, kernel_survives=True):
-    """(status, line) of check `name` on `fn`, the function staying on the kernel's side of a socket."""
+def through_wire(tmp_path, name, fn, cell_s=60, kernel_survives=True, handed=None):
+    """(status, line) of check `name` on `fn`, the function staying on the kernel's side of a socket (`handed`:
+    a set the library functions the kernel saw `fn` hand the exercise to are added to)."""
     import tempfile
     address = tempfile.mktemp(suffix=".sock", dir=tmp_path)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -46,11 +47,38 @@ def through_wire(tmp_path, name, fn, cell_s=60, kernel_survives=True):
     channel = wire.Channel(conn)
     hello = channel.recv()
     assert hello["token"] == "tok" and hello["index"] == 0
-    result = judge(checks, channel, hello, name, Budget(cell_s))
+    result = judge(checks, channel, hello, name, Budget(cell_s), handed)
     thread.join(30)
     listener.close()
     assert not errors or not kernel_survives, errors
     return result
+
+
+def _through_a_helper(f, q, qd, dt):
+    from lesson_lib.physics import integrators
+    return integrators.symplectic_euler_step(f, q, qd, dt)
+
+
+HANDED = {   # answers to 05 that hand the exercise to the library, in ways its source alone does not show
+    "directly": lambda f, q, qd, dt: __import__("lesson_lib.physics.integrators", fromlist=["x"])
+    .symplectic_euler_step(f, q, qd, dt),
+    "through a helper of its own": lambda f, q, qd, dt: _through_a_helper(f, q, qd, dt),
+    "through the library's table of steppers": lambda f, q, qd, dt: __import__(
+        "lesson_lib.physics.integrators", fromlist=["x"]).STEPPERS["symplectic Euler"](f, q, qd, dt),
+}
+
+
+@pytest.mark.parametrize("way", sorted(HANDED))
+def test_an_answer_that_calls_the_librarys_own_implementation_is_seen_doing_it(tmp_path, way):
+    handed = set()
+    status, _ = through_wire(tmp_path, "symplectic_euler_step", HANDED[way], handed=handed)
+    assert status == "pass" and handed == {"lesson_lib.physics.integrators.symplectic_euler_step"}, handed
+
+
+def test_an_honest_answer_is_not_seen_handing_anything(tmp_path):
+    handed = set()                               # the control: the same check, an answer of its own
+    status, _ = through_wire(tmp_path, "symplectic_euler_step", RIGHT["symplectic_euler_step"], handed=handed)
+    assert status == "pass" and handed == set()
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if (n, None) not in FAKES])

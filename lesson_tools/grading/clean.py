@@ -8,8 +8,9 @@ time of the kernel's sandbox, lesson_tools.grading.caps; None when it has none).
     {"check": index, "name": "kinetic_energy"}   a check cell is running in the kernel: judge its answer
     {"ended": index}                              that cell has ended (if no answer came, there is nothing to judge)
 
-and, for every check request, writes one verdict line {"token", "index", "status", "line"} with status pass,
-fail, not attempted, error or timeout.
+and, for every check request, writes one verdict line {"token", "index", "status", "line", "handed"} with status
+pass, fail, not attempted, error or timeout, and `handed` the library's own implementations of the exercise
+(its check's computed_by) that the kernel saw the answer call while it was checked (wire.watching).
 
 The answer is judged through lesson_lib.course.checks.wire: the kernel connects, says what the answer is, and
 calls the learner's function on the arguments the check sends; its results come back as plain data, rebuilt from
@@ -125,18 +126,24 @@ class Budget:
                 f"of its {self.cell_s:g} s of CPU time: the answer waited rather than computed)")
 
 
-def judge(checks, channel, hello, name, budget):
-    """(status, line) of the check `name` on the answer the kernel described in `hello`, within `budget`."""
+def judge(checks, channel, hello, name, budget, handed=None):
+    """(status, line) of the check `name` on the answer the kernel described in `hello`, within `budget`; adds to
+    `handed` the library functions computing the exercise (the check's computed_by) the kernel saw the answer
+    call."""
     from lesson_lib.course.checks.wire import AnswerLost, AnswerTimeout, Remote
+    remote = None
     try:
         if checks is None or "answer" not in hello or not isinstance(hello["answer"], dict):
             return "error", "the check cell could not give its answer to the check"
-        return checks.evaluate(name, Remote(channel, hello["answer"], budget))
+        remote = Remote(channel, hello["answer"], budget, checks.REGISTRY[name].computed_by)
+        return checks.evaluate(name, remote)
     except AnswerTimeout:
         return "timeout", budget.spent()
     except AnswerLost as exc:
         return "error", one_line("the kernel stopped answering the check", exc)
     finally:
+        if remote is not None and handed is not None:
+            handed.update(remote.handed)
         try:
             channel.send({"done": True})
         except OSError:
@@ -178,5 +185,6 @@ def serve(request, out):
             judge(None, *found, name, Budget(cell_s))  # tells the cell it is done
             send(index=index, status="error", line=f"the course has no check named {name!r}")
         else:
-            status, line = judge(checks, *found, name, Budget(cell_s, cpu_file, wall_factor))
-            send(index=index, status=status, line=line)
+            handed = set()
+            status, line = judge(checks, *found, name, Budget(cell_s, cpu_file, wall_factor), handed)
+            send(index=index, status=status, line=line, handed=sorted(handed))

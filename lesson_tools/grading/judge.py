@@ -4,7 +4,7 @@ its verdict when the cell has ended.
     with Judge(root, expected, limits, folder, env, cpu_file) as judge:
         judge.begin(index, name)           # just before the kernel runs the check cell
         ...                                # the cell connects to judge.address and answers the check's calls
-        result = judge.finish(index)       # {"status", "line"} once the cell has ended
+        result = judge.finish(index)       # {"status", "line"} once the cell has ended (and "handed", if any)
 
 The judge starts from lesson_tools.grading.verified's own verified source (`python -I -S -c`), which then imports
 lesson_tools.grading.clean; clean imports neither this module nor verified, so the two sides of the protocol do
@@ -110,12 +110,16 @@ class Judge:
         self._send({"check": index, "name": name})
 
     def finish(self, index):
-        """The cell has ended: the verdict {"status", "line"} of check `index`."""
+        """The cell has ended: the verdict {"status", "line"} of check `index`, with "handed" when the kernel saw
+        the answer call the library's own implementation of the exercise (see clean)."""
         self._send({"ended": index})
         wait = self.limits.cell_s * (self.limits.wall_factor if self.cpu_file else 1) + 30
         msg = self._read(lambda m: m.get("index") == index and "status" in m, wait)
         if msg is not None:
-            return {"status": str(msg["status"]), "line": str(msg.get("line") or "")}
+            verdict = {"status": str(msg["status"]), "line": str(msg.get("line") or "")}
+            if isinstance(msg.get("handed"), list) and msg["handed"]:
+                verdict["handed"] = [str(n) for n in msg["handed"]]
+            return verdict
         why = self.failure or (f"the judge ended while checking the answer "
                                                  f"({_tail(self.folder / 'judge.err') or 'no message'})")
         self.close()

@@ -273,16 +273,48 @@ def serve_answer(address, token, index, answer):
             message = channel.recv()
             if "call" not in message:
                 return
+            handed = set()
             try:
                 args = decode(message["call"]["args"], proxy)
                 kwargs = decode(message["call"]["kwargs"], proxy)
-                with quiet():
-                    reply = {"returned": encode(fn(*args, **kwargs))}
+                with quiet(), watching(message.get("watch") or (), handed):
+                    result = fn(*args, **kwargs)
+                reply = {"returned": encode(result)}
             except Exception as exc:                  # noqa: BLE001 -- the learner's error, as data
                 reply = {"raised": error(exc)}
+            if handed:
+                reply["handed"] = sorted(handed)
             channel.send(reply)
     finally:
         sock.close()
+
+
+@contextlib.contextmanager
+def watching(names, seen):
+    """Within the block, add to `seen` each of the dotted `names` (functions, methods, or classes: any of their
+    methods) that code outside lesson_lib calls: the learner's answer handing its exercise to the library's own
+    implementation, directly or through helpers of its own.  A library function calling another is not counted."""
+    import sys
+    names = tuple(str(n) for n in names)
+    if not names:
+        yield
+        return
+
+    def profile(frame, event, arg):
+        if event != "call":
+            return
+        code = frame.f_code
+        dotted = f"{frame.f_globals.get('__name__')}.{getattr(code, 'co_qualname', code.co_name)}"
+        caller = frame.f_back
+        if caller is not None and not str(caller.f_globals.get("__name__", "")).startswith("lesson_lib"):
+            seen.update(n for n in names if dotted == n or dotted.startswith(n + "."))
+
+    before = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        yield
+    finally:
+        sys.setprofile(before)
 
 
 def _proxy(channel, description):
@@ -331,10 +363,11 @@ class Remote:
     """The judge's handle on the learner's answer in the kernel: `callable`, `type_name`, `source` (text, only
     ever parsed) and `invoke(args, kwargs)`, which returns the learner's result rebuilt as plain data.  `budget`
     says how long the check may still wait for the kernel: `budget.left()` in seconds (lesson_tools.grading.clean
-    counts CPU time there)."""
+    counts CPU time there).  `handed`: which of the dotted names in `watch` (the exercise's `computed_by`) the
+    kernel saw the answer call while it ran (wire.watching)."""
 
-    def __init__(self, channel, hello, budget):
-        self.channel, self.budget = channel, budget
+    def __init__(self, channel, hello, budget, watch=()):
+        self.channel, self.budget, self.watch, self.handed = channel, budget, list(watch), set()
         self.callable = bool(hello.get("callable"))
         self.type_name = str(hello.get("type") or "object")[:40]
         source = hello.get("source")
@@ -360,7 +393,8 @@ class Remote:
         """fn(*args, **kwargs) in the kernel; the learner's exception is re-raised here, rebuilt from data."""
         refs = {}
         try:
-            self.channel.send({"call": {"args": encode(list(args), refs), "kwargs": encode(dict(kwargs), refs)}})
+            self.channel.send({"call": {"args": encode(list(args), refs), "kwargs": encode(dict(kwargs), refs)},
+                               "watch": self.watch})
         except OSError as exc:
             raise AnswerLost(str(exc)) from None
         while True:
@@ -368,6 +402,9 @@ class Remote:
             if "callback" in reply:
                 self._answer_callback(reply, refs)
                 continue
+            handed = reply.get("handed")
+            if isinstance(handed, list):
+                self.handed.update(str(n) for n in handed if str(n) in self.watch)
             if "raised" in reply:
                 raise rebuilt_error(reply["raised"])
             if "returned" not in reply:
