@@ -289,25 +289,45 @@ def serve_answer(address, token, index, answer):
         sock.close()
 
 
+def _code_objects(names):
+    """{code object: dotted name} of the functions the dotted `names` give (a class: the methods of it and of its
+    lesson_lib bases), resolved in this process's lesson_lib; names it does not have are left out."""
+    import importlib
+    found = {}
+    for dotted in names:
+        parts, obj = str(dotted).split("."), None
+        for cut in range(len(parts) - 1, 0, -1):            # the longest importable module prefix
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr, None)
+            break
+        owners = [k for k in getattr(obj, "__mro__", ()) if str(k.__module__).startswith("lesson_lib")]
+        for f in [v for k in owners for v in vars(k).values()] if owners else [obj]:
+            code = getattr(getattr(f, "__func__", f), "__code__", None)
+            if code is not None:
+                found[code] = str(dotted)
+    return found
+
+
 @contextlib.contextmanager
 def watching(names, seen):
     """Within the block, add to `seen` each of the dotted `names` (functions, methods, or classes: any of their
     methods) that code outside lesson_lib calls: the learner's answer handing its exercise to the library's own
     implementation, directly or through helpers of its own.  A library function calling another is not counted."""
     import sys
-    names = tuple(str(n) for n in names)
-    if not names:
+    codes = _code_objects(names)
+    if not codes:
         yield
         return
 
     def profile(frame, event, arg):
-        if event != "call":
-            return
-        code = frame.f_code
-        dotted = f"{frame.f_globals.get('__name__')}.{getattr(code, 'co_qualname', code.co_name)}"
-        caller = frame.f_back
-        if caller is not None and not str(caller.f_globals.get("__name__", "")).startswith("lesson_lib"):
-            seen.update(n for n in names if dotted == n or dotted.startswith(n + "."))
+        if event == "call" and frame.f_code in codes:
+            caller = frame.f_back
+            if caller is not None and not str(caller.f_globals.get("__name__", "")).startswith("lesson_lib"):
+                seen.add(codes[frame.f_code])
 
     before = sys.getprofile()
     sys.setprofile(profile)
