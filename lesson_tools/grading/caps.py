@@ -76,6 +76,11 @@ def _read(path):
         return f.read()
 
 
+def cpu_seconds(cpu_file):
+    """The CPU seconds a group's `cpu_file` (Group.cpu_file, cpuacct.usage: nanoseconds) holds."""
+    return int(_read(cpu_file)) / 1e9
+
+
 class Group:
     """One group in each of the three hierarchies: `memory_mb` MB of memory (RAM, tmpfs pages written inside
     included; no swap beyond it), at most `processes` processes and threads.  `procs`: the files a process writes
@@ -108,7 +113,7 @@ class Group:
 
     def cpu_seconds(self):
         """CPU time (user and system) of every process that has run in the group."""
-        return int(_read(self.cpu_file)) / 1e9
+        return cpu_seconds(self.cpu_file)
 
     def oom_kills(self):
         """How many processes in the group the memory cap has ended."""

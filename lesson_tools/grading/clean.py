@@ -93,7 +93,7 @@ def _answer(listener, requests, pending, token, index):
 
 class Budget:
     """A check's time: `cell_s` CPU seconds of this process and the kernel's sandbox together (the group's
-    `cpu_file`, in nanoseconds), and at most `wall_factor` times as long on the clock; without a cpu_file,
+    `cpu_file`, lesson_tools.grading.caps), and at most `wall_factor` times as long on the clock; without a cpu_file,
     `cell_s` seconds on the clock."""
 
     def __init__(self, cell_s, cpu_file=None, wall_factor=1.0):
@@ -102,10 +102,8 @@ class Budget:
         self.start, self.cpu_start = time.monotonic(), self._cpu()
 
     def _cpu(self):
-        if not self.cpu_file:
-            return 0.0
-        with open(self.cpu_file) as f:
-            return time.process_time() + int(f.read()) / 1e9
+        from .caps import cpu_seconds
+        return time.process_time() + cpu_seconds(self.cpu_file) if self.cpu_file else 0.0
 
     def used(self):
         """CPU seconds the check and the answer have used (0 without a cpu_file)."""

@@ -118,10 +118,14 @@ class _Meter:
             return f"the notebook ran longer than {self.limits.notebook_s:g} s{unit} (whole-notebook limit) before {where}"
         return f"{where} was running when the notebook reached {self.limits.notebook_s:g} s{unit} (whole-notebook limit)"
 
+    def over(self, where, by_cell):
+        """The per-cell limit's line when `by_cell`, else the whole notebook's."""
+        return self.over_cell(where) if by_cell else self.over_notebook(where)
+
     def over_clock(self, where, by_cell):
         limit, what = ((self.limits.cell_s, "per-cell") if by_cell else (self.limits.notebook_s, "whole-notebook"))
         if self.group is None:
-            return self.over_cell(where) if by_cell else self.over_notebook(where)
+            return self.over(where, by_cell)
         return (f"{where} ran longer than {limit * self.factor:g} s on the clock (the wall-clock backstop of the "
                 f"{what} limit of {limit:g} s of CPU time; the code waited rather than computed)")
 
@@ -169,7 +173,8 @@ async def _run(steps, workdir, course, limits, run, judge, group):
                 # a check cell runs the learner's function for the judge, whose own limit (cell_s) ends the check
                 # first: the cell gets a few seconds more, then is interrupted and the notebook goes on
                 cell_limit = limits.cell_s + (CHECK_GRACE_S if checking else 0)
-                by_cell = cell_limit <= left and cell_limit * meter.factor <= clock_left   # not the notebook's
+                cpu_by_cell = cell_limit <= left                      # the cell's CPU limit, not the notebook's
+                by_cell = cpu_by_cell and cell_limit * meter.factor <= clock_left     # ... and its clock's
                 client.timeout = max(1, math.ceil(min(cell_limit * meter.factor, clock_left)))
                 client.interrupt_on_timeout = checking and by_cell
                 client.error_on_timeout = {"ename": "CheckCellTimeout", "evalue": "interrupted after the judge's "
@@ -185,14 +190,14 @@ async def _run(steps, workdir, course, limits, run, judge, group):
                     run.stop = ("TIMEOUT", meter.over_clock(_where(step), by_cell))
                     break
                 except DeadKernelError:
-                    run.stop = (("TIMEOUT", _over(meter, step, cell_limit <= left)) if over else
+                    run.stop = (("TIMEOUT", meter.over(_where(step), cpu_by_cell)) if over else
                                 ("ERROR", _died(step, limits, group)))
                     break
                 finally:
                     if watcher is not None:
                         watcher.cancel()
-                if over and not (checking and cell_limit <= left):
-                    run.stop = ("TIMEOUT", _over(meter, step, cell_limit <= left))
+                if over and not (checking and cpu_by_cell):
+                    run.stop = ("TIMEOUT", meter.over(_where(step), cpu_by_cell))
                     break
                 error = _error_text(cell.outputs)
                 if error:
@@ -216,10 +221,6 @@ async def _run(steps, workdir, course, limits, run, judge, group):
                 pass
             process.wait()                                   # reaped here: no zombie, and its CPU time counted
     return run
-
-
-def _over(meter, step, by_cell):
-    return meter.over_cell(_where(step)) if by_cell else meter.over_notebook(_where(step))
 
 
 def _died(step, limits, group):
