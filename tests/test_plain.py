@@ -8,6 +8,7 @@ from autograd import grad, hessian, jacobian, value_and_grad
 from lesson_lib import DeLaN, double_pendulum, sample_uniform
 from lesson_lib.course import checks
 from lesson_lib.model import plain
+from lesson_lib.model.fast.jet import network_jet as fast_network_jet
 from lesson_lib.model.training_data import sample_weights
 
 
@@ -48,6 +49,21 @@ def test_plain_torque_equals_the_librarys_inverse_dynamics(n_dof, activation, we
     model, (q, qd, qdd, _, _) = setting(n_dof, activation, weight_scale)
     tau = plain.torque(model.theta, q, qd, qdd, model.sizes, activation, model.eps, model.potential_scale)
     np.testing.assert_allclose(tau, model.inverse_dynamics(q, qd, qdd), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)
+def test_the_fused_network_jet_and_its_gradient_equal_plains(n_dof, activation, weight_scale):
+    """fast.jet.network_jet (what fit_verlet's forward dynamics use) against plain.network_jet: the outputs, their
+    q-derivatives and the gradient of the accelerations they give, through plain.forward_dynamics."""
+    model, (q, qd, _, _, _) = setting(n_dof, activation, weight_scale)
+    for mine, theirs in zip(fast_network_jet(model.theta, q, model.sizes, activation),
+                            plain.network_jet(model.theta, q, model.sizes, activation)):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
+    tau = np.random.default_rng(5).normal(size=q.shape)
+    options = dict(sizes=model.sizes, activation=activation, eps=model.eps, v_scale=model.potential_scale)
+    grads = [grad(lambda theta: (plain.forward_dynamics(theta, q, qd, tau, **options, jet=jet) ** 2).sum())(
+        model.theta) for jet in (fast_network_jet, plain.network_jet)]
+    assert np.linalg.norm(grads[0] - grads[1]) <= 1e-10 * np.linalg.norm(grads[1])
 
 
 def test_the_jet_equals_autograds_jacobian_of_the_network():

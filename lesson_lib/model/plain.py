@@ -74,10 +74,11 @@ def cholesky_jet(out, dout, n, eps=EPS):
     return L, dL
 
 
-def manipulator_terms(theta, q, qd, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_SCALE):
-    """M(q) (B, n, n), c(q, qd) and g(q) (B, n): the pieces of the manipulator equation."""
+def manipulator_terms(theta, q, qd, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_SCALE, jet=network_jet):
+    """M(q) (B, n, n), c(q, qd) and g(q) (B, n): the pieces of the manipulator equation.  jet(theta, q, sizes,
+    activation) gives the outputs and their q-derivatives: network_jet, or the same numbers from the fast path."""
     n = q.shape[1]
-    out, dout = network_jet(theta, q, sizes, activation)
+    out, dout = jet(theta, q, sizes, activation)
     L, dL = cholesky_jet(out, dout, n, eps)
     LT = np.swapaxes(L, 1, 2)
     M = L @ LT + eps * np.eye(n)
@@ -96,9 +97,10 @@ def torque(theta, q, qd, qdd, sizes, activation=ACTIVATION, eps=EPS, v_scale=POT
     return np.einsum("bij,bj->bi", M, qdd) + c + g
 
 
-def forward_dynamics(theta, q, qd, tau, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_SCALE):
+def forward_dynamics(theta, q, qd, tau, sizes, activation=ACTIVATION, eps=EPS, v_scale=POTENTIAL_SCALE,
+                     jet=network_jet):
     """qdd = M(q)^-1 (tau - c(q, qd) - g(q)), (B, n): the acceleration the torque gives (M is SPD: solvable)."""
-    M, c, g = manipulator_terms(theta, q, qd, sizes, activation, eps, v_scale)
+    M, c, g = manipulator_terms(theta, q, qd, sizes, activation, eps, v_scale, jet)
     return np.linalg.solve(M, (tau - c - g)[:, :, None])[:, :, 0]
 
 

@@ -21,11 +21,13 @@ q̇ at each sample (in c): the Savitzky–Golay estimate (first derivative: litt
 
     model = DeLaN(seed=0)
     model.fit(estimate(rec), steps=6000)            # warm start: Savitzky–Golay q̈ and inverse dynamics (fast)
-    fit_verlet(model, rec, steps=1000)              # then through the integrator (plain autograd: slower)
+    fit_verlet(model, rec, steps=1000)              # then through the integrator
 
 Batches are `chunks` runs of `chunk` consecutive samples of one trajectory (the accelerations are computed once
 per run and shared by every window inside it); autograd differentiates plain.forward_dynamics, the solve and the
-triangular sums.  benchmarks/bench_sensors.py compares it with the filters.
+triangular sums.  The network's jet inside it is the fast path's fused one (fast.jet.network_jet, the same numbers
+as plain.network_jet, tests/test_plain.py): the rest is the plain definition.
+benchmarks/bench_sensors.py compares it with the filters.
 """
 import math
 
@@ -36,6 +38,7 @@ from autograd import value_and_grad
 from .._validate import _got, integer, positive_number
 from ..data.sensors import estimate
 from . import plain
+from .fast.jet import network_jet
 from .optimizers import Adam
 from .training import TrainingDiverged
 
@@ -58,7 +61,7 @@ def verlet_loss(theta, batch, sizes, **model_options):
     recorded positions (C, T, n); q, qd, tau (C * T, n) the states and torques where the model's accelerations are
     evaluated; K = verlet_weights(span, T)."""
     q_meas, q, qd, tau, K, h, span, qdd_scale = batch
-    a = plain.forward_dynamics(theta, q, qd, tau, sizes, **model_options).reshape(q_meas.shape)
+    a = plain.forward_dynamics(theta, q, qd, tau, sizes, **model_options, jet=network_jet).reshape(q_meas.shape)
     r = position_second_differences(q_meas, span, h) - anp.einsum("cj,bjn->bcn", K, a)
     return anp.mean((r / qdd_scale) ** 2)
 
