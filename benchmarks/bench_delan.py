@@ -17,11 +17,11 @@ import numpy as np
 
 
 def autograd_operations_per_step(model, data):
-    """The operations autograd records while differentiating one training loss (bench_plain's counter)."""
+    """The operations autograd records while differentiating one training loss (bench_definition's counter)."""
     from autograd import value_and_grad
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from bench_plain import recorded_operations
-    from lesson_lib.model import plain
+    from bench_definition import recorded_operations
+    from lesson_lib.model import definition
     batch = model.training_batch({k: data[k][:model.batch_size] for k in ("q", "qd", "qdd", "tau")})
     return recorded_operations(value_and_grad(model.loss), model.theta, batch)
 

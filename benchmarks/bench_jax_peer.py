@@ -80,8 +80,8 @@ def jax_peer(model, batch):
 
     theta0 = jnp.asarray(model.get_params(), jnp.float32)
     first = float(loss(theta0, q_all[:128], qd_all[:128], qdd_all[:128], target_all[:128], inv_all[:128]))
-    from lesson_lib.model import plain
-    course_first = float(plain.loss(model.get_params(), tuple(a[:128] for a in batch), sizes))
+    from lesson_lib.model import definition
+    course_first = float(definition.loss(model.get_params(), tuple(a[:128] for a in batch), sizes))
 
     def train(steps):
         theta, state, key = theta0, optimizer.init(theta0), jax.random.PRNGKey(0)

@@ -5,7 +5,7 @@ Rooms (one concern each; a later room uses the earlier ones, never a copy of the
 - physics/     PlanarChain, double_pendulum (the RNEA truth); integrators (rk4_step, rollout, Euler steppers)
 - data/        inverse-dynamics data from the truth: uniform samples, trajectories, letters written by the arm;
                what the arm's sensors record, and q̇, q̈ estimated from it (sensors)
-- model/       DeLaN (M = L L^T, g = dV/dq, c from dM/dq), BlackBox (the foil), training; plain (the loss in
+- model/       DeLaN (M = L L^T, g = dV/dq, c from dM/dq), BlackBox (the foil), training; definition (the loss in
                plain autograd) and fast/ (the same loss as two fused primitives)
 - evaluation/  mass-matrix error over the torus, SPD margin, torque errors, the lesson's PASS check; audits
 - course/      exercise checks, feedback, predict-first reveals, notebook helpers

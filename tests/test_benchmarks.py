@@ -20,7 +20,7 @@ def load(path):
 
 
 def test_there_are_benchmarks():
-    assert {"bench_rnea", "bench_delan", "bench_plain", "bench_grading"} <= {p.stem for p in SCRIPTS}
+    assert {"bench_rnea", "bench_delan", "bench_definition", "bench_grading"} <= {p.stem for p in SCRIPTS}
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.stem)
@@ -38,7 +38,7 @@ def test_bench_rnea_runs_and_prints_each_quantity(capsys):
 
 
 def test_bench_plain_runs_and_finds_the_library_records_fewer_operations(capsys):
-    load(BENCHMARKS / "bench_plain.py").main()
+    load(BENCHMARKS / "bench_definition.py").main()
     out = capsys.readouterr().out
     line = next(l for l in out.splitlines() if l.startswith("operations autograd records"))
     n_plain, n_lib = (int(x.split()[-1].rstrip(",")) for x in line.split(":")[1].split(","))

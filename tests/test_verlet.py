@@ -8,7 +8,7 @@ from autograd import grad
 from lesson_lib import DeLaN, TrainingDiverged, double_pendulum
 from lesson_lib.data import estimate, record
 from lesson_lib.data.letters import write_letters
-from lesson_lib.model import plain, verlet
+from lesson_lib.model import definition, verlet
 from lesson_lib.model.verlet import fit_verlet, position_second_differences, verlet_weights
 
 H = 0.002
@@ -45,8 +45,8 @@ def test_forward_dynamics_undoes_the_torque():
     model = DeLaN(seed=3)
     rng = np.random.default_rng(0)
     q, qd, qdd = (rng.uniform(-2, 2, (16, 2)) for _ in range(3))
-    tau = plain.torque(model.get_params(), q, qd, qdd, model.sizes)
-    np.testing.assert_allclose(plain.forward_dynamics(model.get_params(), q, qd, tau, model.sizes), qdd,
+    tau = definition.torque(model.get_params(), q, qd, qdd, model.sizes)
+    np.testing.assert_allclose(definition.forward_dynamics(model.get_params(), q, qd, tau, model.sizes), qdd,
                                rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(tau, model.inverse_dynamics(q, qd, qdd), rtol=1e-6, atol=1e-8)
 
@@ -79,7 +79,7 @@ def test_the_losss_gradient_is_the_finite_difference_one(letters):
 
 def test_the_loss_is_the_module_formula_for_any_model_settings(letters):
     """A DeLaN with another activation, eps and potential unit: the loss equals the formula written out with the
-    model's own M, c and g (numpy, not plain), each residual scaled by the spread of q̈."""
+    model's own M, c and g (numpy, not the definition), each residual scaled by the spread of q̈."""
     _, _, rec = letters
     model = DeLaN(seed=2, activation="tanh", eps=0.01, potential_scale=5.0)
     q_meas, q, qd, tau, K, h, span, qdd_scale = batch = _batch(rec)
@@ -110,7 +110,8 @@ def test_a_non_finite_loss_raises_and_keeps_the_weights(letters, monkeypatch):
     _, _, rec = letters
     model = DeLaN(seed=0)
     theta = model.get_params()
-    monkeypatch.setattr(plain, "forward_dynamics", lambda theta, q, *a, **k: theta[:q.size].reshape(q.shape) * np.nan)
+    monkeypatch.setattr(definition, "forward_dynamics",
+                        lambda theta, q, *a, **k: theta[:q.size].reshape(q.shape) * np.nan)
     with pytest.raises(TrainingDiverged, match="smaller lr"):
         fit_verlet(model, rec, steps=5)
     np.testing.assert_array_equal(model.get_params(), theta)

@@ -82,7 +82,7 @@ class DeLaN(Trainable):
         (q, qd, qdd, target, inv_scale, each (B, n)): mean over samples and joints of (tau_hat * inv_scale -
         target)^2, tau_hat = M(q) qdd + c(q, qd) + g(q) of this architecture at theta.  autograd differentiates it
         (grad(model.loss)); it does not change the model.  Its definition in plain autograd is
-        lesson_lib.model.plain.loss; this is the fast path (two fused primitives), tested equal to it."""
+        lesson_lib.model.definition.loss; this is the fast path (two fused primitives), tested equal to it."""
         q, qd, qdd, target, inv_scale = batch
         return manipulator.torque_loss(self._jet(theta, q), qd, qdd, target, inv_scale, self._tril, self.eps,
                                      self.potential_scale)

@@ -2,7 +2,7 @@
 
 A robot records q_k at a fixed step h, with noise (lesson_lib.data.sensors.record).  Differencing twice amplifies
 the noise by 1/h² and a smoothing filter biases q̈ (sensors.estimate).  Here the *model's* accelerations
-a_k = M(q_k)⁻¹ (tau_k - c(q_k, qd_k) - g(q_k)) (plain.forward_dynamics) are integrated instead, by the position
+a_k = M(q_k)⁻¹ (tau_k - c(q_k, qd_k) - g(q_k)) (definition.forward_dynamics) are integrated instead, by the position
 form of Störmer–Verlet, q_{k+1} - 2 q_k + q_{k-1} = h² a_k (time-symmetric and second order; for a constant M
 the variational integrator of the trapezoidal discrete Lagrangian).  Applied i times around q_k it telescopes:
 
@@ -24,9 +24,9 @@ q̇ at each sample (in c): the Savitzky–Golay estimate (first derivative: litt
     fit_verlet(model, rec, steps=1000)              # then through the integrator
 
 Batches are `chunks` runs of `chunk` consecutive samples of one trajectory (the accelerations are computed once
-per run and shared by every window inside it); autograd differentiates plain.forward_dynamics, the solve and the
+per run and shared by every window inside it); autograd differentiates definition.forward_dynamics, the solve and the
 triangular sums.  The network's jet inside it is the fast path's fused one (fast.jet.network_jet, the same numbers
-as plain.network_jet, tests/test_plain.py): the rest is the plain definition.
+as definition.network_jet, tests/test_definition.py): the rest is the definition.
 benchmarks/bench_sensors.py compares it with the filters.
 """
 import math
@@ -37,7 +37,7 @@ from autograd import value_and_grad
 
 from .._validate import _got, integer, positive_number
 from ..data.sensors import estimate
-from . import plain
+from . import definition
 from .fast.jet import network_jet
 from .optimizers import Adam
 from .training import TrainingDiverged
@@ -61,7 +61,7 @@ def verlet_loss(theta, batch, sizes, **model_options):
     recorded positions (C, T, n); q, qd, tau (C * T, n) the states and torques where the model's accelerations are
     evaluated; K = verlet_weights(span, T)."""
     q_meas, q, qd, tau, K, h, span, qdd_scale = batch
-    a = plain.forward_dynamics(theta, q, qd, tau, sizes, **model_options, jet=network_jet).reshape(q_meas.shape)
+    a = definition.forward_dynamics(theta, q, qd, tau, sizes, **model_options, jet=network_jet).reshape(q_meas.shape)
     r = position_second_differences(q_meas, span, h) - anp.einsum("cj,bjn->bcn", K, a)
     return anp.mean((r / qdd_scale) ** 2)
 

@@ -1,6 +1,6 @@
 """The fast path: the DeLaN's loss computed with two fused autograd primitives instead of the ~120 operations of
-its definition (lesson_lib.model.plain), with every reverse pass written by hand and derived next to its code.
-tests/test_plain.py holds the two to the same loss and gradient.
+its definition (lesson_lib.model.definition), with every reverse pass written by hand and derived next to its code.
+tests/test_definition.py holds the two to the same loss and gradient.
 
 - jet          the network pushing a first-order jet in q through every layer (forward and reverse side by side)
 - manipulator  from the jet of L and V to M, dM/dq, c, g and tau; the training loss

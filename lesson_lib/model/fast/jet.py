@@ -186,8 +186,8 @@ def jet_mlp(X, theta, sizes, hidden_act="isru", n_softplus=0):
 
 
 def network_jet(theta, q, sizes, activation="isru"):
-    """lesson_lib.model.plain.network_jet from the fused jet_mlp: the outputs (B, n_out) and their q-derivatives
-    (B, n, n_out) at q (B, n), the last layer linear.  The same numbers and gradient (tests/test_plain.py), as one
+    """lesson_lib.model.definition.network_jet from the fused jet_mlp: the outputs (B, n_out) and their q-derivatives
+    (B, n, n_out) at q (B, n), the last layer linear.  The same numbers and gradient (tests/test_definition.py), as one
     autograd node."""
     J = jet_mlp(periodic_features(q), theta, sizes, activation)      # (n_out, 1 + n, B)
     return J[:, 0].T, J[:, 1:].T

@@ -16,7 +16,7 @@ the readable functions use L (B, n, n), dL and dM (B, n, n, n) indexed [b, k, i,
 q, qd, qdd, tau (B, n).  The autograd primitives `manipulator_torque` and `torque_loss` (the training loss) keep
 the batch on the last axis instead, where each numpy operation runs over long contiguous rows; their reverse
 passes reuse the forward pass's pieces (handed over by lesson_lib.model.fast.primitive while autograd traces).  Their definition in plain autograd is
-lesson_lib.model.plain.
+lesson_lib.model.definition.
 """
 import numpy as np
 
@@ -113,7 +113,7 @@ def _torque_backward(J, pieces, tril, GT, v_scale):
               + v_scale dV/dq_i + eps qdd_i              g_J[V row, 1 + i] = v_scale G_i  (V's value: no effect)
 
     Finally L's entries sit at J's rows in `tril` order (Lj[rows, cols] = J[:n_L]; eps is a constant), so
-    g_J[:n_L] = g_Lj[rows, cols].  tests/test_plain.py and test_delan's check_grads hold this to autograd's own."""
+    g_J[:n_L] = g_Lj[rows, cols].  tests/test_definition.py and test_delan's check_grads hold this to autograd's own."""
     Lj, qdT, qddT, weights, V, z = pieces
     rows, cols = tril
     g_Lz = GT[:, None] * weights                                          # (n, 1+n, B)

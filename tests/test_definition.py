@@ -1,4 +1,4 @@
-"""The plain-autograd DeLaN (lesson_lib.model.plain) against two independent truths: the library's DeLaN, whose
+"""The plain-autograd DeLaN (lesson_lib.model.definition) against two independent truths: the library's DeLaN, whose
 loss and gradient come from hand-written primitives, and the Euler-Lagrange equations differentiated by
 autograd from the Lagrangian 1/2 qd^T M(q) qd - V(q)."""
 import numpy as np
@@ -7,7 +7,7 @@ from autograd import grad, hessian, jacobian, value_and_grad
 
 from lesson_lib import DeLaN, double_pendulum, sample_uniform
 from lesson_lib.course import checks
-from lesson_lib.model import plain
+from lesson_lib.model import definition
 from lesson_lib.model.fast.jet import network_jet as fast_network_jet
 from lesson_lib.model.training_data import sample_weights
 
@@ -39,37 +39,37 @@ def test_plain_gradient_equals_the_librarys_training_gradient(n_dof, activation,
     model, batch = setting(n_dof, activation, weight_scale)
     value, g_lib = value_and_grad(model.loss)(model.theta, batch)
     args = (batch, model.sizes, activation, model.eps, model.potential_scale)
-    g_plain = grad(plain.loss)(model.theta, *args)
-    assert plain.loss(model.theta, *args) == pytest.approx(value, rel=1e-12)
+    g_plain = grad(definition.loss)(model.theta, *args)
+    assert definition.loss(model.theta, *args) == pytest.approx(value, rel=1e-12)
     assert np.linalg.norm(g_plain - g_lib) <= 1e-10 * np.linalg.norm(g_lib)
 
 
 @pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)
 def test_plain_torque_equals_the_librarys_inverse_dynamics(n_dof, activation, weight_scale):
     model, (q, qd, qdd, _, _) = setting(n_dof, activation, weight_scale)
-    tau = plain.torque(model.theta, q, qd, qdd, model.sizes, activation, model.eps, model.potential_scale)
+    tau = definition.torque(model.theta, q, qd, qdd, model.sizes, activation, model.eps, model.potential_scale)
     np.testing.assert_allclose(tau, model.inverse_dynamics(q, qd, qdd), rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)
 def test_the_fused_network_jet_and_its_gradient_equal_plains(n_dof, activation, weight_scale):
-    """fast.jet.network_jet (what fit_verlet's forward dynamics use) against plain.network_jet: the outputs, their
-    q-derivatives and the gradient of the accelerations they give, through plain.forward_dynamics."""
+    """fast.jet.network_jet (what fit_verlet's forward dynamics use) against definition.network_jet: the outputs, their
+    q-derivatives and the gradient of the accelerations they give, through definition.forward_dynamics."""
     model, (q, qd, _, _, _) = setting(n_dof, activation, weight_scale)
     for mine, theirs in zip(fast_network_jet(model.theta, q, model.sizes, activation),
-                            plain.network_jet(model.theta, q, model.sizes, activation)):
+                            definition.network_jet(model.theta, q, model.sizes, activation)):
         np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
     tau = np.random.default_rng(5).normal(size=q.shape)
     options = dict(sizes=model.sizes, activation=activation, eps=model.eps, v_scale=model.potential_scale)
-    grads = [grad(lambda theta: (plain.forward_dynamics(theta, q, qd, tau, **options, jet=jet) ** 2).sum())(
-        model.theta) for jet in (fast_network_jet, plain.network_jet)]
+    grads = [grad(lambda theta: (definition.forward_dynamics(theta, q, qd, tau, **options, jet=jet) ** 2).sum())(
+        model.theta) for jet in (fast_network_jet, definition.network_jet)]
     assert np.linalg.norm(grads[0] - grads[1]) <= 1e-10 * np.linalg.norm(grads[1])
 
 
 def test_the_jet_equals_autograds_jacobian_of_the_network():
     model, (q, _, _, _, _) = setting(3, "isru", 2.0, batch=4)
-    out, dout = plain.network_jet(model.theta, q, model.sizes)
-    value = lambda q1: plain.network_jet(model.theta, q1[None], model.sizes)[0][0]   # noqa: E731
+    out, dout = definition.network_jet(model.theta, q, model.sizes)
+    value = lambda q1: definition.network_jet(model.theta, q1[None], model.sizes)[0][0]   # noqa: E731
     for b in range(len(q)):
         np.testing.assert_allclose(dout[b], jacobian(value)(q[b]).T, rtol=1e-10, atol=1e-12)
 
@@ -81,12 +81,12 @@ def test_plain_torque_obeys_euler_lagrange(n_dof):
     model, (q, qd, qdd, _, _) = setting(n_dof, "isru", 2.0, batch=4)
 
     def lagrangian(q1, qd1):
-        out, dout = plain.network_jet(model.theta, q1[None], model.sizes)
-        L = plain.cholesky_jet(out, dout, n_dof, model.eps)[0][0]
+        out, dout = definition.network_jet(model.theta, q1[None], model.sizes)
+        L = definition.cholesky_jet(out, dout, n_dof, model.eps)[0][0]
         M = L @ L.T + model.eps * np.eye(n_dof)
         return 0.5 * qd1 @ M @ qd1 - model.potential_scale * out[0, -1]
 
-    tau = plain.torque(model.theta, q, qd, qdd, model.sizes, eps=model.eps, v_scale=model.potential_scale)
+    tau = definition.torque(model.theta, q, qd, qdd, model.sizes, eps=model.eps, v_scale=model.potential_scale)
     for b in range(len(q)):
         dL_dqd = grad(lagrangian, 1)
         euler_lagrange = (hessian(lagrangian, 1)(q[b], qd[b]) @ qdd[b] + jacobian(dL_dqd, 0)(q[b], qd[b]) @ qd[b]

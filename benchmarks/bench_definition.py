@@ -1,11 +1,11 @@
-"""The DeLaN's training gradient two ways: plain autograd (lesson_lib.model.plain) and the library's fast path
+"""The DeLaN's training gradient two ways: plain autograd (lesson_lib.model.definition) and the library's fast path
 (two hand-written autograd primitives, DeLaN.loss), as notebook 02 section 7 compares them.
 
 Prints, for the default network and batches of 32, 128 (the training batch) and 1024 states: the best time of
 one loss-and-gradient each way in float64, the library's in float32 (as training runs), the ratio, and the
 number of operations autograd records for each.  Times on a shared machine vary: run it alone to quote them.
 
-    python benchmarks/bench_plain.py
+    python benchmarks/bench_definition.py
 """
 import timeit
 
@@ -14,7 +14,7 @@ import numpy as np
 from autograd import value_and_grad
 
 from lesson_lib import DeLaN, double_pendulum, sample_uniform
-from lesson_lib.model import plain
+from lesson_lib.model import definition
 
 
 def recorded_operations(f, *args):
@@ -39,7 +39,7 @@ def best_ms(f, *args, number=5, repeat=5):
 def main():
     chain, model = double_pendulum(), DeLaN(seed=0)
     theta = model.get_params()
-    plain_grad, library_grad = value_and_grad(plain.loss), value_and_grad(model.loss)
+    plain_grad, library_grad = value_and_grad(definition.loss), value_and_grad(model.loss)
     print(f"default DeLaN: hidden {model.hidden}, {theta.size} weights")
     for B in (32, model.batch_size, 1024):
         d = sample_uniform(chain, B, seed=0)
