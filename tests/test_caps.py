@@ -5,6 +5,7 @@ the machine lets the grader make control groups; elsewhere these tests skip with
 (REQUIRE_SANDBOX=1), where a missing cap is a failure.
 """
 import os
+import re
 import subprocess
 import sys
 import time
@@ -267,4 +268,6 @@ def test_the_control_a_wall_clock_limit_turns_the_same_cells_into_a_timeout(cour
     steps = [Step(source, "learner", n) for n, source in enumerate(first, 1)]
     run = kernel.run(steps, course / "work", course / "course", Limits(cell_s=BUSY_CELL_S, sandbox=False))
     assert busy_machine()
-    assert run.stop == ("TIMEOUT", f"code cell 3 ran longer than {BUSY_CELL_S} s (per-cell limit)"), run
+    # the training cell, or on a slower machine an earlier one: every cell the CPU-time limit passed above
+    assert run.stop[0] == "TIMEOUT" and re.fullmatch(rf"code cell [123] ran longer than {BUSY_CELL_S} s \(per-cell "
+                                                     rf"limit\)", run.stop[1]), run
