@@ -15,6 +15,7 @@ import sys
 import nbformat
 import pytest
 
+from kernel_sockets import ipc_prefix, nbconvert_options
 from lesson_tools import build, catalog, release
 from lesson_tools.notebook_format import BEGIN, STUB, is_check_cell, solution_lines
 
@@ -133,7 +134,8 @@ def _execute(folder, names, env_extra=None, timeout=900):
     env = {**os.environ, "PYTHONPATH": str(folder), "MPLBACKEND": "Agg", **(env_extra or {})}
     lanes = max(1, min(2, len(os.sched_getaffinity(0))))          # each notebook in its own kernel, two at a time
     runs = [subprocess.Popen([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
-                              "--ExecutePreprocessor.timeout=600", "--output-dir", str(out), *names[k::lanes]],
+                              "--ExecutePreprocessor.timeout=600", *nbconvert_options(f"lane{k}"), "--output-dir",
+                              str(out), *names[k::lanes]],
                              cwd=folder / "notebooks", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True) for k in range(lanes) if names[k::lanes]]
     for run in runs:
@@ -291,7 +293,7 @@ def _run_each_cell_first(folder, name, timeout=300):
     error output or None)]."""
     from jupyter_client.manager import KernelManager
     env = {**os.environ, "PYTHONPATH": str(folder), "MPLBACKEND": "Agg"}
-    km = KernelManager(kernel_name="python3")
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=ipc_prefix("kernel"))
     km.start_kernel(cwd=str(folder / "notebooks"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = []
     try:

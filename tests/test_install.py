@@ -20,6 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from kernel_sockets import nbconvert_options
 
 from lesson_lib.course.checks import REGISTRY
 from lesson_tools.notebook_format import is_check_cell
@@ -207,11 +208,11 @@ def test_fresh_binder_environment_runs_the_notebooks(tmp_path):
         names = sorted(p.name for p in (repo / "notebooks").glob("*.ipynb"))
         lanes = max(1, min(2, len(os.sched_getaffinity(0))))       # each notebook in its own kernel, two at a time
         with ThreadPoolExecutor(lanes) as pool:
-            list(pool.map(lambda part: run([py, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
-                                            "--ExecutePreprocessor.timeout=600", "--output-dir",
-                                            str(tmp_path / "executed"), *part], f"notebooks {part}", 1800,
-                                           cwd=repo / "notebooks"),
-                          [names[k::lanes] for k in range(lanes)]))
+            list(pool.map(lambda k: run([py, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                                         "--ExecutePreprocessor.timeout=600", *nbconvert_options(f"lane{k}"),
+                                         "--output-dir", str(tmp_path / "executed"), *names[k::lanes]],
+                                        f"notebooks {names[k::lanes]}", 1800, cwd=repo / "notebooks"),
+                          range(lanes)))
         check_lines = 0
         for name in names:
             nb = nbformat.read(str(tmp_path / "executed" / name), as_version=4)
