@@ -144,7 +144,7 @@ def _execute(folder, names, env_extra=None, timeout=900):
     return {name: nbformat.read(str(out / name), as_version=4) for name in names}
 
 
-def _check_lines(nb):
+def check_lines(nb):
     return ["".join(o.get("text", "") for o in c.outputs if o.get("output_type") == "stream").strip()
             for c in nb.cells if is_check_cell(c)]
 
@@ -170,7 +170,7 @@ def test_every_check_passes_with_the_teachers_answers_put_in(edition, tmp_path):
         nbformat.write(nb, str(answered / "notebooks" / f"{notebook_id}.ipynb"))
         names.append(f"{notebook_id}.ipynb")
     for name, nb in _execute(answered, names).items():
-        lines = _check_lines(nb)
+        lines = check_lines(nb)
         assert lines and all(line.startswith("PASS: ") for line in lines), (name, lines)
 
 

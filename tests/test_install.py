@@ -21,9 +21,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from kernel_sockets import nbconvert_options
+from test_edition import check_lines
 
 from lesson_lib.course.checks import REGISTRY
-from lesson_tools.notebook_format import is_check_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
@@ -213,16 +213,15 @@ def test_fresh_binder_environment_runs_the_notebooks(tmp_path):
                                          "--output-dir", str(tmp_path / "executed"), *names[k::lanes]],
                                         f"notebooks {names[k::lanes]}", 1800, cwd=repo / "notebooks"),
                           range(lanes)))
-        check_lines = 0
+        n_check_lines = 0
         for name in names:
             nb = nbformat.read(str(tmp_path / "executed" / name), as_version=4)
             errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
             assert not errors, f"{name}: {errors[0]['ename']}: {errors[0]['evalue']}"
-            lines = ["".join(o.get("text", "") for o in c.outputs if o.get("output_type") == "stream").strip()
-                     for c in nb.cells if is_check_cell(c)]
+            lines = check_lines(nb)
             assert all(line.startswith("NOT ATTEMPTED: ") and "\n" not in line for line in lines), (name, lines)
-            check_lines += len(lines)
-        assert check_lines == len(REGISTRY), f"{len(REGISTRY)} checks in the course, {check_lines} check cells ran"
+            n_check_lines += len(lines)
+        assert n_check_lines == len(REGISTRY), f"{len(REGISTRY)} checks in the course, {n_check_lines} check cells ran"
     finally:
         start = time.monotonic()
         shutil.rmtree(venv, ignore_errors=True)  # ~600 MB; pytest keeps its last three tmp dirs
