@@ -6,15 +6,22 @@ import pytest
 from autograd import grad, hessian, jacobian, value_and_grad
 
 from lesson_lib import DeLaN, double_pendulum, sample_uniform
+from lesson_lib.physics.chain import PlanarChain
 from lesson_lib.course import checks
 from lesson_lib.model import definition
 from lesson_lib.model.fast.jet import network_jet as fast_network_jet
 from lesson_lib.model.training_data import sample_weights
 
 
+def four_links():
+    """A 4-link arm: its torque in the training loss takes the einsum form, not the quadratic one (fast.quadratic)."""
+    return PlanarChain(m=[1.0, 0.8, 0.6, 0.4], l=[0.5, 0.4, 0.3, 0.2], lc=[0.25, 0.2, 0.15, 0.1],
+                       I=[0.02, 0.015, 0.01, 0.005])
+
+
 def setting(n_dof, activation, weight_scale=1.0, batch=64):
     """A DeLaN with its weights scaled, torque scales set from the data, and a float64 batch of its data."""
-    chain = double_pendulum() if n_dof == 2 else checks.reference_triple_pendulum()
+    chain = {2: double_pendulum, 3: checks.reference_triple_pendulum, 4: four_links}[n_dof]()
     d = sample_uniform(chain, batch, seed=3)
     model = DeLaN(n_dof=n_dof, hidden=(16, 12), activation=activation, seed=1)
     model.set_params(weight_scale * model.get_params())
@@ -31,7 +38,7 @@ def test_the_plain_batch_is_the_one_fit_builds():
         np.testing.assert_allclose(mine, theirs, rtol=1e-6)
 
 
-CASES = [(2, "isru", 1.0), (2, "tanh", 3.0), (3, "isru", 2.0)]
+CASES = [(2, "isru", 1.0), (2, "tanh", 3.0), (3, "isru", 2.0), (4, "isru", 1.0)]
 
 
 @pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)

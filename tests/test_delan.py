@@ -9,6 +9,7 @@ from lesson_lib import BlackBox, DeLaN, TrainingDiverged, double_pendulum, lesso
 from lesson_lib.model.fast import manipulator
 from lesson_lib.model.activations import ACTIVATIONS
 from lesson_lib.model.fast.jet import jet_mlp, periodic_features
+from lesson_lib.model.fast.loss import delan_loss
 
 rng = np.random.default_rng(7)
 chain = double_pendulum()
@@ -104,14 +105,15 @@ def test_fused_primitives_gradients(act):
     check_grads(lambda j: manipulator.manipulator_torque(j, qd, qdd, tril, 1e-3), modes=["rev"], order=1)(J)
     tau, inv_scale, v_scale = rng.normal(size=(4, n)), rng.uniform(0.1, 2.0, (4, n)), 7.5
     check_grads(lambda j: manipulator.manipulator_torque(j, qd, qdd, tril, 1e-3, v_scale), modes=["rev"], order=1)(J)
-    check_grads(lambda j: manipulator.torque_loss(j, qd, qdd, tau * inv_scale, inv_scale, tril, 1e-3, v_scale),
-                modes=["rev"], order=1)(J)
+
+    def loss(t, v=v_scale):
+        return delan_loss(t, X, qd, qdd, tau * inv_scale, inv_scale, sizes, act, n, tril, 1e-3, v)
+    check_grads(loss, modes=["rev"], order=1)(theta)
     # the fast rearranged torque equals the readable sum of the parts, and the loss is the scaled squared error
     for v in (1.0, v_scale):
         tau_hat = sum(manipulator.parts(J, qd, qdd, tril, 1e-3, v))
         np.testing.assert_allclose(manipulator.manipulator_torque(J, qd, qdd, tril, 1e-3, v), tau_hat, atol=1e-12)
-        np.testing.assert_allclose(manipulator.torque_loss(J, qd, qdd, tau * inv_scale, inv_scale, tril, 1e-3, v),
-                                   np.mean(((tau_hat - tau) * inv_scale) ** 2), rtol=1e-12)
+        np.testing.assert_allclose(loss(theta, v), np.mean(((tau_hat - tau) * inv_scale) ** 2), rtol=1e-12)
     g1, g75 = (manipulator.parts(J, qd, qdd, tril, 1e-3, v)[2] for v in (1.0, v_scale))
     np.testing.assert_allclose(g75, v_scale * g1, rtol=1e-12)               # V and g in units of v_scale
 

@@ -23,6 +23,7 @@ from .fast import manipulator
 from .._validate import number
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from .fast.jet import jet_mlp, periodic_features, unflatten
+from .fast.loss import delan_loss
 from .training import Trainable, init_mlp
 
 EPS_MAX = 1.0                          # kg m^2: above this eps I outweighs a robot arm's inertia
@@ -82,10 +83,10 @@ class DeLaN(Trainable):
         (q, qd, qdd, target, inv_scale, each (B, n)): mean over samples and joints of (tau_hat * inv_scale -
         target)^2, tau_hat = M(q) qdd + c(q, qd) + g(q) of this architecture at theta.  autograd differentiates it
         (grad(model.loss)); it does not change the model.  Its definition in plain autograd is
-        lesson_lib.model.definition.loss; this is the fast path (two fused primitives), tested equal to it."""
+        lesson_lib.model.definition.loss; this is the fast path (one fused primitive), tested equal to it."""
         q, qd, qdd, target, inv_scale = batch
-        return manipulator.torque_loss(self._jet(theta, q), qd, qdd, target, inv_scale, self._tril, self.eps,
-                                     self.potential_scale)
+        return delan_loss(theta, periodic_features(q), qd, qdd, target, inv_scale, self.sizes, self.activation,
+                          self.n_dof, self._tril, self.eps, self.potential_scale)
 
     # ------------------------------------------------------------------ public, batched like the RNEA
     def _factor(self, q):

@@ -13,9 +13,11 @@ lesson_lib.model.fast.jet).  From them:
 
 Shapes: the network's jet J is (n_L + 1, 1+n, B) with n_L = n(n+1)/2 (L's entries, diagonal first, then V);
 the readable functions use L (B, n, n), dL and dM (B, n, n, n) indexed [b, k, i, j] = d(.)_ij / dq_k and
-q, qd, qdd, tau (B, n).  The autograd primitives `manipulator_torque` and `torque_loss` (the training loss) keep
-the batch on the last axis instead, where each numpy operation runs over long contiguous rows; their reverse
-passes reuse the forward pass's pieces (handed over by lesson_lib.model.fast.primitive while autograd traces).  Their definition in plain autograd is
+q, qd, qdd, tau (B, n).  `_torque_forward` and `_torque_backward` (the torque and its reverse pass, used by the
+training loss lesson_lib.model.fast.loss for arms of more than quadratic.MAX_N joints and by the autograd primitive
+`manipulator_torque`) keep the batch on the last axis instead, where each numpy operation runs over long
+contiguous rows; the primitive's reverse pass reuses the forward pass's pieces (handed over by
+lesson_lib.model.fast.primitive while autograd traces).  Their definition in plain autograd is
 lesson_lib.model.definition.
 """
 import numpy as np
@@ -146,34 +148,3 @@ _manipulator_torque = fused_primitive(_torque_pieces, _torque_vjp, wrt=(0,))
 def manipulator_torque(J, qd, qdd, tril, eps, v_scale=1.0):
     """tau = M qdd + c + g (B, n) from the network's jet J, as one autograd primitive (differentiable in J)."""
     return _manipulator_torque(J, qd, qdd, tril, eps, v_scale)
-
-
-def _scaled_error(J, qd, qdd, target, inv_scale, tril, eps, v_scale):
-    """err = tau_hat * inv_scale - target, (n, B), and the torque's pieces."""
-    tau, pieces = _torque_forward(J, qd, qdd, tril, eps, v_scale)
-    tau *= inv_scale.T                                                    # tau is ours: scaled in place
-    tau -= target.T
-    return tau, pieces
-
-
-def _loss_pieces(J, qd, qdd, target, inv_scale, tril, eps, v_scale):
-    err, pieces = _scaled_error(J, qd, qdd, target, inv_scale, tril, eps, v_scale)
-    return np.mean(err * err), (err, pieces)
-
-
-def _torque_loss_vjp(argnums, kept, J, qd, qdd, target, inv_scale, tril, eps, v_scale):
-    err, pieces = kept
-    dtau = err * inv_scale.T                                              # d loss / d tau_hat = 2 err inv_scale / size
-    return lambda G: (_torque_backward(J, pieces, tril, dtau * (2.0 * G / err.size), v_scale),)
-
-
-_torque_loss = fused_primitive(_loss_pieces, _torque_loss_vjp, wrt=(0,))
-
-
-def torque_loss(J, qd, qdd, target, inv_scale, tril, eps, v_scale=1.0):
-    """The training loss as one autograd primitive (differentiable in J): the mean over the batch and the
-    joints of (tau_hat * inv_scale - target)^2, with tau_hat = M qdd + c + g from the jet J, inv_scale (B, n)
-    what each sample's torque error is multiplied by (sqrt(its weight) / the joint's torque scale, see
-    lesson_lib.model.training) and target (B, n) the measured torques times inv_scale.  Folding the weights
-    into the scale costs nothing per step."""
-    return _torque_loss(J, qd, qdd, target, inv_scale, tril, eps, v_scale)

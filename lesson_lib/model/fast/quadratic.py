@@ -1,0 +1,131 @@
+"""The torque as a quadratic form in the network's jet: one matrix product per batch instead of ~30 small ones.
+
+tau = M qdd + c + g is, at every sample, a fixed polynomial of the jet J and the joint rates:
+M = L L^T + eps I and c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k are quadratic in L's entries and their
+q-derivatives (all in J), g = v_scale dV/dq is linear in J, M qdd is linear in qdd and c quadratic in qd.  With
+the jet flattened and a constant 1 appended (for eps and the linear terms),
+
+    Ja    = [J_1 .. J_P', 1]                                (P = P' + 1 entries, P' = n_out (1 + n))
+    mono  = [qdd_1 .. qdd_n,  qd_j qd_l (j <= l),  1]       (Mo = n + n(n+1)/2 + 1 monomials)
+    tau_i = sum_m mono_m  Ja^T C_im Ja                      (C_im symmetric P x P, the same at every sample)
+
+Forward (batch on the last axis):  H_ip = sum_{r,m} C_iprm Ja_r mono_m  (ONE matrix product over the batch),
+tau_i = sum_p Ja_p H_ip.   Reverse: C symmetric in (p, r), so d tau_i / d Ja_p = 2 H_ip and
+d loss / d J_p = 2 sum_i (d loss / d tau_i) H_ip.
+
+The coefficients are read off lesson_lib.model.fast.manipulator's torque (in float64, once per arm size, eps
+and v_scale) by polarization.  For the monomials, at any jet:  kappa_1 = tau(qd = 0, qdd = 0),
+kappa_qdd_j = tau(0, e_j) - kappa_1,  kappa_jj = tau(e_j, 0) - kappa_1,
+kappa_jl = tau(e_j + e_l, 0) - tau(e_j, 0) - tau(e_l, 0) + kappa_1.  Each kappa is a quadratic
+kappa(J) = J^T A J + 2 b.J + c in the jet, and  c = kappa(0),  b_p = (kappa(e_p) - kappa(-e_p)) / 4,
+A_pp = (kappa(e_p) + kappa(-e_p)) / 2 - c,  A_pr = (kappa(e_p + e_r) - kappa(e_p) - kappa(e_r) + c) / 2.
+The evaluations are small whole numbers, so the coefficients come out exact to float64 rounding.
+
+Only for small arms: C has n P^2 Mo entries, 2,028 for n = 2 and 25,230 for n = 3, but 188,160 for n = 4 (more
+arithmetic per sample than the network itself), so `fits` says which sizes use this form; larger arms use
+manipulator's einsums (the loss picks, lesson_lib.model.fast.loss).
+"""
+import functools
+
+import numpy as np
+
+from .manipulator import _torque_forward
+
+MAX_N = 3          # the largest number of joints whose torque is computed as a quadratic form
+
+
+def fits(n):
+    """Whether the torque of an n-joint arm is computed as a quadratic form (see MAX_N)."""
+    return n <= MAX_N
+
+
+@functools.lru_cache(maxsize=None)
+def _pairs(n):
+    """(j, l) with j <= l: the monomials qd_j qd_l."""
+    return np.triu_indices(n)
+
+
+def monomials(qdT, qddT):
+    """mono (Mo, B) from qd and qdd (n, B): [qdd, qd_j qd_l for j <= l, 1]."""
+    n, B = qdT.shape
+    j, l = _pairs(n)
+    mono = np.empty((n + len(j) + 1, B), qdT.dtype)
+    mono[:n] = qddT
+    np.multiply(qdT[j], qdT[l], out=mono[n:-1])
+    mono[-1] = 1.0
+    return mono
+
+
+def _quadratic_parts(kappa, P):
+    """(A, b, c) of kappa(J) = J^T A J + 2 b.J + c from its values at the polarization points of `_points`;
+    kappa (..., 1 + 2P + P(P-1)/2) -> A (..., P, P), b (..., P), c (...)."""
+    c, plus, minus, both = kappa[..., 0], kappa[..., 1:1 + P], kappa[..., 1 + P:1 + 2 * P], kappa[..., 1 + 2 * P:]
+    p, r = np.triu_indices(P, 1)
+    A = np.zeros(kappa.shape[:-1] + (P, P))
+    A[..., np.arange(P), np.arange(P)] = (plus + minus) / 2 - c[..., None]
+    A[..., p, r] = A[..., r, p] = (both - plus[..., p] - plus[..., r] + c[..., None]) / 2
+    return A, (plus - minus) / 4, c
+
+
+def _points(P):
+    """The polarization points of a quadratic in P variables: 0, e_p, -e_p, e_p + e_r (p < r); (count, P)."""
+    E = np.eye(P)
+    p, r = np.triu_indices(P, 1)
+    return np.concatenate([np.zeros((1, P)), E, -E, E[p] + E[r]])
+
+
+def _rate_points(n):
+    """(qd, qdd) points (count, n) each: (0, 0), (0, e_j), (e_j, 0), (e_j + e_l, 0) for j < l."""
+    I, (j, l) = np.eye(n), np.triu_indices(n, 1)
+    qd = np.concatenate([np.zeros((1 + n, n)), I, I[j] + I[l]])
+    return qd, np.concatenate([np.zeros((1, n)), I, np.zeros((n + len(j), n))])
+
+
+@functools.lru_cache(maxsize=None)
+def coefficients(n, tril, eps, v_scale):
+    """C as a matrix (n P, P Mo), rows (i, p), columns (r, m), float64 and read-only; tril as tuples."""
+    tril = tuple(np.array(t) for t in tril)
+    n_out = len(tril[0]) + 1
+    P = n_out * (1 + n)
+    jets, (qd, qdd) = _points(P), _rate_points(n)
+    J = np.repeat(jets, len(qd), axis=0).T.reshape(n_out, 1 + n, -1)            # every jet with every rate
+    tau = _torque_forward(J, np.tile(qd, (len(jets), 1)), np.tile(qdd, (len(jets), 1)), tril, eps,
+                          v_scale)[0].reshape(n, len(jets), len(qd))
+    one, by_qdd, by_qd = tau[..., 0], tau[..., 1:1 + n], tau[..., 1 + n:1 + 2 * n]
+    square = by_qd - one[..., None]                                              # kappa_jj
+    j, l = _pairs(n)
+    cross = np.empty(one.shape + (len(j),))
+    diagonal = j == l
+    cross[..., diagonal] = square
+    jo, lo = j[~diagonal], l[~diagonal]
+    cross[..., ~diagonal] = tau[..., 1 + 2 * n:] - by_qd[..., jo] - by_qd[..., lo] + one[..., None]
+    kappa = np.concatenate([by_qdd - one[..., None], cross, one[..., None]], axis=-1)   # (n, jets, Mo), mono order
+    A, b, c = _quadratic_parts(np.moveaxis(kappa, -1, 1), P)                    # (n, Mo, P, P), (n, Mo, P), (n, Mo)
+    C = np.zeros((n, len(kappa[0, 0]), P + 1, P + 1))
+    C[:, :, :P, :P] = A
+    C[:, :, :P, P] = C[:, :, P, :P] = b
+    C[:, :, P, P] = c
+    C = np.moveaxis(C, 1, -1).reshape(n * (P + 1), (P + 1) * C.shape[1])      # (i, p) x (r, m)
+    C.flags.writeable = False
+    return C
+
+
+def torque_forward(J, qdT, qddT, tril, eps, v_scale):
+    """tau (n, B) from the jet J (n_out, 1+n, B) and qd, qdd (n, B), and H (n, P, B) for the reverse pass."""
+    n_out, K, B = J.shape
+    n, P = K - 1, n_out * K
+    C = coefficients(n, (tuple(tril[0]), tuple(tril[1])), eps, v_scale)
+    Ja = np.empty((P + 1, B), J.dtype)
+    Ja[:P] = J.reshape(P, B)
+    Ja[P] = 1.0
+    JM = (Ja[:, None] * monomials(qdT, qddT)).reshape(-1, B)                    # Ja_r mono_m, (P Mo, B)
+    H = (C.astype(J.dtype, copy=False) @ JM).reshape(n, P + 1, B)
+    return np.einsum("ipb,pb->ib", H, Ja), H
+
+
+def torque_backward(J, H, GT):
+    """d loss / d J (n_out, 1+n, B) from GT = d loss / d tau (n, B): 2 sum_i G_i H_ip over the jet's entries."""
+    P = J.size // J.shape[-1]
+    gJ = np.einsum("ipb,ib->pb", H[:, :P], GT)
+    gJ *= 2.0
+    return gJ.reshape(J.shape)
