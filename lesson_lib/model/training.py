@@ -60,6 +60,14 @@ def init_mlp(rng, sizes, out_scale=1.0):
     return np.concatenate(parts)
 
 
+def _minibatch_rows(rng, N, B, steps, chunk=256):
+    """The sample rows (B,) of each of `steps` minibatches, uniform over N, drawn `chunk` steps at a time: numpy's
+    Generator gives the same numbers (and ends in the same state) as one draw of B rows per step, in one call
+    per chunk instead of one per step."""
+    for start in range(0, steps, chunk):
+        yield from rng.integers(0, N, (min(chunk, steps - start), B))
+
+
 def _scales(model):
     """The model's scale settings for a message, e.g. "eps=0.001, potential_scale=20"."""
     return ", ".join(f"{k}={getattr(model, k):g}" for k in ("eps", "potential_scale") if hasattr(model, k)) or \
@@ -396,8 +404,8 @@ class Trainable:
         if self._resume is not None and steps:                  # training goes on where it stopped
             _apply(self, self._resume)
             self._resume = None
-        for _ in range(steps):
-            batch = self._batch(samples[:, self._batch_rng.integers(0, N, B)])
+        for rows in _minibatch_rows(self._batch_rng, N, B, steps):
+            batch = self._batch(samples[:, rows])
             loss, g = loss_and_grad(self.theta, batch)
             loss = float(loss)
             guard.check(loss, g)

@@ -38,10 +38,9 @@ def periodic_features(q):
     c, s = np.cos(q), np.sin(q)
     X = np.zeros((1 + n, B, 2 * n), dtype=q.dtype)
     X[0, :, :n], X[0, :, n:] = c, s
-    rows, cos_cols, sin_cols = _derivative_places(n)
-    np.negative(s.T, out=s.T)                       # s is ours: -sin q in place
-    X[rows, :, cos_cols] = s.T
-    X[rows, :, sin_cols] = c.T
+    for k in range(n):                              # row 1 + k: d phi / dq_k, nonzero in columns k and n + k
+        np.negative(s[:, k], out=X[1 + k, :, k])    # (from s, not from X[0]: numpy 2.4 misreads a strided
+        X[1 + k, :, n + k] = c[:, k]                #  input that overlaps its output in the same array)
     return X
 
 
@@ -51,13 +50,6 @@ def _ones(B, dtype):
     ones = np.ones(B, dtype)
     ones.flags.writeable = False
     return ones
-
-
-@functools.lru_cache(maxsize=None)
-def _derivative_places(n):
-    """Where d phi / dq_k is nonzero in the jet: rows 1 + k, columns k (of cos q_k) and n + k (of sin q_k)."""
-    k = np.arange(n)
-    return 1 + k, k, n + k
 
 
 # ---------------------------------------------------------------- one hidden layer: forward, then reverse
@@ -83,7 +75,8 @@ def hidden_backward(G, W, record, dW, db, input_grad=True):
     """
     X, A, s1, curv = record
     K, B, H_in = X.shape
-    curvature = np.einsum("kbh,kbh,bh->bh", G[1:], A[1:], curv)    # (s''/s')(z) sum_k G_k A_k
+    curvature = np.add.reduce(G[1:] * A[1:], axis=0)               # (s''/s')(z) sum_k G_k A_k
+    curvature *= curv
     G *= s1
     G[0] += curvature
     G2 = G.reshape(K * B, len(W))
@@ -115,7 +108,8 @@ def output_backward(G, W, record, dW, db):
     G = G.copy()                                    # ours from here on: updated in place
     if s1 is not None:
         m = len(s1)
-        curvature = np.einsum("mkb,mkb,mb->mb", G[:m, 1:], J[:m, 1:], curv)   # (s''/s')(z) sum_k G_k J_k
+        curvature = np.add.reduce(G[:m, 1:] * J[:m, 1:], axis=1)    # (s''/s')(z) sum_k G_k J_k
+        curvature *= curv
         G[:m] *= s1[:, None]
         G[:m, 0] += curvature
     G2 = G.reshape(len(G), K * B)

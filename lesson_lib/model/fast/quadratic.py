@@ -82,8 +82,9 @@ def _rate_points(n):
 
 
 @functools.lru_cache(maxsize=None)
-def coefficients(n, tril, eps, v_scale):
-    """C as a matrix (n P, P Mo), rows (i, p), columns (r, m), float64 and read-only; tril as tuples."""
+def coefficients(n, tril, eps, v_scale, dtype=np.float64):
+    """C as a matrix (n P, P Mo), rows (i, p), columns (r, m), read-only, in dtype (computed in float64); tril
+    as tuples."""
     tril = tuple(np.array(t) for t in tril)
     n_out = len(tril[0]) + 1
     P = n_out * (1 + n)
@@ -105,7 +106,7 @@ def coefficients(n, tril, eps, v_scale):
     C[:, :, :P, :P] = A
     C[:, :, :P, P] = C[:, :, P, :P] = b
     C[:, :, P, P] = c
-    C = np.moveaxis(C, 1, -1).reshape(n * (P + 1), (P + 1) * C.shape[1])      # (i, p) x (r, m)
+    C = np.moveaxis(C, 1, -1).reshape(n * (P + 1), (P + 1) * C.shape[1]).astype(dtype)   # (i, p) x (r, m)
     C.flags.writeable = False
     return C
 
@@ -114,12 +115,12 @@ def torque_forward(J, qdT, qddT, tril, eps, v_scale):
     """tau (n, B) from the jet J (n_out, 1+n, B) and qd, qdd (n, B), and H (n, P, B) for the reverse pass."""
     n_out, K, B = J.shape
     n, P = K - 1, n_out * K
-    C = coefficients(n, (tuple(tril[0]), tuple(tril[1])), eps, v_scale)
+    C = coefficients(n, (tuple(tril[0]), tuple(tril[1])), eps, v_scale, J.dtype.type)
     Ja = np.empty((P + 1, B), J.dtype)
     Ja[:P] = J.reshape(P, B)
     Ja[P] = 1.0
     JM = (Ja[:, None] * monomials(qdT, qddT)).reshape(-1, B)                    # Ja_r mono_m, (P Mo, B)
-    H = (C.astype(J.dtype, copy=False) @ JM).reshape(n, P + 1, B)
+    H = (C @ JM).reshape(n, P + 1, B)
     return np.einsum("ipb,pb->ib", H, Ja), H
 
 
