@@ -1,5 +1,5 @@
 """The DeLaN's training gradient two ways: plain autograd (lesson_lib.model.definition) and the library's fast path
-(two hand-written autograd primitives, DeLaN.loss), as notebook 02 section 7 compares them.
+(one hand-written autograd primitive, DeLaN.loss), as notebook 02 section 7 compares them.
 
 Prints, for the default network and batches of 32, 128 (the training batch) and 1024 states: the best time of
 one loss-and-gradient each way in float64, the library's in float32 (as training runs), the ratio, and the

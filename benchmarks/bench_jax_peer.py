@@ -21,8 +21,11 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
 
 
 def jax_peer(model, batch):

@@ -6,7 +6,7 @@ Rooms (one concern each; a later room uses the earlier ones, never a copy of the
 - data/        inverse-dynamics data from the truth: uniform samples, trajectories, letters written by the arm;
                what the arm's sensors record, and q̇, q̈ estimated from it (sensors)
 - model/       DeLaN (M = L L^T, g = dV/dq, c from dM/dq), BlackBox (the foil), training; definition (the loss in
-               plain autograd) and fast/ (the same loss as two fused primitives)
+               plain autograd) and fast/ (the same loss as one fused primitive)
 - evaluation/  mass-matrix error over the torus, SPD margin, torque errors, the lesson's PASS check; audits
 - course/      exercise checks, feedback, predict-first reveals, notebook helpers
 - control/     computed-torque and PD control of the true arm, tracking letters

@@ -6,10 +6,11 @@ Read in this order: `definition` (the DeLaN's whole loss in plain autograd, read
 `optimizers` (Adam, SGD), `model_file` (save/load), `activations` (the table of hidden activations), `verlet`
 (training from recorded positions through Störmer–Verlet, no q̈: fit_verlet).
 
-`fast/` is the fast path the DeLaN trains with, tested equal to `definition`: `fast.jet` (the network with its
-q-derivatives as one autograd primitive), `fast.manipulator` (from L and V to M, c, g, tau and the loss, a second
-primitive), `fast.primitive` (how a fused primitive's forward pass hands its pieces to its reverse pass),
-`fast.settings` (BLAS threads and glibc's allocator during training).
+`fast/` is the fast path the DeLaN trains with, tested equal to `definition`: `fast.loss` (the training loss as
+one autograd primitive), built from `fast.jet` (the network with its q-derivatives, forward and reverse),
+`fast.quadratic` (the torque as a quadratic form in the jet, for up to 3 joints) and `fast.manipulator` (from L
+and V to M, c, g and tau for any arm), `fast.primitive` (how a fused primitive's forward pass hands its pieces to
+its reverse pass), `fast.settings` (BLAS threads and glibc's allocator during training).
 """
 from .blackbox import BlackBox
 from .delan import DeLaN

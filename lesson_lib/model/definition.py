@@ -19,8 +19,8 @@ Shapes: q, qd, qdd, tau (B, n); a jet (h, dh) is h (B, H) and dh (B, n, H), with
 dh[:, k] = dh/dq_k; L, M (B, n, n); dL, dM (B, n, n, n), [b, k, i, j] = d(.)_ij / dq_k.
 theta is the DeLaN's flat weight vector (layout of lesson_lib.model.fast.jet.unflatten), sizes
 its layer sizes (DeLaN.sizes: 2n features in, n(n+1)/2 entries of L and V out).  The
-library computes the same numbers with two hand-written autograd primitives
-(fast.jet.jet_mlp, fast.manipulator.torque_loss) in DeLaN.loss; tests/test_definition.py checks both give
+library computes the same numbers with one hand-written autograd primitive
+(fast.loss.delan_loss) in DeLaN.loss; tests/test_definition.py checks both give
 the same loss and gradient on model.training_batch(data), the batch fit builds.
 """
 import autograd.numpy as np
