@@ -10,6 +10,13 @@ from lesson_lib.model.fast import manipulator, quadratic
 rng = np.random.default_rng(11)
 
 
+@pytest.fixture(autouse=True)
+def fresh_coefficients():
+    """Each test reads the coefficients off the torque again, not from the cache an earlier test filled."""
+    quadratic.coefficients.cache_clear()
+    quadratic._pairs.cache_clear()
+
+
 def random_jet(n, B=7, dtype=float):
     tril = manipulator.tril_order(n)
     J = rng.normal(size=(len(tril[0]) + 1, 1 + n, B)).astype(dtype)

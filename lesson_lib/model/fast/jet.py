@@ -20,7 +20,6 @@ rows of the jet at once, and about ten in-place array operations: on a 2-core ma
 calls, not the arithmetic, sets the time of a small network.  The gradient is tested with
 autograd.test_util.check_grads.
 """
-import functools
 
 import numpy as np
 
@@ -42,14 +41,6 @@ def periodic_features(q):
         np.negative(s[:, k], out=X[1 + k, :, k])    # (from s, not from X[0]: numpy 2.4 misreads a strided
         X[1 + k, :, n + k] = c[:, k]                #  input that overlaps its output in the same array)
     return X
-
-
-@functools.lru_cache(maxsize=None)
-def _ones(B, dtype):
-    """A read-only vector of B ones: summing over the batch as a matrix product is faster than a reduction."""
-    ones = np.ones(B, dtype)
-    ones.flags.writeable = False
-    return ones
 
 
 # ---------------------------------------------------------------- one hidden layer: forward, then reverse
@@ -81,7 +72,7 @@ def hidden_backward(G, W, record, dW, db, input_grad=True):
     G[0] += curvature
     G2 = G.reshape(K * B, len(W))
     np.matmul(G2.T, X.reshape(K * B, H_in), out=dW)
-    np.matmul(_ones(B, G.dtype), G[0], out=db)                     # the sum over the batch, as one product
+    np.matmul(np.ones(B, G.dtype), G[0], out=db)                  # the sum over the batch, as one product
     return (G2 @ W).reshape(X.shape) if input_grad else None
 
 
