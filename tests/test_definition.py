@@ -99,3 +99,18 @@ def test_plain_torque_obeys_euler_lagrange(n_dof):
         euler_lagrange = (hessian(lagrangian, 1)(q[b], qd[b]) @ qdd[b] + jacobian(dL_dqd, 0)(q[b], qd[b]) @ qd[b]
                           - grad(lagrangian, 0)(q[b], qd[b]))
         np.testing.assert_allclose(tau[b], euler_lagrange, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_fast_features_jet_equals_the_definitions_for_every_arm_size(dtype):
+    """fast.jet.periodic_features (what DeLaN.loss and fit use) against definition.features, for 1 to MAX_N_DOF
+    joints in both precisions: a numpy kernel that writes a strided output wrongly shows up here."""
+    from lesson_lib.limits import MAX_N_DOF
+    from lesson_lib.model.fast.jet import periodic_features
+    for n in range(1, MAX_N_DOF + 1):
+        q = np.random.default_rng(n).uniform(-np.pi, np.pi, (16, n))
+        X = periodic_features(q.astype(dtype))
+        phi, dphi = definition.features(q)
+        assert X.dtype == dtype
+        np.testing.assert_allclose(X[0], phi, atol=1e-6)
+        np.testing.assert_allclose(np.moveaxis(X[1:], 0, 1), dphi, atol=1e-6)

@@ -80,3 +80,26 @@ def test_the_loss_takes_the_quadratic_form_up_to_max_n_and_the_einsums_above(mon
     monkeypatch.setattr(quadratic, "MAX_N", 1)
     fast_loss.torque_forward(J, qd.T, qdd.T, tril, 1e-3, 1.0)
     assert used == ["quadratic", "einsum"]
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_the_loss_computes_in_the_features_precision_and_returns_the_weights(n):
+    """fit passes float32 features (as PyTorch trains) and float64 weights: the loss is float32, its gradient float64
+    and close to the float64 one; both forms of the torque (quadratic for n = 2, einsums for n = 4)."""
+    from autograd import value_and_grad
+
+    from lesson_lib import DeLaN
+    from lesson_lib.model.fast.jet import periodic_features
+    model = DeLaN(n_dof=n, hidden=(8, 8), seed=2)
+    q, qd, qdd, tau = (rng.normal(size=(16, n)) for _ in range(4))
+    inv_scale = rng.uniform(0.5, 2.0, (16, n))
+
+    def loss(theta, dtype):
+        return fast_loss.delan_loss(theta, periodic_features(q.astype(dtype)), *(x.astype(dtype) for x in (
+            qd, qdd, tau * inv_scale, inv_scale)), model.sizes, model.activation, n, model._tril, model.eps,
+            model.potential_scale)
+    (v32, g32), (v64, g64) = (value_and_grad(loss)(model.theta, dtype) for dtype in (np.float32, np.float64))
+    assert np.asarray(v32).dtype == np.float32 and np.asarray(v64).dtype == np.float64
+    assert g32.dtype == g64.dtype == np.float64
+    assert v32 == pytest.approx(v64, rel=1e-4)
+    assert np.linalg.norm(g32 - g64) <= 1e-3 * np.linalg.norm(g64)

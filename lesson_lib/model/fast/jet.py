@@ -38,8 +38,8 @@ def periodic_features(q):
     X = np.zeros((1 + n, B, 2 * n), dtype=q.dtype)
     X[0, :, :n], X[0, :, n:] = c, s
     for k in range(n):                              # row 1 + k: d phi / dq_k, nonzero in columns k and n + k
-        np.negative(s[:, k], out=X[1 + k, :, k])    # (from s, not from X[0]: numpy 2.4 misreads a strided
-        X[1 + k, :, n + k] = c[:, k]                #  input that overlaps its output in the same array)
+        X[1 + k, :, k] = -s[:, k]                   # (not np.negative(..., out=X[...]): numpy 2.4.6 writes
+        X[1 + k, :, n + k] = c[:, k]                #  some strided outputs wrongly, tests/test_model_quadratic.py)
     return X
 
 
