@@ -61,3 +61,4 @@ def test_differentiating_an_argument_without_a_reverse_pass_is_refused():
     J = model._jet(model.theta, batch[0])
     with pytest.raises(NotImplementedError, match="differentiable only in arguments"):
         grad(lambda qd: manipulator.manipulator_torque(J, qd, batch[2], model._tril, model.eps).sum())(batch[1])
+    assert tuple(map(type, primitive._slot)) == (type(None), type(None))   # and nothing is kept for it

@@ -39,10 +39,10 @@ def fused_primitive(forward, make_vjp, wrt=None):
         return ans
 
     def vjp_maker(argnums, ans, args, kwargs):
+        pieces = _take(ans)                     # first: a refused call must not leave its pieces in the slot
         if wrt is not None and not set(argnums) <= set(wrt):
             raise NotImplementedError(f"{forward.__name__} is differentiable only in arguments {wrt}, "
                                       f"asked for {tuple(argnums)}")
-        pieces = _take(ans)
         if pieces is None:
             pieces = forward(*args)[1]
         return make_vjp(argnums, pieces, *args)
