@@ -39,7 +39,7 @@ def periodic_features(q):
     X[0, :, :n], X[0, :, n:] = c, s
     for k in range(n):                              # row 1 + k: d phi / dq_k, nonzero in columns k and n + k
         X[1 + k, :, k] = -s[:, k]                   # (not np.negative(..., out=X[...]): numpy 2.4.6 writes
-        X[1 + k, :, n + k] = c[:, k]                #  some strided outputs wrongly, tests/test_model_quadratic.py)
+        X[1 + k, :, n + k] = c[:, k]                #  some strided outputs wrongly, tests/test_definition.py)
     return X
 
 

@@ -19,7 +19,7 @@ from .primitive import fused_primitive
 def torque_forward(J, qdT, qddT, tril, eps, v_scale):
     """tau (n, B) from the jet J (n_out, 1+n, B) and qd, qdd (n, B), and the pieces `torque_backward` needs."""
     if quadratic.fits(J.shape[1] - 1):
-        return quadratic.torque_forward(J, qdT, qddT, tril, eps, v_scale)
+        return quadratic.torque_forward(J, qdT, qddT, eps, v_scale)
     return manipulator._torque_forward(J, qdT.T, qddT.T, tril, eps, v_scale)
 
 

@@ -29,7 +29,7 @@ import functools
 
 import numpy as np
 
-from .manipulator import _torque_forward
+from .manipulator import _torque_forward, tril_order
 
 MAX_N = 3          # the largest number of joints whose torque is computed as a quadratic form
 
@@ -82,10 +82,10 @@ def _rate_points(n):
 
 
 @functools.lru_cache(maxsize=None)
-def coefficients(n, tril, eps, v_scale, dtype=np.float64):
-    """C as a matrix (n P, P Mo), rows (i, p), columns (r, m), read-only, in dtype (computed in float64); tril
-    as tuples."""
-    tril = tuple(np.array(t) for t in tril)
+def coefficients(n, eps, v_scale, dtype=np.float64):
+    """C as a matrix (n P, P Mo), rows (i, p), columns (r, m), read-only, in dtype (computed in float64), for the
+    DeLaN's output order of L's entries (manipulator.tril_order(n))."""
+    tril = tril_order(n)
     n_out = len(tril[0]) + 1
     P = n_out * (1 + n)
     jets, (qd, qdd) = _points(P), _rate_points(n)
@@ -111,11 +111,12 @@ def coefficients(n, tril, eps, v_scale, dtype=np.float64):
     return C
 
 
-def torque_forward(J, qdT, qddT, tril, eps, v_scale):
-    """tau (n, B) from the jet J (n_out, 1+n, B) and qd, qdd (n, B), and H (n, P, B) for the reverse pass."""
+def torque_forward(J, qdT, qddT, eps, v_scale):
+    """tau (n, B) from the jet J (n_out, 1+n, B), its L entries in manipulator.tril_order(n), and qd, qdd (n, B);
+    and H (n, P, B) for the reverse pass."""
     n_out, K, B = J.shape
     n, P = K - 1, n_out * K
-    C = coefficients(n, (tuple(tril[0]), tuple(tril[1])), eps, v_scale, J.dtype.type)
+    C = coefficients(n, eps, v_scale, J.dtype.type)
     Ja = np.empty((P + 1, B), J.dtype)
     Ja[:P] = J.reshape(P, B)
     Ja[P] = 1.0
