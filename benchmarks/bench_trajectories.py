@@ -76,14 +76,14 @@ class PowerDeLaN(DeLaN):
 
     power_scale = 1.0
 
-    def loss(self, theta, batch):
+    def _loss(self, theta, batch):
         q, qd, qdd, target, inv_scale = batch
         tau_hat = manipulator.manipulator_torque(self._jet(theta, q), qd, qdd, self._tril, self.eps,
                                                self.potential_scale)
         tau = target / inv_scale
         root_weight = inv_scale[:, 0] * np.float32(self.tau_scale[0])
         power_error = anp.sum(qd * (tau_hat - tau), axis=1) * root_weight / np.float32(self.power_scale)
-        return super().loss(theta, batch) + anp.mean(power_error * power_error)
+        return super()._loss(theta, batch) + anp.mean(power_error * power_error)
 
 
 VARIANTS = {

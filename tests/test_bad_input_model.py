@@ -41,6 +41,11 @@ def setattr_(m, name, value):
     setattr(m, name, value)
 
 
+def batch(m):
+    """The loss's batch of D, as fit builds it (model.training_batch)."""
+    return m.training_batch(D)
+
+
 def with_column(x, j, value):
     x = x.copy()
     x[:, j] = value
@@ -173,6 +178,30 @@ ROWS = {
     "lr set zero": ("box", lambda m: setattr_(m, "lr", 0), ValueError, r"lr must be > 0"),
     "lr set str": ("delan", lambda m: setattr_(m, "lr", "fast"), TypeError, r"lr must be a number, got 'fast'"),
     "lr set inf": ("delan", lambda m: setattr_(m, "lr", np.inf), ValueError, r"lr must be a finite number"),
+    # ---- the public loss, model.loss(theta, batch)
+    "loss theta short": ("delan", lambda m: m.loss(np.zeros(3), batch(m)), ValueError,
+                         r"theta must be a flat vector of \d+ numbers \(the flat weights, like get_params\(\)\), "
+                         r"got shape \(3,\)"),
+    "loss theta NaN": ("box", lambda m: m.loss(np.full(m.theta.size, np.nan), batch(m)), ValueError,
+                       r"theta contains NaN or inf"),
+    "loss batch a dict": ("delan", lambda m: m.loss(m.theta, D), TypeError,
+                          r"batch must be the 5 arrays \(q, qd, qdd, target, inv_scale\) that "
+                          r"model.training_batch\(data\) returns, got \{"),
+    "loss batch of four": ("box", lambda m: m.loss(m.theta, batch(m)[:4]), TypeError, r"batch must be the 5 arrays"),
+    "loss batch 3 joints": ("delan", lambda m: m.loss(m.theta, (np.zeros((256, 3)),) + batch(m)[1:]), ValueError,
+                            r"batch\[0\] \(q\) has shape \(256, 3\), expected"),
+    "loss batch one state": ("delan", lambda m: m.loss(m.theta, batch(m)[:2] + (np.zeros(2),) + batch(m)[3:]),
+                             ValueError, r"batch\[2\] \(qdd\) has shape \(2,\), expected \(B, 2\) with B >= 1: "
+                                         r"one row per sample"),
+    "loss batch empty": ("box", lambda m: m.loss(m.theta, tuple(x[:0] for x in batch(m))), ValueError,
+                         r"batch\[0\] \(q\) has shape \(0, 2\), expected \(B, 2\) with B >= 1"),
+    "loss batch rows disagree": ("delan", lambda m: m.loss(m.theta, batch(m)[:3] + (batch(m)[3][:10], batch(m)[4])),
+                                 ValueError, r"the batch's arrays have different numbers of samples \{'q': 256, "
+                                             r"'qd': 256, 'qdd': 256, 'target': 10, 'inv_scale': 256\}"),
+    "loss batch NaN": ("delan", lambda m: m.loss(m.theta, batch(m)[:4] + (with_column(batch(m)[4], 1, np.nan),)),
+                       ValueError, r"batch\[4\] \(inv_scale\) contains NaN or inf"),
+    "loss batch a string": ("box", lambda m: m.loss(m.theta, ("q",) + batch(m)[1:]), TypeError,
+                            r"batch\[0\] \(q\) must be numeric"),
     # ---- save and load
     "save path int": ("delan", lambda m: m.save(3), TypeError, r"path must be a file name .*3 \(int\)"),
     "save missing folder": ("box", lambda m: m.save("/nonexistent/dir/model"), FileNotFoundError,

@@ -38,6 +38,23 @@ def test_the_plain_batch_is_the_one_fit_builds():
         np.testing.assert_allclose(mine, theirs, rtol=1e-6)
 
 
+def test_the_public_loss_checks_its_arguments_and_computes_what_fit_minimises():
+    """model.loss (checked) gives _loss's value and gradient to the last bit; a float32 batch stays float32 (fit's
+    precision), lists are read as arrays, and a refused batch leaves no trace (the model is unchanged)."""
+    model, batch = setting(2, "isru")
+    before = model.get_params()
+    value, g = value_and_grad(model.loss)(model.theta, batch)
+    value_unchecked, g_unchecked = value_and_grad(model._loss)(model.theta, batch)
+    assert value == value_unchecked and np.array_equal(g, g_unchecked)
+    single = tuple(x.astype(np.float32) for x in batch)
+    assert np.asarray(model.loss(model.theta.astype(np.float32), single)).dtype == np.float32
+    assert model.loss(model.theta.astype(np.float32), single) == pytest.approx(value, rel=1e-5)
+    assert model.loss(list(model.theta), tuple(x.tolist() for x in batch)) == pytest.approx(value, rel=1e-12)
+    with pytest.raises(ValueError, match="different numbers of samples"):
+        model.loss(model.theta, batch[:4] + (batch[4][:3],))
+    assert np.array_equal(model.get_params(), before)
+
+
 CASES = [(2, "isru", 1.0), (2, "tanh", 3.0), (3, "isru", 2.0), (4, "isru", 1.0)]
 
 

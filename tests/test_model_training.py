@@ -83,8 +83,8 @@ def test_the_message_never_recommends_a_learning_rate_of_zero_or_less(lr, args, 
     model = trained(DeLaN, args, steps=5)
     model.lr = lr
     # force the guard to fire whatever lr does: the loss jumps a billionfold after the first update
-    original = model.loss
-    monkeypatch.setattr(model, "loss", lambda theta, batch: original(theta, batch) * (1.0 if model.step == 5 else 1e9))
+    original = model._loss
+    monkeypatch.setattr(model, "_loss", lambda theta, batch: original(theta, batch) * (1.0 if model.step == 5 else 1e9))
     with pytest.raises(TrainingDiverged) as err:
         model.fit(*args, steps=3)
     for value in re.findall(r"model\.lr = ([^ ,]+)", str(err.value)):

@@ -2,7 +2,8 @@
 
 A model subclass provides `_architecture()` (its layer sizes), `_init_theta(rng)` (all weights as one flat vector
 theta) and `_loss(theta, batch)`, an autograd-differentiable scalar (batch: q, qd, qdd, target, inv_scale: see
-Trainable._samples).  `fit` continues from the current parameters and optimiser state, so calling it again
+Trainable._samples).  The public `loss(theta, batch)` checks its arguments, then calls `_loss`; `fit` calls `_loss`
+on the batches it builds itself.  `fit` continues from the current parameters and optimiser state, so calling it again
 (pressing "Train" again) carries on rather than restarting.
 
 Training that does not get worse: `fit` holds out a validation split (lesson_lib.model.validation: whole
@@ -23,10 +24,12 @@ from collections.abc import Mapping
 
 import numpy as np
 from autograd import value_and_grad
+from autograd.tracer import getval
 
 from . import model_file
 from .fast.settings import single_blas_thread
-from .._validate import _got, as_data, as_states, as_vector, boolean, integer, positive_number, sizes, within_limit
+from .._validate import (_got, as_data, as_state, as_states, as_vector, boolean, integer, positive_number, sizes,
+                         within_limit)
 from ..facts import LR, VALIDATION
 from .activations import check_activation
 from .fast.jet import n_weights
@@ -36,6 +39,7 @@ from .schedule import Schedule
 from .training_data import check_training_data, sample_weights
 from .validation import split
 
+BATCH = ("q", "qd", "qdd", "target", "inv_scale")   # the loss's batch, each (B, n)
 VALIDATE_EVERY = 100     # steps between validation evaluations (more for large validation sets, see below)
 
 
@@ -373,6 +377,41 @@ class Trainable:
         q, qd, qdd, tau = (d[k] for k in ("q", "qd", "qdd", "tau"))
         return self._batch(self._samples(q, qd, qdd, tau, np.sqrt(sample_weights(qd, qdd)), dtype=float))
 
+    def loss(self, theta, batch):
+        """The loss `fit` minimises, a scalar differentiable by autograd in theta (grad(model.loss)), at the flat
+        weights theta (n_weights,), like get_params(), on a batch from training_batch(data): (q, qd, qdd, target,
+        inv_scale), each (B, n), B >= 1.  It does not change the model.  Both arguments are checked first (length,
+        shapes, types, NaN or inf), with a message saying what is wrong; what the loss computes is the model's
+        `_loss` (DeLaN._loss, BlackBox._loss)."""
+        return self._loss(self._checked_theta(theta), self._checked_batch(batch))
+
+    def _checked_theta(self, theta):
+        """theta as it is (an array or autograd's box of one, so that grad(model.loss) works) once its value passed
+        as_vector, or as_vector's float copy of a list."""
+        value = getval(theta)
+        checked = as_vector("theta", value, self.theta.size, hint=" (the flat weights, like get_params())")
+        return theta if isinstance(value, np.ndarray) and value.dtype.kind == "f" else checked
+
+    def _checked_batch(self, batch):
+        """The batch's five arrays as they are (a float32 batch stays float32) once each is a finite (B, n) array
+        with one B >= 1 for all, or their float copies if they were lists."""
+        if not isinstance(batch, (tuple, list)) or len(batch) != len(BATCH):
+            raise TypeError(f"batch must be the {len(BATCH)} arrays ({', '.join(BATCH)}) that "
+                            f"model.training_batch(data) returns, got {_got(batch)}")
+        out = []
+        for i, (name, x) in enumerate(zip(BATCH, batch)):
+            value = getval(x)
+            checked = as_state(f"batch[{i}] ({name})", value, self.n_dof)
+            if checked.ndim != 2 or not len(checked):
+                raise ValueError(f"batch[{i}] ({name}) has shape {checked.shape}, expected (B, {self.n_dof}) with "
+                                 f"B >= 1: one row per sample, as model.training_batch(data) returns")
+            out.append(x if isinstance(value, np.ndarray) and value.dtype.kind == "f" else checked)
+        rows = {name: len(x) for name, x in zip(BATCH, out)}
+        if len(set(rows.values())) > 1:
+            raise ValueError(f"the batch's arrays have different numbers of samples {rows}; each needs one row per "
+                             f"sample, as model.training_batch(data) returns")
+        return tuple(out)
+
     def _samples(self, q, qd, qdd, tau, root_weight, dtype=None):
         """Samples as rows (5n, N) in `dtype` (default: train_dtype, float32): q, qd, qdd, target = tau * inv_scale
         and inv_scale = sqrt(weight) / tau_scale, so that the loss, mean((tau_hat * inv_scale - target)^2), is each
@@ -393,7 +432,7 @@ class Trainable:
         """The training loop: per step a minibatch, the loss and its gradient, the guard, the optimiser's update,
         the bookkeeping, the validation (every `validation_interval` steps) and the callback; then the guard on
         the loss after the last update, and the best weights of the call."""
-        loss_and_grad = value_and_grad(self.loss)
+        loss_and_grad = value_and_grad(self._loss)
         guard, losses = DivergenceGuard(self), []
         N = samples.shape[1]
         B = min(self.batch_size, N)
@@ -418,13 +457,13 @@ class Trainable:
             if callback is not None and self.step % every == 0:
                 callback(self)
         if batch is not None:
-            guard.check(float(self.loss(self.theta, batch)), final=True)
+            guard.check(float(self._loss(self.theta, batch)), final=True)
         if best is not None:
             self._finish(best, validation_set, restore_best)
         return losses
 
     def _validation_loss(self, validation_set):
-        return float(self.loss(self.theta, validation_set))
+        return float(self._loss(self.theta, validation_set))
 
     def _validate(self, best, validation_set):
         """One evaluation: the schedule's verdict on the validation loss, and what follows from it."""
