@@ -11,11 +11,13 @@ The machine's load average is printed with the figures: on a shared machine, say
 """
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
 from lesson_lib.ui.bench import Bench
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "browser"

@@ -11,10 +11,13 @@ lines of issue 13:
 Run:  python benchmarks/bench_control.py [--presses 3] [--steps 2000] [--noise 0.0] [--seed 0]
 """
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
 from lesson_lib import BlackBox, DeLaN, double_pendulum, part_errors, torque_nmse
 from lesson_lib.control import KD, KP, PD, TAU_MAX, ComputedTorque, compare, print_comparison, track, tracking_errors
 from lesson_lib.data import write_letters

@@ -1,5 +1,5 @@
 """The DeLaN's training gradient two ways: plain autograd (lesson_lib.model.definition) and the library's fast path
-(one hand-written autograd primitive, DeLaN.loss), as notebook 02 section 7 compares them.
+(one hand-written autograd primitive, DeLaN._loss: what fit differentiates), as notebook 02 section 7 compares them.
 
 Prints, for the default network and batches of 32, 128 (the training batch) and 1024 states: the best time of
 one loss-and-gradient each way in float64, the library's in float32 (as training runs), the ratio, and the
@@ -7,12 +7,15 @@ number of operations autograd records for each.  Times on a shared machine vary:
 
     python benchmarks/bench_definition.py
 """
+import sys
 import timeit
+from pathlib import Path
 
 import autograd.tracer as tracer
 import numpy as np
 from autograd import value_and_grad
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
 from lesson_lib import DeLaN, double_pendulum, sample_uniform
 from lesson_lib.model import definition
 
@@ -39,7 +42,7 @@ def best_ms(f, *args, number=5, repeat=5):
 def main():
     chain, model = double_pendulum(), DeLaN(seed=0)
     theta = model.get_params()
-    plain_grad, library_grad = value_and_grad(definition.loss), value_and_grad(model.loss)
+    plain_grad, library_grad = value_and_grad(definition.loss), value_and_grad(model._loss)
     print(f"default DeLaN: hidden {model.hidden}, {theta.size} weights")
     for B in (32, model.batch_size, 1024):
         d = sample_uniform(chain, B, seed=0)

@@ -2,10 +2,13 @@
 
 Run:  python benchmarks/bench_rnea.py
 """
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
 from lesson_lib import double_pendulum
 
 

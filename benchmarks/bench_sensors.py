@@ -15,10 +15,13 @@ Run:  python benchmarks/bench_sensors.py [--seeds 0 1 2] [--steps 6000] [--verle
 (about 15 minutes on 2 cores, idle: most of it the two Störmer-Verlet rows, 10,000 steps of 8-9 ms for each seed)
 """
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
 from lesson_lib import DeLaN, double_pendulum
 from lesson_lib.data import estimate, record
 from lesson_lib.data.letters import TEST_LETTERS, TRAIN_LETTERS, write_letters

@@ -35,11 +35,14 @@ Run:  python benchmarks/bench_trajectories.py [--seeds 0 1 2 3] [--figure benchm
 import argparse
 import contextlib
 import os
+import sys
 import time
+from pathlib import Path
 
 import autograd.numpy as anp
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
 from lesson_lib import DeLaN, double_pendulum, lesson_check, sample_trajectories, sample_uniform
 from lesson_lib.model import schedule, training
 from lesson_lib.model.fast import manipulator

@@ -51,8 +51,9 @@ class BlackBox(Trainable):
 
     def _loss(self, theta, batch):
         """The loss `fit` minimises (unchecked: model.loss checks its arguments, then calls this), at the flat
-        weights theta on a batch from `training_batch` (q, qd, qdd, target, inv_scale, each (B, n)): the weighted mean squared scaled torque error (the prediction is
-        tau / tau_scale, so its error times tau_scale * inv_scale is the DeLaN's).  Differentiable by autograd."""
+        weights theta on a batch from `training_batch` (q, qd, qdd, target, inv_scale, each (B, n)): the weighted
+        mean squared scaled torque error (the prediction is tau / tau_scale, so its error times tau_scale *
+        inv_scale is the DeLaN's).  Differentiable by autograd."""
         q, qd, qdd, target, inv_scale = batch
         err = self._forward(theta, q, qd, qdd) * (inv_scale * self.tau_scale.astype(inv_scale.dtype)) - target
         return anp.mean(err * err)

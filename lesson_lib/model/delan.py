@@ -80,10 +80,11 @@ class DeLaN(Trainable):
 
     def _loss(self, theta, batch):
         """The loss `fit` minimises (unchecked: model.loss checks its arguments, then calls this), at the flat
-        weights theta (n_weights,) on a batch from `training_batch` (q, qd, qdd, target, inv_scale, each (B, n)): mean over samples and joints of (tau_hat * inv_scale -
-        target)^2, tau_hat = M(q) qdd + c(q, qd) + g(q) of this architecture at theta.  autograd differentiates it
-        (grad(model.loss)); it does not change the model.  Its definition in plain autograd is
-        lesson_lib.model.definition.loss; this is the fast path (one fused primitive), tested equal to it."""
+        weights theta (n_weights,) on a batch from `training_batch` (q, qd, qdd, target, inv_scale, each (B, n)):
+        mean over samples and joints of (tau_hat * inv_scale - target)^2, tau_hat = M(q) qdd + c(q, qd) + g(q) of
+        this architecture at theta.  autograd differentiates it; it does not change the model.  Its definition in
+        plain autograd is lesson_lib.model.definition.loss; this is the fast path (one fused primitive), tested
+        equal to it."""
         q, qd, qdd, target, inv_scale = batch
         return delan_loss(theta, periodic_features(q), qd, qdd, target, inv_scale, self.sizes, self.activation,
                           self.n_dof, self._tril, self.eps, self.potential_scale)
