@@ -59,6 +59,39 @@ CASES = [(2, "isru", 1.0), (2, "tanh", 3.0), (3, "isru", 2.0), (4, "isru", 1.0)]
 
 
 @pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fit_gets_autograds_loss_and_gradient_to_the_bit_without_its_tracing(n_dof, activation, weight_scale,
+                                                                             dtype):
+    model, batch = setting(n_dof, activation, weight_scale)
+    batch = tuple(x.astype(dtype) for x in batch)                    # float32: as fit trains
+    value, g = model._loss_and_grad(model.theta, batch)
+    want_value, want_g = value_and_grad(model._loss)(model.theta, batch)
+    assert value == want_value and g.dtype == want_g.dtype
+    np.testing.assert_array_equal(g, want_g)
+
+
+class Doubled(DeLaN):
+    """A DeLaN whose loss is twice the DeLaN's: fit must train on it, not on the fused loss it redefines."""
+
+    def _loss(self, theta, batch):
+        return 2.0 * super()._loss(theta, batch)
+
+
+def test_a_subclass_that_redefines_the_loss_is_trained_on_its_own_loss():
+    d = sample_uniform(double_pendulum(), 256, seed=3)
+    args = (d["q"], d["qd"], d["qdd"], d["tau"])
+    mine, plain = Doubled(seed=1), DeLaN(seed=1)
+    mine.fit(*args, steps=1, validation=0.0)
+    plain.fit(*args, steps=1, validation=0.0)
+    assert mine.loss_history[0] == pytest.approx(2 * plain.loss_history[0], rel=1e-6)
+    batch = plain.training_batch(d)
+    value, g = mine._loss_and_grad(plain.theta, batch)
+    want_value, want_g = plain._loss_and_grad(plain.theta, batch)
+    assert value == pytest.approx(2 * want_value, rel=1e-12)
+    np.testing.assert_allclose(g, 2 * want_g, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)
 def test_plain_gradient_equals_the_librarys_training_gradient(n_dof, activation, weight_scale):
     model, batch = setting(n_dof, activation, weight_scale)
     value, g_lib = value_and_grad(model.loss)(model.theta, batch)

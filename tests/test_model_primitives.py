@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pytest
-from autograd import grad
+from autograd import grad, value_and_grad
 
 from lesson_lib.model.fast import primitive, settings
 
@@ -53,6 +53,18 @@ def test_the_reverse_pass_recomputes_pieces_it_was_not_handed(monkeypatch):
     assert record == ["forward", "forward", ("vjp", (0,))]
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_value_and_grad_runs_the_same_passes_as_autograd_without_tracing(dtype):
+    record = []
+    f = square_sum(record)
+    x = np.array([1.0, -2.0], dtype)
+    value, (g,) = f.value_and_grad(x, 3.0)
+    assert record == ["forward", ("vjp", (0,))] and tuple(primitive._slot) == (None, None)
+    want_value, want_g = value_and_grad(f)(x, 3.0)
+    assert value == want_value == 15.0 and g.dtype == want_g.dtype == dtype
+    np.testing.assert_array_equal(g, want_g)
+
+
 def test_only_the_arguments_named_in_wrt_can_be_differentiated():
     f = square_sum([])
     with pytest.raises(NotImplementedError, match=r"^forward is differentiable only in arguments \(0,\), asked "
@@ -69,6 +81,7 @@ def test_without_wrt_every_argument_can_be_differentiated():
         return lambda g: tuple(grads[i](g) for i in argnums)
     f = primitive.fused_primitive(forward, make_vjp)
     assert grad(f, 1)(np.array([1.0, -2.0]), 3.0) == 5.0                    # d/da = sum x^2
+    assert not hasattr(f, "value_and_grad")                                 # which gradients? wrt says
 
 
 # ---------------------------------------------------------------------- _runtime

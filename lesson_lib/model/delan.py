@@ -23,7 +23,7 @@ from .fast import manipulator
 from .._validate import number
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from .fast.jet import jet_mlp, periodic_features, unflatten
-from .fast.loss import delan_loss
+from .fast.loss import delan_loss, delan_loss_and_grad
 from .training import Trainable, init_mlp
 
 EPS_MAX = 1.0                          # kg m^2: above this eps I outweighs a robot arm's inertia
@@ -85,9 +85,20 @@ class DeLaN(Trainable):
         this architecture at theta.  autograd differentiates it; it does not change the model.  Its definition in
         plain autograd is lesson_lib.model.definition.loss; this is the fast path (one fused primitive), tested
         equal to it."""
+        return delan_loss(*self._loss_arguments(theta, batch))
+
+    def _loss_and_grad(self, theta, batch):
+        """fit's loss and its gradient in theta: the fused loss's own forward pass and VJP
+        (fast.loss.delan_loss_and_grad), the numbers autograd.value_and_grad(self._loss) gives, without its
+        tracing.  A subclass that redefines _loss gets autograd's gradient of its own loss."""
+        if type(self)._loss is not DeLaN._loss:
+            return super()._loss_and_grad(theta, batch)
+        return delan_loss_and_grad(*self._loss_arguments(theta, batch))
+
+    def _loss_arguments(self, theta, batch):
         q, qd, qdd, target, inv_scale = batch
-        return delan_loss(theta, periodic_features(q), qd, qdd, target, inv_scale, self.sizes, self.activation,
-                          self.n_dof, self._tril, self.eps, self.potential_scale)
+        return (theta, periodic_features(q), qd, qdd, target, inv_scale, self.sizes, self.activation, self.n_dof,
+                self._tril, self.eps, self.potential_scale)
 
     # ------------------------------------------------------------------ public, batched like the RNEA
     def _factor(self, q):

@@ -385,6 +385,11 @@ class Trainable:
         `_loss` (DeLaN._loss, BlackBox._loss)."""
         return self._loss(self._checked_theta(theta), self._checked_batch(batch))
 
+    def _loss_and_grad(self, theta, batch):
+        """fit's loss and its gradient in theta: autograd.value_and_grad of _loss (a subclass may give the same
+        numbers faster: DeLaN calls its fused loss's VJP directly)."""
+        return value_and_grad(self._loss)(theta, batch)
+
     def _checked_theta(self, theta):
         """theta as it is (an array or autograd's box of one, so that grad(model.loss) works) once its value passed
         as_vector, or as_vector's float copy of a list."""
@@ -432,7 +437,7 @@ class Trainable:
         """The training loop: per step a minibatch, the loss and its gradient, the guard, the optimiser's update,
         the bookkeeping, the validation (every `validation_interval` steps) and the callback; then the guard on
         the loss after the last update, and the best weights of the call."""
-        loss_and_grad = value_and_grad(self._loss)
+        loss_and_grad = self._loss_and_grad
         guard, losses = DivergenceGuard(self), []
         N = samples.shape[1]
         B = min(self.batch_size, N)

@@ -6,8 +6,9 @@
 
 Reverse, for G = d out / d loss:  d loss / d tau = 2 G err inv_scale / err.size, then back through the torque to
 d loss / d J, then back through the network to d loss / d theta (jet.jet_backward).  One autograd node per step
-instead of two, and nothing recorded in between.  Its definition in plain autograd is
-lesson_lib.model.definition.loss; tests/test_definition.py holds the two to the same loss and gradient.
+instead of two, and nothing recorded in between; fit skips autograd's tracing altogether (delan_loss_and_grad).
+Its definition in plain autograd is lesson_lib.model.definition.loss; tests/test_definition.py holds the two to the
+same loss and gradient.
 """
 import numpy as np
 
@@ -65,3 +66,12 @@ def delan_loss(theta, X, qd, qdd, target, inv_scale, sizes, hidden_act, n_softpl
     DeLaN.loss; tril: L's entries in the network's output order (manipulator.tril_order); eps, v_scale: the
     DeLaN's eps and potential_scale.  Computes in X's precision; the gradient comes back in theta's."""
     return _loss(theta, X, qd, qdd, target, inv_scale, sizes, hidden_act, n_softplus, tril, eps, v_scale)
+
+
+def delan_loss_and_grad(theta, X, qd, qdd, target, inv_scale, sizes, hidden_act, n_softplus, tril, eps,
+                        v_scale=1.0):
+    """(delan_loss(...), its gradient in theta): the numbers autograd.value_and_grad(delan_loss) gives, to the bit,
+    from the same forward pass and VJP called directly, without autograd's tracing (fit's hot path)."""
+    value, (g,) = _loss.value_and_grad(theta, X, qd, qdd, target, inv_scale, sizes, hidden_act, n_softplus, tril,
+                                       eps, v_scale)
+    return value, g

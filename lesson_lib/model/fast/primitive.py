@@ -11,7 +11,7 @@ Nothing is kept when no one will differentiate: a call outside autograd tracing 
 loss) skips the primitive and returns forward(...)[0] directly, so the slot stays empty and the pieces are freed
 with the call.  If the slot does not hold this call's result, the pieces are recomputed (same numbers).
 """
-from autograd.extend import defvjp_argnums, primitive
+from autograd.extend import defvjp_argnums, primitive, vspace
 from autograd.tracer import isbox
 
 # (ans, pieces) of the last traced forward pass, or (None, None): taken (and cleared) by its VJP maker.
@@ -31,6 +31,8 @@ def fused_primitive(forward, make_vjp, wrt=None):
     make_vjp(argnums, pieces, *args) returns G -> tuple of d loss / d args[i] for i in argnums (G = d loss / d ans).
     wrt: the argument positions that can be differentiated (None: any); asking for another one raises.
     Arguments are positional; wrap the result in a function with a signature and a docstring.
+    f.value_and_grad(*args): the value and the gradients in the `wrt` arguments of a scalar f, by the same
+    forward pass and VJP but without autograd's tracing (a training loop's hot path; only when wrt is given).
     """
     @primitive
     def traced(*args):
@@ -53,4 +55,14 @@ def fused_primitive(forward, make_vjp, wrt=None):
         if any(isbox(a) for a in args):
             return traced(*args)
         return forward(*args)[0]
+
+    def value_and_grad(*args):
+        """(f(*args), d f / d args[i] for each i in wrt) for a scalar f, without autograd's tracing: the forward
+        pass, then the hand-written VJP at G = 1, as autograd.value_and_grad would run them (the same numbers, to
+        the bit), but with no boxes, no graph and no slot."""
+        ans, pieces = forward(*args)
+        return ans, make_vjp(wrt, pieces, *args)(vspace(ans).ones())
+
+    if wrt is not None:
+        fused.value_and_grad = value_and_grad
     return fused
