@@ -77,12 +77,16 @@ def _no_browser(reason):
     pytest.skip(reason)
 
 
+ARTIFACT_NAMES = {"jupyter", "jupyterlab", "notebook7", "voila"}   # this file's tabs and servers: <name>-*.png, ...
+
+
 @pytest.fixture(scope="module")
-def artifacts():
-    """artifacts/browser/, emptied of this file's earlier screenshots and logs."""
+def artifacts(request):
+    """artifacts/browser/, emptied of the earlier screenshots, logs and timings of the requesting test file's own
+    tabs (its ARTIFACT_NAMES), so that another browser test file (test_browser_writing.py) keeps this one's."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for old in ARTIFACTS.glob("*"):
-        if old.is_file() and old.name.split("-")[0] in {"jupyter", "jupyterlab", "notebook7", "voila"}:
+        if old.is_file() and old.name.split("-")[0] in request.module.ARTIFACT_NAMES:
             old.unlink()
     return ARTIFACTS
 

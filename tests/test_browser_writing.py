@@ -19,6 +19,7 @@ try:
 except ImportError:                                    # the `browser` fixture skips (or fails in CI)
     expect = None
 
+ARTIFACT_NAMES = {"writing", "voila07"}              # this file's tab and server (the `artifacts` fixture clears them)
 NOTEBOOK = "notebooks/07_write_with_the_model.ipynb"
 RUN_MS = 2 * PAGE_MS                                   # Voilà runs the whole notebook (training, tracking) first
 WRITE_MS = 120_000                                     # one word tracked on the true arm (3-8 s alone)
