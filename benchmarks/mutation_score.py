@@ -36,6 +36,16 @@ Run:  python benchmarks/mutation_score.py                 run mutmut (all cores)
       python benchmarks/mutation_score.py --survivors chain  also show each counted survivor of modules whose
                                                           name contains "chain" (a diff per mutant)
       python benchmarks/mutation_score.py --rerun chain      after adding tests: test those survivors again
+      python benchmarks/mutation_score.py --sample 400       when a full run does not fit: run a uniform random
+                                                          sample of 400 not-run mutants per group, then estimate
+
+The estimate (--sample; --no-run prints it again while the sample's results stand).  A full run re-tests every
+mutant of a changed function, hours on 2 cores after a change to the training loop.  --sample N first lets mutmut
+regenerate the mutants of the current code (re-running the few mutants of lesson_lib.facts), then draws N of each
+group's not-run mutants uniformly at random (--seed, default 0: the same not-run set gives the same sample), runs
+them, and estimates each group's score over all its mutants: the mutants run, plus the not-run ones counted,
+killed and left out in the sample's proportions.  The 95 % interval is Wilson's on the sample's share killed.  A
+goal is met only when the interval's lower end meets it.
 """
 import argparse
 import ast
@@ -44,7 +54,9 @@ import difflib
 import importlib
 import inspect
 import json
+import math
 import os
+import random
 import re
 import subprocess
 import sys
@@ -63,6 +75,9 @@ GROUPS = {  # group -> (goal, module prefixes)
 }
 MESSAGE_PARAMETERS = {"hint", "fix", "example", "expected", "what", "what_real", "text", "help"}
 KILLED = {"killed", "timeout"}
+NOT_RUN = {"not checked", "skipped"}
+SAMPLE = MUTANTS / "sample.json"        # the last --sample: its seed and the names drawn per group
+REGENERATE = "lesson_lib.facts.*"       # a `mutmut run` of these few mutants regenerates all of them first
 PROSE = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}")          # two words: prose, not a label like "[ ]"
 MUTANT = re.compile(r"^(?P<module>[\w.]+)\.(?P<function>x(?:_|ǁ)[^.]*?)__mutmut_(?P<number>\d+)$")
 
@@ -83,9 +98,9 @@ def run_mutmut(max_children):
 def rerun(names, max_children):
     """`mutmut run NAME...`: test these mutants again (with the current tests), keep every other result."""
     t0 = time.perf_counter()
-    for i in range(0, len(names), 500):
+    for i in range(0, len(names), 2000):              # 2,000 names of about 70 characters: one command line
         subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children),
-                        *names[i:i + 500]], cwd=ROOT, check=True)
+                        *names[i:i + 2000]], cwd=ROOT, check=True)
     return time.perf_counter() - t0
 
 
@@ -252,29 +267,82 @@ def diff(functions, function, number):
 
 # ---------------------------------------------------------------------- the table
 def score(statuses):
-    """Per module: Counter of killed, survived (counted, not killed), message (left out), missing (not run)."""
+    """Per module: Counter of killed, survived (counted, not killed), message (left out), missing (not run); the
+    counted survivors per module; the modules' Functions; and each mutant's category (one of those keys)."""
     sys.path.insert(0, str(ROOT))
-    per_module, survivors, cache = defaultdict(Counter), defaultdict(list), {}
+    per_module, survivors, cache, category = defaultdict(Counter), defaultdict(list), {}, {}
     for name, status in statuses.items():
         m = MUTANT.match(name)
         module, function, number = m["module"], m["function"], m["number"]
-        counts = per_module[module]
         if status in KILLED:
-            counts["killed"] += 1
-        elif status in ("not checked", "skipped"):
-            counts["missing"] += 1
+            kind = "killed"
+        elif status in NOT_RUN:
+            kind = "missing"
         else:
             if module not in cache:
                 cache[module] = Functions(module)
             if message_only(cache[module], function, number):
-                counts["message"] += 1
+                kind = "message"
             elif equivalent(cache[module], function, number):
-                counts["equivalent"] += 1
+                kind = "equivalent"
             else:
-                counts["survived"] += 1
-                counts["no tests"] += status == "no tests"
+                kind = "survived"
+                per_module[module]["no tests"] += status == "no tests"
                 survivors[module].append((name, status, function, number))
-    return per_module, survivors, cache
+        per_module[module][kind] += 1
+        category[name] = kind
+    return per_module, survivors, cache, category
+
+
+# ---------------------------------------------------------------------- a sample of the mutants not run
+def draw_sample(statuses, n, seed):
+    """{group: n of its not-run mutants (all if fewer), drawn uniformly at random}; the same seed and the same
+    not-run set give the same sample."""
+    rng, not_run = random.Random(seed), defaultdict(list)
+    for name in sorted(statuses):
+        if statuses[name] in NOT_RUN:
+            not_run[group_of(MUTANT.match(name)["module"])].append(name)
+    return {g: sorted(rng.sample(names, min(n, len(names)))) for g, names in sorted(not_run.items()) if g}
+
+
+def wilson(k, n, z=1.96):
+    """Wilson's 95 % interval of a share k / n."""
+    if not n:
+        return 0.0, 1.0
+    p, d = k / n, 1 + z * z / n
+    centre, half = (p + z * z / (2 * n)) / d, z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def print_estimate(per_module, category, sample):
+    """Each group's score over all its mutants, estimated from the sample (see the module's docstring); returns
+    whether every group's interval meets its goal."""
+    print(f"\nestimate over all mutants, from a uniform sample of the not-run ones (seed {sample['seed']}):")
+    print(f"{'group':<10}{'run':>7}{'not run':>9}{'sample':>8}{'counted':>9}{'killed':>8}{'estimate':>10}"
+          f"{'95 % interval':>18}")
+    met = True
+    for group, (goal, _) in GROUPS.items():
+        c = sum((per_module[m] for m in per_module if group_of(m) == group), Counter())
+        drawn = [category[n] for n in sample["names"].get(group, []) if n in category]
+        if any(kind == "missing" for kind in drawn):
+            print(f"{group:<10} the sample's mutants are not all run (the code changed since?): run --sample again")
+            met = False
+            continue
+        n_s, k_s = len(drawn), drawn.count("killed")
+        c_s = k_s + drawn.count("survived")
+        M = c["missing"]
+        counted = c["killed"] + c["survived"] + (M * c_s / n_s if n_s else 0)
+
+        def share(p):
+            return (c["killed"] + (M * c_s / n_s if n_s else 0) * p) / counted if counted else 1.0
+        rate = k_s / c_s if c_s else 1.0
+        lo, hi = wilson(k_s, c_s) if M else (rate, rate)
+        ok = share(lo) >= goal
+        met &= ok
+        verdict = "meets" if ok else ("likely, not shown" if share(rate) >= goal else f"BELOW goal {goal:.0%}")
+        print(f"{group:<10}{c['killed'] + c['survived'] + c['message'] + c['equivalent']:>7}{M:>9}{n_s:>8}{c_s:>9}"
+              f"{k_s:>8}{share(rate):>10.1%}{f'{share(lo):.1%} - {share(hi):.1%}':>18}  {verdict}")
+    return met
 
 
 def _row(label, c, goal=None):
@@ -324,12 +392,24 @@ def main(argv=None):
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--survivors", metavar="TEXT", default=None,
                         help="show the counted survivors of modules whose name contains TEXT ('' for all)")
+    parser.add_argument("--sample", metavar="N", type=int, default=None,
+                        help="regenerate the mutants, run N of each group's not-run mutants drawn at random, then "
+                             "estimate each group's score over all its mutants (see the docstring)")
+    parser.add_argument("--seed", type=int, default=0, help="the sample's random seed (with --sample)")
     parser.add_argument("--rerun", metavar="TEXT", default=None,
                         help="test again the counted survivors of modules whose name contains TEXT ('' for all), "
                              "e.g. after adding tests; other results are kept")
     args = parser.parse_args(argv)
-    if args.rerun is not None:
-        _, survivors, _ = score(results())
+    if args.sample is not None:
+        rerun([REGENERATE], args.max_children)                  # the mutants of the current code, and their stats
+        sample = {"seed": args.seed, "names": draw_sample(results(), args.sample, args.seed)}
+        SAMPLE.write_text(json.dumps(sample, indent=1))
+        names = [n for group in sample["names"].values() for n in group]
+        seconds = rerun(names, args.max_children)
+        print(f"\nmutmut run of a sample of {len(names)} not-run mutants: {seconds / 60:.1f} min with "
+              f"{args.max_children} workers")
+    elif args.rerun is not None:
+        _, survivors, _, _ = score(results())
         names = [n for module, rows in survivors.items() if args.rerun in module for n, *_ in rows]
         seconds = rerun(names, args.max_children)
         print(f"\nmutmut run of {len(names)} survivors: {seconds / 60:.1f} min with {args.max_children} workers")
@@ -340,9 +420,11 @@ def main(argv=None):
     if not statuses:
         print("no mutmut results: run without --no-run first")
         return 2
-    per_module, survivors, cache = score(statuses)
+    per_module, survivors, cache, category = score(statuses)
     print()
     met = print_table(per_module)
+    if SAMPLE.exists() and any(c["missing"] for c in per_module.values()):
+        met = print_estimate(per_module, category, json.loads(SAMPLE.read_text()))
     slow = slow_tests()
     if slow:
         print("\ntests over 1 s in mutmut's stats run (a surviving mutant runs every test that reaches it):")

@@ -51,3 +51,36 @@ def test_bench_jax_peer_without_jax_says_so_and_stops(capsys, monkeypatch):
     load(BENCHMARKS / "bench_jax_peer.py").main(rounds=1, steps=1)
     out = capsys.readouterr().out.strip()
     assert out.count("\n") == 0 and out.startswith("JAX is not installed: skipped") and "pip install jax" in out
+
+
+def test_the_mutation_sample_is_uniform_over_the_not_run_mutants_and_repeats_with_its_seed():
+    ms = load(BENCHMARKS / "mutation_score.py")
+    statuses = {f"lesson_lib.model.training.x_fit__mutmut_{i}": "not checked" if i % 3 else "killed"
+                for i in range(1, 301)}
+    statuses |= {f"lesson_lib.physics.chain.x_mass__mutmut_{i}": "skipped" for i in range(1, 6)}
+    sample = ms.draw_sample(statuses, 50, seed=7)
+    assert len(sample["model"]) == 50 and len(set(sample["model"])) == 50
+    assert all(statuses[n] == "not checked" for n in sample["model"])            # only mutants not run
+    assert len(sample["physics"]) == 5                                          # all of them, when fewer
+    assert ms.draw_sample(statuses, 50, seed=7) == sample != ms.draw_sample(statuses, 50, seed=8)
+
+
+def test_wilsons_interval_has_its_textbook_values():
+    ms = load(BENCHMARKS / "mutation_score.py")
+    assert ms.wilson(9, 10) == pytest.approx((0.5958, 0.9821), abs=1e-4)       # Newcombe (1998), 95 %
+    assert ms.wilson(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+
+
+def test_the_estimate_counts_the_not_run_mutants_in_the_samples_proportions(capsys):
+    """100 mutants run (90 killed), 100 not run, a sample of 10 (8 killed, 1 survivor, 1 message only): the
+    estimate is (90 + 100 x 8/10) killed of (100 + 100 x 9/10) counted = 170 / 190 = 89.5 %."""
+    from collections import Counter
+    ms = load(BENCHMARKS / "mutation_score.py")
+    per_module = {"lesson_lib.model.training": Counter(killed=90, survived=10, missing=100)}
+    kinds = ["killed"] * 8 + ["survived", "message"]
+    category = {f"s{i}": kind for i, kind in enumerate(kinds)}
+    met = ms.print_estimate(per_module, category, {"seed": 0, "names": {"model": list(category)}})
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("model"))
+    assert "89.5%" in row and not met and "likely" not in row                  # 89.5 % < 90 %: below
+    lo, hi = ms.wilson(8, 9)
+    assert f"{(90 + 90 * lo) / 190:.1%} - {(90 + 90 * hi) / 190:.1%}" in row
