@@ -2,9 +2,9 @@
 
 A model subclass provides `_architecture()` (its layer sizes), `_init_theta(rng)` (all weights as one flat vector
 theta) and `_loss(theta, batch)`, an autograd-differentiable scalar (batch: q, qd, qdd, target, inv_scale: see
-Trainable._samples).  The public `loss(theta, batch)` checks its arguments, then calls `_loss`; `fit` calls `_loss`
-on the batches it builds itself.  `fit` continues from the current parameters and optimiser state, so calling it again
-(pressing "Train" again) carries on rather than restarting.
+Trainable._samples).  The public `loss(theta, batch)` checks its arguments, then calls `_loss`; `fit` differentiates
+`_loss` (through `_loss_and_grad`) on the batches it builds itself.  `fit` continues from the current parameters
+and optimiser state, so calling it again (pressing "Train" again) carries on rather than restarting.
 
 Training that does not get worse: `fit` holds out a validation split (lesson_lib.model.validation: whole
 trajectories when the data say which samples belong together), evaluates it every `validation_interval` steps,
