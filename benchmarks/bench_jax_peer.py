@@ -100,20 +100,19 @@ def jax_peer(model, batch):
     return train, first, course_first
 
 
-def main(rounds=3, steps=2000):
-    try:
-        import jax  # noqa: F401
-        import optax  # noqa: F401
-    except ImportError:
-        print("JAX is not installed: skipped (pip install jax==0.10.2 jaxlib==0.10.2 optax==0.2.8 to run it)")
-        return
+def race(name, make_peer, goal, rounds=3, steps=2000):
+    """The race both peer benchmarks run: make_peer(model, batch) -> (train, first, course_first) as jax_peer
+    returns; the course's fit and the peer's train(steps) interleaved for `rounds` rounds on the same data from
+    the same initial weights; prints the loss both see at the start, each round, the best of each with the ratio
+    course / peer against `goal`, and max |M_hat - M| over the lesson's grid for both after the steps."""
     from lesson_lib import DeLaN, double_pendulum, lesson_check, sample_uniform
     chain = double_pendulum()
     data = sample_uniform(chain, 4096, seed=0)
     scaled = DeLaN(seed=0)
     scaled.fit(data, steps=1)                       # sets the torque scales fit's batches use
-    train, first, course_first = jax_peer(DeLaN(seed=0), scaled.training_batch(data))
-    print(f"the same loss at the initial weights: JAX {first:.6f}, the course's plain definition {course_first:.6f}")
+    train, first, course_first = make_peer(DeLaN(seed=0), scaled.training_batch(data))
+    print(f"the same loss at the initial weights: {name} {first:.6f}, the course's plain definition "
+          f"{course_first:.6f}")
     course, peer = [], []
     for r in range(rounds):
         m = DeLaN(seed=0)
@@ -122,13 +121,23 @@ def main(rounds=3, steps=2000):
         course.append(time.perf_counter() - t0)
         seconds, theta = train(steps)
         peer.append(seconds)
-        print(f"round {r + 1}: course {course[-1]:.2f} s, JAX-jit {peer[-1]:.2f} s for {steps} steps")
+        print(f"round {r + 1}: course {course[-1]:.2f} s, {name} {peer[-1]:.2f} s for {steps} steps")
     trained = DeLaN(seed=0)
     trained.set_params(theta)
     ours, theirs = lesson_check(m, chain), lesson_check(trained, chain)
-    print(f"best of {rounds}: course {min(course):.2f} s, JAX-jit {min(peer):.2f} s, course / JAX = "
-          f"{min(course) / min(peer):.2f} (goal <= 0.6); load average {os.getloadavg()[0]:.1f}")
-    print(f"after {steps} steps: max |M_hat - M| course {ours['max_error']:.4f}, JAX {theirs['max_error']:.4f}")
+    print(f"best of {rounds}: course {min(course):.2f} s, {name} {min(peer):.2f} s, course / {name} = "
+          f"{min(course) / min(peer):.2f} (goal <= {goal}); load average {os.getloadavg()[0]:.1f}")
+    print(f"after {steps} steps: max |M_hat - M| course {ours['max_error']:.4f}, {name} {theirs['max_error']:.4f}")
+
+
+def main(rounds=3, steps=2000):
+    try:
+        import jax  # noqa: F401
+        import optax  # noqa: F401
+    except ImportError:
+        print("JAX is not installed: skipped (pip install jax==0.10.2 jaxlib==0.10.2 optax==0.2.8 to run it)")
+        return
+    race("JAX-jit", jax_peer, 0.6, rounds, steps)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,14 @@ def test_bench_jax_peer_without_jax_says_so_and_stops(capsys, monkeypatch):
     assert out.count("\n") == 0 and out.startswith("JAX is not installed: skipped") and "pip install jax" in out
 
 
+def test_bench_torch_peer_without_pytorch_says_so_and_stops(capsys, monkeypatch):
+    """PyTorch is never a dependency either."""
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)
+    load(BENCHMARKS / "bench_torch_peer.py").main(rounds=1, steps=1)
+    out = capsys.readouterr().out.strip()
+    assert out.count("\n") == 0 and out.startswith("PyTorch is not installed: skipped") and "pip install torch" in out
+
+
 def test_the_mutation_sample_is_uniform_over_the_not_run_mutants_and_repeats_with_its_seed():
     ms = load(BENCHMARKS / "mutation_score.py")
     statuses = {f"lesson_lib.model.training.x_fit__mutmut_{i}": "not checked" if i % 3 else "killed"
