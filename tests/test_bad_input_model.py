@@ -189,19 +189,19 @@ ROWS = {
                           r"model.training_batch\(data\) returns, got \{"),
     "loss batch of four": ("box", lambda m: m.loss(m.theta, batch(m)[:4]), TypeError, r"batch must be the 5 arrays"),
     "loss batch 3 joints": ("delan", lambda m: m.loss(m.theta, (np.zeros((256, 3)),) + batch(m)[1:]), ValueError,
-                            r"batch\[0\] \(q\) has shape \(256, 3\), expected"),
+                            r"batch\['q'\] has shape \(256, 3\), expected"),
     "loss batch one state": ("delan", lambda m: m.loss(m.theta, batch(m)[:2] + (np.zeros(2),) + batch(m)[3:]),
-                             ValueError, r"batch\[2\] \(qdd\) has shape \(2,\), expected \(B, 2\) with B >= 1: "
-                                         r"one row per sample"),
+                             ValueError, r"batch\['qdd'\] has shape \(2,\), expected \(N, 2\): one row per "
+                                         r"sample"),
     "loss batch empty": ("box", lambda m: m.loss(m.theta, tuple(x[:0] for x in batch(m))), ValueError,
-                         r"batch\[0\] \(q\) has shape \(0, 2\), expected \(B, 2\) with B >= 1"),
+                         r"batch holds 0 sample\(s\), at least 1 needed"),
     "loss batch rows disagree": ("delan", lambda m: m.loss(m.theta, batch(m)[:3] + (batch(m)[3][:10], batch(m)[4])),
-                                 ValueError, r"the batch's arrays have different numbers of samples \{'q': 256, "
+                                 ValueError, r"the arrays of batch have different numbers of samples \{'q': 256, "
                                              r"'qd': 256, 'qdd': 256, 'target': 10, 'inv_scale': 256\}"),
     "loss batch NaN": ("delan", lambda m: m.loss(m.theta, batch(m)[:4] + (with_column(batch(m)[4], 1, np.nan),)),
-                       ValueError, r"batch\[4\] \(inv_scale\) contains NaN or inf"),
+                       ValueError, r"batch\['inv_scale'\] contains NaN or inf"),
     "loss batch a string": ("box", lambda m: m.loss(m.theta, ("q",) + batch(m)[1:]), TypeError,
-                            r"batch\[0\] \(q\) must be numeric"),
+                            r"batch\['q'\] must be numeric"),
     # ---- save and load
     "save path int": ("delan", lambda m: m.save(3), TypeError, r"path must be a file name .*3 \(int\)"),
     "save missing folder": ("box", lambda m: m.save("/nonexistent/dir/model"), FileNotFoundError,

@@ -28,8 +28,7 @@ from autograd.tracer import getval
 
 from . import model_file
 from .fast.settings import single_blas_thread
-from .._validate import (_got, as_data, as_state, as_states, as_vector, boolean, integer, positive_number, sizes,
-                         within_limit)
+from .._validate import _got, as_data, as_states, as_vector, boolean, integer, positive_number, sizes, within_limit
 from ..facts import LR, VALIDATION
 from .activations import check_activation
 from .fast.jet import n_weights
@@ -398,24 +397,15 @@ class Trainable:
         return theta if isinstance(value, np.ndarray) and value.dtype.kind == "f" else checked
 
     def _checked_batch(self, batch):
-        """The batch's five arrays as they are (a float32 batch stays float32) once each is a finite (B, n) array
-        with one B >= 1 for all, or their float copies if they were lists."""
+        """The batch's five arrays as they are (a float32 batch stays float32) once as_data found each a finite
+        (B, n) array with one B >= 1 for all, or its float copies of lists."""
         if not isinstance(batch, (tuple, list)) or len(batch) != len(BATCH):
             raise TypeError(f"batch must be the {len(BATCH)} arrays ({', '.join(BATCH)}) that "
                             f"model.training_batch(data) returns, got {_got(batch)}")
-        out = []
-        for i, (name, x) in enumerate(zip(BATCH, batch)):
-            value = getval(x)
-            checked = as_state(f"batch[{i}] ({name})", value, self.n_dof)
-            if checked.ndim != 2 or not len(checked):
-                raise ValueError(f"batch[{i}] ({name}) has shape {checked.shape}, expected (B, {self.n_dof}) with "
-                                 f"B >= 1: one row per sample, as model.training_batch(data) returns")
-            out.append(x if isinstance(value, np.ndarray) and value.dtype.kind == "f" else checked)
-        rows = {name: len(x) for name, x in zip(BATCH, out)}
-        if len(set(rows.values())) > 1:
-            raise ValueError(f"the batch's arrays have different numbers of samples {rows}; each needs one row per "
-                             f"sample, as model.training_batch(data) returns")
-        return tuple(out)
+        values = [getval(x) for x in batch]
+        checked = as_data("batch", dict(zip(BATCH, values)), self.n_dof, keys=BATCH)
+        return tuple(x if isinstance(v, np.ndarray) and v.dtype.kind == "f" else checked[k]
+                     for k, x, v in zip(BATCH, batch, values))
 
     def _samples(self, q, qd, qdd, tau, root_weight, dtype=None):
         """Samples as rows (5n, N) in `dtype` (default: train_dtype, float32): q, qd, qdd, target = tau * inv_scale
