@@ -1,5 +1,6 @@
 """The DeLaN's training gradient two ways: plain autograd (lesson_lib.model.definition) and the library's fast path
-(one hand-written autograd primitive, DeLaN._loss: what fit differentiates), as notebook 02 section 7 compares them.
+(one hand-written autograd primitive, DeLaN._loss), as notebook 02 section 7 compares them, and the same fast path
+as fit runs it (DeLaN._loss_and_grad: the primitive's passes called directly, nothing traced).
 
 Prints, for the default network and batches of 32, 128 (the training batch) and 1024 states: the best time of
 one loss-and-gradient each way in float64, the library's in float32 (as training runs), the ratio, and the
@@ -43,6 +44,7 @@ def main():
     chain, model = double_pendulum(), DeLaN(seed=0)
     theta = model.get_params()
     plain_grad, library_grad = value_and_grad(definition.loss), value_and_grad(model._loss)
+    fits = model._loss_and_grad                       # what fit runs: the same numbers, no tracing
     print(f"default DeLaN: hidden {model.hidden}, {theta.size} weights")
     for B in (32, model.batch_size, 1024):
         d = sample_uniform(chain, B, seed=0)
@@ -50,9 +52,9 @@ def main():
         batch32 = tuple(x.astype(np.float32) for x in batch)
         args = (theta, batch, model.sizes)
         t_plain, t_lib = best_ms(plain_grad, *args), best_ms(library_grad, theta, batch)
-        t_lib32 = best_ms(library_grad, theta, batch32)
-        print(f"batch {B:5d}: plain autograd {t_plain:7.2f} ms, library {t_lib:6.2f} ms (float32 {t_lib32:6.2f} ms)"
-              f" -> library {t_plain / t_lib:5.1f} x faster")
+        t_lib32, t_fit32 = best_ms(library_grad, theta, batch32), best_ms(fits, theta, batch32)
+        print(f"batch {B:5d}: plain autograd {t_plain:7.2f} ms, library {t_lib:6.2f} ms (float32 {t_lib32:6.2f} ms,"
+              f" as fit runs it {t_fit32:6.2f} ms) -> library {t_plain / t_lib:5.1f} x faster")
         if B == model.batch_size:
             n_plain, n_lib = recorded_operations(plain_grad, *args), recorded_operations(library_grad, theta, batch)
     print(f"operations autograd records per loss: plain {n_plain}, library {n_lib}")
