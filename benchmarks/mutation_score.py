@@ -400,6 +400,8 @@ def main(argv=None):
                         help="test again the counted survivors of modules whose name contains TEXT ('' for all), "
                              "e.g. after adding tests; other results are kept")
     args = parser.parse_args(argv)
+    if args.sample is not None and args.sample < 1:
+        parser.error(f"--sample needs a number of mutants >= 1 per group, got {args.sample}")
     if args.sample is not None:
         rerun([REGENERATE], args.max_children)                  # the mutants of the current code, and their stats
         sample = {"seed": args.seed, "names": draw_sample(results(), args.sample, args.seed)}
