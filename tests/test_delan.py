@@ -187,6 +187,23 @@ def test_learned_forward_dynamics_inverts_inverse_dynamics(trained):
     np.testing.assert_allclose(trained.forward_dynamics(q, qd, trained.inverse_dynamics(q, qd, qdd)), qdd, atol=1e-8)
 
 
+def test_states_are_evaluated_in_chunks_with_each_state_s_own_numbers(monkeypatch, trained):
+    """A batch larger than EVAL_CHUNK (here 3 chunks and a part, the last one short) gives, row by row, what each
+    state gives alone: no state dropped, repeated or moved to another's row."""
+    import lesson_lib.model.delan as delan
+    monkeypatch.setattr(delan, "EVAL_CHUNK", 8)
+    q, qd, qdd = (rng.uniform(-3, 3, (29, 2)) for _ in range(3))
+    batched = {"M": trained.mass_matrix(q), "g": trained.gravity(q), "V": trained.potential(q),
+               "tau": trained.inverse_dynamics(q, qd, qdd), "qdd": trained.forward_dynamics(q, qd, qdd)}
+    for i in range(len(q)):
+        alone = {"M": trained.mass_matrix(q[i]), "g": trained.gravity(q[i]), "V": trained.potential(q[i]),
+                 "tau": trained.inverse_dynamics(q[i], qd[i], qdd[i]),
+                 "qdd": trained.forward_dynamics(q[i], qd[i], qdd[i])}
+        for key, value in alone.items():
+            np.testing.assert_allclose(batched[key][i], value, rtol=1e-12, atol=1e-12, err_msg=f"{key} of state {i}")
+    assert trained.mass_matrix(np.zeros((0, 2))).shape == (0, 2, 2)
+
+
 def test_delan_generalises_beyond_training_range_far_better_than_black_box(data, trained):
     """Held-out velocities and accelerations twice the training range (qd 6 rad/s, qdd 20 rad/s^2)."""
     box = BlackBox(seed=0)

@@ -17,6 +17,7 @@
 
 Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
 """
+import autograd.numpy as anp
 import numpy as np
 
 from .fast import manipulator
@@ -28,6 +29,11 @@ from .training import Trainable, init_mlp
 
 EPS_MAX = 1.0                          # kg m^2: above this eps I outweighs a robot arm's inertia
 POTENTIAL_SCALE_RANGE = (1e-3, 1e4)    # J: the potential's unit, from a toy arm's millijoules to an industrial arm's
+# The public methods push at most EVAL_CHUNK states through the network at once.  Each state's jet depends on
+# that state only, so the numbers are those of one pass; but one pass over thousands of states makes layer
+# arrays of megabytes, which glibc maps in and frees back at every call (page faults), while arrays of a chunk
+# are reused (benchmarks/bench_bench.py times the Bench's updates, which evaluate N_SAMPLES states each).
+EVAL_CHUNK = 1024
 
 
 class DeLaN(Trainable):
@@ -75,8 +81,10 @@ class DeLaN(Trainable):
 
     def _jet(self, theta, q):
         """Network outputs and their q-derivatives at a batch q (B, n): the jet (n_L+1, 1+n, B), softplus on
-        the first n outputs (L's diagonal)."""
-        return jet_mlp(periodic_features(q), theta, self.sizes, self.activation, self.n_dof)
+        the first n outputs (L's diagonal); EVAL_CHUNK states at a time, joined along the batch axis."""
+        chunks = [jet_mlp(periodic_features(q[i:i + EVAL_CHUNK]), theta, self.sizes, self.activation, self.n_dof)
+                  for i in range(0, max(len(q), 1), EVAL_CHUNK)]
+        return chunks[0] if len(chunks) == 1 else anp.concatenate(chunks, axis=-1)
 
     def _loss(self, theta, batch):
         """The loss `fit` minimises (unchecked: model.loss checks its arguments, then calls this), at the flat
