@@ -267,8 +267,10 @@ class Bench:
         efig = Figure(figsize=(5.0, 4.6), dpi=80)
         eax = efig.subplots()
         n = self.grid_points
+        # One cell per grid point, the value the check saw there ("nearest": no resampling filter, which cost
+        # most of the map's redraw at each update and showed the same cells).
         self._eig_image = eax.imshow(np.zeros((n, n)), origin="lower", extent=(-np.pi, np.pi, -np.pi, np.pi),
-                                     cmap=palette.EIGEN_MAP, aspect="equal")
+                                     cmap=palette.EIGEN_MAP, aspect="equal", interpolation="nearest")
         efig.colorbar(self._eig_image, ax=eax, extend="max", label="min eigenvalue of learned M (kg m²)")
         (self._eig_mark,) = eax.plot([0], [0], "X", ms=13, mfc=palette.MARKER_FACE, mec=palette.MARKER_EDGE,
                                      mew=1.5)
