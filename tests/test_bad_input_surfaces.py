@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,21 @@ three = PlanarChain(m=[1.0] * 3, l=[1.0] * 3, lc=[0.5] * 3, I=[0.1] * 3)
 data = sample_uniform(chain, 50, seed=1)
 REF = write_letters("a")
 WRITTEN = letters("ab", dt=0.05)
+
+
+def big_blackbox():
+    """A black box with softplus hidden units and weights a million times its initial ones: unbounded and steep,
+    so states far too large overflow its torque (isru and tanh saturate instead)."""
+    box = BlackBox(activation="softplus")
+    box.set_params(box.get_params() * 1e6)
+    return box
+
+
+def without_warnings(call):
+    """call() with numpy's warnings turned into errors: an overflow is the library's message, not a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return call()
 
 
 class Broken:
@@ -102,6 +118,10 @@ BAD = [
     ("potential_scale tiny", lambda: DeLaN(potential_scale=1e-300), ValueError, r"potential_scale must be >= 0.001"),
     ("DeLaN qd overflow", lambda: DeLaN().inverse_dynamics([0, 0], [1e200, 0], [0, 0]), ValueError,
      r"torque overflowed.*\|qd\| up to 1e\+200"),
+    ("BlackBox torque overflow", lambda: without_warnings(lambda: big_blackbox().inverse_dynamics([0, 0], [1e300, 0],
+                                                                                                [0, 0])),
+     ValueError, r"^the model's torque overflowed to inf or NaN for these inputs \(\|q\| up to 0, \|qd\| up to "
+                 r"1e\+300, \|qdd\| up to 0\)"),
     ("DeLaN coriolis overflow", lambda: DeLaN().coriolis([0, 0], [1e200, 1e200]), ValueError, r"overflowed"),
     ("DeLaN forward overflow", lambda: DeLaN().forward_dynamics([0, 0], [1e200, 0], [0, 0]), ValueError,
      r"acceleration overflowed"),

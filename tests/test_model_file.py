@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, facts, sample_uniform
-from lesson_lib.model import SGD
-from lesson_lib.model.model_file import FORMAT_VERSION
+from lesson_lib.model import SGD, Adam
+from lesson_lib.model.model_file import FORMAT_VERSION, arguments
 from test_model_training import assert_same, full_snapshot
 
 
@@ -60,6 +60,27 @@ def test_a_different_architecture_is_refused_naming_each_field_and_the_model_to_
     assert_same(full_snapshot(model), before)
     rebuilt = eval(build, {"DeLaN": DeLaN}).load(path)          # the advice works
     assert rebuilt.hidden == (16, 16)
+
+
+def test_the_model_to_build_names_every_hyperparameter_of_its_optimiser_and_one_this_library_does_not_know(
+        tmp_path):
+    path = DeLaN(optimizer=Adam(b1=0.8, b2=0.99)).save(tmp_path / "m")
+    with pytest.raises(ValueError, match="holds a different model") as err:
+        DeLaN().load(path)
+    build = str(err.value).split("load into it: ")[1].split(".load(")[0]
+    assert build == "DeLaN(n_dof=2, hidden=(32, 32), activation='isru', optimizer=Adam(b1=0.8, b2=0.99, eps=1e-08))"
+    assert eval(build, {"DeLaN": DeLaN, "Adam": Adam}).load(path).optimizer.b2 == 0.99     # the advice works
+    written_elsewhere = {"n_dof": 2, "hidden": [8], "activation": "isru",            # by a lesson_lib with RMSprop
+                         "optimizer": {"name": "rmsprop", "rho": 0.9, "centered": True}}
+    assert arguments(written_elsewhere) == ("n_dof=2, hidden=(8,), activation='isru', "
+                                            "optimizer=rmsprop(rho=0.9, centered=True)")
+
+
+def test_a_bare_file_name_is_saved_in_the_working_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert DeLaN(seed=3).save("bare") == "bare.npz"
+    assert [p.name for p in tmp_path.iterdir()] == ["bare.npz"]                # no temporary file left
+    assert DeLaN(seed=3).load("bare").step == 0
 
 
 @pytest.mark.parametrize("saved, loading, field", [

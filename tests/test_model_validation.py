@@ -357,21 +357,38 @@ def test_save_and_load_keep_the_schedule_and_the_validation_history(cls, uniform
     assert_same(full_snapshot(b), full_snapshot(a))
 
 
-def test_a_format_1_file_is_read_with_its_potential_unit_of_1(uniform, tmp_path):
-    old = DeLaN(seed=0, potential_scale=1.0)
-    old.fit(uniform, steps=20, validation=0)
-    with np.load(old.save(tmp_path / "new")) as f:                   # the same file as format 1 wrote it
+def format_1_entries(model, tmp_path):
+    """The arrays of the file format 1 wrote for `model` (no schedule, no validation history, no potential unit)."""
+    with np.load(model.save(tmp_path / "new")) as f:
         d = {k: f[k] for k in f.files if not k.startswith("schedule.") and k != "validation_history"}
     config = json.loads(str(d["config"]))
     del config["potential_scale"]
     d.update(format=np.array(1), config=np.array(json.dumps(config)))
-    np.savez(tmp_path / "old.npz", **d)
+    return d
+
+
+def test_a_format_1_file_is_read_with_its_potential_unit_of_1(uniform, tmp_path):
+    old = DeLaN(seed=0, potential_scale=1.0)
+    old.fit(uniform, steps=20, validation=0)
+    np.savez(tmp_path / "old.npz", **format_1_entries(old, tmp_path))
     build = r"DeLaN\(n_dof=2, hidden=\(32, 32\), activation='isru', potential_scale=1\.0\)"
     with pytest.raises(ValueError, match=r"potential_scale: the file has 1\.0, this model has 20\.0.*" + build):
         DeLaN().load(tmp_path / "old.npz")
     loaded = DeLaN(seed=0, potential_scale=1.0).load(tmp_path / "old.npz")
     np.testing.assert_array_equal(loaded.get_params(), old.get_params())
     assert loaded.schedule.state() == {"base_lr": 3e-3, "since": 0} and loaded.validation_history == []
+
+
+def test_a_format_1_file_without_its_learning_rate_is_refused_naming_that_entry(tmp_path):
+    d = format_1_entries(DeLaN(seed=0, potential_scale=1.0), tmp_path)
+    del d["optimizer.lr"]                                             # the schedule starts at it: nothing to start at
+    np.savez(tmp_path / "old.npz", **d)
+    model = DeLaN(seed=0, potential_scale=1.0)
+    before = full_snapshot(model)
+    with pytest.raises(ValueError, match=r"cannot load .*: its entry 'optimizer\.lr' is missing\. The model was not "
+                                         r"changed\.$"):
+        model.load(tmp_path / "old.npz")
+    assert_same(full_snapshot(model), before)
 
 
 # ---------------------------------------------------------------- the loss: the samples' weights, V's unit

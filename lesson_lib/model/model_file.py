@@ -77,11 +77,11 @@ def save(model, path):
     if resume is not None:
         arrays["resume.params"] = resume["params"]
         arrays.update({f"resume.optimizer.{k}": np.asarray(v) for k, v in resume["optimizer"].items()})
-    arrays.update({k: np.asarray(v, dtype=float if k == "loss_history" else None) for k, v in state.items()})
+    arrays.update({k: np.asarray(v) for k, v in state.items()})      # the loss history: a list of floats
     folder = os.path.dirname(path) or "."
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"cannot save to {path!r}: the folder {folder!r} does not exist")
-    tmp = f"{path}.{os.getpid()}-{secrets.token_hex(4)}.tmp"       # one name per saver: no two collide
+    tmp = f"{path}.{os.getpid()}-{secrets.token_hex(4)}.tmp"  # pragma: no mutate (one name per saver: any tag length serves)
     try:
         with open(tmp, "xb") as f:
             np.savez(f, **arrays)
@@ -145,6 +145,8 @@ def read(model, path):
     except (ValueError, TypeError):
         raise _refuse(path, "its config entry is not valid JSON") from None
     if int(data["format"]) == 1:
+        if "optimizer.lr" not in data:
+            raise _refuse(path, "its entry 'optimizer.lr' is missing")
         data = _from_format_1(data, theirs)
     mine = model.config()
     diffs = _differences(mine, theirs)
@@ -202,8 +204,8 @@ def _from_format_1(data, config):
     fresh schedule at the file's learning rate, an empty validation history."""
     if config.get("class") == "DeLaN":
         config.setdefault("potential_scale", 1.0)
-    lr = data.get("optimizer.lr", np.array(1.0))
-    return {**data, "schedule.base_lr": lr, "schedule.since": np.array(0), "validation_history": np.zeros((0, 3))}
+    return {**data, "schedule.base_lr": data["optimizer.lr"], "schedule.since": np.array(0),
+            "validation_history": np.zeros((0, 3))}
 
 
 def _entry(path, data, key, like):
