@@ -1,6 +1,8 @@
 """Training through Störmer–Verlet (lesson_lib.model.verlet): the telescoped integrator on closed forms and on a
 trajectory the integrator itself made, forward dynamics against the torque, the gradient against finite
 differences, what training does with noisy positions, and the messages for bad input."""
+import re
+
 import numpy as np
 import pytest
 from autograd import grad
@@ -130,6 +132,7 @@ def test_a_non_finite_loss_raises_and_keeps_the_weights(letters, monkeypatch):
     (lambda rec: fit_verlet(DeLaN(), rec, steps=0), ValueError, "^steps must"),
     (lambda rec: fit_verlet(DeLaN(), rec, chunk=7), ValueError, "^chunk must"),
     (lambda rec: fit_verlet(DeLaN(), rec, chunks=0), ValueError, "^chunks must"),
+    (lambda rec: fit_verlet(DeLaN(), rec, seed=-1), ValueError, "^seed must be"),
 ])
 def test_bad_input_says_what_is_wrong(letters, call, error, words):
     with pytest.raises(error, match=words):
@@ -139,3 +142,37 @@ def test_bad_input_says_what_is_wrong(letters, call, error, words):
 def test_the_smallest_settings_are_accepted(letters):
     losses = fit_verlet(DeLaN(seed=0), letters[2], steps=1, chunk=8, chunks=1, span=0.004)
     assert len(losses) == 1 and np.all(np.isfinite(losses))
+
+
+def test_one_batch_of_every_run_gives_the_loss_over_all_runs_each_joint_scaled_by_its_own_spread(letters):
+    """chunks at least the number of runs: the one step's loss is verlet_loss over every run once (drawn without
+    replacement, in any order), with q̈'s spread per joint from the Savitzky-Golay estimate fit_verlet makes."""
+    _, _, rec = letters
+    chunk, span = 64, 10
+    starts, h = verlet._runs(rec, chunk)
+    model = DeLaN(seed=0)
+    theta = model.get_params().astype(float)
+    (first,) = fit_verlet(model, rec, steps=1, chunk=chunk, chunks=len(starts), span=span * h)
+    states = estimate(rec)
+    rows = (starts[:, None] + np.arange(chunk)).ravel()
+    every_run = (rec["q"][rows].reshape(len(starts), chunk, 2), states["q"][rows], states["qd"][rows],
+                 states["tau"][rows], verlet_weights(span, chunk), h, span, np.std(states["qdd"], axis=0))
+    scales = every_run[-1]
+    assert abs(scales[0] - scales[1]) > 0.1 * scales.max()          # one scale for both joints would show
+    options = {"activation": model.activation, "eps": model.eps, "v_scale": model.potential_scale}
+    assert first == pytest.approx(verlet.verlet_loss(theta, every_run, model.sizes, **options), rel=1e-9)   # runs in another order: rounding
+
+
+def test_the_same_seed_draws_the_same_runs_and_another_seed_others(letters):
+    small = dict(steps=3, chunk=16, chunks=1, span=0.004)
+    runs = [fit_verlet(DeLaN(seed=0), letters[2], seed=seed, **small) for seed in (5, 5, 6)]
+    assert runs[0] == runs[1] and runs[0] != runs[2]
+
+
+def test_a_span_too_long_for_the_chunk_says_the_chunk_that_would_fit(letters):
+    rec = letters[2]
+    h = np.diff(rec["t"][rec["traj"] == rec["traj"][0]]).mean()
+    with pytest.raises(ValueError) as err:
+        fit_verlet(DeLaN(), rec, span=0.2)
+    s, above = map(int, re.search(r"is (\d+) samples either side.*use a chunk above (\d+)", str(err.value)).groups())
+    assert s == round(0.2 / h) and above == 2 * s

@@ -111,7 +111,7 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
 
     def batch(i):
         rows = (starts[picks[i]][:, None] + np.arange(chunk)).ravel()
-        return (q_meas[rows].reshape(len(picks[i]), chunk, -1), states["q"][rows], states["qd"][rows],
+        return (q_meas[rows].reshape(len(picks[i]), chunk, model.n_dof), states["q"][rows], states["qd"][rows],
                 states["tau"][rows], K, h, s, qdd_scale)
 
     loss_and_grad = value_and_grad(lambda theta, i: verlet_loss(theta, batch(i), model.sizes, **options))
