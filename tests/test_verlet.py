@@ -114,9 +114,55 @@ def test_a_non_finite_loss_raises_and_keeps_the_weights(letters, monkeypatch):
     theta = model.get_params()
     monkeypatch.setattr(definition, "forward_dynamics",
                         lambda theta, q, *a, **k: theta[:q.size].reshape(q.shape) * np.nan)
-    with pytest.raises(TrainingDiverged, match="smaller lr"):
+    with pytest.raises(TrainingDiverged, match=r"at step 0 \(lr=0\.001\).*try a smaller lr, e\.g\. lr=0\.0001$"):
         fit_verlet(model, rec, steps=5)
     np.testing.assert_array_equal(model.get_params(), theta)
+
+
+def test_a_non_finite_gradient_of_a_finite_loss_raises_too(letters, monkeypatch):
+    model = DeLaN(seed=0)
+    theta = model.get_params()
+    monkeypatch.setattr(verlet, "value_and_grad", lambda f: lambda theta, i: (1.0, theta * np.nan))
+    with pytest.raises(TrainingDiverged, match="non-finite at step 0"):
+        fit_verlet(model, letters[2], steps=5)
+    np.testing.assert_array_equal(model.get_params(), theta)
+
+
+def test_the_rate_falls_from_lr_along_a_half_cosine_to_a_thousandth_of_it(letters, monkeypatch):
+    rates = []
+
+    class Recorded(verlet.Adam):
+        def step(self, theta, g):
+            rates.append(self.lr)
+            return super().step(theta, g)
+    monkeypatch.setattr(verlet, "Adam", Recorded)
+    fit_verlet(DeLaN(seed=0), letters[2], steps=100, chunk=8, chunks=1, span=0.004, lr=2e-3)
+    assert len(rates) == 100 and rates[0] == 2e-3 and rates[50] == pytest.approx(1e-3, rel=1e-12)
+    assert np.all(np.diff(rates) <= 0) and rates[-1] == pytest.approx(2e-6, rel=1e-12)   # the floor, 1e-3 lr
+
+
+def test_the_runs_are_half_overlapping_inside_each_trajectory_long_enough():
+    """Trajectories of 8, 7 and 16 samples, chunk 8: one run in the first, none in the second, runs every 4
+    samples in the third; h is the mean step of the trajectories that have runs."""
+    t = np.concatenate([np.arange(8) * 0.01, np.arange(7) * 0.5, np.arange(16) * 0.02])
+    traj = np.repeat([0, 1, 2], [8, 7, 16])
+    starts, h = verlet._runs({"t": t, "traj": traj}, 8)
+    assert starts.tolist() == [0, 15, 19, 23] and h == pytest.approx(0.015, rel=1e-12)
+
+
+def test_a_span_of_half_the_chunk_is_refused_and_one_sample_less_is_not(letters):
+    rec = letters[2]
+    with pytest.raises(ValueError, match="4 samples either side, too long for chunk=8 samples"):
+        fit_verlet(DeLaN(), rec, steps=1, chunk=8, span=4 * H)
+    assert len(fit_verlet(DeLaN(), rec, steps=1, chunk=9, span=4 * H)) == 1
+
+
+def test_recorded_positions_in_float32_are_read_as_float64(letters):
+    rec = letters[2]
+    low = {**rec, "q": rec["q"].astype(np.float32)}
+    same = {**rec, "q": low["q"].astype(float)}
+    small = dict(steps=2, chunk=16, chunks=2, span=0.004)
+    assert fit_verlet(DeLaN(seed=0), low, **small) == fit_verlet(DeLaN(seed=0), same, **small)
 
 
 @pytest.mark.parametrize("call, error, words", [
@@ -133,6 +179,7 @@ def test_a_non_finite_loss_raises_and_keeps_the_weights(letters, monkeypatch):
     (lambda rec: fit_verlet(DeLaN(), rec, chunk=7), ValueError, "^chunk must"),
     (lambda rec: fit_verlet(DeLaN(), rec, chunks=0), ValueError, "^chunks must"),
     (lambda rec: fit_verlet(DeLaN(), rec, seed=-1), ValueError, "^seed must be"),
+    (lambda rec: fit_verlet(DeLaN(), rec, span=-0.1), ValueError, "^span must be .*seconds, e.g. span=0.05"),
 ])
 def test_bad_input_says_what_is_wrong(letters, call, error, words):
     with pytest.raises(error, match=words):
@@ -144,16 +191,23 @@ def test_the_smallest_settings_are_accepted(letters):
     assert len(losses) == 1 and np.all(np.isfinite(losses))
 
 
-def test_one_batch_of_every_run_gives_the_loss_over_all_runs_each_joint_scaled_by_its_own_spread(letters):
+@pytest.mark.parametrize("settings, span, in_samples, window", [
+    ({}, 10, 10, 0.1),
+    (dict(activation="tanh", eps=0.01, potential_scale=5.0), 0.4, 1, 0.2),   # under a sample either side: one
+], ids=["defaults", "other model, a span under one sample, another window"])
+def test_one_batch_of_every_run_gives_the_loss_over_all_runs_each_joint_scaled_by_its_own_spread(
+        letters, settings, span, in_samples, window):
     """chunks at least the number of runs: the one step's loss is verlet_loss over every run once (drawn without
-    replacement, in any order), with q̈'s spread per joint from the Savitzky-Golay estimate fit_verlet makes."""
+    replacement, in any order), with the model's own settings, span made a whole number of samples (at least 1),
+    and q̈'s spread per joint from the Savitzky-Golay estimate with the window given."""
     _, _, rec = letters
-    chunk, span = 64, 10
+    chunk = 64
     starts, h = verlet._runs(rec, chunk)
-    model = DeLaN(seed=0)
-    theta = model.get_params().astype(float)
-    (first,) = fit_verlet(model, rec, steps=1, chunk=chunk, chunks=len(starts), span=span * h)
-    states = estimate(rec)
+    model = DeLaN(seed=2, **settings)
+    theta = model.get_params()
+    (first,) = fit_verlet(model, rec, steps=1, chunk=chunk, chunks=len(starts), span=span * h, window=window)
+    span = in_samples
+    states = estimate(rec, window=window)
     rows = (starts[:, None] + np.arange(chunk)).ravel()
     every_run = (rec["q"][rows].reshape(len(starts), chunk, 2), states["q"][rows], states["qd"][rows],
                  states["tau"][rows], verlet_weights(span, chunk), h, span, np.std(states["qdd"], axis=0))

@@ -61,14 +61,15 @@ def verlet_loss(theta, batch, sizes, **model_options):
     recorded positions (C, T, n); q, qd, tau (C * T, n) the states and torques where the model's accelerations are
     evaluated; K = verlet_weights(span, T)."""
     q_meas, q, qd, tau, K, h, span, qdd_scale = batch
-    a = definition.forward_dynamics(theta, q, qd, tau, sizes, **model_options, jet=network_jet).reshape(q_meas.shape)
+    a = definition.forward_dynamics(theta, q, qd, tau, sizes, **model_options,
+                                    jet=network_jet).reshape(q_meas.shape)  # pragma: no mutate (the plain jet: the same numbers, slower)
     r = position_second_differences(q_meas, span, h) - anp.einsum("cj,bjn->bcn", K, a)
     return anp.mean((r / qdd_scale) ** 2)
 
 
 def _runs(recording, chunk):
     """Start rows of the runs of `chunk` consecutive samples inside one trajectory (half-overlapping), and h."""
-    t, traj = np.asarray(recording["t"], dtype=float), np.asarray(recording["traj"])
+    t, traj = np.asarray(recording["t"]), np.asarray(recording["traj"])
     starts, steps = [], []
     for k in np.unique(traj):
         rows = np.flatnonzero(traj == k)
@@ -115,7 +116,7 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
                 states["tau"][rows], K, h, s, qdd_scale)
 
     loss_and_grad = value_and_grad(lambda theta, i: verlet_loss(theta, batch(i), model.sizes, **options))
-    theta, losses = model.get_params().astype(float), []
+    theta, losses = model.get_params(), []
     adam = Adam(lr=lr)
     adam.set_state(adam.initial_state(theta.size))
     for i in range(steps):
