@@ -174,6 +174,11 @@ def _edited(tmp_path, **entries):
     (lambda a: {"optimizer.t": -2}, r"optimizer step count is -2"),
     (lambda a: {"optimizer.v": -np.abs(a["optimizer.v"]) - 1}, r"second moments v have negative entries"),
     (lambda a: {"optimizer.lr": 0.0}, r"learning rate is not > 0"),
+    (lambda a: {"resume.params": a["params"], **{f"resume.optimizer.{k}": a[f"optimizer.{k}"] for k in "mvt"},
+                "resume.optimizer.lr": 0.0}, r"its resume\.optimizer learning rate is 0\.0, expected > 0"),
+    (lambda a: {"resume.params": a["params"], **{f"resume.optimizer.{k}": a[f"optimizer.{k}"] for k in "mv"},
+                "resume.optimizer.t": 9, "resume.optimizer.lr": 1e-3},
+     r"its resume\.optimizer step count is 9, expected a whole number from 0 to the model's 5 steps"),
 ])
 def test_a_model_file_with_an_impossible_optimiser_state_is_refused_and_the_model_kept(tmp_path, entries, pattern):
     model, bad, archive = _edited(tmp_path)
@@ -181,8 +186,10 @@ def test_a_model_file_with_an_impossible_optimiser_state_is_refused_and_the_mode
     np.savez(bad, **bad_archive)
     target = DeLaN(seed=3)
     before = target.get_params().copy(), target.step
-    with pytest.raises(ValueError, match=pattern):
+    with pytest.raises(ValueError, match=pattern) as err:
         target.load(bad)
+    assert str(err.value).startswith(f"cannot load {str(bad)!r}: its ")
+    assert str(err.value).endswith(". The model was not changed.")
     assert np.array_equal(target.get_params(), before[0]) and target.step == before[1]
 
 

@@ -100,35 +100,46 @@ def test_other_mismatches_refused(saved, loading, field, tmp_path):
 
 
 def corrupt_files(tmp_path, good):
-    """(description, path) of files that are not whole model files."""
+    """(description, path, what the refusal must say after "cannot load '<path>': ") of files that are not whole
+    model files."""
     raw = open(good, "rb").read()
+    not_ours = "it is not a model file written by model.save"
     files = {"truncated": raw[: len(raw) // 2], "garbage": b"not a model at all" * 50, "empty": b""}
     paths = []
     for name, content in files.items():
         path = tmp_path / f"{name}.npz"
         path.write_bytes(content)
-        paths.append((name, path))
+        paths.append((name, path, not_ours))
     np.save(tmp_path / "array.npy", np.zeros(3))
     (tmp_path / "array.npy").rename(tmp_path / "array.npz")
-    paths.append(("an .npy array", tmp_path / "array.npz"))
+    paths.append(("an .npy array", tmp_path / "array.npz", not_ours))
     np.savez(tmp_path / "foreign.npz", x=np.zeros(3))
-    paths.append(("foreign", tmp_path / "foreign.npz"))
+    paths.append(("foreign", tmp_path / "foreign.npz", not_ours + " (its arrays are ['x'])"))
     np.savez(tmp_path / "old.npz", params=np.zeros(3), m=np.zeros(3), v=np.zeros(3), step=0)
-    paths.append(("older lesson_lib", tmp_path / "old.npz"))
+    paths.append(("older lesson_lib", tmp_path / "old.npz", "it was written by an older lesson_lib"))
     with zipfile.ZipFile(good) as z:                             # a bad entry in a real model file
         entries = {n: z.read(n) for n in z.namelist()}
-    for name, edit in (("NaN weights", lambda d: d.update(params=np.full_like(d["params"], np.nan))),
-                       ("short weights", lambda d: d.update(params=d["params"][:-1])),
-                       ("no optimiser moments", lambda d: d.pop("optimizer.m")),
-                       ("bad rng", lambda d: d.update(batch_rng=np.array("{}"))),
-                       ("negative scale", lambda d: d.update(tau_scale=-d["tau_scale"])),
-                       ("future format", lambda d: d.update(format=np.array(FORMAT_VERSION + 1)))):
+    with np.load(good) as f:
+        n = f["params"].size
+    for name, edit, says in (
+            ("NaN weights", lambda d: d.update(params=np.full_like(d["params"], np.nan)),
+             "its entry 'params' contains NaN or inf"),
+            ("short weights", lambda d: d.update(params=d["params"][:-1]),
+             f"its entry 'params' has shape ({n - 1},) and type float64, expected numbers of shape ({n},)"),
+            ("text weights", lambda d: d.update(params=np.array(["1.0"] * n)),
+             f"its entry 'params' has shape ({n},) and type <U3, expected numbers of shape ({n},)"),
+            ("no optimiser moments", lambda d: d.pop("optimizer.m"), "its entry 'optimizer.m' is missing"),
+            ("bad rng", lambda d: d.update(batch_rng=np.array("{}")),
+             "its batch_rng entry is missing or not a valid generator state"),
+            ("negative scale", lambda d: d.update(tau_scale=-d["tau_scale"]), "its tau_scale has entries <= 0"),
+            ("future format", lambda d: d.update(format=np.array(FORMAT_VERSION + 1)),
+             f"it has file format array({FORMAT_VERSION + 1})")):
         with np.load(good) as f:
             d = {k: f[k] for k in f.files}
         edit(d)
         path = tmp_path / f"edited_{len(paths)}.npz"
         np.savez(path, **d)
-        paths.append((name, path))
+        paths.append((name, path, says))
     assert entries
     return paths
 
@@ -146,9 +157,10 @@ def saved_then_trained(cls, args, path):
 def test_corrupt_truncated_or_foreign_files_are_refused_and_change_nothing(cls, args, tmp_path):
     model, good = saved_then_trained(cls, args, tmp_path / "good")
     before = full_snapshot(model)
-    for name, path in corrupt_files(tmp_path, good):
-        with pytest.raises(ValueError, match=r"cannot load .*The model was not changed") as err:
+    for name, path, says in corrupt_files(tmp_path, good):
+        with pytest.raises(ValueError, match=r"\. The model was not changed\.$") as err:
             model.load(path)
+        assert str(err.value).startswith(f"cannot load {str(path)!r}: {says}"), (name, str(err.value))
         assert "Traceback" not in str(err.value), name
         assert_same(full_snapshot(model), before, name)
     with pytest.raises(FileNotFoundError, match=r"cannot load '.*missing\.npz': no such file"):

@@ -216,7 +216,8 @@ def _entry(path, data, key, like):
     want = np.shape(like)
     if key in ("loss_history", "validation_history") and value.ndim == len(want):
         want = (len(value), *want[1:])                         # a history of any length
-    if value.shape != want or value.dtype.kind not in "iuf":
+    numbers = np.issubdtype(value.dtype, np.integer) or np.issubdtype(value.dtype, np.floating)
+    if value.shape != want or not numbers:
         raise _refuse(path, f"its entry {key!r} has shape {value.shape} and type {value.dtype}, expected numbers "
                             f"of shape {np.shape(like)}")
     if not np.all(np.isfinite(value)):
