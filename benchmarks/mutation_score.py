@@ -38,6 +38,8 @@ Run:  python benchmarks/mutation_score.py                 run mutmut (all cores)
       python benchmarks/mutation_score.py --rerun chain      after adding tests: test those survivors again
       python benchmarks/mutation_score.py --sample 400       when a full run does not fit: run a uniform random
                                                           sample of 400 not-run mutants per group, then estimate
+      python benchmarks/mutation_score.py --sample 400 --groups model   the same for one group (the others with
+                                                          mutants not run are then "not estimated")
 
 The estimate (--sample; --no-run prints it again while the sample's results stand).  A full run re-tests every
 mutant of a changed function, hours on 2 cores after a change to the training loop.  --sample N first lets mutmut
@@ -295,14 +297,14 @@ def score(statuses):
 
 
 # ---------------------------------------------------------------------- a sample of the mutants not run
-def draw_sample(statuses, n, seed):
-    """{group: n of its not-run mutants (all if fewer), drawn uniformly at random}; the same seed and the same
-    not-run set give the same sample."""
+def draw_sample(statuses, n, seed, groups=tuple(GROUPS)):
+    """{group: n of its not-run mutants (all if fewer), drawn uniformly at random} for each of `groups`; the same
+    seed and the same not-run set give the same sample."""
     rng, not_run = random.Random(seed), defaultdict(list)
     for name in sorted(statuses):
         if statuses[name] in NOT_RUN:
             not_run[group_of(MUTANT.match(name)["module"])].append(name)
-    return {g: sorted(rng.sample(names, min(n, len(names)))) for g, names in sorted(not_run.items()) if g}
+    return {g: sorted(rng.sample(names, min(n, len(names)))) for g, names in sorted(not_run.items()) if g in groups}
 
 
 def wilson(k, n, z=1.96):
@@ -331,6 +333,10 @@ def print_estimate(per_module, category, sample):
         n_s, k_s = len(drawn), drawn.count("killed")
         c_s = k_s + drawn.count("survived")
         M = c["missing"]
+        if M and not n_s:
+            print(f"{group:<10} {M} mutants not run and none of them sampled: not estimated (--sample --groups)")
+            met = False
+            continue
         counted = c["killed"] + c["survived"] + (M * c_s / n_s if n_s else 0)
 
         def share(p):
@@ -396,15 +402,20 @@ def main(argv=None):
                         help="regenerate the mutants, run N of each group's not-run mutants drawn at random, then "
                              "estimate each group's score over all its mutants (see the docstring)")
     parser.add_argument("--seed", type=int, default=0, help="the sample's random seed (with --sample)")
+    parser.add_argument("--groups", default=",".join(GROUPS),
+                        help=f"with --sample: the groups to sample, comma-separated (default {','.join(GROUPS)})")
     parser.add_argument("--rerun", metavar="TEXT", default=None,
                         help="test again the counted survivors of modules whose name contains TEXT ('' for all), "
                              "e.g. after adding tests; other results are kept")
     args = parser.parse_args(argv)
     if args.sample is not None and args.sample < 1:
         parser.error(f"--sample needs a number of mutants >= 1 per group, got {args.sample}")
+    groups = tuple(g.strip() for g in args.groups.split(",") if g.strip())
+    if not groups or set(groups) - set(GROUPS):
+        parser.error(f"--groups takes names from {', '.join(GROUPS)}, got {args.groups!r}")
     if args.sample is not None:
         rerun([REGENERATE], args.max_children)                  # the mutants of the current code, and their stats
-        sample = {"seed": args.seed, "names": draw_sample(results(), args.sample, args.seed)}
+        sample = {"seed": args.seed, "names": draw_sample(results(), args.sample, args.seed, groups)}
         SAMPLE.write_text(json.dumps(sample, indent=1))
         names = [n for group in sample["names"].values() for n in group]
         seconds = rerun(names, args.max_children)

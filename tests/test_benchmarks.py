@@ -71,6 +71,23 @@ def test_the_mutation_sample_is_uniform_over_the_not_run_mutants_and_repeats_wit
     assert all(statuses[n] == "not checked" for n in sample["model"])            # only mutants not run
     assert len(sample["physics"]) == 5                                          # all of them, when fewer
     assert ms.draw_sample(statuses, 50, seed=7) == sample != ms.draw_sample(statuses, 50, seed=8)
+    assert ms.draw_sample(statuses, 50, seed=7, groups=("model",)) == {"model": sample["model"]}   # one group
+
+
+def test_a_group_with_mutants_not_run_and_none_sampled_is_not_estimated(capsys):
+    from collections import Counter
+    ms = load(BENCHMARKS / "mutation_score.py")
+    per_module = {"lesson_lib.model.training": Counter(killed=95, survived=5, missing=100),
+                  "lesson_lib.physics.chain": Counter(killed=50, survived=0, missing=30)}
+    category = {f"s{i}": "killed" for i in range(200)}
+    met = ms.print_estimate(per_module, category, {"seed": 0, "names": {"model": list(category)}})
+    lines = capsys.readouterr().out.splitlines()
+    physics = next(line for line in lines if line.startswith("physics"))
+    assert "30 mutants not run and none of them sampled: not estimated" in physics and not met
+    assert "meets" in next(line for line in lines if line.startswith("model"))
+    with pytest.raises(SystemExit):
+        ms.main(["--no-run", "--groups", "modle"])
+    assert "--groups takes names from physics, model, course, got 'modle'" in capsys.readouterr().err
 
 
 def test_wilsons_interval_has_its_textbook_values():
