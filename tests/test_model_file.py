@@ -83,19 +83,22 @@ def test_a_bare_file_name_is_saved_in_the_working_folder(tmp_path, monkeypatch):
     assert DeLaN(seed=3).load("bare").step == 0
 
 
-@pytest.mark.parametrize("saved, loading, field", [
-    (lambda: BlackBox(), lambda: DeLaN(), "class: the file has 'BlackBox', this model has 'DeLaN'"),
-    (lambda: DeLaN(n_dof=3), lambda: DeLaN(), "n_dof: the file has 3, this model has 2"),
-    (lambda: DeLaN(optimizer=SGD(momentum=0.5)), lambda: DeLaN(), "optimizer: the file has {'name': 'sgd'"),
-    (lambda: DeLaN(optimizer="sgd"), lambda: DeLaN(optimizer=SGD(momentum=0.5)), "'momentum': 0.9}, this model"),
+@pytest.mark.parametrize("saved, loading, name, field", [
+    (lambda: BlackBox(), lambda: DeLaN(), "class", "class: the file has 'BlackBox', this model has 'DeLaN'"),
+    (lambda: DeLaN(n_dof=3), lambda: DeLaN(), "n_dof", "n_dof: the file has 3, this model has 2"),
+    (lambda: DeLaN(optimizer=SGD(momentum=0.5)), lambda: DeLaN(), "optimizer",
+     "optimizer: the file has {'name': 'sgd'"),
+    (lambda: DeLaN(optimizer="sgd"), lambda: DeLaN(optimizer=SGD(momentum=0.5)), "optimizer",
+     "'momentum': 0.9}, this model"),
 ])
-def test_other_mismatches_refused(saved, loading, field, tmp_path):
+def test_other_mismatches_refused(saved, loading, name, field, tmp_path):
     saved().save(tmp_path / "m")
     model = loading()
     before = full_snapshot(model)
     with pytest.raises(ValueError, match="holds a different model") as err:
         model.load(tmp_path / "m")
     assert field in str(err.value)
+    assert str(err.value).count(f"{name}: the file has") == 1                         # each field named once
     assert_same(full_snapshot(model), before)
 
 
@@ -112,9 +115,13 @@ def corrupt_files(tmp_path, good):
         paths.append((name, path, not_ours))
     np.save(tmp_path / "array.npy", np.zeros(3))
     (tmp_path / "array.npy").rename(tmp_path / "array.npz")
-    paths.append(("an .npy array", tmp_path / "array.npz", not_ours))
+    paths.append(("an .npy array", tmp_path / "array.npz", not_ours + ", or it is truncated or corrupt (ValueError: "
+                                                                    "it holds a single ndarray, not a saved model's "
+                                                                    "archive)"))
     np.savez(tmp_path / "foreign.npz", x=np.zeros(3))
     paths.append(("foreign", tmp_path / "foreign.npz", not_ours + " (its arrays are ['x'])"))
+    np.savez(tmp_path / "weights_only.npz", params=np.zeros(3))
+    paths.append(("weights only", tmp_path / "weights_only.npz", not_ours + " (its arrays are ['params'])"))
     np.savez(tmp_path / "old.npz", params=np.zeros(3), m=np.zeros(3), v=np.zeros(3), step=0)
     paths.append(("older lesson_lib", tmp_path / "old.npz", "it was written by an older lesson_lib"))
     with zipfile.ZipFile(good) as z:                             # a bad entry in a real model file
@@ -129,6 +136,7 @@ def corrupt_files(tmp_path, good):
             ("text weights", lambda d: d.update(params=np.array(["1.0"] * n)),
              f"its entry 'params' has shape ({n},) and type <U3, expected numbers of shape ({n},)"),
             ("no optimiser moments", lambda d: d.pop("optimizer.m"), "its entry 'optimizer.m' is missing"),
+            ("no format", lambda d: d.pop("format"), not_ours + " (its arrays are ['batch_rng', 'config', "),
             ("bad rng", lambda d: d.update(batch_rng=np.array("{}")),
              "its batch_rng entry is missing or not a valid generator state"),
             ("negative scale", lambda d: d.update(tau_scale=-d["tau_scale"]), "its tau_scale has entries <= 0"),
@@ -142,6 +150,34 @@ def corrupt_files(tmp_path, good):
         paths.append((name, path, says))
     assert entries
     return paths
+
+
+CALLED = []
+
+
+class Unpickled:
+    """Unpickling this calls CALLED.append: a file's pickle run by load would show in CALLED."""
+
+    def __reduce__(self):
+        return CALLED.append, ("unpickled",)
+
+
+def test_a_model_file_is_never_unpickled(tmp_path):
+    good = DeLaN(seed=0).save(tmp_path / "good")
+    with np.load(good) as f:
+        d = {k: f[k] for k in f.files}
+    d["config"] = np.array([Unpickled()], dtype=object)                      # a pickle where JSON belongs
+    np.savez(tmp_path / "pickled.npz", **d)
+    with pytest.raises(ValueError, match=r"truncated or corrupt \(ValueError: .*allow_pickle=False"):
+        DeLaN().load(tmp_path / "pickled.npz")
+    assert CALLED == []
+
+
+def test_the_seed_and_the_batch_size_are_not_the_architecture(args, tmp_path):
+    saved = DeLaN(seed=1, batch_size=64)
+    saved.fit(*args, steps=3)
+    loaded = DeLaN(seed=2, batch_size=32).load(saved.save(tmp_path / "m"))
+    np.testing.assert_array_equal(loaded.get_params(), saved.get_params())
 
 
 def saved_then_trained(cls, args, path):

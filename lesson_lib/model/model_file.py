@@ -233,7 +233,7 @@ def _rng_state(path, data):
     """The minibatch generator's saved state, checked by setting it on a scratch generator."""
     try:
         state = json.loads(str(data["batch_rng"]))
-        np.random.default_rng(0).bit_generator.state = state
+        np.random.default_rng(0).bit_generator.state = state  # pragma: no mutate (a scratch generator: any seed)
     except (KeyError, ValueError, TypeError):
         raise _refuse(path, "its batch_rng entry is missing or not a valid generator state") from None
     return state
