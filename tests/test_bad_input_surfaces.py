@@ -168,12 +168,18 @@ def _edited(tmp_path, **entries):
 
 
 @pytest.mark.parametrize("entries, pattern", [
-    (lambda a: {"step": -1}, r"step count is negative"),
+    (lambda a: {"step": -1}, r"its step count is negative\. The model"),
     (lambda a: {"step": 7}, r"step count 7 disagrees with its loss history of 5 steps"),
     (lambda a: {"optimizer.t": 6}, r"optimizer step count is 6, expected a whole number from 0 to the model's 5"),
     (lambda a: {"optimizer.t": -2}, r"optimizer step count is -2"),
     (lambda a: {"optimizer.v": -np.abs(a["optimizer.v"]) - 1}, r"second moments v have negative entries"),
-    (lambda a: {"optimizer.lr": 0.0}, r"learning rate is not > 0"),
+    (lambda a: {"optimizer.lr": 0.0}, r"its optimizer learning rate is 0\.0, expected > 0"),
+    (lambda a: {"resume.params": a["params"] * np.nan, **{f"resume.optimizer.{k}": a[f"optimizer.{k}"]
+                                                       for k in ("m", "v", "t", "lr")}},
+     r"its entry 'resume\.params' contains NaN or inf"),
+    (lambda a: {"resume.params": a["params"], "resume.optimizer.m": a["optimizer.m"][:3],
+                **{f"resume.optimizer.{k}": a[f"optimizer.{k}"] for k in ("v", "t", "lr")}},
+     r"its entry 'resume\.optimizer\.m' has shape \(3,\)"),
     (lambda a: {"resume.params": a["params"], **{f"resume.optimizer.{k}": a[f"optimizer.{k}"] for k in "mvt"},
                 "resume.optimizer.lr": 0.0}, r"its resume\.optimizer learning rate is 0\.0, expected > 0"),
     (lambda a: {"resume.params": a["params"], **{f"resume.optimizer.{k}": a[f"optimizer.{k}"] for k in "mv"},

@@ -54,6 +54,7 @@ def test_a_different_architecture_is_refused_naming_each_field_and_the_model_to_
     assert "hidden: the file has (16, 16), this model has (32, 32)" in text
     assert "activation: the file has 'tanh', this model has 'isru'" in text
     assert "eps: the file has 0.01, this model has 0.001" in text
+    assert "this model has (32, 32); activation: the file has" in text                 # one field after another
     assert "n_dof" not in text.split("build")[0]
     build = text.split("load into it: ")[1].split(".load(")[0]
     assert build == "DeLaN(n_dof=2, hidden=(16, 16), activation='tanh', eps=0.01)"
@@ -81,6 +82,20 @@ def test_a_bare_file_name_is_saved_in_the_working_folder(tmp_path, monkeypatch):
     assert DeLaN(seed=3).save("bare") == "bare.npz"
     assert [p.name for p in tmp_path.iterdir()] == ["bare.npz"]                # no temporary file left
     assert DeLaN(seed=3).load("bare").step == 0
+
+
+def test_a_config_this_library_cannot_build_from_is_refused_without_advice(tmp_path):
+    path = DeLaN().save(tmp_path / "m")
+    with np.load(path) as f:
+        d = {k: f[k] for k in f.files}
+    config = json.loads(str(d["config"]))
+    del config["hidden"]                                             # written by some other program
+    d["config"] = np.array(json.dumps(config))
+    np.savez(tmp_path / "other.npz", **d)
+    with pytest.raises(ValueError) as err:
+        DeLaN().load(tmp_path / "other.npz")
+    assert str(err.value) == (f"cannot load {str(tmp_path / 'other.npz')!r}: it holds a different model (hidden: the "
+                              f"file has None, this model has (32, 32)). The model was not changed.")
 
 
 @pytest.mark.parametrize("saved, loading, name, field", [
@@ -140,6 +155,9 @@ def corrupt_files(tmp_path, good):
             ("bad rng", lambda d: d.update(batch_rng=np.array("{}")),
              "its batch_rng entry is missing or not a valid generator state"),
             ("negative scale", lambda d: d.update(tau_scale=-d["tau_scale"]), "its tau_scale has entries <= 0"),
+            ("a zero scale", lambda d: d.update(tau_scale=np.r_[0.0, d["tau_scale"][1:]]),
+             "its tau_scale has entries <= 0"),
+            ("bad config", lambda d: d.update(config=np.array("{not json")), "its config entry is not valid JSON"),
             ("future format", lambda d: d.update(format=np.array(FORMAT_VERSION + 1)),
              f"it has file format array({FORMAT_VERSION + 1})")):
         with np.load(good) as f:

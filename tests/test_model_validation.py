@@ -347,13 +347,16 @@ def test_save_and_load_keep_the_schedule_and_the_validation_history(cls, uniform
     b.fit(uniform, steps=250)
     assert_same(full_snapshot(b), full_snapshot(a))
     with np.load(tmp_path / "m.npz") as f:
-        for key, bad in (("schedule.since", np.array(-1)), ("schedule.base_lr", np.array(0.0)),
-                         ("validation_history", np.zeros((2, 2)))):
+        for key, bad, says in (
+                ("schedule.since", np.array(-1), "its schedule's count of evaluations without a new best is negative"),
+                ("schedule.base_lr", np.array(0.0), "its schedule's learning rate is 0.0, expected > 0"),
+                ("validation_history", np.zeros((2, 2)), "its entry 'validation_history' has shape (2, 2)")):
             d = {k: f[k] for k in f.files}
             d[key] = bad
             np.savez(tmp_path / "bad.npz", **d)
-            with pytest.raises(ValueError, match="cannot load"):
+            with pytest.raises(ValueError) as err:
                 b.load(tmp_path / "bad.npz")
+            assert str(err.value).startswith(f"cannot load {str(tmp_path / 'bad.npz')!r}: {says}"), str(err.value)
     assert_same(full_snapshot(b), full_snapshot(a))
 
 

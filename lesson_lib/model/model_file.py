@@ -153,11 +153,11 @@ def read(model, path):
     if diffs:
         listed = "; ".join(f"{f}: the file has {a!r}, this model has {b!r}" for f, a, b in diffs)
         try:
-            build = f"{theirs['class']}({arguments(theirs)}).load({path!r})"
-        except (KeyError, TypeError, AttributeError):
-            build = None
-        raise _refuse(path, f"it holds a different model ({listed})" +
-                      (f"; build the matching model and load into it: {build}" if build else ""))
+            advice = (f"; build the matching model and load into it: "
+                      f"{theirs['class']}({arguments(theirs)}).load({path!r})")
+        except (KeyError, TypeError, AttributeError):           # a config this lesson_lib cannot read back
+            advice = ""
+        raise _refuse(path, f"it holds a different model ({listed}){advice}")
     template = model._state()
     state = {}
     for key, like in template.items():
@@ -174,8 +174,10 @@ def read(model, path):
             state[key] = _entry(path, data, key, like)
     if np.any(state["tau_scale"] <= 0):
         raise _refuse(path, "its tau_scale has entries <= 0")
-    if state["step"] < 0 or state["optimizer"].get("lr", 1.0) <= 0 or state["schedule"]["base_lr"] <= 0:
-        raise _refuse(path, "its step count is negative or its learning rate is not > 0")
+    if state["step"] < 0:
+        raise _refuse(path, "its step count is negative")
+    if state["schedule"]["base_lr"] <= 0:
+        raise _refuse(path, f"its schedule's learning rate is {state['schedule']['base_lr']}, expected > 0")
     if state["schedule"]["since"] < 0:
         raise _refuse(path, "its schedule's count of evaluations without a new best is negative")
     if len(state["loss_history"]) != state["step"]:
@@ -189,7 +191,7 @@ def read(model, path):
 
 def _check_optimizer_state(path, where, opt, step):
     """Refuse an optimiser state no training could have left: a step count below 0 or above the model's steps,
-    negative second moments (Adam's v is a mean of squares)."""
+    negative second moments (Adam's v is a mean of squares), a learning rate not > 0."""
     if "t" in opt and not 0 <= opt["t"] <= step:
         raise _refuse(path, f"its {where} step count is {opt['t']}, expected a whole number from 0 to the "
                             f"model's {step} steps")
