@@ -58,7 +58,8 @@ def check_training_data(n_dof, q, qd, qdd, tau, tau_scale=None, squares_velociti
                     f"joint's error by its torques' standard deviation); use samples from varied motions")
     scale = spread if tau_scale is None else np.asarray(tau_scale, dtype=float)
     worst = (np.abs(tau).max(axis=0) / scale).max()
-    sizes = [("tau", worst, f"tau / std(tau) reaches {worst:.3g}", "the loss squares the scaled torque error")]
+    sizes = [("tau", worst, f"tau / std(tau) reaches {worst:.3g}", "the loss squares the scaled torque error",
+              "check the units of tau")]
     if squares_velocities:
         for name, x, power, term in (("qd", qd, 2, "its Coriolis terms square velocities"),
                                      ("qdd", qdd, 1, "the mass-matrix term is linear in qdd")):
@@ -67,12 +68,13 @@ def check_training_data(n_dof, q, qd, qdd, tau, tau_scale=None, squares_velociti
             sizes.append((name, ratio, f"{name} reaches {big:.3g} (joint {j}) while the smallest torque standard "
                                        f"deviation is {scale.min():.3g}, so the torque the model computes, "
                                        f"scaled, reaches {name}{'^2' if power == 2 else ''} / std(tau) = {ratio:.3g}",
-                          f"{term}, and the loss squares the scaled torque error again"))
-    for name, ratio, what, why in sizes:
+                          f"{term}, and the loss squares the scaled torque error again",
+                          f"check the units of {name} and tau"))
+    for name, ratio, what, why, units in sizes:
         if ratio > SCALED_SAFE:
             _refuse(f"these data would overflow the float32 training step: {what}, above the limit of "
-                    f"{SCALED_SAFE:g} ({why}; float32 ends at {np.finfo(np.float32).max:.3g}); check the units of "
-                    f"{name} and tau, or leave out the samples with extreme {name}")
+                    f"{SCALED_SAFE:g} ({why}; float32 ends at {np.finfo(np.float32).max:.3g}); {units}, or leave "
+                    f"out the samples with extreme {name}")
     return q, qd, qdd, tau, scale
 
 
