@@ -7,6 +7,7 @@ In the kernel, a press is `train_button.click()` with its live updates (every pa
 final redraw.  The browser adds the websocket and the page's rendering: tests/test_browser.py measures the
 press in JupyterLab, Notebook 7 and Voila (click to final redraw, in the page) and writes it to
 artifacts/browser/<front end>-timings.json; this script prints those figures too when they are there.
+benchmarks/bench_browser_press.py times presses in Voilà on their own, against another checkout if asked.
 The machine's load average is printed with the figures: on a shared machine, say it when you quote them.
 """
 import json
