@@ -304,7 +304,7 @@ def draw_sample(statuses, n, seed, groups=tuple(GROUPS)):
     for name in sorted(statuses):
         if statuses[name] in NOT_RUN:
             not_run[group_of(MUTANT.match(name)["module"])].append(name)
-    return {g: sorted(rng.sample(names, min(n, len(names)))) for g, names in sorted(not_run.items()) if g in groups}
+    return {g: sorted(rng.sample(not_run[g], min(n, len(not_run[g])))) for g in sorted(not_run.keys() & set(groups))}
 
 
 def wilson(k, n, z=1.96):

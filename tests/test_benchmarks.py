@@ -66,6 +66,7 @@ def test_the_mutation_sample_is_uniform_over_the_not_run_mutants_and_repeats_wit
     statuses = {f"lesson_lib.model.training.x_fit__mutmut_{i}": "not checked" if i % 3 else "killed"
                 for i in range(1, 301)}
     statuses |= {f"lesson_lib.physics.chain.x_mass__mutmut_{i}": "skipped" for i in range(1, 6)}
+    statuses |= {f"lesson_tools.build.x_build__mutmut_{i}": "not checked" for i in range(1, 4)}    # in no group
     sample = ms.draw_sample(statuses, 50, seed=7)
     assert len(sample["model"]) == 50 and len(set(sample["model"])) == 50
     assert all(statuses[n] == "not checked" for n in sample["model"])            # only mutants not run
