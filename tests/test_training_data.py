@@ -33,7 +33,7 @@ def test_a_value_too_large_for_float32_is_named_with_its_unit_and_joint(name, un
 
 
 def test_values_at_the_limits_are_accepted_and_just_beyond_refused():
-    check(qdd=(0, 0, FLOAT32_SAFE / 1e18), squares_velocities=False)           # far below: fine
+    check(qdd=(0, 0, FLOAT32_SAFE))                                            # at the limit: fine
     check(q=(2, 0, Q_PRECISE))
     with pytest.raises(ValueError) as err:
         check(q=(2, 1, 2 * Q_PRECISE))
@@ -56,6 +56,9 @@ def test_a_joint_whose_torque_never_changes_is_named():
     with pytest.raises(ValueError) as err:
         check_training_data(2, STATES["q"], STATES["qd"], STATES["qdd"], tau)
     assert str(err.value).startswith("the torques of joint 1 do not vary (tau[:, 1] is 3 in all 6 samples): ")
+    tau[:, 1] = 3.0 + 1e-12 * (-1.0) ** np.arange(6)                          # spread 1e-12: a rounding error
+    with pytest.raises(ValueError, match="the torques of joint 1 do not vary"):
+        check_training_data(2, STATES["q"], STATES["qd"], STATES["qdd"], tau)
     tau[0, 1] = 3.0 + 1e-6                                                     # varies a little: accepted
     check_training_data(2, STATES["q"], STATES["qd"], STATES["qdd"], tau)
 
@@ -63,9 +66,11 @@ def test_a_joint_whose_torque_never_changes_is_named():
 def test_the_scale_is_the_models_when_it_has_one_and_scaled_torques_beyond_the_limit_are_refused():
     *_, scale = check(tau_scale=[2.0, 3.0])
     assert scale.tolist() == [2.0, 3.0]
-    worst = (np.abs(STATES["tau"]).max(axis=0) / [1e-13, 1.0]).max()
+    largest = np.abs(STATES["tau"]).max(axis=0)
+    tiny = np.where(largest == largest.min(), 1e-13, 1.0)          # the joint with the smaller torques scaled tiny
+    worst = (largest / tiny).max()
     with pytest.raises(ValueError) as err:
-        check(tau_scale=[1e-13, 1.0])
+        check(tau_scale=list(tiny))
     assert str(err.value) == (f"these data would overflow the float32 training step: tau / std(tau) reaches "
                               f"{worst:.3g}, above the limit of 1e+12 (the loss squares the scaled torque error; "
                               f"float32 ends at 3.4e+38); check the units of tau, or leave out the samples with "

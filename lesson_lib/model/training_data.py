@@ -96,5 +96,5 @@ def sample_weights(qd, qdd, scale=POTENTIAL_SCALE):
     benchmarks/bench_trajectories.py measures the effect.
     """
     speed2, accel = np.sum(qd * qd, axis=1), np.sqrt(np.sum(qdd * qdd, axis=1))
-    w = 1.0 / (1.0 + (accel / scale) ** 2 + (speed2 / scale) ** 2)
+    w = np.reciprocal(1.0 + (accel / scale) ** 2 + (speed2 / scale) ** 2)
     return w / w.mean()
