@@ -158,6 +158,8 @@ def corrupt_files(tmp_path, good):
             ("a zero scale", lambda d: d.update(tau_scale=np.r_[0.0, d["tau_scale"][1:]]),
              "its tau_scale has entries <= 0"),
             ("bad config", lambda d: d.update(config=np.array("{not json")), "its config entry is not valid JSON"),
+            ("fractional step", lambda d: d.update(step=np.array(2.5)), "its entry 'step' should be a whole number, "
+                                                                        "got 2.5"),
             ("future format", lambda d: d.update(format=np.array(FORMAT_VERSION + 1)),
              f"it has file format array({FORMAT_VERSION + 1})")):
         with np.load(good) as f:
@@ -189,6 +191,17 @@ def test_a_model_file_is_never_unpickled(tmp_path):
     with pytest.raises(ValueError, match=r"truncated or corrupt \(ValueError: .*allow_pickle=False"):
         DeLaN().load(tmp_path / "pickled.npz")
     assert CALLED == []
+
+
+def test_weights_stored_in_float32_load(tmp_path):
+    saved = DeLaN(seed=4)
+    with np.load(saved.save(tmp_path / "m")) as f:
+        d = {k: f[k] for k in f.files}
+    d["params"] = d["params"].astype(np.float32)
+    np.savez(tmp_path / "single.npz", **d)
+    loaded = DeLaN(seed=4).load(tmp_path / "single.npz")
+    assert loaded.get_params().dtype == np.float64
+    np.testing.assert_array_equal(loaded.get_params(), saved.get_params().astype(np.float32))
 
 
 def test_the_seed_and_the_batch_size_are_not_the_architecture(args, tmp_path):

@@ -388,9 +388,10 @@ def test_a_format_1_file_without_its_learning_rate_is_refused_naming_that_entry(
     np.savez(tmp_path / "old.npz", **d)
     model = DeLaN(seed=0, potential_scale=1.0)
     before = full_snapshot(model)
-    with pytest.raises(ValueError, match=r"cannot load .*: its entry 'optimizer\.lr' is missing\. The model was not "
-                                         r"changed\.$"):
+    with pytest.raises(ValueError) as err:
         model.load(tmp_path / "old.npz")
+    assert str(err.value) == (f"cannot load {str(tmp_path / 'old.npz')!r}: its entry 'optimizer.lr' is missing. The "
+                              f"model was not changed.")
     assert_same(full_snapshot(model), before)
 
 

@@ -103,7 +103,7 @@ def _open(path):
         raise FileNotFoundError(f"cannot load {path!r}: no such file (model.save(path) writes one). "
                                 f"The model was not changed.")
     try:
-        archive = np.load(path, allow_pickle=False)
+        archive = np.load(path, allow_pickle=False)  # pragma: no mutate (numpy's default, kept in sight: never unpickle)
         if not isinstance(archive, np.lib.npyio.NpzFile):
             raise ValueError(f"it holds a single {type(archive).__name__}, not a saved model's archive")
         with archive:

@@ -74,7 +74,7 @@ def _runs(recording, chunk):
     for k in np.unique(traj):
         rows = np.flatnonzero(traj == k)
         if len(rows) >= chunk:
-            starts += range(rows[0], rows[-1] - chunk + 2, max(1, chunk // 2))
+            starts += range(rows[0], rows[-1] - chunk + 2, chunk // 2)          # chunk >= 8: a step of >= 4
             steps.append(np.diff(t[rows]).mean())
     if not starts:
         raise ValueError(f"no trajectory of the recording has {chunk} samples: use a shorter chunk (or span), or "
