@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from bad_input import assert_refused
 
-from lesson_lib import BlackBox, DeLaN, PlanarChain, double_pendulum, lesson_check, sample_uniform, torque_nmse
+from lesson_lib import BlackBox, DeLaN, PlanarChain, double_pendulum, facts, lesson_check, sample_uniform, torque_nmse
 from lesson_lib._validate import LimitExceeded
 from lesson_lib.control import PD, ComputedTorque, track
 from lesson_lib.data.letters import letters, strokes, write_letters, write_word
@@ -117,14 +117,15 @@ BAD = [
      r"potential_scale must be >= 0.001 and <= 10000"),
     ("potential_scale tiny", lambda: DeLaN(potential_scale=1e-300), ValueError, r"potential_scale must be >= 0.001"),
     ("DeLaN qd overflow", lambda: DeLaN().inverse_dynamics([0, 0], [1e200, 0], [0, 0]), ValueError,
-     r"torque overflowed.*\|qd\| up to 1e\+200"),
+     r"torque overflowed to inf or NaN for these inputs \(\|q\| up to 0, \|qd\| up to 1e\+200, \|qdd\| up to 0\)"),
     ("BlackBox torque overflow", lambda: without_warnings(lambda: big_blackbox().inverse_dynamics([0, 0], [1e300, 0],
                                                                                                 [0, 0])),
      ValueError, r"^the model's torque overflowed to inf or NaN for these inputs \(\|q\| up to 0, \|qd\| up to "
                  r"1e\+300, \|qdd\| up to 0\)"),
     ("DeLaN coriolis overflow", lambda: DeLaN().coriolis([0, 0], [1e200, 1e200]), ValueError, r"overflowed"),
     ("DeLaN forward overflow", lambda: DeLaN().forward_dynamics([0, 0], [1e200, 0], [0, 0]), ValueError,
-     r"acceleration overflowed"),
+     r"acceleration overflowed to inf or NaN for these inputs \(\|q\| up to 0, \|qd\| up to 1e\+200, \|tau\| up "
+     r"to 0\)"),
     ("training_batch not data", lambda: DeLaN().training_batch([1, 2]), TypeError, r"data must be a dict of arrays"),
     ("training_batch 3 joints", lambda: DeLaN().training_batch(sample_uniform(three, 5, seed=0)), ValueError,
      r"data\['q'\] has shape \(5, 3\), expected \(2,\) for one state or \(B, 2\)"),
@@ -211,11 +212,13 @@ def test_two_processes_saving_to_one_path_do_not_collide(tmp_path):
     DeLaN().load(tmp_path / "shared.npz")
 
 
-def test_training_that_cannot_start_names_the_scales_too():
-    model = BlackBox(seed=0)
+@pytest.mark.parametrize("model, scales", [
+    (DeLaN(seed=0), f"eps={facts.EPS:g}, potential_scale={facts.POTENTIAL_SCALE:g}"),
+    (BlackBox(seed=0), "the torque scale comes from the data")])
+def test_training_that_cannot_start_names_the_scales_too(model, scales):
     model.set_params(np.full(model.get_params().shape, 1e30))
     with pytest.raises(Exception, match=r"weights \(e.g. from set_params\) are too large for these data, or the "
-                                        r"model's scales are"):
+                                        r"model's scales are \(" + re.escape(scales) + r"\); model\.reset\(\)"):
         model.fit(data, steps=2)
 
 
