@@ -44,10 +44,14 @@ print(time.perf_counter() - t0)
 """
 
 
+def first_on_path(checkout, env):
+    """`env` with `checkout` first on PYTHONPATH: its lesson_lib is the one imported."""
+    return dict(env, PYTHONPATH=os.pathsep.join(filter(None, [str(checkout), env.get("PYTHONPATH")])))
+
+
 def serve(checkout, tmp):
     """Voilà serving `checkout`'s Bench app, its kernel importing `checkout`'s lesson_lib."""
-    env = tb._jupyter_env(tmp)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(checkout), env.get("PYTHONPATH")]))
+    env = first_on_path(checkout, tb._jupyter_env(tmp))
     argv = lambda port: [                                                                 # noqa: E731
         sys.executable, "-m", "voila", str(checkout / tb.NOTEBOOK), "--no-browser", f"--port={port}",
         "--Voila.ip=127.0.0.1", "--Voila.port_retries=0"]
@@ -83,9 +87,8 @@ def press(page, bench):
 
 def fit_alone(checkout):
     """Seconds of one fit of the Bench's steps with `checkout`'s lesson_lib, in a fresh process."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(checkout), os.environ.get("PYTHONPATH")])))
-    out = subprocess.run([sys.executable, "-c", FIT_ALONE], cwd=checkout, env=env, capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", FIT_ALONE], cwd=checkout, env=first_on_path(checkout, os.environ),
+                         capture_output=True, text=True, check=True)
     return float(out.stdout.split()[-1])
 
 

@@ -215,7 +215,8 @@ def test_one_batch_of_every_run_gives_the_loss_over_all_runs_each_joint_scaled_b
     scales = every_run[-1]
     assert abs(scales[0] - scales[1]) > 0.1 * scales.max()          # one scale for both joints would show
     options = {"activation": model.activation, "eps": model.eps, "v_scale": model.potential_scale}
-    assert first == pytest.approx(verlet.verlet_loss(theta, every_run, model.sizes, **options), rel=1e-9)   # runs in another order: rounding
+    # the runs in another order: the same loss up to rounding
+    assert first == pytest.approx(verlet.verlet_loss(theta, every_run, model.sizes, **options), rel=1e-9)
 
 
 def test_the_same_seed_draws_the_same_runs_and_another_seed_others(letters):

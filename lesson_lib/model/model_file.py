@@ -81,7 +81,7 @@ def save(model, path):
     folder = os.path.dirname(path) or "."
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"cannot save to {path!r}: the folder {folder!r} does not exist")
-    tmp = f"{path}.{os.getpid()}-{secrets.token_hex(4)}.tmp"  # pragma: no mutate (one name per saver: any tag length serves)
+    tmp = f"{path}.{os.getpid()}-{secrets.token_hex(4)}.tmp"  # pragma: no mutate (one name a saver; any tag length)
     try:
         with open(tmp, "xb") as f:
             np.savez(f, **arrays)
@@ -103,7 +103,7 @@ def _open(path):
         raise FileNotFoundError(f"cannot load {path!r}: no such file (model.save(path) writes one). "
                                 f"The model was not changed.")
     try:
-        archive = np.load(path, allow_pickle=False)  # pragma: no mutate (numpy's default, kept in sight: never unpickle)
+        archive = np.load(path, allow_pickle=False)  # pragma: no mutate (numpy's default, in sight: never unpickle)
         if not isinstance(archive, np.lib.npyio.NpzFile):
             raise ValueError(f"it holds a single {type(archive).__name__}, not a saved model's archive")
         with archive:

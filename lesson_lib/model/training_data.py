@@ -70,10 +70,10 @@ def check_training_data(n_dof, q, qd, qdd, tau, tau_scale=None, squares_velociti
                                        f"scaled, reaches {name}{'^2' if power == 2 else ''} / std(tau) = {ratio:.3g}",
                           f"{term}, and the loss squares the scaled torque error again",
                           f"check the units of {name} and tau"))
-    for name, ratio, what, why, units in sizes:
+    for name, ratio, what, why, fix in sizes:
         if ratio > SCALED_SAFE:
             _refuse(f"these data would overflow the float32 training step: {what}, above the limit of "
-                    f"{SCALED_SAFE:g} ({why}; float32 ends at {np.finfo(np.float32).max:.3g}); {units}, or leave "
+                    f"{SCALED_SAFE:g} ({why}; float32 ends at {np.finfo(np.float32).max:.3g}); {fix}, or leave "
                     f"out the samples with extreme {name}")
     return q, qd, qdd, tau, scale
 

@@ -62,7 +62,7 @@ def verlet_loss(theta, batch, sizes, **model_options):
     evaluated; K = verlet_weights(span, T)."""
     q_meas, q, qd, tau, K, h, span, qdd_scale = batch
     a = definition.forward_dynamics(theta, q, qd, tau, sizes, **model_options,
-                                    jet=network_jet).reshape(q_meas.shape)  # pragma: no mutate (the plain jet: the same numbers, slower)
+                                    jet=network_jet).reshape(q_meas.shape)  # pragma: no mutate (plain jet: same a)
     r = position_second_differences(q_meas, span, h) - anp.einsum("cj,bjn->bcn", K, a)
     return anp.mean((r / qdd_scale) ** 2)
 
