@@ -11,7 +11,10 @@ they must not act).  The HTML widget puts its value in the page with innerHTML i
 Voila alike, which is what makes this work in all three; tests/test_browser.py checks it there with axe-core.
 
 The selector "" stands for the root element itself.  Each update carries a sequence number, so an older
-update that runs late never overwrites a newer one.
+update that runs late never overwrites a newer one.  Once the root's observer is in place, a new carrier is
+applied by it, in the same task that put the carrier in the page: the image's error event comes a task later,
+after the widget messages that follow may already have changed other panels (a live update would then show
+the next update's progress beside this one's step).
 """
 import html
 import itertools
@@ -38,6 +41,13 @@ SCRIPT = """
       });
     });
   }
+  function adopt(root) {                           /* the newest carrier's spec, as soon as it is in the page */
+    var carriers = root.querySelectorAll('.' + spec.root + '-aria img[data-aria]');
+    Array.prototype.forEach.call(carriers, function (el) {
+      var s = JSON.parse(el.getAttribute('data-aria'));
+      if (!root.__ariaSpec || s.seq > root.__ariaSpec.seq) root.__ariaSpec = s;
+    });
+  }
   function boot(tries) {
     if (!img.parentNode) return;
     var root = img.closest('.' + spec.root);
@@ -46,7 +56,7 @@ SCRIPT = """
     root.__ariaSpec = spec;
     apply(root);
     if (!root.__ariaObserver) {
-      root.__ariaObserver = new MutationObserver(function () { apply(root); });
+      root.__ariaObserver = new MutationObserver(function () { adopt(root); apply(root); });
       root.__ariaObserver.observe(root, {childList: true, subtree: true});
       root.addEventListener('click', function (e) {
         var b = e.target.closest && e.target.closest('button[aria-disabled="true"]');
