@@ -10,19 +10,40 @@ artifacts/browser/<front end>-timings.json; this script prints those figures too
 benchmarks/bench_browser_press.py times presses in Voilà on their own, against another checkout if asked.
 The machine's load average is printed with the figures: on a shared machine, say it when you quote them.
 """
+import io
 import json
 import os
 import sys
 import time
+import timeit
 from pathlib import Path
 
 import numpy as np
+import PIL.Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
-from lesson_lib.ui.bench import Bench
+from lesson_lib.ui.bench import Bench                              # noqa: E402
+from lesson_lib.ui.blit import png_bytes                           # noqa: E402
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "browser"
 PRESSES = 3
+
+
+def encode_times(figure, repeat=20):
+    """The figure's PNG from the course's writer (lesson_lib.ui.blit.png_bytes) and from Pillow's (as the Bench
+    encoded before, compress_level 1): best time of `repeat` and size of each."""
+    rgb = np.asarray(figure.canvas.buffer_rgba())[..., :3]
+    image = PIL.Image.fromarray(np.ascontiguousarray(rgb))
+
+    def pillow():
+        buf = io.BytesIO()
+        image.save(buf, format="png", compress_level=1)
+        return buf.getvalue()
+    out = []
+    for label, encode in (("png_bytes", lambda: png_bytes(rgb)), ("Pillow", pillow)):
+        best = min(timeit.repeat(encode, number=1, repeat=repeat))
+        out.append(f"{label} {best * 1e3:.1f} ms, {len(encode()) / 1e3:.0f} kB")
+    return "; ".join(out)
 
 
 def main():
@@ -51,6 +72,8 @@ def main():
           f"final redraw): {', '.join(f'{t:.2f}' for t in presses)} s; longest gap between updates "
           f"{gaps.max():.2f} s; badge {'PASS' if bench.last_check['passed'] else 'FAIL'}, max error "
           f"{bench.last_check['max_error']:.3f}")
+    for name, figure in (("plot", bench._plot_fig), ("eigenvalue map", bench._eig_fig)):
+        print(f"PNG of the {name}: {encode_times(figure)}")
     d, steps = bench.data, bench.steps_per_press                  # the same steps without the Bench's updates
     t0 = time.perf_counter()
     bench.model.fit(d["q"], d["qd"], d["qdd"], d["tau"], steps=steps)

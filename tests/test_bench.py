@@ -73,7 +73,8 @@ def _assert_panels_agree(bench, busy, start, steps):
                                                                           abs=6e-4)
     assert _number(bench.readout.value, "bench-q-eig") == pytest.approx(np.linalg.eigvalsh(want["M_hat"])[0],
                                                                         abs=6e-5)
-    assert f"lowest {want['min_eig']:.4f}" in bench._eig_title.get_text()
+    assert _number(bench.eig_caption.value, "bench-eig-lowest") == pytest.approx(want["min_eig"], abs=6e-5)
+    assert ("&gt; 0 everywhere: SPD" in bench.eig_caption.value) == (want["min_eig"] > 0)
     np.testing.assert_allclose(np.asarray(bench._eig_image.get_array()).T.ravel(), want["lam_grid"], atol=1e-12)
     verdict = "PASS" if want["passed"] else "FAIL"
     if busy:
@@ -312,6 +313,21 @@ def test_a_panel_left_out_of_the_declaration_goes_stale_and_is_seen(bench, monke
         bench.refresh()                                 # the module's Bench whole again for the next tests
 
 
+def test_the_start_of_a_press_keeps_the_figures_and_every_update_after_it_redraws_them(bench, monkeypatch):
+    """The update that starts a press changes the badge, progress and buttons only: nothing the figures show was
+    measured since they were drawn, so they keep their PNG; the live update and the final redraw encode both."""
+    from lesson_lib.ui import blit
+    bench.reset()                                      # from step 0: a live update at step 250
+    encoded = []
+    monkeypatch.setattr(blit, "png_bytes", lambda rgb, _encode=blit.png_bytes: encoded.append(1) or _encode(rgb))
+    before = bench.plot.value, bench.eigmap.value
+    per_update = []
+    bench.aria.widget.observe(lambda change: per_update.append(len(encoded)), names="value")
+    bench.train(500)                                   # updates: the start, step 250 (live), the final redraw
+    assert per_update == [0, 2, 4] and bench.model.step == 500
+    assert bench.plot.value != before[0] and bench.eigmap.value != before[1]
+
+
 def test_every_widget_the_bench_builds_is_placed_in_its_layout(bench):
     placed = {id(w) for w in _placed(bench.ui)}
     built = [(name, w) for name, w in vars(bench).items() if isinstance(w, widgets.DOMWidget)]
@@ -414,7 +430,9 @@ def test_no_number_is_shown_as_minus_zero(bench):
 
 
 def test_the_two_figures_wrap_onto_two_rows_when_the_page_is_narrow(bench):
-    (row,) = [w for w in _placed(bench.ui) if isinstance(w, widgets.HBox) and bench.eigmap in w.children]
+    (row,) = [w for w in _placed(bench.ui) if isinstance(w, widgets.HBox) and bench.plot in w.children]
+    (column,) = [w for w in row.children if w is not bench.plot]
+    assert column.children == (bench.eig_caption, bench.eigmap)      # the map's caption stays above it
     assert row.layout.flex_flow == "row wrap"
 
 

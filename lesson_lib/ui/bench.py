@@ -11,7 +11,8 @@ One state, one picture: every update (a slider move, a live update while trainin
 first measures the model, then writes every panel from those numbers in one fixed order, the ARIA attributes
 last.  So the matrices, readouts, loss, status, eigenvalue map and its title, plots, progress and badge always
 show the same step.  Figures are drawn once; an update redraws only what moves (blitting), and a full redraw
-happens only when a curve leaves its axis limits or the colour scale.
+happens only when a curve leaves its axis limits or the colour scale.  Text that changes is HTML, not figure
+text (the eigenvalue map's caption).
 
 Errors never vanish: every callback shows its exception in the message area and leaves the Bench usable.
 Train is a transaction: `DeLaN.fit` either completes or raises with the model restored; the Bench then shows
@@ -217,6 +218,7 @@ class Bench:
         self.message = widgets.HTML().add_class("bench-message")
         self.plot = widgets.Image(format="png", layout=widgets.Layout(width="560px")).add_class("bench-plot")
         self.eigmap = widgets.Image(format="png", layout=widgets.Layout(width="400px")).add_class("bench-eigmap")
+        self.eig_caption = widgets.HTML(layout=widgets.Layout(width="400px", margin="0")).add_class("bench-eig-caption")
         self.aria = AriaCarrier("bench")
         self.q0.observe(self._on_slider, names="value")
         self.q1.observe(self._on_slider, names="value")
@@ -226,7 +228,8 @@ class Bench:
             widgets.HBox([self.q0, self.q1]),
             widgets.HBox([self.train_button, self.reset_button, self.progress]),
             widgets.HBox([self.matrices, widgets.VBox([self.readout, self.status, self.badge])]),
-            widgets.HBox([self.plot, self.eigmap], layout=widgets.Layout(flex_flow="row wrap")),   # narrow: stack
+            widgets.HBox([self.plot, widgets.VBox([self.eig_caption, self.eigmap])],
+                         layout=widgets.Layout(flex_flow="row wrap")),                            # narrow: stack
             self.message,
             self.aria.widget,
         ]).add_class("bench")
@@ -264,7 +267,10 @@ class Bench:
         self._axes = axes
         self._plot_fig = BlittedFigure(fig, [a for line in self._lines.values() for a in line[1:]])
 
-        efig = Figure(figsize=(5.0, 4.6), dpi=80)
+        # The map's title is the HTML caption above it (eig_caption): its changing line costs nothing to draw
+        # there, where matplotlib would lay out and render its text at every update.  The caption's two lines
+        # and this figure are as tall as the plot beside them.
+        efig = Figure(figsize=(5.0, 4.2), dpi=80)
         eax = efig.subplots()
         n = self.grid_points
         # One cell per grid point, the value the check saw there ("nearest": no resampling filter, which cost
@@ -274,12 +280,10 @@ class Bench:
         efig.colorbar(self._eig_image, ax=eax, extend="max", label="min eigenvalue of learned M (kg m²)")
         (self._eig_mark,) = eax.plot([0], [0], "X", ms=13, mfc=palette.MARKER_FACE, mec=palette.MARKER_EDGE,
                                      mew=1.5)
-        eax.set_title("learned M: smallest eigenvalue over the torus", fontsize=10, pad=16)
-        self._eig_title = eax.text(0.5, 1.012, "", transform=eax.transAxes, ha="center", va="bottom", fontsize=10)
         eax.set_xlabel("q0 (rad)")
         eax.set_ylabel("q1 (rad)")
-        efig.subplots_adjust(left=0.14, right=0.92, top=0.86, bottom=0.12)
-        self._eig_fig = BlittedFigure(efig, [self._eig_mark], slow=[self._eig_image, self._eig_title])
+        efig.subplots_adjust(left=0.14, right=0.92, top=0.97, bottom=0.13)
+        self._eig_fig = BlittedFigure(efig, [self._eig_mark], slow=[self._eig_image])
 
     def _fit_limits(self, lam, force=False):
         """Keep each axis's limits (and the colour scale) while the data stay inside them, so updates only
@@ -316,8 +320,6 @@ class Bench:
         self.loss = float(np.mean(torque_nmse(self.model, self.data)))
         self._lam_grid = np.linalg.eigvalsh(M_grid)[:, 0]
         self._eig_image.set_data(self._lam_grid.reshape(self.grid_points, self.grid_points).T)
-        self._eig_title.set_text(f"lowest {self.last_check['min_eig']:.4f} "
-                                 f"({'> 0 everywhere: SPD' if self.last_check['min_eig'] > 0 else 'NOT positive everywhere'})")
         self._measured = self.model.get_params()
         self._model_changed = True                      # the eigenvalue map's layer must be redrawn
 
@@ -332,13 +334,15 @@ class Bench:
             mark.set_data([q[1]], [self._M_hat[i, j]])
         self._line_gap = float(np.max(np.abs(M_hat_line - self._M_true_line)))
         self._eig_mark.set_data([q[0]], [q[1]])
+        self._q_changed = True                          # the plot's lines and both figures' marks moved
 
     # ------------------------------------------------------------------ showing (numbers -> every panel)
     # Every panel, declared once: (widget attribute, the method that draws its value from the last measurements),
     # in drawing order.  `_show` draws them all at every update; tests/test_bench.py iterates over this list (a
     # panel left out of it is never drawn, and the tests see it).
     PANELS = (("progress", "_draw_progress"), ("matrices", "_draw_matrices"), ("readout", "_draw_readout"),
-              ("plot", "_draw_plot"), ("eigmap", "_draw_eigmap"), ("status", "_draw_status"),
+              ("plot", "_draw_plot"), ("eigmap", "_draw_eigmap"), ("eig_caption", "_draw_eig_caption"),
+              ("status", "_draw_status"),
               ("badge", "_draw_badge"))
 
     def _draw_progress(self):
@@ -355,13 +359,25 @@ class Bench:
                 f"<b class='bench-q-error'>{_fixed(err, 3)}</b><br>min eigenvalue of learned M "
                 f"<b class='bench-q-eig'>{_fixed(lam, 4)}</b></div>")
 
+    # The figures are drawn again only when something they show was measured since they were last drawn (not at
+    # the start of a press, which changes the badge and the buttons only): else they keep their PNG.
     def _draw_plot(self):
-        return self._plot_fig.full() if self._full else self._plot_fig.fast()
+        if self._full:
+            return self._plot_fig.full()
+        return self._plot_fig.fast() if self._q_changed else self.plot.value
 
     def _draw_eigmap(self):
-        png = self._eig_fig.full() if self._full else self._eig_fig.fast(slow_changed=self._model_changed)
-        self._model_changed = False
-        return png
+        if self._full:
+            return self._eig_fig.full()
+        if self._model_changed or self._q_changed:
+            return self._eig_fig.fast(slow_changed=self._model_changed)
+        return self.eigmap.value
+
+    def _draw_eig_caption(self):
+        lam = self.last_check["min_eig"]
+        return (f"<div style='text-align:center;font-size:12px;line-height:1.4'>learned M: smallest eigenvalue over "
+                f"the torus<br>lowest <b class='bench-eig-lowest'>{lam:.4f}</b> kg m² "
+                f"({'&gt; 0 everywhere: SPD' if lam > 0 else 'NOT positive everywhere'})</div>")
 
     def _draw_status(self):
         check = self.last_check
@@ -380,6 +396,7 @@ class Bench:
         self._full = self._fit_limits(self._lam_grid, force=full)
         for name, draw in self.PANELS:
             getattr(self, name).value = getattr(self, draw)()
+        self._model_changed = self._q_changed = False
         self.train_button.description = "Training…" if self._busy else f"Train ×{self.steps_per_press}"
         self.train_button.style.button_color = palette.BUSY if self._busy else palette.PASS
         self.train_button.style.text_color = "white"
