@@ -187,6 +187,28 @@ def test_learned_forward_dynamics_inverts_inverse_dynamics(trained):
     np.testing.assert_allclose(trained.forward_dynamics(q, qd, trained.inverse_dynamics(q, qd, qdd)), qdd, atol=1e-8)
 
 
+@pytest.mark.parametrize("n_dof", [2, 3])
+def test_values_without_derivatives_and_the_fused_torque_give_the_readable_numbers(n_dof):
+    """mass_matrix, cholesky_factor and potential push the values alone through the network (no derivative rows):
+    each equals autograd's value-only pass state by state.  inverse_dynamics, computed as fit's loss does, equals
+    the sum of parts, whose terms are M qdd, c and g written out."""
+    model = random_model(0.7, n_dof, seed=5)
+    q, qd, qdd = (rng.uniform(-3, 3, (9, n_dof)) for _ in range(3))
+    M, L, V = model.mass_matrix(q), model.cholesky_factor(q), model.potential(q)
+    for b in range(len(q)):
+        want_M, want_V = mass_matrix_by_autograd(model, q[b])
+        np.testing.assert_allclose(M[b], want_M, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(V[b], want_V, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(L @ np.swapaxes(L, -1, -2) + model.eps * np.eye(n_dof), M, rtol=1e-12, atol=1e-12)
+    assert np.all(np.triu(L, 1) == 0) and np.all(np.diagonal(L, axis1=1, axis2=2) > 0)
+    parts = model.parts(q, qd, qdd)
+    np.testing.assert_allclose(parts["M_qdd"], np.einsum("bij,bj->bi", M, qdd), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.inverse_dynamics(q, qd, qdd), sum(parts.values()), rtol=1e-12, atol=1e-12)
+    for empty in (model.mass_matrix(np.zeros((0, n_dof))), model.potential(np.zeros((0, n_dof))),
+                  model.inverse_dynamics(*(np.zeros((0, n_dof)),) * 3)):
+        assert len(empty) == 0
+
+
 def test_states_are_evaluated_in_chunks_with_each_state_s_own_numbers(monkeypatch, trained):
     """A batch larger than EVAL_CHUNK (here 3 chunks and a part, the last one short) gives, row by row, what each
     state gives alone: no state dropped, repeated or moved to another's row."""

@@ -79,11 +79,14 @@ class DeLaN(Trainable):
         """The weights as a list of (W, b) per layer (views into the flat vector theta)."""
         return unflatten(self.theta, self.sizes)
 
-    def _jet(self, theta, q):
+    def _jet(self, theta, q, derivatives=True):
         """Network outputs and their q-derivatives at a batch q (B, n): the jet (n_L+1, 1+n, B), softplus on
-        the first n outputs (L's diagonal); EVAL_CHUNK states at a time, joined along the batch axis."""
-        chunks = [jet_mlp(periodic_features(q[i:i + EVAL_CHUNK]), theta, self.sizes, self.activation, self.n_dof)
-                  for i in range(0, max(len(q), 1), EVAL_CHUNK)]
+        the first n outputs (L's diagonal); EVAL_CHUNK states at a time, joined along the batch axis.  Without
+        derivatives, the outputs alone, (n_L+1, 1, B): the value row of the same jet, at a third of its cost
+        (the network's value row never depends on its derivative rows)."""
+        rows = slice(None) if derivatives else slice(0, 1)
+        chunks = [jet_mlp(periodic_features(q[i:i + EVAL_CHUNK])[rows], theta, self.sizes, self.activation,
+                          self.n_dof) for i in range(0, max(len(q), 1), EVAL_CHUNK)]
         return chunks[0] if len(chunks) == 1 else anp.concatenate(chunks, axis=-1)
 
     def _loss(self, theta, batch):
@@ -109,14 +112,16 @@ class DeLaN(Trainable):
                 self._tril, self.eps, self.potential_scale)
 
     # ------------------------------------------------------------------ public, batched like the RNEA
-    def _factor(self, q):
-        """Checked q -> (L, dL, g, V) and whether q was a single state."""
+    def _factor(self, q, derivatives=True):
+        """Checked q -> (L, dL, g, V) and whether q was a single state (without derivatives, dL and g are empty:
+        shapes (B, 0, n, n) and (B, 0))."""
         (q,), single = self._states(q=q)
-        return manipulator.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps, self.potential_scale), single
+        J = self._jet(self.theta, q, derivatives)
+        return manipulator.cholesky_factor(J, self._tril, self.eps, self.potential_scale), single
 
     def mass_matrix(self, q):
         """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n)."""
-        (L, dL, _, _), single = self._factor(q)
+        (L, dL, _, _), single = self._factor(q, derivatives=False)
         M = manipulator.mass_matrix(L, dL, self.eps)[0]
         return M[0] if single else M
 
@@ -128,12 +133,12 @@ class DeLaN(Trainable):
 
     def cholesky_factor(self, q):
         """Learned L(q), lower-triangular with a positive diagonal: (n, n) or (B, n, n)."""
-        (L, _, _, _), single = self._factor(q)
+        (L, _, _, _), single = self._factor(q, derivatives=False)
         return L[0] if single else L
 
     def potential(self, q):
         """Learned V(q) (defined up to a constant): () or (B,)."""
-        (_, _, _, V), single = self._factor(q)
+        (_, _, _, V), single = self._factor(q, derivatives=False)
         return V[0] if single else V
 
     def gravity(self, q):
@@ -154,8 +159,14 @@ class DeLaN(Trainable):
         return self.parts(q, qd, np.zeros(self.n_dof))["c"]
 
     def inverse_dynamics(self, q, qd, qdd):
-        """tau_hat = M(q) qdd + c(q, qd) + g(q): (n,) or (B, n)."""
-        return sum(self.parts(q, qd, qdd).values())
+        """tau_hat = M(q) qdd + c(q, qd) + g(q): (n,) or (B, n).  The sum of `parts`, computed as fit's loss does
+        (manipulator_torque: products of L, dL and vectors, never M or dM/dq; equal to the sum up to rounding)."""
+        (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
+        with np.errstate(over="ignore", invalid="ignore"):
+            tau = manipulator.manipulator_torque(self._jet(self.theta, q), qd, qdd, self._tril, self.eps,
+                                                 self.potential_scale)
+        tau = self._finite("torque", tau, q=q, qd=qd, qdd=qdd)
+        return tau[0] if single else tau
 
     def forward_dynamics(self, q, qd, tau):
         """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.physics.integrators.rollout)."""

@@ -34,9 +34,10 @@ def tril_order(n):
 
 def jet_factor(J, tril, eps):
     """The jet of L: Lj (n, n, 1+n, B) with Lj[i, j, 0] = L_ij (+ eps on the diagonal) and
-    Lj[i, j, 1 + k] = dL_ij / dq_k, all over the batch."""
+    Lj[i, j, 1 + k] = dL_ij / dq_k, all over the batch (J may hold the values alone, (n_L + 1, 1, B): then Lj is
+    (n, n, 1, B))."""
     rows, cols = tril
-    n = J.shape[1] - 1
+    n = int(np.count_nonzero(rows == cols))
     Lj = np.zeros((n, n, *J.shape[1:]), dtype=J.dtype)
     Lj[rows, cols] = J[:len(rows)]
     Lj[np.arange(n), np.arange(n), 0] += eps
