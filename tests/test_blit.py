@@ -60,3 +60,10 @@ def test_a_blitted_figure_encodes_what_its_canvas_shows():
     line.set_animated(False)                           # a full redraw of the moved line: what blitting must give
     fig.canvas.draw()
     np.testing.assert_array_equal(moved, np.asarray(fig.canvas.buffer_rgba())[..., :3])
+
+
+@pytest.mark.parametrize("bad", [np.zeros((4, 5, 3)), np.zeros((4, 5, 4), np.uint8), np.zeros((4, 15), np.uint8),
+                                 np.zeros((0, 5, 3), np.uint8), [[[0, 0, 0]]], None])
+def test_png_bytes_refuses_what_is_not_an_rgb_byte_image(bad):
+    with pytest.raises(ValueError, match=r"png_bytes needs a non-empty \(h, w, 3\) uint8 RGB array, got"):
+        png_bytes(bad)

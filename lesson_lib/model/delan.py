@@ -82,7 +82,7 @@ class DeLaN(Trainable):
     def _jet(self, theta, q, derivatives=True):
         """Network outputs and their q-derivatives at a batch q (B, n): the jet (n_L+1, 1+n, B), softplus on
         the first n outputs (L's diagonal); EVAL_CHUNK states at a time, joined along the batch axis.  Without
-        derivatives, the outputs alone, (n_L+1, 1, B): the value row of the same jet, at a third of its cost
+        derivatives, the outputs alone, (n_L+1, 1, B): the value row of the same jet, in about half its time
         (the network's value row never depends on its derivative rows)."""
         rows = slice(None) if derivatives else slice(0, 1)
         chunks = [jet_mlp(periodic_features(q[i:i + EVAL_CHUNK])[rows], theta, self.sizes, self.activation,

@@ -21,7 +21,13 @@ def png_bytes(rgb):
     Why not Pillow's PNG writer: for an RGB image it tries all five PNG filters on every row and keeps the best,
     which for a figure (flat colours, thin lines) costs more than the compression and gives a file no smaller
     (benchmarks/bench_bench.py: about 5.6 against 3.3 ms for the Bench's plot, 41 kB either way).  Pillow still
-    reads what this writes (tests/test_blit.py)."""
+    reads what this writes (tests/test_blit.py).  Anything else than a non-empty (h, w, 3) uint8 array is refused
+    (a float image would be cast to bytes silently)."""
+    if not (isinstance(rgb, np.ndarray) and rgb.dtype == np.uint8 and rgb.ndim == 3 and rgb.shape[2] == 3
+            and rgb.size):
+        raise ValueError(f"png_bytes needs a non-empty (h, w, 3) uint8 RGB array, got "
+                         f"{getattr(rgb, 'dtype', type(rgb).__name__)} of shape {getattr(rgb, 'shape', None)}; "
+                         f"e.g. np.asarray(canvas.buffer_rgba())[..., :3]")
     h, w, _ = rgb.shape
     rows = np.zeros((h, 1 + 3 * w), np.uint8)      # each row: its filter type byte (0, none), then its pixels
     rows[:, 1:] = rgb.reshape(h, 3 * w)
