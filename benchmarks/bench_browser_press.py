@@ -68,19 +68,40 @@ def open_bench(context, server):
     return page, bench
 
 
+# Records each update of the Bench (its ARIA carrier's data-bench-step and data-bench-busy, written last in an
+# update) and resolves once a press has ended: busy "false" at a new step.  Waiting on this promise is one call
+# into the page; Playwright's expect() would poll the page all through the press, and that polling cost the
+# renderer about half a second of CPU per press, taken from the kernel on a 2-core machine: the benchmark's
+# own work, not the learner's.
+_AWAIT_PRESS_JS = """root => {
+    const before = root.getAttribute('data-bench-step');
+    const rec = window.__benchPress = {snaps: [], clicked: null};
+    rec.done = new Promise(resolve => new MutationObserver(() => {
+        const s = {t: performance.now(), step: root.getAttribute('data-bench-step'),
+                   busy: root.getAttribute('data-bench-busy')};
+        rec.snaps.push(s);
+        if (s.busy === 'false' && s.step !== before) resolve();
+    }).observe(root, {attributes: true, attributeFilter: ['data-bench-step', 'data-bench-busy']}));
+    root.addEventListener('click', e => {
+        if (rec.clicked === null && e.target.closest('button.bench-train')) rec.clicked = performance.now();
+    }, true);
+}"""
+
+
 def press(page, bench):
     """One Train press: (click to final redraw s, the kernel's s, live updates the page received)."""
-    bench.evaluate(tb._RECORD_PRESS_JS)
-    step = bench.locator(".bench-status .bench-step")
-    before = int(step.inner_text())
+    bench.evaluate(_AWAIT_PRESS_JS)
+    before = int(bench.locator(".bench-status .bench-step").inner_text())
     bench.locator("button.bench-train").click()
-    tb.expect(step).not_to_have_text(str(before), timeout=tb.TRAIN_MS)
-    tb.expect(bench).to_have_attribute("data-bench-busy", "false", timeout=tb.TRAIN_MS)
+    ended = page.evaluate("ms => Promise.race([window.__benchPress.done.then(() => true), "
+                          "new Promise(resolve => setTimeout(() => resolve(false), ms))])", tb.TRAIN_MS)
+    if not ended:
+        raise RuntimeError(f"the press did not end within {tb.TRAIN_MS / 1000:.0f} s")
     message = bench.locator(".bench-message").inner_text()
     match = KERNEL_TIME.search(message)
     if match is None:
         raise RuntimeError(f"the press did not end with the Bench's 'Trained ... in X s' message: {message!r}")
-    rec = page.evaluate("window.__benchPress")
+    rec = page.evaluate("({snaps: window.__benchPress.snaps, clicked: window.__benchPress.clicked})")
     live = [s for s in rec["snaps"] if s["busy"] == "true" and int(s["step"]) > before]
     return (rec["snaps"][-1]["t"] - rec["clicked"]) / 1000, float(match.group(2)), len(live)
 
