@@ -8,15 +8,24 @@
 Each checkout's Bench app (notebooks/bench_app.ipynb) is served by Voilà with that checkout first on the kernel's
 path and opened in headless Chromium (the system one, as tests/test_browser.py uses, whose server and page
 helpers this reuses).  Then, in rounds that alternate between the checkouts, Train is clicked and the page
-records every update of the Bench (the ARIA carrier's data-bench-step, written last in each update).  Printed per
-checkout: click to final redraw (the learner's wait), the kernel's own time for the press (the Bench's message,
-"in X s"), what is left (websocket, the page's decoding and painting, the click's way to the kernel), and the
-live updates the page received.  Best and median over the presses; the load average is printed too.
+records every update of the Bench (the ARIA carrier's data-bench-step, written last in each update); after each
+press the same steps run alone (one fit, a fresh process, no page).  Printed per checkout: click to final redraw
+(the learner's wait), the kernel's own time for the press (the Bench's message, "in X s"), what is left
+(websocket, the page's decoding and painting, the click's way to the kernel), and the live updates the page
+received.  Best and median over the presses; the load average is printed too.
+
+Against another checkout, each round's two presses and two fits make a pair: the round's ratio of the presses
+(this checkout / the other) and of the steps alone.  A busy machine slows a whole round, and a ratio within a
+round cancels most of it.  Printed: the median of the rounds' ratios with a distribution-free 95 % interval (the
+sign test's: order statistics, no assumption on the noise's shape; from 6 rounds), and the same for their
+difference, press ratio minus steps ratio, with the verdict it supports: the press shrank at least as much as the
+steps (the whole interval at or below 0), less (above 0), or the run cannot tell (the interval holds 0).
 
 Not a test: it asserts nothing and judges no speed (tests/test_browser.py checks the press's behaviour).  Needs
 playwright and /usr/bin/chromium (or $CHROMIUM), as the browser tests do.
 """
 import argparse
+import math
 import os
 import re
 import statistics
@@ -113,6 +122,43 @@ def fit_alone(checkout):
     return float(out.stdout.split()[-1])
 
 
+def median_interval(values, confidence=0.95):
+    """(median, (low, high)) of `values`: the median and the distribution-free interval (x_(k), x_(n+1-k)) of
+    the sorted values, with the largest k for which P(k <= B <= n - k) >= confidence, B ~ Binomial(n, 1/2)
+    (the sign test's interval for a median).  (low, high) is None when n is too small for any k (n < 6 at 95 %)."""
+    x, n = sorted(values), len(values)
+    if n == 0:
+        raise ValueError("median_interval needs at least one value")
+    below = lambda k: sum(math.comb(n, i) for i in range(k)) / 2 ** n      # noqa: E731  (P(B < k))
+    ks = [k for k in range(1, n // 2 + 1) if 1 - 2 * below(k) >= confidence]
+    return statistics.median(x), ((x[ks[-1] - 1], x[n - ks[-1]]) if ks else None)
+
+
+def _with_interval(values):
+    median, interval = median_interval(values)
+    return f"{median:.2f}" + (f" (95 % interval {interval[0]:.2f} to {interval[1]:.2f})" if interval else
+                              " (too few rounds for an interval; 6 or more give one)")
+
+
+def paired_verdict(rows_a, rows_b):
+    """Lines comparing two checkouts round by round: rows are (press s, kernel s, live updates, steps alone s)."""
+    press = [a[0] / b[0] for a, b in zip(rows_a, rows_b)]
+    steps = [a[3] / b[3] for a, b in zip(rows_a, rows_b)]
+    gap = [p - s for p, s in zip(press, steps)]
+    _, interval = median_interval(gap)
+    if interval is None:
+        verdict = "too few rounds to tell"
+    elif interval[1] <= 0:
+        verdict = "the press in the browser shrank at least as much as the steps"
+    elif interval[0] > 0:
+        verdict = "the press in the browser shrank less than the steps"
+    else:
+        verdict = "this run cannot tell whether the press shrank as much as the steps (the interval holds 0)"
+    return [f"round by round, this checkout / the other: the press in the browser {_with_interval(press)}; the "
+            f"steps alone {_with_interval(steps)}",
+            f"the press's ratio minus the steps' ratio: {_with_interval(gap)}: {verdict}"]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", type=Path, default=None, help="another checkout to race, interleaved")
@@ -160,6 +206,7 @@ def main(argv=None):
         (press_a, fit_a), (press_b, fit_b) = medians.values()
         print(f"this checkout / the other, medians: the press in the browser {press_a / press_b:.2f}, the training "
               f"alone {fit_a / fit_b:.2f}")
+        print("\n".join(paired_verdict(*results.values())))
 
 
 if __name__ == "__main__":

@@ -110,3 +110,31 @@ def test_the_estimate_counts_the_not_run_mutants_in_the_samples_proportions(caps
     assert "89.5%" in row and not met and "likely" not in row                  # 89.5 % < 90 %: below
     lo, hi = ms.wilson(8, 9)
     assert f"{(90 + 90 * lo) / 190:.1%} - {(90 + 90 * hi) / 190:.1%}" in row
+
+
+def test_the_median_interval_has_the_sign_tests_textbook_ranks():
+    """The distribution-free 95 % interval of a median is (x_(2), x_(9)) for 10 values, (x_(6), x_(15)) for 20
+    and (x_(1), x_(6)) for 6 (tables of the sign test); 5 values are too few for any."""
+    median_interval = load(BENCHMARKS / "bench_browser_press.py").median_interval
+    for n, (low, high) in ((10, (2, 9)), (20, (6, 15)), (6, (1, 6))):
+        values = [10.0 * i for i in range(n, 0, -1)]                     # unsorted; x_(k) = 10 k
+        median, interval = median_interval(values)
+        assert interval == (10.0 * low, 10.0 * high) and median == 5.0 * (n + 1)
+    assert median_interval([3.0, 1.0, 2.0, 5.0, 4.0]) == (3.0, None)
+    with pytest.raises(ValueError, match="at least one value"):
+        median_interval([])
+
+
+@pytest.mark.parametrize("press_ratio, verdict", [
+    (0.5, "shrank at least as much as the steps"),
+    (0.7, "shrank less than the steps"),
+    (None, "cannot tell"),
+])
+def test_the_paired_verdict_compares_each_rounds_press_ratio_with_its_steps_ratio(press_ratio, verdict):
+    """Rows are (press, kernel, live updates, steps alone); the other checkout presses in 2 s and fits in 1 s,
+    this one fits in 0.6 s in every round, so the steps' ratio is 0.6 and the press's decides the verdict."""
+    paired_verdict = load(BENCHMARKS / "bench_browser_press.py").paired_verdict
+    ratios = [press_ratio] * 8 if press_ratio else [0.5, 0.7] * 4
+    lines = paired_verdict([(2 * r, 0, 7, 0.6) for r in ratios], [(2.0, 0, 7, 1.0)] * 8)
+    assert verdict in lines[-1] and "the steps alone 0.60" in lines[0]
+    assert paired_verdict([(1.0, 0, 7, 0.6)] * 3, [(2.0, 0, 7, 1.0)] * 3)[-1].endswith("too few rounds to tell")
