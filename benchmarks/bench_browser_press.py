@@ -134,8 +134,8 @@ def median_interval(values, confidence=0.95):
     return statistics.median(x), ((x[ks[-1] - 1], x[n - ks[-1]]) if ks else None)
 
 
-def _with_interval(values):
-    median, interval = median_interval(values)
+def _described(median, interval):
+    """A median and its interval (from median_interval) as printed."""
     return f"{median:.2f}" + (f" (95 % interval {interval[0]:.2f} to {interval[1]:.2f})" if interval else
                               " (too few rounds for an interval; 6 or more give one)")
 
@@ -145,7 +145,7 @@ def paired_verdict(rows_a, rows_b):
     press = [a[0] / b[0] for a, b in zip(rows_a, rows_b)]
     steps = [a[3] / b[3] for a, b in zip(rows_a, rows_b)]
     gap = [p - s for p, s in zip(press, steps)]
-    _, interval = median_interval(gap)
+    gap_median, interval = median_interval(gap)
     if interval is None:
         verdict = "too few rounds to tell"
     elif interval[1] <= 0:
@@ -154,9 +154,9 @@ def paired_verdict(rows_a, rows_b):
         verdict = "the press in the browser shrank less than the steps"
     else:
         verdict = "this run cannot tell whether the press shrank as much as the steps (the interval holds 0)"
-    return [f"round by round, this checkout / the other: the press in the browser {_with_interval(press)}; the "
-            f"steps alone {_with_interval(steps)}",
-            f"the press's ratio minus the steps' ratio: {_with_interval(gap)}: {verdict}"]
+    return [f"round by round, this checkout / the other: the press in the browser "
+            f"{_described(*median_interval(press))}; the steps alone {_described(*median_interval(steps))}",
+            f"the press's ratio minus the steps' ratio: {_described(gap_median, interval)}: {verdict}"]
 
 
 def main(argv=None):

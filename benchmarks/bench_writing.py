@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))          # bench_browser_press's first_on_path
 PARTS = ("train both models", "desk, first word", "a new word", "its frames")
 
 
@@ -60,8 +61,10 @@ def measure():
 
 def run(checkout):
     """measure() in a fresh process with `checkout`'s lesson_lib first on the path."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(checkout), os.environ.get("PYTHONPATH")])),
-               MPLBACKEND="Agg")
+    # Imported here, not at the top: bench_browser_press brings the browser tests' helpers (Playwright), which the
+    # measuring process, started afresh each round, does not need.
+    from bench_browser_press import first_on_path
+    env = dict(first_on_path(checkout, os.environ), MPLBACKEND="Agg")
     out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--measure"], cwd=checkout, env=env,
                          capture_output=True, text=True)
     if out.returncode:
