@@ -1,13 +1,14 @@
-"""Grade a class: a gradebook from a folder of submissions.
+"""Grade a class: a gradebook, points, the files learning platforms import, and feedback, from their downloads.
 
-    python -m lesson_tools.grade PATH [PATH ...] --out gradebook.csv
+    python -m lesson_tools.grade PATH [PATH ...] --out gradebook.csv [--canvas canvas.csv] [--moodle moodle.csv]
+                                 [--scores scores.csv] [--feedback feedback/]
 
-PATH: notebook files and folders (searched recursively), with any names: `alice/02_model.ipynb`,
-`s1042_02_model.ipynb`, `02_model (1).ipynb`.  Each file is matched to its course notebook by content and graded
-in a fresh kernel under limits; the course's checks run in a separate judge process that
-sends the learner's function its arguments and gets back plain data (no learner code runs there).  The gradebook has one row per (submission, check): student, notebook,
-submission, check, verdict, detail, with verdict PASS, FAIL, NOT ATTEMPTED, ERROR, TIMEOUT, TAMPERED or
-NOT GRADED (see lesson_tools.grading.gradebook).  A summary per student is printed at the end.
+PATH: notebook files, folders (searched recursively) and zips (read in place), as Canvas, Moodle or any platform
+downloads them (lesson_tools.grading.intake says how each file's person is found; --pattern gives another
+platform's naming).  Each file is matched to its course notebook by content and graded in a fresh kernel under
+limits; the course's checks run in a separate judge process that sends the learner's function its arguments and
+gets back plain data (no learner code runs there).  The gradebook has one row per (submission, check), with points
+(lesson_tools.grading.gradebook); a summary per person is printed at the end.
 
 Exit code 0 whenever grading ran, whatever the learners scored; 2 for a usage error; 1 when grading itself
 could not run (course files changed, no Dask scheduler at ADDRESS, no kernel could start).
@@ -20,8 +21,10 @@ from pathlib import Path
 
 from . import caps, sandbox
 from . import gradebook as gb
+from . import export, feedback, points as course_points
+from .intake import compile_pattern, find, merged_folders
 from .rlimits import Limits
-from .submissions import UsageError, find, identify
+from .submissions import UsageError, identify
 from .verified import CourseFilesChanged, changed, committed, manifest, package_root, restore_command
 
 
@@ -40,8 +43,28 @@ def _positive(kind):
 def parser():
     p = argparse.ArgumentParser(prog="python -m lesson_tools.grade", description=__doc__.split("\n\n")[0],
                                 epilog="Example: python -m lesson_tools.grade submissions/ --out gradebook.csv")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="notebook files and folders of submissions")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="notebook files, folders and zips of submissions")
     p.add_argument("--out", metavar="FILE", help="write the gradebook here (.csv, or .json)")
+    p.add_argument("--pattern", metavar="REGEX",
+                   help="how another platform names files: a regex with a group (?P<student_id>...) (and optionally "
+                        "name, late, attempt), searched in each file's path under the PATH given; files it does not "
+                        "match are not graded")
+    p.add_argument("--points", metavar="FILE", help="a TOML file setting points per check ([points] then "
+                                                     "kinetic_energy = 2); default: the points each check declares")
+    p.add_argument("--count", choices=gb.COUNTS, default="best",
+                   help="which of a person's submissions of a notebook counts (default %(default)s)")
+    p.add_argument("--scores", metavar="FILE", help="write one row per person (points per notebook, total) here")
+    p.add_argument("--canvas", metavar="FILE", help="write Canvas's gradebook import CSV here (people from Canvas "
+                                                     "file names)")
+    p.add_argument("--canvas-assignment", metavar="NAME", default=None,
+                   help="the assignment column's heading as Canvas's export writes it, e.g. 'Homework 2 (4567)' "
+                        "(default: the notebooks graded)")
+    p.add_argument("--canvas-roster", metavar="FILE", help="Canvas's exported gradebook CSV: SIS ids and sections "
+                                                           "are copied from it")
+    p.add_argument("--moodle", metavar="FILE", help="write Moodle's grading worksheet CSV here (people from Moodle "
+                                                     "folder names)")
+    p.add_argument("--feedback", metavar="FOLDER", help="write one HTML feedback page per submission here, and the "
+                                                         "Canvas and Moodle bulk-upload zips")
     p.add_argument("--workers", type=_positive(int), default=len(os.sched_getaffinity(0)),
                    help="submissions graded at once on this machine (default: the number of cores, %(default)s)")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -66,7 +89,7 @@ def parser():
 
 def _failed(task, exc):
     """Rows for a submission the grader itself could not grade."""
-    return [gb.row(task["student"], task["notebook"], task["submission"], c.name, gb.ERROR,
+    return [gb.row(task["who"], task["notebook"], task["submission"], c.name, gb.ERROR,
                    f"the grader could not grade this submission ({type(exc).__name__}: {exc})")
             for c in task["course_nb"].checks]
 
@@ -131,18 +154,37 @@ def course_hashes():
     return expected
 
 
-def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None):
-    """Gradebook rows for the files and folders in `paths` (the whole CLI run, without printing)."""
+def collect(paths, course, pattern=None):
+    """[Submission] for every file under `paths`; refuses (UsageError) a folder that would merge people."""
+    subs = [identify(f, course, pattern) for f in find(paths)]
+    merged = merged_folders(subs)
+    if merged:
+        folder, names = next(iter(sorted(merged.items())))
+        raise UsageError(f"the folder {folder!r} holds the same notebook under several names ({', '.join(names[:6])}"
+                         f"{' ...' if len(names) > 6 else ''}): graded as one student it would merge several people. "
+                         f"Give {folder!r} itself as the PATH (its files or folders then name the people), or a "
+                         f"--pattern that finds the person in each path")
+    return subs
+
+
+def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=None, points=None, count="best"):
+    """Gradebook rows for the files, folders and zips in `paths`, scored (see `run`)."""
+    return run(paths, limits, workers, scheduler, log, pattern, points, count)[1]
+
+
+def run(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=None, points=None, count="best"):
+    """(submissions, scored gradebook rows, course) for the files, folders and zips in `paths` (the whole CLI run,
+    without printing); `pattern`: a compiled --pattern or None; `points`: {check: points}, default as declared."""
     from . import course_notebooks
     from .job import make_task
     course = course_notebooks.load()
     expected = course_hashes()
     names = course_notebooks.check_names(course)
     rows, tasks = [], []
-    for path, base in find(paths):
-        sub = identify(path, base, course)
+    subs = collect(paths, course, pattern)
+    for sub in subs:
         if sub.problem:
-            rows.append(gb.row(sub.student, sub.notebook, sub.label, "", gb.NOT_GRADED,
+            rows.append(gb.row(gb.identity(sub.person), sub.notebook, sub.label, "", gb.NOT_GRADED,
                                sub.problem + (f"; note: {sub.note}" if sub.note else "")))
         else:
             tasks.append(make_task(sub, course[sub.notebook], names, expected, limits))
@@ -168,35 +210,96 @@ def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None):
     if tasks and len(failed) == len(tasks):
         raise RuntimeError(f"no submission could be graded: {next(iter(failed.values()))}")
     order = {(nb.stem, c.name): c.index for nb in course.values() for c in nb.checks}
-    return gb.sort_rows(rows, order)
+    rows = gb.score(rows, points or course_points.declared(), count, {s.label: s.person.order for s in subs})
+    return subs, gb.sort_rows(rows, order), course
 
 
 MIN_MEMORY_MB = 1024        # a kernel with numpy, matplotlib and the course maps about 700 MB of address space
 OUT_SUFFIXES = (".csv", ".json")
 
 
-def check_out(out):
-    """Refuse, before any grading, a gradebook path that could not be written: a format it does not write,
-    a missing or read-only folder, a folder given as the file."""
+def check_out(out, flag="--out", suffixes=OUT_SUFFIXES):
+    """Refuse, before any grading, an output path that could not be written: a format it does not write, a missing
+    or read-only folder, a folder given as the file."""
     if out is None:
         return
     path = Path(out)
-    if path.suffix.lower() not in OUT_SUFFIXES:
-        raise UsageError(f"--out {out}: the gradebook is written as CSV (.csv) or JSON (.json), not "
-                         f"{path.suffix or 'a file without an extension'}; e.g. --out gradebook.csv")
+    example = f"{flag} {path.with_suffix(suffixes[0]).name if path.name else 'grades' + suffixes[0]}"
+    if path.suffix.lower() not in suffixes:
+        raise UsageError(f"{flag} {out}: this file is written as {' or '.join(suffixes)}, not "
+                         f"{path.suffix or 'a file without an extension'}; e.g. {example}")
     if path.is_dir():
-        raise UsageError(f"--out {out} is a folder: give a file name, e.g. --out {path / 'gradebook.csv'}")
+        raise UsageError(f"{flag} {out} is a folder: give a file name, e.g. {flag} {path / ('grades' + suffixes[0])}")
     folder = path.parent
     if not folder.is_dir():
-        raise UsageError(f"--out {out}: the folder {folder} does not exist; create it first")
+        raise UsageError(f"{flag} {out}: the folder {folder} does not exist; create it first")
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise UsageError(f"--out {out}: cannot write there (no permission); choose another place")
+        raise UsageError(f"{flag} {out}: cannot write there (no permission); choose another place")
+
+
+FEEDBACK_MARK = ".lesson-feedback"
+
+
+def check_feedback(folder):
+    """Refuse a feedback folder that holds anything but an earlier run's feedback (nothing of a teacher's is lost)."""
+    if folder is None:
+        return
+    path = Path(folder)
+    if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not (path / FEEDBACK_MARK).exists())):
+        raise UsageError(f"--feedback {folder} already holds other files: give a new or empty folder (or one an "
+                         f"earlier --feedback wrote), e.g. --feedback {path.name}-feedback")
+    if not path.parent.is_dir():
+        raise UsageError(f"--feedback {folder}: the folder {path.parent} does not exist; create it first")
+
+
+def write_feedback(folder, subs, rows, course):
+    """Replace the feedback folder's contents with this run's pages (see lesson_tools.grading.feedback)."""
+    import shutil
+    path = Path(folder)
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir()
+    (path / FEEDBACK_MARK).write_text("written by python -m lesson_tools.grade --feedback; replaced on each run\n")
+    return feedback.write_all(path, subs, rows, course)
+
+
+def write_exports(args, rows, out=print):
+    """The files platforms import, as the options ask; says who each one leaves out."""
+    if args.scores:
+        out(f"scores: {args.scores} ({export.scores(rows, args.scores)} people)")
+    if args.canvas:
+        roster = export.read_roster(args.canvas_roster) if args.canvas_roster else None
+        assignment = args.canvas_assignment or " + ".join(sorted({r["notebook"] for r in rows if r["check"]}))
+        n, left = export.canvas(rows, args.canvas, assignment, roster)
+        out(f"canvas: {args.canvas} ({n} people, column {assignment!r})" + _left_out(left, "Canvas user id"))
+    if args.moodle:
+        people = gb.totals(rows)
+        n, left = export.moodle(rows, args.moodle, {k: export.comment(p) for k, p in people.items()})
+        out(f"moodle: {args.moodle} ({n} people)" + _left_out(left, "Moodle participant id"))
+
+
+def _left_out(people, what):
+    if not people:
+        return ""
+    names = ", ".join(p["student"] for p in people[:8]) + (" ..." if len(people) > 8 else "")
+    return f"; left out, without a {what} in their file names: {names}"
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
     try:
         check_out(args.out)
+        for flag in ("scores", "canvas", "moodle"):
+            check_out(getattr(args, flag), f"--{flag}", (".csv",))
+        check_feedback(args.feedback)
+        if args.canvas_assignment is not None and not args.canvas:
+            raise UsageError("--canvas-assignment names the column of --canvas FILE: give --canvas too")
+        if args.canvas_roster and not args.canvas:
+            raise UsageError("--canvas-roster fills in --canvas FILE: give --canvas too")
+        if args.canvas_roster:
+            export.read_roster(args.canvas_roster)                 # a roster it cannot use is refused before grading
+        pattern = compile_pattern(args.pattern) if args.pattern else None
+        points = course_points.load(args.points)
         if args.memory_mb < MIN_MEMORY_MB:
             raise UsageError(f"--memory-mb {args.memory_mb} is too little for a kernel: with numpy, matplotlib and "
                              f"the course it maps about 700 MB, so every check would end in ERROR; give at least "
@@ -216,7 +319,7 @@ def main(argv=None):
               f"(a busy machine can turn correct work into TIMEOUT).", file=sys.stderr, flush=True)
     log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     try:
-        rows = grade(args.paths, limits, args.workers, args.scheduler, log)
+        subs, rows, course = run(args.paths, limits, args.workers, args.scheduler, log, pattern, points, args.count)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -227,10 +330,16 @@ def main(argv=None):
         gb.write(rows, args.out)
     else:
         for r in rows:
-            print(f"{r['student']:<14} {r['notebook']:<24} {r['check']:<22} {r['verdict']:<13} {r['detail']}")
+            print(f"{r['student']:<14} {r['notebook']:<24} {r['check']:<22} {r['verdict']:<13} "
+                  f"{r['points']:>3}/{r['max_points']:<3} {r['detail']}")
         print()
-    for line in gb.summary(rows):
+    for line in gb.summary(rows, args.count):
         print(line)
     if args.out:
         print(f"gradebook: {args.out} ({len(rows)} rows)")
+    write_exports(args, rows)
+    if args.feedback:
+        pages = write_feedback(args.feedback, subs, rows, course)
+        print(f"feedback: {args.feedback} ({sum(p.suffix == '.html' for p in pages)} pages"
+              + "".join(f", {p.name}" for p in pages if p.suffix == ".zip") + ")")
     return 0

@@ -1,11 +1,15 @@
-"""The gradebook: one row per (submission, check), written as CSV (or JSON), and a summary per student.
+"""The gradebook: one row per (submission, check), written as CSV (or JSON), points, and a summary per person.
 
-Columns: student, notebook, submission, check, verdict, detail.  Verdicts:
+Columns: student, student_id, platform, notebook, submission, attempt, late, check, verdict, points, max_points,
+counted, detail.  `student_id` is the platform's id (Canvas user id, Moodle participant id, a teacher's pattern's
+student_id) or the name; `platform` says which (canvas, moodle, pattern, folder, file name); `attempt` numbers a
+person's submissions of one notebook from the earliest (1); `counted` is "yes" on the rows of the submission each
+person's score counts (the best, or the latest with --count latest).  Verdicts:
 
     PASS, FAIL, NOT ATTEMPTED    what the course's check said about the learner's answer
     ERROR                        the notebook raised, the kernel died or went over a limit before the answer
     TIMEOUT                      a cell, the whole notebook or the check ran out of time
-    TAMPERED                     the code reaches into the checks or the grader: a person should look
+    TAMPERED                     the code reaches into the checks or the grader: a person should look (0 points)
     NOT GRADED                   not a notebook, not a notebook of this course, or one without checks
 """
 import csv
@@ -13,21 +17,89 @@ import json
 import os
 from collections import Counter, defaultdict
 
-COLUMNS = ("student", "notebook", "submission", "check", "verdict", "detail")
+COLUMNS = ("student", "student_id", "platform", "notebook", "submission", "attempt", "late", "check", "verdict",
+           "points", "max_points", "counted", "detail")
 PASS, FAIL, NOT_ATTEMPTED = "PASS", "FAIL", "NOT ATTEMPTED"
 ERROR, TIMEOUT, TAMPERED, NOT_GRADED = "ERROR", "TIMEOUT", "TAMPERED", "NOT GRADED"
 VERDICTS = (PASS, FAIL, NOT_ATTEMPTED, ERROR, TIMEOUT, TAMPERED, NOT_GRADED)
 FROM_STATUS = {"pass": PASS, "fail": FAIL, "not attempted": NOT_ATTEMPTED}
+COUNTS = ("best", "latest")
+NAMED_BY = ("folder", "file name")           # people known by a name alone: one person whichever way it was found
 
 
-def row(student, notebook, submission, check, verdict, detail):
+def identity(person):
+    """The identity columns of a row, from an intake.Person."""
+    return {"student": person.name, "student_id": person.id, "platform": person.platform,
+            "late": "late" if person.late else ""}
+
+
+def row(who, notebook, submission, check, verdict, detail):
+    """A gradebook row; `who`: the identity columns (see `identity`); points are filled in by `score`."""
     assert verdict in VERDICTS, verdict
-    return dict(zip(COLUMNS, (student, notebook or "", submission, check or "", verdict, detail)))
+    return {**dict.fromkeys(COLUMNS, ""), **who, "notebook": notebook or "", "submission": submission,
+            "check": check or "", "verdict": verdict, "detail": detail}
+
+
+def person_key(r):
+    """One key per person: a Canvas, Moodle or pattern id, or the name of people known by a name alone."""
+    platform = "name" if r["platform"] in NAMED_BY else r["platform"]
+    return f"{platform}:{r['student_id']}"
+
+
+def score(rows, points, count="best", order=None):
+    """The rows with points filled in: `points` {check: points of a PASS}; `order` {submission: sort key, later
+    attempts higher} numbers the attempts (else the rows' own `attempt` is kept).  Each person's counted submission
+    of each notebook is the one with the most points (ties: the later), or the latest (`count="latest"`)."""
+    if count not in COUNTS:
+        raise ValueError(f"count={count!r}: expected one of {', '.join(COUNTS)}")
+    out = [dict(r) for r in rows]
+    groups = defaultdict(dict)
+    for r in out:
+        if r["check"]:
+            r["max_points"] = number(points[r["check"]])
+            r["points"] = r["max_points"] if r["verdict"] == PASS else number(0)
+            groups[(person_key(r), r["notebook"])].setdefault(r["submission"], []).append(r)
+        r["counted"] = ""
+    for subs in groups.values():
+        if order is not None:
+            for k, label in enumerate(sorted(subs, key=lambda s: order[s]), 1):
+                for r in subs[label]:
+                    r["attempt"] = str(k)
+        attempt = {label: int(rs[0]["attempt"] or 0) for label, rs in subs.items()}
+        earned = {label: sum(float(r["points"]) for r in rs) for label, rs in subs.items()}
+        key = (lambda s: attempt[s]) if count == "latest" else (lambda s: (earned[s], attempt[s]))
+        for r in subs[max(subs, key=key)]:
+            r["counted"] = "yes"
+    return out
+
+
+def number(x):
+    """Points as text: 2, 0.5 (no trailing .0)."""
+    return f"{float(x):g}"
+
+
+def totals(rows):
+    """{person key: {"student", "student_id", "platform", "notebooks": {notebook: (points, max, counted submission,
+    of how many, late)}}} from scored rows."""
+    people = {}
+    for r in rows:
+        if not r["check"]:
+            continue
+        p = people.setdefault(person_key(r), {"student": r["student"], "student_id": r["student_id"],
+                                              "platform": r["platform"], "notebooks": {}})
+        nb = p["notebooks"].setdefault(r["notebook"], {"submissions": set(), "points": 0.0, "max": 0.0,
+                                                       "counted": None, "late": False})
+        nb["submissions"].add(r["submission"])
+        if r["counted"] == "yes":
+            nb["points"] += float(r["points"])
+            nb["max"] += float(r["max_points"])
+            nb["counted"], nb["late"] = r["submission"], r["late"] == "late"
+    return people
 
 
 def sort_rows(rows, order):
     """Rows by student, notebook, submission, then the checks in course order (`order`: {(nb, check): k})."""
-    return sorted(rows, key=lambda r: (r["student"], r["notebook"], r["submission"],
+    return sorted(rows, key=lambda r: (r["student"], r["student_id"], r["notebook"], r["submission"],
                                        order.get((r["notebook"], r["check"]), 0)))
 
 
@@ -44,7 +116,7 @@ def write(rows, path):
             else:
                 writer = csv.DictWriter(f, fieldnames=COLUMNS)
                 writer.writeheader()
-                writer.writerows({k: _cell(v) for k, v in r.items()} for r in rows)
+                writer.writerows({k: csv_cell(v) for k, v in r.items()} for r in rows)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -54,10 +126,10 @@ def write(rows, path):
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _cell(value):
-    """A CSV cell a spreadsheet shows as text: one that starts like a formula (=, +, -, @) gets a leading
-    apostrophe, so a file named '=1+2_04_feedback.ipynb' cannot put a formula into the gradebook."""
-    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_START) else value
+def csv_cell(value):
+    """A CSV cell a spreadsheet shows as text: one that starts like a formula (=, +, -, @), after any spaces, gets
+    a leading apostrophe, so a file named '=1+2_04_feedback.ipynb' cannot put a formula into the gradebook."""
+    return f"'{value}" if isinstance(value, str) and value.lstrip(" ").startswith(FORMULA_START) else value
 
 
 def read(path):
@@ -67,32 +139,34 @@ def read(path):
         return json.load(f) if path.endswith(".json") else list(csv.DictReader(f))
 
 
-def summary(rows):
-    """Lines for a person: per student, checks passed per notebook (the best of several submissions of the
-    same notebook), and anything that needs a look (TAMPERED, ERROR, TIMEOUT, NOT GRADED)."""
-    by_student = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+def summary(rows, count="best"):
+    """Lines for a person to read: per person, points per notebook (the counted submission's, saying which when
+    there were several), late hand-ins, and anything that needs a look (TAMPERED, ERROR, TIMEOUT, NOT GRADED)."""
+    people = totals(rows)
+    attention = defaultdict(Counter)
     for r in rows:
-        by_student[r["student"]][r["notebook"]][r["submission"]].append(r["verdict"])
+        if r["verdict"] in (TAMPERED, ERROR, TIMEOUT, NOT_GRADED):
+            attention[person_key(r)][r["verdict"]] += 1
+    names = Counter(p["student"] for p in people.values())
     lines = []
-    for student in sorted(by_student):
-        passed = total = 0
-        parts, attention = [], defaultdict(int)
-        for notebook, submissions in sorted(by_student[student].items()):
-            scores = []
-            for verdicts in submissions.values():
-                graded = [v for v in verdicts if v != NOT_GRADED]
-                scores.append((sum(v == PASS for v in graded), len(graded)))
-                for v in verdicts:
-                    if v in (TAMPERED, ERROR, TIMEOUT, NOT_GRADED):
-                        attention[v] += 1
-            best = max(scores)
-            if best[1]:
-                passed, total = passed + best[0], total + best[1]
-                many = f", best of {len(scores)} submissions" if len(scores) > 1 else ""
-                parts.append(f"{notebook} {best[0]}/{best[1]}{many}")
-        line = f"{student}: {passed} of {total} checks PASS" + (f" ({'; '.join(parts)})" if parts else "")
-        if attention:
-            line += "; look at: " + ", ".join(f"{n} {v}" for v, n in sorted(attention.items()))
+    for key in sorted(set(people) | set(attention), key=lambda k: (people.get(k, {}).get("student", k), k)):
+        p = people.get(key, {"notebooks": {}})
+        name = p.get("student") or next(r["student"] for r in rows if person_key(r) == key)
+        sid = p.get("student_id", "")
+        shown = f"{name} ({sid})" if sid and (sid != name or names[name] > 1) else name
+        parts, late = [], []
+        for stem, nb in sorted(p["notebooks"].items()):
+            many = len(nb["submissions"])
+            parts.append(f"{stem} {number(nb['points'])}/{number(nb['max'])}"
+                         + (f", {count} of {many}: {nb['counted']}" if many > 1 else ""))
+            late += [stem] if nb["late"] else []
+        earned = sum(nb["points"] for nb in p["notebooks"].values())
+        possible = sum(nb["max"] for nb in p["notebooks"].values())
+        line = f"{shown}: {number(earned)} of {number(possible)} points" + (f" ({'; '.join(parts)})" if parts else "")
+        if late:
+            line += f"; late: {', '.join(late)}"
+        if attention[key]:
+            line += "; look at: " + ", ".join(f"{n} {v}" for v, n in sorted(attention[key].items()))
         lines.append(line)
     lines.append("rows: " + tally(rows))
     return lines

@@ -29,14 +29,15 @@ from .verified import CourseFilesChanged, changed, copy_verified, learners_part,
 
 def make_task(submission, course_nb, all_check_names, expected, limits):
     """The picklable description of one submission's grading."""
-    return {"student": submission.student, "notebook": course_nb.stem, "submission": submission.label,
+    return {"student": submission.student, "who": gb.identity(submission.person), "notebook": course_nb.stem,
+            "submission": submission.label,
             "text": submission.text, "course_nb": course_nb, "check_names": sorted(all_check_names),
             "manifest": expected, "limits": limits, "note": submission.note}
 
 
 def _rows(task, verdicts):
     note = f"; note: {task['note']}" if task.get("note") else ""
-    return [gb.row(task["student"], task["notebook"], task["submission"], name, verdict, detail + note)
+    return [gb.row(task["who"], task["notebook"], task["submission"], name, verdict, detail + note)
             for name, verdict, detail in verdicts]
 
 

@@ -30,7 +30,7 @@ class Step:
     name: str = None
 
 
-def _defines(source, name):
+def defines(source, name):
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -70,7 +70,7 @@ def plan(nb, course_nb, address, token):
             if how == "edited":
                 notes[check.index] = f"code cell {code[k][0]} (a check cell) was edited; the course's check was run"
         else:
-            defining = [j for j, (_, s) in enumerate(code) if check.answer_name and _defines(s, check.answer_name)]
+            defining = [j for j, (_, s) in enumerate(code) if check.answer_name and defines(s, check.answer_name)]
             k = defining[-1] if defining else len(code) - 1
             put_back.setdefault(k, []).append(check)
             notes[check.index] = (f"the check cell is missing; the course's check was run after code cell "

@@ -1,76 +1,52 @@
-"""Submissions as a learning platform hands them over: files and folders, any names, matched by content.
+"""Submissions as a learning platform hands them over, matched by content to the course's notebooks.
 
-- `find(paths)`: every file given, and every file under every folder given (recursively; hidden files and
-  folders such as .ipynb_checkpoints are skipped).
-- `identify(path, base, course)`: reads the file and says which course notebook it is:
+- `identify(file, course, pattern)`: reads a file found by `intake.find` and says which course notebook it is:
   1. the id `course build` stamps in the notebook's metadata (`metadata["lesson"]["notebook"]`);
   2. otherwise the checks its code calls (`checks.NAME(...)`), compared with each course notebook's;
   3. otherwise the cells it shares with each course notebook (at least half of the course's cells).
-  A file that is not a notebook, or not one of this course, comes back with the reason.
-- The student is the folder per student (the first folder under a folder given), or else the file name less
-  the course notebook's name and a browser's download suffix: `s1042_02_model (1).ipynb` -> `s1042`.
+  A file that is not a notebook, or not one of this course, comes back with the reason.  Who handed it in is
+  `intake.person`'s answer (Canvas and Moodle names, a teacher's pattern, a folder per student, the file name).
 """
 import json
-import re
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
 
 from .course_notebooks import called_checks, has_marker, normalise
-
-MAX_BYTES = 50 * 1024 * 1024
-DOWNLOAD_SUFFIX = re.compile(r"(\s*\(\d+\)|[\s_-]*copy(\s*\d+)?)+$", re.IGNORECASE)
-SKIPPED = ("__MACOSX", "__pycache__")
-
-
-class UsageError(Exception):
-    """Grading cannot start: a path that does not exist, an option out of range."""
+from .intake import MAX_BYTES, File, Person, UsageError, person  # noqa: F401 -- UsageError: one home, re-exported
 
 
 @dataclass
 class Submission:
-    """One file: who (`student`), which course notebook (`notebook`, None if none), how it was matched, its
-    notebook JSON `text` when it can be graded, or the `problem` that stops it."""
-    path: Path
-    label: str
-    student: str
+    """One file: who handed it in (`person`), which course notebook (`notebook`, None if none), how it was
+    matched, its notebook JSON `text` when it can be graded, or the `problem` that stops it."""
+    file: File
+    person: Person
     notebook: str = None
     matched_by: str = None
     text: str = None
     problem: str = None
     note: str = None        # for the teacher's eye: a look-alike name, a stamp that claims another notebook
 
+    @property
+    def label(self):
+        return self.file.label
 
-def find(paths):
-    """[(file, folder argument it was found under or None)] in a stable order, each file once."""
-    found, seen = [], set()
-    for arg in map(Path, paths):
-        if not arg.exists():
-            raise UsageError(f"{arg} does not exist: give notebook files or folders of submissions")
-        if arg.is_file():
-            files = [(arg, None)]
-        else:
-            files = [(p, arg) for p in sorted(arg.rglob("*")) if p.is_file()
-                     and not any(part.startswith(".") or part in SKIPPED for part in p.relative_to(arg).parts)]
-        for path, base in files:
-            key = path.resolve()
-            if key not in seen:
-                seen.add(key)
-                found.append((path, base))
-    if not found:
-        raise UsageError(f"no files found under {', '.join(map(str, paths))}: give the folder that holds the "
-                         f"class's notebooks, or the notebook files")
-    return found
+    @property
+    def student(self):
+        return self.person.name if self.person else "(unknown)"
 
 
-def read(path):
-    """(notebook node, JSON text) of a notebook file, or raises ValueError saying why it is not one."""
+def read(file):
+    """(notebook node, JSON text) of a File, or raises ValueError saying why it is not a notebook."""
     import nbformat
-    size = path.stat().st_size
-    if size > MAX_BYTES:
-        raise ValueError(f"not graded: {size / 1e6:.0f} MB is larger than any notebook of the course")
+    if file.problem:
+        raise ValueError(file.problem)
+    data = file.read_bytes() if file.size <= MAX_BYTES else b""
+    if file.size > MAX_BYTES or len(data) > MAX_BYTES:
+        raise ValueError(f"not graded: {max(file.size, len(data)) / 1e6:.0f} MB or more is larger than any notebook "
+                         f"of the course")
     try:
-        text = path.read_bytes().decode("utf-8-sig")             # a byte-order mark, as some editors write, is dropped
+        text = data.decode("utf-8-sig")             # a byte-order mark, as some editors write, is dropped
     except UnicodeDecodeError:
         raise ValueError("not a notebook: a binary file") from None
     try:
@@ -125,12 +101,6 @@ def match(nb, course):
     return None, None
 
 
-def student_name(path, base, stem=None):
-    """The folder per student, or the file name less the course notebook's name and a download suffix;
-    Unicode-normalised (NFKC), so that the same name typed two ways is one student."""
-    return unicodedata.normalize("NFKC", _raw_name(path, base, stem))
-
-
 def mixed_scripts(name):
     """The scripts (Latin, Cyrillic, Greek, ...) of a name's letters when it mixes several, else None: 'аlice'
     with a Cyrillic 'а' looks like 'alice' and is another student."""
@@ -138,27 +108,20 @@ def mixed_scripts(name):
     return scripts if len(scripts) > 1 else None
 
 
-def _raw_name(path, base, stem=None):
-    if base is not None:
-        parts = path.relative_to(base).parts
-        if len(parts) > 1:
-            return parts[0]
-    name = re.sub(re.escape(stem), "", path.stem, flags=re.IGNORECASE) if stem else path.stem
-    name = DOWNLOAD_SUFFIX.sub("", name.strip(" _-.")).strip(" _-.")
-    return name or (Path(base).resolve().name if base is not None else path.resolve().parent.name) or "(unknown)"
-
-
-def identify(path, base, course):
-    """The Submission for one file found by `find`."""
+def identify(file, course, pattern=None):
+    """The Submission for one File found by `intake.find` (`pattern`: the teacher's compiled --pattern, or None)."""
     try:
-        nb, text = read(path)
+        nb, text = read(file)
     except (OSError, ValueError) as exc:
-        return Submission(path, str(path), student_name(path, base), problem=str(exc))
+        return Submission(file, person(file, None, pattern) or _unmatched(file), problem=str(exc))
     stem, how = match(nb, course)
+    who = person(file, stem, pattern)
+    if who is None:
+        return Submission(file, _unmatched(file), stem, how,
+                          problem=f"its path {'/'.join(file.rel)!r} does not match --pattern {pattern.pattern!r}")
     if stem is None:
-        return Submission(path, str(path), student_name(path, base),
-                          problem="not a notebook of this course (no check, id or cells of the course found)")
-    sub = Submission(path, str(path), student_name(path, base, stem), stem, how, text)
+        return Submission(file, who, problem="not a notebook of this course (no check, id or cells of the course found)")
+    sub = Submission(file, who, stem, how, text)
     if not course[stem].checks:
         sub.problem = f"{stem} has no graded checks"
     notes = [how.split("; ", 1)[1]] if "; " in (how or "") else []
@@ -168,3 +131,8 @@ def identify(path, base, course):
                      f"check it is the student you think")
     sub.note = "; ".join(notes) or None
     return sub
+
+
+def _unmatched(file):
+    """The Person of a file a teacher's pattern did not match: named by its path, never merged with anyone."""
+    return Person(f"unmatched:{file.label}", "", file.label, "unmatched", order=(file.mtime, file.label))

@@ -82,13 +82,14 @@ class Check:
     cell calls it (e.g. "02_model"), `function`, the name of the learner's function the check cell passes to
     it, its own `hints` (key -> text), `test`, the body that raises Fail, and `computed_by`, the library's own
     functions that compute the exercise's answer (an answer that hands its work to one of them is reported by the
-    grader's scan)."""
+    grader's scan), and `points`, what a PASS is worth in a gradebook (a teacher may set others when grading)."""
     name: str
     notebook: str
     function: str
     test: Callable = field(repr=False)
     hints: dict = field(default_factory=dict, repr=False)
     computed_by: tuple = ()
+    points: float = 1
 
     def hint(self, key):
         """The text of hint `key`, with the lesson's facts filled in."""
@@ -102,15 +103,20 @@ class Outcome(NamedTuple):
     hint: str | None        # the key of the hint on a FAIL line
 
 
-def register(notebook, function=None, hints=None, computed_by=()):
+def register(notebook, function=None, hints=None, computed_by=(), points=1):
     """Decorator: register a check for `notebook`; the decorated name becomes the printing check.
 
     function: the learner's function the check cell passes (default: the check's own name).
     hints: this check's hints, key -> text ("{FACT}" fields are filled from lesson_lib.facts).
     computed_by: dotted names of the library's functions that compute this exercise's answer.
+    points: what a PASS earns in the grader's gradebook (default 1; a positive number).
     """
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or not points > 0:
+        raise ValueError(f"register({notebook!r}, points={points!r}): points must be a positive number, e.g. 2")
+
     def decorate(test):
-        spec = Check(test.__name__, notebook, function or test.__name__, test, dict(hints or {}), tuple(computed_by))
+        spec = Check(test.__name__, notebook, function or test.__name__, test, dict(hints or {}), tuple(computed_by),
+                     points)
         if spec.name in REGISTRY:
             raise ValueError(f"a check named {spec.name!r} is already registered")
         REGISTRY[spec.name] = spec

@@ -217,7 +217,7 @@ def _derivative_index_last(dM, qd):
     return np.einsum("ijk,j,k->i", dM, qd, qd) - 0.5 * np.einsum("jki,j,k->i", dM, qd, qd)
 
 
-@register("02_model", computed_by=(
+@register("02_model", points=2, computed_by=(
     "lesson_lib.physics.chain.PlanarChain.coriolis",
 ), hints={
     "shape": "c has one entry per joint i: sum over j and k only",

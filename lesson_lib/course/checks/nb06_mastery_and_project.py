@@ -75,7 +75,7 @@ def triple_pendulum(fn):
         raise Fail(*wrong)
 
 
-@register("06_mastery_and_project", function="train_triple_delan", hints={
+@register("06_mastery_and_project", function="train_triple_delan", points=2, hints={
     "type": "return the trained DeLaN itself",
     "n_dof": "the model needs one joint per rod: n_dof=3",
     "untrained": "train the model (model.fit) before returning it",

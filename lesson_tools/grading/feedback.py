@@ -1,0 +1,140 @@
+"""Feedback out: one HTML page per submission, readable in any browser without Jupyter, named so a platform's bulk
+feedback upload finds its student.
+
+    written = write_all(folder, submissions, rows, course)
+
+Each page: the notebook, the person, the points, whether it was late and whether it is the submission the score
+counts; then per check its verdict, points and what the check said (the hint names the mistake), and the learner's
+own code for that exercise (the last cell that defines the answer's function).  Everything the learner wrote is
+escaped, and the page forbids scripts (Content-Security-Policy), so nothing in a notebook can run in the teacher's or
+the student's browser.
+
+Names and bundles:
+- Canvas: `FOLDER/canvas/<downloaded name>_feedback.html` and `FOLDER/canvas_feedback.zip`; each name starts with the
+  download's `lastnamefirstname_USERID_SUBMISSIONID`, which Canvas's "Upload submission comments" matches.
+- Moodle: `FOLDER/moodle/<Full Name>_<id>_assignsubmission_file_/<file>_feedback.html` and `FOLDER/moodle_feedback.zip`,
+  the download's own folder names, which Moodle's "Upload multiple feedback files in a zip" matches.
+- Anything else: `FOLDER/<student>/<file>_feedback.html`.
+"""
+import html
+import re
+import zipfile
+from pathlib import Path
+
+from . import gradebook as gb
+
+STYLE = """
+body { font: 16px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #1b1b1b; }
+h1 { font-size: 1.5rem; margin-bottom: .25rem; } .meta { color: #444; margin-top: 0; }
+table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
+th, td { border: 1px solid #bbb; padding: .4rem .6rem; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; }
+.verdict { font-weight: 700; white-space: nowrap; }
+.PASS { color: #005a9c; } .FAIL, .TAMPERED, .ERROR, .TIMEOUT { color: #a4161a; } .NOT-ATTEMPTED, .NOT-GRADED { color: #555; }
+pre { background: #f6f6f6; border: 1px solid #ddd; padding: .75rem; overflow-x: auto; white-space: pre-wrap; }
+.total { font-size: 1.2rem; font-weight: 700; }
+.visually-hidden { position: absolute; left: -10000px; }
+"""
+CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def safe(name):
+    """A file or folder name from a person's or a file's name: no separators, no leading dot, nothing a file system
+    refuses; never empty."""
+    name = re.sub(r"[^\w .,()'@+-]", "_", name).strip(" .") or "_"
+    return name[:150]
+
+
+def code_for(text, course_nb):
+    """{check name: the learner's code for its exercise}: the last code cell of the notebook that defines the
+    check's answer name, or '' when none does."""
+    import nbformat
+    from .plan import defines
+    cells = [c.get("source", "") for c in nbformat.reads(text, as_version=4).cells if c.get("cell_type") == "code"]
+    out = {}
+    for check in course_nb.checks:
+        found = [s for s in cells if check.answer_name and defines(s, check.answer_name)]
+        out[check.name] = found[-1] if found else ""
+    return out
+
+
+def page(sub, rows, code):
+    """The HTML of one submission's feedback (`rows`: its scored gradebook rows; `code`: from code_for)."""
+    e = html.escape
+    graded = [r for r in rows if r["check"]]
+    who = sub.student + (f" ({sub.person.id})" if sub.person.id and sub.person.id != sub.student else "")
+    title = f"{sub.notebook or 'Not graded'}: feedback for {who}"
+    lines = [f"<!doctype html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
+             f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">\n"
+             f"<meta name='viewport' content='width=device-width, initial-scale=1'>\n"
+             f"<title>{e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>",
+             f"<h1>{e(title)}</h1>",
+             f"<p class='meta'>Learn the structure, not the map &middot; submission <code>{e(sub.label)}</code>"
+             + (" &middot; <strong>handed in late</strong>" if sub.person.late else "") + "</p>"]
+    if not graded:
+        reason = rows[0]["detail"] if rows else (sub.problem or "")
+        lines.append(f"<p class='total'>Not graded</p>\n<p>{e(reason)}</p>")
+    else:
+        earned = sum(float(r["points"]) for r in graded)
+        possible = sum(float(r["max_points"]) for r in graded)
+        counted = graded[0]["counted"] == "yes"
+        lines.append(f"<p class='total'>{gb.number(earned)} of {gb.number(possible)} points</p>")
+        lines.append("<p>" + ("This is the submission your score counts." if counted else
+                              "You handed this notebook in more than once; your score counts another submission.")
+                     + "</p>")
+        lines.append("<table>\n<caption class='visually-hidden'>Each exercise's check</caption>\n"
+                     "<thead><tr><th scope='col'>exercise</th><th scope='col'>verdict</th><th scope='col'>points</th>"
+                     "<th scope='col'>what the check said</th></tr></thead>\n<tbody>")
+        for r in graded:
+            css = r["verdict"].replace(" ", "-")
+            lines.append(f"<tr><td><code>{e(r['check'])}</code></td><td class='verdict {css}'>{e(r['verdict'])}</td>"
+                         f"<td>{e(r['points'])} / {e(r['max_points'])}</td><td>{e(r['detail'])}</td></tr>")
+        lines.append("</tbody>\n</table>\n<h2>Your code</h2>")
+        for r in graded:
+            mine = code.get(r["check"], "")
+            lines.append(f"<h3><code>{e(r['check'])}</code></h3>")
+            lines.append(f"<pre><code>{e(mine)}</code></pre>" if mine.strip() else
+                         "<p>No cell of this notebook defines this exercise's function.</p>")
+    lines.append("</main>\n</body>\n</html>\n")
+    return "\n".join(lines)
+
+
+def relative_path(sub):
+    """Where a submission's page goes under the feedback folder (see the module's docstring)."""
+    stem = safe(Path(sub.file.rel[-1] if sub.file.rel else sub.label).stem) + "_feedback.html"
+    who = sub.person
+    if who.platform == "canvas":
+        return Path("canvas", stem)
+    if who.platform == "moodle":
+        return Path("moodle", safe(who.prefix), stem)
+    return Path(safe(who.name), stem)
+
+
+def write_all(folder, submissions, rows, course):
+    """Write every submission's page under `folder` and the Canvas and Moodle bundles; returns the paths written."""
+    folder = Path(folder)
+    by_label = {}
+    for r in rows:
+        by_label.setdefault(r["submission"], []).append(r)
+    written, used = [], set()
+    for sub in submissions:
+        rel = relative_path(sub)
+        k = 2
+        while rel in used:
+            rel = rel.with_name(f"{rel.stem.removesuffix('_feedback')}-{k}_feedback.html")
+            k += 1
+        used.add(rel)
+        code = code_for(sub.text, course[sub.notebook]) if sub.text and sub.notebook in course else {}
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page(sub, by_label.get(sub.label, []), code), encoding="utf-8")
+        written.append(path)
+    for platform in ("canvas", "moodle"):
+        pages = [p for p in written if p.relative_to(folder).parts[0] == platform]
+        if pages:
+            bundle = folder / f"{platform}_feedback.zip"
+            with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as zf:
+                for p in pages:
+                    zf.write(p, p.relative_to(folder / platform).as_posix())
+            written.append(bundle)
+    return written

@@ -1,0 +1,247 @@
+"""What a learning platform downloads, read as it is: every file under the paths given, zips read in place, and the
+person each file belongs to.
+
+    files = find(["downloads/"])                     # [File], zips opened in place (never unpacked to disk)
+    who = person(file, "02_model", pattern=None)     # Person: identity, display name, late, attempt order
+
+Who a file belongs to, the first rule that applies:
+
+1. `--pattern REGEX` given: a regex with a named group `student_id` (and optionally `name`, `late`, `attempt`),
+   searched in the file's path relative to the folder or zip given ('/' between parts), as nbgrader's
+   FileNameCollectorPlugin does. A file it does not match is not graded (its row says so): nothing is guessed.
+2. Canvas: the file name `lastnamefirstname[_LATE]_USERID_SUBMISSIONID_ORIGINAL[-N].ext`; the user id is the person.
+3. Moodle: a folder (or a file name) `Full Name_PARTICIPANTID_assignsubmission_PLUGIN_...`; the participant id is
+   the person.
+4. A plain folder: the first folder under the folder given is the person; a file directly in it is named by its file
+   name less the course notebook's name and a browser's download suffix (`s1042_02_model (1).ipynb` -> s1042).
+   A folder that holds one notebook for several people is refused by the grader (`merged_folders`).
+
+Zips (a Canvas download) are read in place, with the limits files have: at most MAX_MEMBERS entries, each at most
+MAX_BYTES (read so, whatever its header claims); an entry whose path climbs out (`..`, absolute), a link, an
+encrypted entry or a zip inside the zip is a file with a `problem` (a row of its own, never read).
+"""
+import re
+import stat
+import unicodedata
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+MAX_BYTES = 50 * 1024 * 1024          # no notebook of the course comes near
+MAX_MEMBERS = 10_000                  # entries of one zip
+SKIPPED = ("__MACOSX", "__pycache__")
+DOWNLOAD_SUFFIX = re.compile(r"(\s*\(\d+\)|[\s_-]*copy(\s*\d+)?)+$", re.IGNORECASE)
+CANVAS = re.compile(r"^(?P<name>[^_/]+?)(?P<late>_LATE)?_(?P<user_id>\d+)_(?P<submission_id>\d+)_"
+                    r"(?P<original>.+?)(?:-(?P<resubmission>\d+))?(?P<ext>\.[^./]+)?$")
+MOODLE = re.compile(r"^(?P<name>.+)_(?P<user_id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<rest>.*)$")
+PATTERN_GROUPS = ("student_id", "name", "late", "attempt")
+
+
+class UsageError(Exception):
+    """Grading cannot start: a path that does not exist, an option out of range."""
+
+
+@dataclass(frozen=True)
+class File:
+    """One file handed in: `label` (how rows name it), `rel` (its path parts under the folder or zip given), `size`,
+    `mtime` (seconds), `source` (the path on disk, or (zip path, member name)), `problem` (why it is not read)."""
+    label: str
+    rel: tuple
+    size: int
+    mtime: float
+    source: object = field(repr=False)
+    problem: str = None
+
+    def read_bytes(self):
+        """The file's bytes, at most MAX_BYTES + 1 of them (a larger file is refused by its reader)."""
+        if isinstance(self.source, tuple):
+            archive, member = self.source
+            with zipfile.ZipFile(archive) as zf, zf.open(member) as f:
+                return f.read(MAX_BYTES + 1)
+        with open(self.source, "rb") as f:
+            return f.read(MAX_BYTES + 1)
+
+
+@dataclass(frozen=True)
+class Person:
+    """Who handed a file in: `key` (one per person: 'canvas:12345', 'moodle:12345', 'pattern:s1', 'name:alice'),
+    `id` (the platform's id, or the name), `name` (for people to read), `platform`, `late`, `order` (later attempts
+    sort higher), and `prefix`: the platform's own name for the submission, which bulk feedback uploads match."""
+    key: str
+    id: str
+    name: str
+    platform: str
+    late: bool = False
+    order: tuple = ()
+    prefix: str = ""
+    folder: str = None        # plain folders: the folder that names the person
+    within: tuple = ()        # plain folders: what tells submissions in it apart (sub-folders, the name in the file)
+
+
+def _label(root_label, rel):
+    return "/".join((root_label, *rel)) if root_label else "/".join(rel)
+
+
+def _skipped(parts):
+    return any(part.startswith(".") or part in SKIPPED for part in parts)
+
+
+def _zip_files(path, label):
+    """The entries of the zip at `path`, as Files (problems named, nothing extracted)."""
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        return [File(label, (), path.stat().st_size, path.stat().st_mtime, path, f"not a zip that can be read: {exc}")]
+    with zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+        if len(infos) > MAX_MEMBERS:
+            return [File(label, (), path.stat().st_size, path.stat().st_mtime, path,
+                         f"not read: the zip holds {len(infos)} files, more than {MAX_MEMBERS} (no class hands in "
+                         f"that many); unzip it and give the folders you mean to grade")]
+        files = []
+        for info in infos:
+            name = info.filename.replace("\\", "/")
+            rel = PurePosixPath(name).parts
+            where = f"{label}:{name}"
+            mtime = _zip_time(info)
+            problem = None
+            if name.startswith("/") or re.match(r"^[A-Za-z]:", name) or ".." in rel:
+                problem = f"not read: its path {name!r} climbs out of the zip"
+            elif _skipped(rel):
+                continue
+            elif stat.S_ISLNK(info.external_attr >> 16):
+                target = zf.read(info)[:200].decode("utf-8", "replace")
+                problem = f"not read: a link inside the zip (to {target!r}), not a file"
+            elif info.flag_bits & 0x1:
+                problem = "not read: an encrypted entry of the zip"
+            elif name.lower().endswith(".zip"):
+                problem = "not read: a zip inside the zip; unzip it and give its folder"
+            elif info.file_size > MAX_BYTES:
+                problem = f"not graded: {info.file_size / 1e6:.0f} MB is larger than any notebook of the course"
+            files.append(File(where, rel, info.file_size, mtime, (path, info.filename), problem))
+        return files
+
+
+def _zip_time(info):
+    import time
+    try:
+        return time.mktime(info.date_time + (0, 0, -1))
+    except (OverflowError, ValueError):
+        return 0.0
+
+
+def find(paths):
+    """[File] under the files, folders and zips given, in a stable order, each file once; hidden files and folders
+    (.ipynb_checkpoints), __MACOSX and __pycache__ skipped.  Raises UsageError for a path that does not exist or
+    when nothing is found."""
+    found, seen = [], set()
+    for arg in map(Path, paths):
+        if not arg.exists():
+            raise UsageError(f"{arg} does not exist: give the folder or zip that holds the class's notebooks, or the "
+                             f"notebook files")
+        root_label = arg.name or str(arg)
+        if arg.is_file():
+            candidates = [(arg, ())]
+        else:
+            candidates = [(p, p.relative_to(arg).parts) for p in sorted(arg.rglob("*"))
+                          if p.is_file() and not _skipped(p.relative_to(arg).parts)]
+        for path, rel in candidates:
+            key = path.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            if path.suffix.lower() == ".zip":
+                found += _zip_files(path, _label(root_label, rel) if rel else root_label)
+            else:
+                st = path.stat()
+                found.append(File(_label(root_label, rel) if rel else root_label, rel or (path.name,),
+                                  st.st_size, st.st_mtime, path, None))
+    if not found:
+        raise UsageError(f"no files found under {', '.join(map(str, paths))}: give the folder or zip that holds the "
+                         f"class's notebooks, or the notebook files")
+    return found
+
+
+def compile_pattern(text):
+    """The teacher's `--pattern`, compiled and checked: a regex with a named group `student_id`."""
+    try:
+        regex = re.compile(text)
+    except re.error as exc:
+        raise UsageError(f"--pattern {text!r} is not a regular expression ({exc}); e.g. "
+                         f"--pattern '(?P<student_id>[^/_]+)_(?P<name>[^/]+)/'") from None
+    unknown = set(regex.groupindex) - set(PATTERN_GROUPS)
+    if "student_id" not in regex.groupindex or unknown:
+        raise UsageError(f"--pattern {text!r} needs a named group (?P<student_id>...) for the person"
+                         + (f", and knows no group {', '.join(sorted(unknown))}" if unknown else "") +
+                         f"; its groups may be {', '.join(PATTERN_GROUPS)}")
+    return regex
+
+
+def normalised(name):
+    """A name as one person is known by: Unicode NFKC (full-width letters are letters), spaces at the ends gone."""
+    return unicodedata.normalize("NFKC", name).strip()
+
+
+def person(file, stem=None, pattern=None):
+    """The Person who handed `file` in (the rules in the module's docstring), or None when `pattern` is given and
+    does not match.  `stem`: the course notebook it was matched to, left out of names taken from file names."""
+    path = "/".join(file.rel)
+    if pattern is not None:
+        m = pattern.search(path)
+        if not m or not m.group("student_id"):
+            return None
+        groups = m.groupdict()
+        sid = normalised(groups["student_id"])
+        attempt = int(groups["attempt"]) if (groups.get("attempt") or "").isdigit() else 0
+        return Person(f"pattern:{sid}", sid, normalised(groups.get("name") or sid), "pattern",
+                      bool(groups.get("late")), (attempt, file.mtime, file.label), sid)
+    canvas = CANVAS.match(file.rel[-1])
+    if canvas:
+        g = canvas.groupdict()
+        prefix = f"{g['name']}{g['late'] or ''}_{g['user_id']}_{g['submission_id']}"
+        return Person(f"canvas:{g['user_id']}", g["user_id"], normalised(g["name"]), "canvas", bool(g["late"]),
+                      (int(g["submission_id"]), int(g["resubmission"] or 0), file.mtime, file.label), prefix)
+    for part in reversed(file.rel):
+        moodle = MOODLE.match(part)
+        if moodle:
+            g = moodle.groupdict()
+            prefix = f"{g['name']}_{g['user_id']}_assignsubmission_{g['plugin']}_"
+            return Person(f"moodle:{g['user_id']}", g["user_id"], normalised(g["name"]), "moodle", False,
+                          (file.mtime, file.label), prefix)
+    from_file = _name_in_file(file.rel[-1], stem)
+    if len(file.rel) > 1:
+        name = normalised(file.rel[0])
+        return Person(f"name:{name}", name, name, "folder", False, (file.mtime, file.label), name,
+                      folder=file.rel[0], within=(*file.rel[1:-1], from_file))
+    name = normalised(from_file or Path(file.label.split(":")[0]).stem or "(unknown)")
+    if not from_file and len(file.label.split("/")) > 1:
+        name = normalised(file.label.split("/")[-2])         # nothing left of the file name: the folder given
+    return Person(f"name:{name}", name, name, "file name", False, (file.mtime, file.label), name)
+
+
+def _name_in_file(filename, stem):
+    """What a file name says beyond the notebook: 's1042_02_model (1).ipynb' -> 's1042'."""
+    name = Path(filename).stem
+    if stem:
+        name = re.sub(re.escape(stem), "", name, flags=re.IGNORECASE)
+    return DOWNLOAD_SUFFIX.sub("", name.strip(" _-.")).strip(" _-.")
+
+
+def merged_folders(submissions):
+    """{folder: [what tells its people apart]} for every plain folder that holds the same course notebook under two
+    or more names: sub-folders (`class/alice/02_model.ipynb`, `class/bob/...`) or names in the files
+    (`class/alice_02_model.ipynb`, `class/bob_02_model.ipynb`).  A student's own resubmissions (`02_model (1)`, a
+    file carrying the folder's own name) are no such names.  Grading refuses these folders rather than merge people."""
+    seen = {}
+    for sub in submissions:
+        who = sub.person
+        if who is not None and who.platform == "folder" and sub.notebook:
+            own = normalised(who.folder).casefold()
+            parts = [p for p in who.within if p and normalised(p).casefold() != own]
+            if parts:
+                seen.setdefault((who.folder, sub.notebook), set()).add("/".join(parts))
+    merged = {}
+    for (folder, _), names in seen.items():
+        if len(names) > 1:
+            merged.setdefault(folder, set()).update(names)
+    return {folder: sorted(names) for folder, names in merged.items()}

@@ -1,0 +1,49 @@
+"""Points: what a PASS of each check earns, as declared beside the check (`register(..., points=2)`, default 1),
+or as a teacher sets them in a file of their own, without editing lesson_lib (whose files grading verifies):
+
+    # points.toml
+    [points]
+    kinetic_energy = 2
+    coriolis_from_dM = 3
+
+    python -m lesson_tools.grade submissions/ --points points.toml --out gradebook.csv
+"""
+import tomllib
+
+from .intake import UsageError
+
+
+def declared():
+    """{check: points} as the course's checks declare them."""
+    from lesson_lib.course.checks import REGISTRY
+    return {name: spec.points for name, spec in REGISTRY.items()}
+
+
+def load(path=None):
+    """{check: points}: the declared points, with a teacher's file's `[points]` table over them (every name a check
+    of the course, every value a number >= 0).  Raises UsageError saying what is wrong and how to fix it."""
+    points = declared()
+    if path is None:
+        return points
+    try:
+        with open(path, "rb") as f:
+            table = tomllib.load(f)
+    except OSError as exc:
+        raise UsageError(f"--points {path}: cannot read it ({exc.strerror}); give the TOML file that sets points, "
+                         f"e.g. a file holding [points] and kinetic_energy = 2") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"--points {path} is not valid TOML ({exc}); write it as [points] then one line per "
+                         f"check, e.g. kinetic_energy = 2") from None
+    given = table.get("points")
+    if not isinstance(given, dict) or set(table) - {"points"}:
+        raise UsageError(f"--points {path}: expected one table [points] of check = points, got "
+                         f"{', '.join(sorted(table)) or 'an empty file'}; e.g. [points] then kinetic_energy = 2")
+    unknown = sorted(set(given) - set(points))
+    if unknown:
+        raise UsageError(f"--points {path}: {', '.join(unknown)} {'is not a check' if len(unknown) == 1 else 'are not checks'} "
+                         f"of the course; the checks are: {', '.join(sorted(points))}")
+    bad = {k: v for k, v in given.items() if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0}
+    if bad:
+        raise UsageError(f"--points {path}: points must be numbers >= 0, got "
+                         f"{', '.join(f'{k} = {v!r}' for k, v in sorted(bad.items()))}")
+    return {**points, **given}
