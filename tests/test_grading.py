@@ -19,7 +19,8 @@ from lesson_tools.grading.judge import Judge
 from lesson_tools.grading.rlimits import Limits
 from lesson_tools.grading.plan import plan
 from lesson_tools.grading.scan import protected_names, scan
-from lesson_tools.grading.submissions import UsageError, find, identify, match, student_name
+from lesson_tools.grading.intake import File, UsageError, find, person
+from lesson_tools.grading.submissions import identify, match
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +51,11 @@ def test_capture_replaces_only_the_check_call(course):
 
 
 # ---------------------------------------------------------------------- finding and matching submissions
+def at(rel, folder="class"):
+    """A File as `find` gives it for `rel` under the folder `folder` given (nothing on disk)."""
+    return File(f"{folder}/{rel}", tuple(rel.split("/")), 0, 0.0, None)
+
+
 @pytest.mark.parametrize("rel, stem, student", [
     ("alice/02_model.ipynb", "02_model", "alice"),                       # folder per student
     ("alice/sub/02_model (1).ipynb", "02_model", "alice"),
@@ -61,12 +67,14 @@ def test_capture_replaces_only_the_check_call(course):
     ("02_model (1).ipynb", "02_model", "class"),                        # nothing left: the folder given
 ])
 def test_student_is_named_from_the_path(rel, stem, student):
-    base = Path("/submissions/class")
-    assert student_name(base / rel, base, stem) == student
+    assert person(at(rel), stem).name == student
 
 
-def test_student_of_a_file_given_directly_is_its_folder():
-    assert student_name(Path("/tmp/carol/02_model.ipynb"), None, "02_model") == "carol"
+def test_student_of_a_file_given_directly_is_its_folder(tmp_path):
+    (tmp_path / "carol").mkdir()
+    (tmp_path / "carol" / "02_model.ipynb").write_text("{}")
+    file, = find([tmp_path / "carol" / "02_model.ipynb"])
+    assert file.label == "carol/02_model.ipynb" and person(file, "02_model").name == "carol"
 
 
 def test_find_walks_folders_skips_hidden_and_refuses_missing_paths(tmp_path):
@@ -75,9 +83,15 @@ def test_find_walks_folders_skips_hidden_and_refuses_missing_paths(tmp_path):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("{}")
     found = find([tmp_path, tmp_path / "a" / "x.ipynb"])
-    assert [p.relative_to(tmp_path).as_posix() for p, _ in found] == ["a/x.ipynb", "b/notes.txt"]
+    assert ["/".join(f.rel) for f in found] == ["a/x.ipynb", "b/notes.txt"]
     with pytest.raises(UsageError, match="does not exist"):
         find([tmp_path / "nope"])
+
+
+def one(path):
+    """The File `find` gives for one file on disk."""
+    file, = find([path])
+    return file
 
 
 def unstamped(nb):
@@ -97,9 +111,9 @@ def test_submissions_are_matched_by_content_not_by_name(course, tmp_path):
     cases["02_model.ipynb"] = (stamped, "04_feedback", "metadata")          # the stamp beats the name
     for name, (nb, stem, how) in cases.items():
         nbformat.write(nb, str(tmp_path / name))
-        sub = identify(tmp_path / name, tmp_path, course)
+        sub = identify(one(tmp_path / name), course)
         assert (sub.notebook, sub.matched_by) == (stem, how), name
-    assert identify(tmp_path / "no_checks.ipynb", tmp_path, course).problem == "bench_app has no graded checks"
+    assert identify(one(tmp_path / "no_checks.ipynb"), course).problem == "bench_app has no graded checks"
 
 
 def test_a_deleted_check_cell_is_still_matched_by_the_others(course):
@@ -118,7 +132,7 @@ def test_a_deleted_check_cell_is_still_matched_by_the_others(course):
 def test_files_that_cannot_be_graded_say_why(course, tmp_path, content, reason):
     path = tmp_path / "x.ipynb"
     path.write_bytes(content)
-    sub = identify(path, None, course)
+    sub = identify(one(path), course)
     assert sub.notebook is None and sub.problem.startswith(reason), sub.problem
 
 
@@ -336,25 +350,42 @@ def test_limits_wrapper_sets_the_limits_on_the_command(tmp_path):
 
 
 # ---------------------------------------------------------------------- the gradebook file
+def who(name, sid=None, platform="folder", late=False):
+    return {"student": name, "student_id": sid or name, "platform": platform, "late": "late" if late else ""}
+
+
 def test_gradebook_round_trips_as_csv_and_json(tmp_path):
-    rows = [gradebook.row("ann", "02_model", "ann/02_model.ipynb", "kinetic_energy", "PASS", "PASS: kinetic_energy"),
-            gradebook.row("bo, jr", "", "x.txt", "", "NOT GRADED", 'not a notebook: "quoted", 2 lines\nhere')]
+    rows = [gradebook.row(who("ann"), "02_model", "ann/02_model.ipynb", "kinetic_energy", "PASS", "PASS: kinetic_energy"),
+            gradebook.row(who("bo, jr"), "", "x.txt", "", "NOT GRADED", 'not a notebook: "quoted", 2 lines\nhere')]
+    rows = gradebook.score(rows, {"kinetic_energy": 2}, order={"ann/02_model.ipynb": 0, "x.txt": 0})
     for name in ("g.csv", "g.json"):
         gradebook.write(rows, tmp_path / name)
         assert gradebook.read(tmp_path / name) == rows
     header = (tmp_path / "g.csv").read_text().splitlines()[0]
-    assert header == "student,notebook,submission,check,verdict,detail"
+    assert header == ",".join(gradebook.COLUMNS)
+    assert (rows[0]["points"], rows[0]["max_points"], rows[0]["counted"], rows[0]["attempt"]) == ("2", "2", "yes", "1")
+    assert (rows[1]["points"], rows[1]["max_points"], rows[1]["counted"]) == ("", "", "")
 
 
-def test_summary_counts_the_best_submission_per_notebook():
+def test_summary_counts_the_best_submission_per_notebook_or_the_latest():
     row = gradebook.row
-    rows = [row("ann", "02_model", "a", "x", "FAIL", ""), row("ann", "02_model", "a", "y", "PASS", ""),
-            row("ann", "02_model", "b", "x", "PASS", ""), row("ann", "02_model", "b", "y", "PASS", ""),
-            row("ann", "05_retrieve_and_space", "c", "z", "TAMPERED", "")]
-    lines = gradebook.summary(rows)
-    assert lines[0] == ("ann: 2 of 3 checks PASS (02_model 2/2, best of 2 submissions; 05_retrieve_and_space 0/1); "
+    ann = who("ann")
+    rows = [row(ann, "02_model", "a", "x", "FAIL", ""), row(ann, "02_model", "a", "y", "PASS", ""),
+            row(ann, "02_model", "b", "x", "PASS", ""), row(ann, "02_model", "b", "y", "PASS", ""),
+            row(ann, "02_model", "c", "x", "FAIL", ""), row(ann, "02_model", "c", "y", "FAIL", ""),
+            row(ann, "05_retrieve_and_space", "d", "z", "TAMPERED", "")]
+    order = {"a": 1, "b": 2, "c": 3, "d": 1}                  # c is the latest attempt
+    points = {"x": 1, "y": 2, "z": 3}
+    best = gradebook.score(rows, points, "best", order)
+    lines = gradebook.summary(best)
+    assert lines[0] == ("ann: 3 of 6 points (02_model 3/3, best of 3: b; 05_retrieve_and_space 0/3); "
                         "look at: 1 TAMPERED")
-    assert lines[-1] == "rows: 3 PASS, 1 FAIL, 1 TAMPERED"
+    assert lines[-1] == "rows: 3 PASS, 3 FAIL, 1 TAMPERED"
+    assert {r["submission"] for r in best if r["counted"] == "yes"} == {"b", "d"}
+    latest = gradebook.score(rows, points, "latest", order)
+    assert {r["submission"] for r in latest if r["counted"] == "yes"} == {"c", "d"}
+    assert gradebook.summary(latest, "latest")[0].startswith("ann: 0 of 6 points (02_model 0/3, latest of 3: c;")
+    assert [r["attempt"] for r in latest] == ["1", "1", "2", "2", "3", "3", "1"]
 
 
 # ---------------------------------------------------------------------- the kernel's limits
@@ -406,7 +437,7 @@ def test_legitimate_older_and_bom_files_are_graded_and_hostile_ones_get_their_ow
         "nested.ipynb": "[" * 100_000 + "]" * 100_000,
         "meta_list.ipynb": json.dumps({**json.loads(teacher), "metadata": []}),
     }
-    subs = {name: identify(_write(tmp_path / name, text), tmp_path, course) for name, text in files.items()}
+    subs = {name: identify(one(_write(tmp_path / name, text)), course) for name, text in files.items()}
     for name in ("bom.ipynb", "old_v3.ipynb", "stamp_list.ipynb", "stamp_dict.ipynb"):
         assert subs[name].problem is None and subs[name].notebook == "04_feedback", (name, subs[name])
         nbformat.reads(subs[name].text, as_version=4)          # the text the grader runs is a v4 notebook
@@ -418,99 +449,24 @@ def test_legitimate_older_and_bom_files_are_graded_and_hostile_ones_get_their_ow
 def test_a_stamp_that_claims_another_notebook_is_noted_and_the_check_cells_decide(course, tmp_path):
     nb = read(SOLUTIONS / "02_model.ipynb")
     nb.metadata["lesson"] = {"notebook": "05_retrieve_and_space"}
-    sub = identify(_write(tmp_path / "s.ipynb", nbformat.writes(nb)), tmp_path, course)
+    sub = identify(one(_write(tmp_path / "s.ipynb", nbformat.writes(nb))), course)
     assert sub.notebook == "02_model" and sub.problem is None
     assert "its stamp says 05_retrieve_and_space" in sub.note
 
 
 def test_names_are_normalised_and_look_alikes_flagged(tmp_path):
     from lesson_tools.grading.submissions import mixed_scripts
-    assert student_name(tmp_path / "ａｌｉｃｅ" / "02_model.ipynb", tmp_path) == "alice"        # full-width, NFKC
+    assert person(at("ａｌｉｃｅ/02_model.ipynb"), "02_model").name == "alice"               # full-width, NFKC
     assert mixed_scripts("\u0430lice") == ["CYRILLIC", "LATIN"] and mixed_scripts("alice") is None
     assert mixed_scripts("Zoë-Ann O'Brien") is None and mixed_scripts("Дмитрий") is None
 
 
 def test_a_gradebook_cell_that_would_be_a_formula_is_written_as_text(tmp_path):
-    rows = [gradebook.row("=1+2", "04_feedback", "=HYPERLINK(\"x\")_04.ipynb", "lesson_passes", "PASS", "-1 point"),
-            gradebook.row("bob", "04_feedback", "bob.ipynb", "lesson_passes", "PASS", "PASS: lesson_passes")]
+    rows = [gradebook.row(who("=1+2"), "04_feedback", "=HYPERLINK(\"x\")_04.ipynb", "lesson_passes", "PASS", "-1 point"),
+            gradebook.row(who(" =1+2", "@x"), "04_feedback", " +x.ipynb", "lesson_passes", "PASS", "PASS"),
+            gradebook.row(who("bob"), "04_feedback", "bob.ipynb", "lesson_passes", "PASS", "PASS: lesson_passes")]
     gradebook.write(rows, tmp_path / "g.csv")
     import csv
     with open(tmp_path / "g.csv", newline="") as f:
         cells = [c for row in list(csv.reader(f))[1:] for c in row]
-    assert {"'=1+2", "'=HYPERLINK(\"x\")_04.ipynb", "'-1 point", "bob"} <= set(cells)
-    assert not any(cell.startswith(("=", "+", "-", "@")) for cell in cells)
-    gradebook.write(rows, tmp_path / "g.json")              # JSON is data, not a spreadsheet: kept as it is
-    assert json.loads((tmp_path / "g.json").read_text())[0]["student"] == "=1+2"
-
-
-def test_an_honest_answer_that_reads_a_public_constant_is_not_tampered(tmp_path):
-    """The answer's default reads lesson_lib.evaluation.audit.SYMMETRY_TOL: unpickling it in the clean process
-    imports that module, which must not count as a change to the checks' world."""
-    from lesson_tools.grading.command import grade
-    nb = read(SOLUTIONS / "01_challenge.ipynb")
-    cell = next(c for c in nb.cells if "def is_valid_inertia" in c.source)
-    cell.source = cell.source.replace("def is_valid_inertia(M, tol=1e-9):",
-                                      "from lesson_lib.evaluation import audit\n\n\n"
-                                      "def is_valid_inertia(M, tol=audit.SYMMETRY_TOL):")
-    assert "audit.SYMMETRY_TOL" in cell.source
-    path = tmp_path / "ann" / "01_challenge.ipynb"
-    path.parent.mkdir()
-    nbformat.write(nb, str(path))
-    rows = grade([tmp_path], Limits(cell_s=60, notebook_s=300))
-    verdicts = {r["check"]: (r["verdict"], r["detail"]) for r in rows}
-    assert verdicts["is_valid_inertia"] == ("PASS", "PASS: is_valid_inertia"), verdicts
-
-
-# ---------------------------------------------------------------------- trust the commit, not the disk
-def _scratch_repo(tmp_path):
-    root = tmp_path / "repo"
-    for package in verified.PACKAGES:
-        subprocess.run(["git", "-C", str(verified.package_root()), "archive", "--format=tar", "HEAD", package],
-                       check=True, stdout=open(tmp_path / f"{package}.tar", "wb"))
-        root.mkdir(exist_ok=True)
-        subprocess.run(["tar", "-xf", str(tmp_path / f"{package}.tar"), "-C", str(root)], check=True)
-    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run(git + ["init", "-q"], check=True)
-    subprocess.run(git + ["add", "-A"], check=True)
-    subprocess.run(git + ["commit", "-qm", "course"], check=True)
-    return root
-
-
-def test_the_hashes_come_from_the_commit_and_the_restore_command_restores_everything(tmp_path, monkeypatch):
-    from lesson_tools.grading import command
-    root = _scratch_repo(tmp_path)
-    expected, commit = verified.committed(root)
-    assert expected == verified.manifest(root) and len(commit) == 40
-    monkeypatch.setattr(command, "package_root", lambda: root)
-    assert command.course_hashes() == expected
-    with open(root / "lesson_lib/facts.py", "a") as f:
-        f.write("\nX = 1\n")
-    (root / "lesson_lib/course/checks/sitecustomize.py").write_text("print('planted')\n")   # untracked
-    (root / "lesson_tools/grading/scan.py").unlink()
-    assert verified.changed(root, expected) == ["lesson_lib/course/checks/sitecustomize.py", "lesson_lib/facts.py",
-                                                "lesson_tools/grading/scan.py"]
-    with pytest.raises(verified.CourseFilesChanged) as err:
-        command.course_hashes()
-    message = str(err.value)
-    assert "lesson_lib/facts.py" in message and "sitecustomize.py" in message and commit[:12] in message
-    restore = message.split("restore them with: ")[1]
-    assert restore == verified.restore_command(root)
-    subprocess.run(restore, shell=True, check=True, capture_output=True)
-    assert verified.changed(root, expected) == [] and command.course_hashes() == expected
-    assert verified.committed(tmp_path) is None                     # not a checkout: the disk's hashes instead
-
-
-def test_the_judge_runs_no_start_up_file_of_the_environment(tmp_path, monkeypatch):
-    """A .pth file in a site-packages folder runs at every ordinary interpreter start; the judge's does not."""
-    import site
-    planted = tmp_path / "planted-site"
-    planted.mkdir()
-    flag = tmp_path / "ran"
-    (planted / "hook.pth").write_text(f"import os; open({str(flag)!r}, 'w').write('hooked')\n")
-    subprocess.run([sys.executable, "-c", f"import site; site.addsitedir({str(planted)!r})"], check=True)
-    assert flag.exists()                                             # the control: the hook works
-    flag.unlink()
-    monkeypatch.setattr(site, "getsitepackages", lambda real=site.getsitepackages(): [*real, str(planted)])
-    with Judge(verified.package_root(), verified.manifest(), Limits(cell_s=60), tmp_path, None) as judge:
-        assert _judged(judge, 0, "lesson_passes", lambda e, lam: e < 0.2 and lam > 0)[0]["status"] == "pass"
-    assert not flag.exists()
+    assert {"'=1+2", "'=HYPERLINK(\"x\")_04.ipynb", "'-1 point", "' =1+2", "'@x", "' +x.ipynb", "bob"} <= set(cells)

@@ -139,7 +139,7 @@ def find(paths):
         if not arg.exists():
             raise UsageError(f"{arg} does not exist: give the folder or zip that holds the class's notebooks, or the "
                              f"notebook files")
-        root_label = arg.name or str(arg)
+        root_label = (arg.resolve().parent.name if arg.is_file() else arg.name) or str(arg)
         if arg.is_file():
             candidates = [(arg, ())]
         else:
@@ -150,12 +150,12 @@ def find(paths):
             if key in seen:
                 continue
             seen.add(key)
+            label = _label(root_label, rel or (path.name,))
             if path.suffix.lower() == ".zip":
-                found += _zip_files(path, _label(root_label, rel) if rel else root_label)
+                found += _zip_files(path, label)
             else:
                 st = path.stat()
-                found.append(File(_label(root_label, rel) if rel else root_label, rel or (path.name,),
-                                  st.st_size, st.st_mtime, path, None))
+                found.append(File(label, rel or (path.name,), st.st_size, st.st_mtime, path, None))
     if not found:
         raise UsageError(f"no files found under {', '.join(map(str, paths))}: give the folder or zip that holds the "
                          f"class's notebooks, or the notebook files")
@@ -201,7 +201,7 @@ def person(file, stem=None, pattern=None):
         prefix = f"{g['name']}{g['late'] or ''}_{g['user_id']}_{g['submission_id']}"
         return Person(f"canvas:{g['user_id']}", g["user_id"], normalised(g["name"]), "canvas", bool(g["late"]),
                       (int(g["submission_id"]), int(g["resubmission"] or 0), file.mtime, file.label), prefix)
-    for part in reversed(file.rel):
+    for part in reversed(file.label.replace(":", "/").split("/")):      # the folder given may be the person's own
         moodle = MOODLE.match(part)
         if moodle:
             g = moodle.groupdict()

@@ -12,7 +12,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from .course_notebooks import called_checks, has_marker, normalise
-from .intake import MAX_BYTES, File, Person, UsageError, person  # noqa: F401 -- UsageError: one home, re-exported
+from . import intake
+from .intake import File, Person, UsageError, person  # noqa: F401 -- UsageError: one home, re-exported
 
 
 @dataclass
@@ -41,8 +42,9 @@ def read(file):
     import nbformat
     if file.problem:
         raise ValueError(file.problem)
-    data = file.read_bytes() if file.size <= MAX_BYTES else b""
-    if file.size > MAX_BYTES or len(data) > MAX_BYTES:
+    limit = intake.MAX_BYTES
+    data = file.read_bytes() if file.size <= limit else b""
+    if file.size > limit or len(data) > limit:
         raise ValueError(f"not graded: {max(file.size, len(data)) / 1e6:.0f} MB or more is larger than any notebook "
                          f"of the course")
     try:
@@ -113,7 +115,8 @@ def identify(file, course, pattern=None):
     try:
         nb, text = read(file)
     except (OSError, ValueError) as exc:
-        return Submission(file, person(file, None, pattern) or _unmatched(file), problem=str(exc))
+        climbs = not file.rel or ".." in file.rel
+        return Submission(file, (not climbs and person(file, None, pattern)) or _unmatched(file), problem=str(exc))
     stem, how = match(nb, course)
     who = person(file, stem, pattern)
     if who is None:

@@ -1,0 +1,283 @@
+"""The grader's intake, points, exports and feedback pages, without running a notebook: what Canvas and Moodle
+download is read as it is (one person one student, zips in place), points come from the checks and a teacher's file,
+and the files the platforms import carry the columns the platforms document.
+
+Grading such downloads end to end (the CLI, a zip against its folder, the feedback page in Chromium) is in
+tests/test_grading_lms.py.
+"""
+import csv
+import html
+import zipfile
+
+import nbformat
+import pytest
+
+from lesson_lib.course import checks
+from lesson_tools.build import NOTEBOOKS, SOLUTIONS
+from lesson_tools.grading import course_notebooks, export, feedback, gradebook, intake, points
+from lesson_tools.grading.command import collect
+from lesson_tools.grading.intake import File, UsageError, compile_pattern, find, person
+from lesson_tools.grading.submissions import identify
+from lms_downloads import canvas_name, moodle_folder, write_tree, write_zip
+
+M04 = "04_feedback"
+CHECK_04, = [name for name, spec in checks.REGISTRY.items() if spec.notebook == M04]
+
+
+@pytest.fixture(scope="module")
+def course():
+    return course_notebooks.load()
+
+
+def nb(stem, teachers=True):
+    return nbformat.read(str((SOLUTIONS if teachers else NOTEBOOKS) / f"{stem}.ipynb"), as_version=4)
+
+
+def at(rel, folder="downloads"):
+    return File(f"{folder}/{rel}", tuple(rel.split("/")), 0, 0.0, None)
+
+
+# ---------------------------------------------------------------------- who handed a file in
+@pytest.mark.parametrize("late", [False, True])
+@pytest.mark.parametrize("resubmission", [None, 1, 12])
+def test_a_canvas_file_is_its_user_id_with_late_and_resubmission_read(late, resubmission):
+    name = canvas_name("smithjane", 12345, 67890, f"{M04}.ipynb", late, resubmission)
+    who = person(at(name), M04)
+    assert (who.key, who.id, who.name, who.platform, who.late) == ("canvas:12345", "12345", "smithjane", "canvas", late)
+    assert who.order[:2] == (67890, resubmission or 0)
+    assert name.startswith(who.prefix) and who.prefix.endswith("_12345_67890")
+
+
+def test_canvas_submissions_of_one_person_are_one_student_and_namesakes_are_two():
+    first = person(at(canvas_name("smithjane", 12345, 67890, "02_model.ipynb")), "02_model")
+    again = person(at(canvas_name("smithjane", 12345, 67891, "02_model.ipynb", resubmission=1)), "02_model")
+    namesake = person(at(canvas_name("smithjane", 22222, 67892, "02_model.ipynb")), "02_model")
+    assert first.key == again.key != namesake.key and first.name == namesake.name
+    assert again.order > first.order                     # the later submission sorts later
+
+
+@pytest.mark.parametrize("rel", [
+    f"{moodle_folder('Jane Smith', 501)}/{M04}.ipynb",                       # downloaded in folders
+    f"moodle/{moodle_folder('Jane Smith', 501)}/my work (2).ipynb",          # inside a container folder
+    f"{moodle_folder('Jane Smith', 501)}{M04}.ipynb",                        # downloaded without folders
+    f"{moodle_folder('Jane Smith', 501, 'onlinetext')}/{M04}.ipynb",
+])
+def test_a_moodle_file_is_its_participant_id_never_its_folder(rel):
+    who = person(at(rel), M04)
+    assert (who.key, who.name, who.platform) == ("moodle:501", "Jane Smith", "moodle")
+    assert who.prefix.startswith("Jane Smith_501_assignsubmission_")
+
+
+def test_a_teachers_pattern_names_the_person_and_refuses_what_it_does_not_match():
+    pattern = compile_pattern(r"^(?P<student_id>s\d+)-(?P<name>[a-z]+)(?P<late>-late)?/")
+    who = person(at(f"s17-ann-late/{M04}.ipynb"), M04, pattern)
+    assert (who.key, who.name, who.late, who.platform) == ("pattern:s17", "ann", True, "pattern")
+    assert person(at(f"ann/{M04}.ipynb"), M04, pattern) is None
+    for bad, says in [("(", "is not a regular expression"), (r"(?P<name>\w+)", "needs a named group"),
+                      (r"(?P<student_id>\w+)(?P<group>\d)", "knows no group group")]:
+        with pytest.raises(UsageError, match=says):
+            compile_pattern(bad)
+
+
+def test_a_folder_that_holds_the_downloads_of_two_platforms_names_nobody(course, tmp_path):
+    """The issue's class: canvas/ and moodle/ under the folder given; each person by their id, none merged."""
+    learner, teacher = nb(M04, False), nb(M04)
+    write_zip(write_tree(tmp_path / "dl", {}) / "canvas.zip", {
+        canvas_name("smithjane", 12345, 67890, f"{M04}.ipynb"): learner,
+        canvas_name("smithjane", 12345, 67891, f"{M04}.ipynb", resubmission=1): teacher,
+        canvas_name("doejohn", 23456, 67893, f"{M04}.ipynb", late=True): teacher})
+    write_tree(tmp_path / "dl" / "moodle", {f"{moodle_folder('Jane Smith', 501)}/{M04}.ipynb": teacher,
+                                            f"{moodle_folder('Li Wei', 502)}/homework.ipynb": learner})
+    subs = collect([tmp_path / "dl"], course)
+    people = {s.person.key: s.person.name for s in subs}
+    assert people == {"canvas:12345": "smithjane", "canvas:23456": "doejohn", "moodle:501": "Jane Smith",
+                      "moodle:502": "Li Wei"}
+    assert all(s.notebook == M04 and s.problem is None for s in subs)
+    assert [s.person.late for s in subs if s.person.id == "23456"] == [True]
+
+
+def test_a_folder_that_would_merge_people_is_refused_by_name(course, tmp_path):
+    write_tree(tmp_path / "in" / "class", {f"{name}/{M04}.ipynb": nb(M04) for name in ("alice", "bob")})
+    with pytest.raises(UsageError, match=r"the folder 'class' holds the same notebook under several names "
+                                         r"\(alice, bob\).*Give 'class' itself as the PATH"):
+        collect([tmp_path / "in"], course)
+    assert sorted(s.student for s in collect([tmp_path / "in" / "class"], course)) == ["alice", "bob"]
+    write_tree(tmp_path / "flat" / "class", {f"{name}_{M04}.ipynb": nb(M04) for name in ("alice", "bob")})
+    with pytest.raises(UsageError, match=r"'class' holds the same notebook under several names \(alice, bob\)"):
+        collect([tmp_path / "flat"], course)
+    # a student's own resubmissions in their folder are no other people
+    write_tree(tmp_path / "own", {f"alice/{M04}.ipynb": nb(M04), f"alice/{M04} (1).ipynb": nb(M04),
+                                  f"alice/alice_{M04}.ipynb": nb(M04), f"bob/{M04}.ipynb": nb(M04)})
+    assert sorted(s.student for s in collect([tmp_path / "own"], course)) == ["alice", "alice", "alice", "bob"]
+
+
+# ---------------------------------------------------------------------- zips, read in place
+def test_a_zip_is_read_in_place_and_its_unsafe_entries_are_rows_of_their_own(course, tmp_path, monkeypatch):
+    teacher = nbformat.writes(nb(M04)).encode()
+    path = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(canvas_name("smithjane", 12345, 67890, f"{M04}.ipynb"), teacher)
+        zf.writestr("../outside.ipynb", teacher)
+        zf.writestr("/etc/absolute.ipynb", teacher)
+        link = zipfile.ZipInfo("link.ipynb")
+        link.external_attr = (0o120777 << 16)
+        zf.writestr(link, "../../notebooks/solutions/04_feedback.ipynb")
+        zf.writestr("inner.zip", b"PK\x05\x06" + b"\0" * 18)
+        zf.writestr("__MACOSX/._x.ipynb", b"")
+        zf.writestr("big.ipynb", teacher + b" " * 200)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    monkeypatch.setattr(intake, "MAX_BYTES", len(teacher) + 100)
+    subs = {s.label.split(":", 1)[1]: s for s in collect([path], course)}
+    assert sorted(p.name for p in tmp_path.iterdir()) == before          # nothing unpacked beside it
+    graded = subs[canvas_name("smithjane", 12345, 67890, f"{M04}.ipynb")]
+    assert graded.problem is None and graded.notebook == M04 and graded.person.key == "canvas:12345"
+    assert "climbs out of the zip" in subs["../outside.ipynb"].problem
+    assert "climbs out of the zip" in subs["/etc/absolute.ipynb"].problem
+    assert subs["link.ipynb"].problem.startswith("not read: a link inside the zip (to '../../notebooks/")
+    assert "a zip inside the zip" in subs["inner.zip"].problem
+    assert "larger than any notebook" in subs["big.ipynb"].problem
+    assert not any("__MACOSX" in label for label in subs)
+    assert subs["../outside.ipynb"].person.platform == "unmatched"       # a climbing path names nobody
+
+
+def test_a_zip_with_too_many_entries_or_none_that_opens_is_one_row(course, tmp_path, monkeypatch):
+    write_zip(tmp_path / "many.zip", {f"{k}.ipynb": b"{}" for k in range(5)})
+    (tmp_path / "broken.zip").write_bytes(b"PK not really")
+    monkeypatch.setattr(intake, "MAX_MEMBERS", 4)
+    subs = {s.label: s for s in collect([tmp_path], course)}
+    assert subs[f"{tmp_path.name}/many.zip"].problem.startswith("not read: the zip holds 5 files, more than 4")
+    assert subs[f"{tmp_path.name}/broken.zip"].problem.startswith("not a zip that can be read")
+
+
+def test_a_file_that_lies_about_its_size_inside_a_zip_is_still_refused(tmp_path, monkeypatch):
+    import dataclasses
+    path = write_zip(tmp_path / "z.zip", {"a.ipynb": b"x" * 5000})
+    file, = find([path])
+    file = dataclasses.replace(file, size=10)             # as a forged header would say
+    monkeypatch.setattr(intake, "MAX_BYTES", 1000)
+    assert len(file.read_bytes()) == 1001                # read stops past the limit, whatever the header says
+    from lesson_tools.grading.submissions import read
+    with pytest.raises(ValueError, match="larger than any notebook"):
+        read(file)
+
+
+# ---------------------------------------------------------------------- points
+def test_points_are_those_the_checks_declare_and_a_teachers_file_sets_others(tmp_path):
+    declared = points.declared()
+    assert declared == {name: spec.points for name, spec in checks.REGISTRY.items()}
+    assert all(p > 0 for p in declared.values()) and len(set(declared.values())) > 1
+    some, other = sorted(declared)[:2]
+    (tmp_path / "p.toml").write_text(f"[points]\n{some} = 5\n{other} = 0.5\n")
+    assert points.load(tmp_path / "p.toml") == {**declared, some: 5, other: 0.5}
+    cases = {"[points]\nno_such_check = 2\n": "no_such_check is not a check of the course; the checks are: ",
+             f"[points]\n{some} = -1\n": f"points must be numbers >= 0, got {some} = -1",
+             f"[points]\n{some} = 'two'\n": f"got {some} = 'two'",
+             f"{some} = 2\n": "expected one table [points]",
+             "[points\n": "is not valid TOML"}
+    for text, says in cases.items():
+        (tmp_path / "bad.toml").write_text(text)
+        with pytest.raises(UsageError, match=f"--points {tmp_path / 'bad.toml'}.*"):
+            points.load(tmp_path / "bad.toml")
+        with pytest.raises(UsageError) as caught:
+            points.load(tmp_path / "bad.toml")
+        assert says in str(caught.value), (text, str(caught.value))
+    with pytest.raises(UsageError, match="cannot read it"):
+        points.load(tmp_path / "missing.toml")
+
+
+def test_a_check_cannot_declare_points_that_are_not_positive():
+    from lesson_lib.course.checks.framework import register
+    for bad in (0, -1, "2", True, None):
+        with pytest.raises(ValueError, match="points must be a positive number"):
+            register("04_feedback", points=bad)
+
+
+# ---------------------------------------------------------------------- grades out
+def people_rows():
+    """Scored rows of a class from three platforms (as grading makes them)."""
+    canvas = lambda name, uid, late=False: {"student": name, "student_id": uid, "platform": "canvas",  # noqa: E731
+                                            "late": "late" if late else ""}
+    rows = []
+    for who, sub, verdict in [(canvas("smithjane", "12345"), "a.ipynb", "FAIL"),
+                              (canvas("smithjane", "12345"), "b.ipynb", "PASS"),
+                              (canvas("=cmd|' /C calc'!A0", "23456", True), "c.ipynb", "PASS"),
+                              ({"student": "Jane Smith", "student_id": "501", "platform": "moodle", "late": ""},
+                               "d.ipynb", "NOT ATTEMPTED"),
+                              ({"student": "alice", "student_id": "alice", "platform": "folder", "late": ""},
+                               "e.ipynb", "PASS")]:
+        rows.append(gradebook.row(who, M04, sub, CHECK_04, verdict, verdict))
+    order = {"a.ipynb": 1, "b.ipynb": 2, "c.ipynb": 1, "d.ipynb": 1, "e.ipynb": 1}
+    return gradebook.score(rows, {CHECK_04: 3}, "best", order)
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def test_canvas_export_has_canvas_documented_columns_and_only_canvas_people(tmp_path):
+    rows = people_rows()
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section,Homework 2 (4567)\n"
+                      "    Points Possible,,,,,3\n\"Smith, Jane\",12345,S-100,jsmith,Section A,\n")
+    n, left = export.canvas(rows, tmp_path / "c.csv", "Homework 2 (4567)", export.read_roster(roster))
+    table = read_csv(tmp_path / "c.csv")
+    # Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, then one column per assignment
+    assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Homework 2 (4567)"]
+    assert table[1] == ["Points Possible", "", "", "", "", "3"]
+    assert sorted(table[2:]) == [["'=cmd|' /C calc'!A0", "23456", "", "", "", "3"],            # a formula: text
+                                 ["Smith, Jane", "12345", "S-100", "jsmith", "Section A", "3"]]  # best of 2, roster
+    assert n == 2 and sorted(p["student"] for p in left) == ["Jane Smith", "alice"]
+    with pytest.raises(UsageError, match="expected Canvas's exported gradebook"):
+        (tmp_path / "bad.csv").write_text("name,grade\nx,1\n")
+        export.read_roster(tmp_path / "bad.csv")
+
+
+def test_moodle_export_is_a_grading_worksheet_moodle_can_read(tmp_path):
+    rows = people_rows()
+    n, left = export.moodle(rows, tmp_path / "m.csv", {"moodle:501": "04_feedback: 0 of 3 points"})
+    table = read_csv(tmp_path / "m.csv")
+    header = table[0]
+    # Moodle's worksheet importer finds its columns by these headings and reads "Participant N" ids
+    for column in ("Identifier", "Grade", "Last modified (grade)", "Feedback comments"):
+        assert column in header
+    body = dict(zip(header, table[1]))
+    assert body["Identifier"] == "Participant 501" and body["Grade"] == "0" and body["Maximum Grade"] == "3"
+    assert body["Feedback comments"] == "04_feedback: 0 of 3 points"
+    import datetime
+    datetime.datetime.strptime(body["Last modified (grade)"], "%A, %d %B %Y, %H:%M")
+    assert n == 1 and len(table) == 2 and len(left) == 3
+
+
+def test_scores_have_one_row_per_person_with_the_counted_submission(tmp_path):
+    assert export.scores(people_rows(), tmp_path / "s.csv") == 4
+    table = [dict(zip(read_csv(tmp_path / "s.csv")[0], r)) for r in read_csv(tmp_path / "s.csv")[1:]]
+    by_id = {r["student_id"]: r for r in table}
+    assert by_id["12345"][M04] == "3" and by_id["12345"]["counted"] == "b.ipynb"
+    assert by_id["23456"]["late"] == M04 and by_id["501"]["total"] == "0" and by_id["501"]["possible"] == "3"
+
+
+# ---------------------------------------------------------------------- feedback pages
+def test_a_feedback_page_escapes_the_learners_code_and_is_named_for_the_platform(course, tmp_path):
+    teacher = nb(M04)
+    cell = next(c for c in teacher.cells if c.cell_type == "code" and "def lesson_passes" in c.source)
+    cell.source += "\n# </code></pre><script>alert('x')</script>"
+    write_zip(tmp_path / "canvas.zip", {canvas_name("smithjane", 12345, 67890, f"{M04}.ipynb"): teacher})
+    write_tree(tmp_path, {f"{moodle_folder('Jane Smith', 501)}/{M04}.ipynb": teacher, f"ann/{M04}.ipynb": teacher})
+    subs = collect([tmp_path / "canvas.zip", tmp_path / moodle_folder("Jane Smith", 501), tmp_path / "ann"], course)
+    rows = gradebook.score([gradebook.row(gradebook.identity(s.person), s.notebook, s.label, CHECK_04, "FAIL",
+                                          "FAIL: it said <b>no</b>. Hint: use `and`") for s in subs],
+                           points.declared(), order={s.label: s.person.order for s in subs})
+    written = feedback.write_all(tmp_path / "fb", subs, rows, course)
+    names = sorted(p.relative_to(tmp_path / "fb").as_posix() for p in written)
+    assert names == ["ann/04_feedback_feedback.html",
+                     f"canvas/{canvas_name('smithjane', 12345, 67890, '04_feedback_feedback.html')}",
+                     "canvas_feedback.zip",
+                     f"moodle/{moodle_folder('Jane Smith', 501)}/04_feedback_feedback.html", "moodle_feedback.zip"]
+    with zipfile.ZipFile(tmp_path / "fb" / "moodle_feedback.zip") as zf:
+        assert zf.namelist() == [f"{moodle_folder('Jane Smith', 501)}/04_feedback_feedback.html"]
+    page = (tmp_path / "fb" / "ann" / "04_feedback_feedback.html").read_text()
+    assert "<script>" not in page and html.escape("</code></pre><script>alert('x')</script>") in page
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert "it said &lt;b&gt;no&lt;/b&gt;" in page and "0 of 1 points" in page
+    assert html.escape("def lesson_passes(max_error, min_eig):", quote=True) in page
