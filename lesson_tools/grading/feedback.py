@@ -58,8 +58,9 @@ def code_for(text, course_nb):
     return out
 
 
-def page(sub, rows, code):
-    """The HTML of one submission's feedback (`rows`: its scored gradebook rows; `code`: from code_for)."""
+def page(sub, rows, code, counted=None):
+    """The HTML of one submission's feedback (`rows`: its scored gradebook rows; `code`: from code_for; `counted`:
+    the label of the submission the score counts, when it is another)."""
     e = html.escape
     graded = [r for r in rows if r["check"]]
     who = sub.student + (f" ({sub.person.id})" if sub.person.id and sub.person.id != sub.student else "")
@@ -77,11 +78,11 @@ def page(sub, rows, code):
     else:
         earned = sum(float(r["points"]) for r in graded)
         possible = sum(float(r["max_points"]) for r in graded)
-        counted = graded[0]["counted"] == "yes"
-        lines.append(f"<p class='total'>{gb.number(earned)} of {gb.number(possible)} points</p>")
-        lines.append("<p>" + ("This is the submission your score counts." if counted else
-                              "You handed this notebook in more than once; your score counts another submission.")
-                     + "</p>")
+        lines.append(f"<p class='total'>{gb.number(earned)} of {gb.number(possible)} "
+                     f"point{'' if possible == 1 else 's'}</p>")
+        if counted != sub.label:
+            lines.append(f"<p>You handed this notebook in more than once; your score counts another submission: "
+                         f"<code>{e(counted or '')}</code>.</p>")
         lines.append("<table>\n<caption class='visually-hidden'>Each exercise's check</caption>\n"
                      "<thead><tr><th scope='col'>exercise</th><th scope='col'>verdict</th><th scope='col'>points</th>"
                      "<th scope='col'>what the check said</th></tr></thead>\n<tbody>")
@@ -113,9 +114,11 @@ def relative_path(sub):
 def write_all(folder, submissions, rows, course):
     """Write every submission's page under `folder` and the Canvas and Moodle bundles; returns the paths written."""
     folder = Path(folder)
-    by_label = {}
+    by_label, counted = {}, {}
     for r in rows:
         by_label.setdefault(r["submission"], []).append(r)
+        if r["counted"] == "yes":
+            counted[(gb.person_key(r), r["notebook"])] = r["submission"]
     written, used = [], set()
     for sub in submissions:
         rel = relative_path(sub)
@@ -127,7 +130,9 @@ def write_all(folder, submissions, rows, course):
         code = code_for(sub.text, course[sub.notebook]) if sub.text and sub.notebook in course else {}
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page(sub, by_label.get(sub.label, []), code), encoding="utf-8")
+        mine = by_label.get(sub.label, [])
+        path.write_text(page(sub, mine, code, counted.get((gb.person_key(mine[0]), sub.notebook)) if mine else None),
+                        encoding="utf-8")
         written.append(path)
     for platform in ("canvas", "moodle"):
         pages = [p for p in written if p.relative_to(folder).parts[0] == platform]
