@@ -126,7 +126,8 @@ def test_check_command_lists_each_problem_and_fails(course, capsys):
     assert captured.out == "" and len(lines) == 2
     assert lines[0].startswith("problem: notebooks/04_feedback.ipynb, metadata['lesson'] is None") or \
         lines[0].startswith(f"problem: {path}, metadata['lesson'] is None"), lines[0]
-    assert lines[1] == "1 problem(s). Stale markers and stamps: python -m lesson_tools build <ids>"
+    assert lines[1] == ("1 problem(s). Stale markers, stamps and learner versions: python -m lesson_tools build "
+                        "04_feedback")
 
 
 def test_build_command_builds_the_named_notebooks_without_running_them(course, executed, capsys):
@@ -157,6 +158,71 @@ def test_every_command_line_option_has_help(capsys):
     assert re.search(r"^\s+build\s+\S", out, re.M) and re.search(r"^\s+check\s+\S", out, re.M), out
 
 
+def test_the_package_help_lists_every_verb_and_each_verb_runs(tmp_path):
+    import subprocess
+    import sys
+    from lesson_tools.build import ROOT
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "lesson_tools", *args], cwd=ROOT, capture_output=True, text=True)
+    out = cli("--help")
+    verbs = re.findall(r"^  (\w+)  ", out.stdout, re.M)
+    assert out.returncode == 0 and set(verbs) == {"build", "check", "release", "links", "grade"}, out.stdout
+    for verb in verbs:                           # each verb's own help, under its own name
+        help_ = cli(verb, "--help")
+        assert help_.returncode == 0 and re.search(rf"python -m lesson_tools[ .]{verb}\b", help_.stdout), (verb, help_)
+    wrong = cli("buidl")
+    assert wrong.returncode == 2 and "'buidl' is not a verb of lesson_tools; the verbs are: build, check" in wrong.stderr
+
+
+# ---------------------------------------------------------------------- a rebuild of an unchanged notebook
+def widget_notebook(ids, seconds="2.4"):
+    """A notebook holding a Box of two sliders under the model ids `ids` (box, slider, slider), as a kernel stores
+    them, with a label that shows seconds measured on this machine."""
+    box, a, b = ids
+    state = {m: {"model_name": "IntSliderModel", "model_module": "@jupyter-widgets/controls",
+                 "model_module_version": "2.0.0", "state": {"value": k}} for k, m in enumerate((a, b))}
+    state[box] = {"model_name": "HBoxModel", "model_module": "@jupyter-widgets/controls", "model_module_version": "2.0.0",
+                  "state": {"children": [f"IPY_MODEL_{a}", f"IPY_MODEL_{b}"],
+                            "label": f"trained in <span class='bench-seconds'>{seconds}</span> s"}}
+    view = {"output_type": "display_data", "metadata": {},
+            "data": {build.WIDGET_VIEW: {"model_id": box, "version_major": 2, "version_minor": 0}}}
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("box", outputs=[nbformat.from_dict(view)])])
+    nb.metadata["widgets"] = {build.WIDGET_STATE: {"state": state, "version_major": 2, "version_minor": 0}}
+    return nb
+
+
+def test_widget_ids_are_the_same_for_the_same_widgets_whatever_the_kernel_drew():
+    import uuid
+    runs = [build.stable_widget_ids(widget_notebook([uuid.uuid4().hex for _ in range(3)]), "03_x") for _ in range(2)]
+    assert [(r.metadata, r.cells[0].outputs) for r in runs[:1]] == [(r.metadata, r.cells[0].outputs) for r in runs[1:]]
+    state = runs[0].metadata["widgets"][build.WIDGET_STATE]["state"]
+    box = runs[0].cells[0].outputs[0]["data"][build.WIDGET_VIEW]["model_id"]
+    assert set(state[box]["state"]["children"]) == {f"IPY_MODEL_{m}" for m in state if m != box}   # still linked
+    other = build.stable_widget_ids(widget_notebook([uuid.uuid4().hex for _ in range(3)]), "07_y")
+    assert set(other.metadata["widgets"][build.WIDGET_STATE]["state"]).isdisjoint(state)        # per notebook
+
+
+def test_machine_dependent_figures_keep_their_earlier_bytes_and_nothing_else_does():
+    def timing(text, marked=True):
+        cell = nbformat.v4.new_code_cell(("# NBVAL_IGNORE_OUTPUT\n" if marked else "") + "print(t)")
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        return cell
+    old = nbformat.v4.new_notebook(cells=[timing("took 4.8 ms\n"), timing("error 0.25\n", False)])
+    new = nbformat.v4.new_notebook(cells=[timing("took 3.2 ms\n"), timing("error 0.26\n", False)])
+    build.keep_machine_dependent(old, new)
+    assert [c.outputs[0]["text"] for c in new.cells] == ["took 4.8 ms\n", "error 0.26\n"]
+    worded = nbformat.v4.new_notebook(cells=[timing("took 3.2 s\n"), timing("error 0.26\n", False)])
+    assert build.keep_machine_dependent(old, worded).cells[0].outputs[0]["text"] == "took 3.2 s\n"   # not digits only
+    ids = ["a" * 32, "b" * 32, "c" * 32]
+    kept = build.keep_machine_dependent(widget_notebook(ids, "2.4"), widget_notebook(ids, "3.9"))
+    assert "'bench-seconds'>2.4<" in kept.metadata["widgets"][build.WIDGET_STATE]["state"]["a" * 32]["state"]["label"]
+    changed = widget_notebook(ids, "3.9")
+    changed.metadata["widgets"][build.WIDGET_STATE]["state"]["b" * 32]["state"]["value"] = 7
+    kept = build.keep_machine_dependent(widget_notebook(ids, "2.4"), changed)
+    assert kept.metadata["widgets"][build.WIDGET_STATE]["state"]["b" * 32]["state"]["value"] == 7
+
+
 # ---------------------------------------------------------------------- execute, in a real kernel
 def test_execute_stores_outputs_and_widget_state_and_names_the_notebook_that_fails(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[
@@ -167,6 +233,11 @@ def test_execute_stores_outputs_and_widget_state_and_names_the_notebook_that_fai
     build.execute(nb, tmp_path / "here", "demo.ipynb")
     assert nb.cells[0].outputs[0]["text"] == "42 here\n"
     assert "application/vnd.jupyter.widget-state+json" in nb.metadata["widgets"]
+    chunked = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import sys, time\nprint('a', end=''); sys.stdout.flush(); time.sleep(0.3); print('b')")])
+    chunked.metadata["kernelspec"] = nb.metadata["kernelspec"]
+    build.execute(chunked, tmp_path, "chunked.ipynb")
+    assert [o["text"] for o in chunked.cells[0].outputs] == ["ab\n"]     # one output, however the kernel sent it
     nb.cells.append(nbformat.v4.new_code_cell("1 / 0"))
     with pytest.raises(CourseError, match=r"(?s)^broken\.ipynb failed while executing:\n.*ZeroDivisionError"):
         build.execute(nb, tmp_path, "broken.ipynb")
