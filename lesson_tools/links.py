@@ -7,7 +7,7 @@
 Binder (mybinder.org) builds only public repositories, on GitHub (`gh`) or GitLab (`gl`).  The links open
 JupyterLab on a notebook (`urlpath=lab/tree/notebooks/NAME.ipynb`) or render it as an app with Voilà
 (`urlpath=voila/render/notebooks/NAME.ipynb`).  They point at the learners' edition, the branch `learners` that
-`python -m lesson_tools release --branch learners` writes (publish it with `git push origin learners`), so that
+`python -m lesson_tools release --branch learners` writes (publish it as `release` says: `git push REMOTE learners`), so that
 learners get no solutions; `--ref` picks another branch or tag (`--ref HEAD`: the teachers' repository itself,
 solutions included).
 """
@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from .build import ROOT
 from .catalog import CATALOG
-from .release import BRANCH
+from .release import BRANCH, push_advice
 
 BINDER = "https://mybinder.org/v2"
 BADGE = "https://mybinder.org/badge_logo.svg"
@@ -72,10 +72,10 @@ def branch_note(ref, root=ROOT):
     if not here:
         return (f"The links open the branch {BRANCH}, the learners' edition, which this repository does not have "
                 f"yet: write it with `python -m lesson_tools release --branch {BRANCH}`, then publish it with "
-                f"`git push origin {BRANCH}`.")
+                f"{push_advice(BRANCH, root)}.")
     return (f"The links open the branch {BRANCH}, the learners' edition (no solutions); after a change to the "
             f"course, write it again with `python -m lesson_tools release --branch {BRANCH}` and publish it with "
-            f"`git push origin {BRANCH}`.")
+            f"{push_advice(BRANCH, root)}.")
 
 
 def binder_url(provider, path, ref=BRANCH, urlpath=None):
@@ -103,7 +103,7 @@ def local_report(why):
     """What the command can print without a public repository: why there are no Binder links, how to get them,
     and how to open each notebook on this machine."""
     lines = [f"No Binder links: {why}", "Binder builds public GitHub or GitLab repositories: push the learners' "
-             f"edition there (python -m lesson_tools release --branch {BRANCH}; git push <remote> {BRANCH}), or "
+             f"edition there (python -m lesson_tools release --branch {BRANCH}, then {push_advice(BRANCH)}), or "
              f"give --repo OWNER/REPO.", "", "On this machine, with the course installed:"]
     lines += [f"  jupyter lab notebooks/{nb.id}.ipynb" + ("   (or: voila notebooks/" + nb.id + ".ipynb)" if nb.app
                                                          else "") for nb in CATALOG]

@@ -20,8 +20,11 @@ and nothing of the teachers': no solutions, tests, benchmarks, build or grading 
 sources give the same files, byte for byte, so a release with nothing new changes nothing.
 
 A branch release lets a Binder link to that branch (`python -m lesson_tools links` points there by default) give
-learners the edition alone: publish it with `git push origin learners`.  The course must pass
-`python -m lesson_tools check` first; the release refuses otherwise.
+learners the edition alone: publish it with `git push REMOTE learners`, REMOTE the public repository learners open
+(`--remote NAME` names it once and git remembers it as the branch's pushRemote; with a single remote, that one).
+The course must pass `python -m lesson_tools check` first, and its sources (notebooks/, lesson_lib/, binder/) must
+be committed, so that the edition is one commit's; the release refuses otherwise (`--allow-uncommitted` releases
+the work tree as it is, and the branch's commit message says so).
 """
 import argparse
 import os
@@ -206,10 +209,66 @@ def commit_branch(folder, branch=BRANCH, root=build.ROOT):
     return commit, True
 
 
-def release(out=None, branch=None, root=build.ROOT, log=print):
+SOURCES = ("notebooks", "lesson_lib", "binder", "pyproject.toml")     # what the edition is written from
+
+
+def uncommitted(root=build.ROOT):
+    """The edition's sources that differ from the commit: edited, added or not yet committed (ignored files aside)."""
+    r = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", *SOURCES], cwd=root,
+                       capture_output=True, text=True)
+    return [line[3:] for line in r.stdout.splitlines() if line.strip()] if r.returncode == 0 else []
+
+
+def _remotes(root):
+    return subprocess.run(["git", "remote"], cwd=root, capture_output=True, text=True).stdout.split()
+
+
+def push_remote(branch=BRANCH, root=build.ROOT):
+    """(name, url) of the remote that receives `branch`: the one recorded for it (`git config
+    branch.<branch>.pushRemote`, which `release --remote` sets, or branch.<branch>.remote), else the only remote;
+    None when there is none, or several and none recorded."""
+    names = _remotes(root)
+    for key in (f"branch.{branch}.pushRemote", f"branch.{branch}.remote", "remote.pushDefault"):
+        name = subprocess.run(["git", "config", "--get", key], cwd=root, capture_output=True, text=True).stdout.strip()
+        if name in names:
+            return name, _git(root, "remote", "get-url", name)
+    return (names[0], _git(root, "remote", "get-url", names[0])) if len(names) == 1 else None
+
+
+def push_advice(branch=BRANCH, root=build.ROOT):
+    """The command that publishes `branch`, naming the remote that receives it, or how to choose one."""
+    found = push_remote(branch, root)
+    if found:
+        name, url = found
+        return f"`git push {name} {branch}` ({name} is {url}; Binder builds it only if it is public)"
+    names = _remotes(root)
+    if not names:
+        return (f"`git push REMOTE {branch}` once this repository has a public remote (git remote add NAME URL), "
+                f"then name it once with `python -m lesson_tools release --branch {branch} --remote NAME`")
+    return (f"`git push REMOTE {branch}`, REMOTE the public repository learners open (remotes here: "
+            f"{', '.join(names)}); name it once with `python -m lesson_tools release --branch {branch} --remote NAME`")
+
+
+def remember_remote(name, branch, root=build.ROOT):
+    """Record `name` as the remote that receives `branch` (git config branch.<branch>.pushRemote)."""
+    names = _remotes(root)
+    if name not in names:
+        raise ReleaseError(f"--remote {name}: no such git remote here; the remotes are "
+                           f"{', '.join(names) or 'none (git remote add NAME URL)'}")
+    _git(root, "config", f"branch.{branch}.pushRemote", name)
+
+
+def release(out=None, branch=None, root=build.ROOT, log=print, allow_uncommitted=False, remote=None):
     """Write the edition to the folder `out` and/or commit it to `branch`; see the module's docstring."""
     if out is None and branch is None:
         raise ReleaseError("say where the edition goes: an output folder, --branch NAME, or both")
+    if remote is not None and branch is None:
+        raise ReleaseError("--remote names where --branch is pushed: give --branch too, e.g. --branch learners")
+    changed = uncommitted(root)
+    if changed and not allow_uncommitted:
+        raise ReleaseError(f"{len(changed)} source file(s) of the edition are not committed ({', '.join(changed[:5])}"
+                           f"{' ...' if len(changed) > 5 else ''}): commit them first (git add -A {' '.join(SOURCES)} "
+                           f"&& git commit), or release the work tree as it is with --allow-uncommitted")
     if out is not None:
         _check_out_dir(Path(out), root)
     problems = build.check(log=lambda *_: None)
@@ -224,9 +283,11 @@ def release(out=None, branch=None, root=build.ROOT, log=print):
         files = write_edition(staging / "edition", root)
         log(f"learners' edition: {len(files)} files, {sum(f.startswith('notebooks/') for f in files)} notebooks")
         if branch is not None:
-            commit, changed = commit_branch(staging / "edition", branch, root)
-            log(f"branch {branch}: {'new commit ' + commit[:12] if changed else 'unchanged at ' + commit[:12]}. "
-                f"Publish it with `git push origin {branch}`; `python -m lesson_tools links` gives its Binder links")
+            if remote is not None:
+                remember_remote(remote, branch, root)
+            commit, new = commit_branch(staging / "edition", branch, root)
+            log(f"branch {branch}: {'new commit ' + commit[:12] if new else 'unchanged at ' + commit[:12]}. "
+                f"Publish it with {push_advice(branch, root)}; `python -m lesson_tools links` gives its Binder links")
         if out is not None:
             out = Path(out).resolve()
             if out.exists():
@@ -242,9 +303,12 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m lesson_tools release", description=__doc__.split("\n")[0])
     p.add_argument("out", nargs="?", help="folder to write the edition into (new, empty, or an earlier edition)")
     p.add_argument("--branch", help=f"also (or only) commit it to this branch of the repository, e.g. {BRANCH}")
+    p.add_argument("--remote", help="the git remote that publishes the branch (remembered as its pushRemote)")
+    p.add_argument("--allow-uncommitted", action="store_true",
+                   help="release the sources as they are in the work tree, committed or not")
     args = p.parse_args(argv)
     try:
-        release(args.out, args.branch)
+        release(args.out, args.branch, allow_uncommitted=args.allow_uncommitted, remote=args.remote)
     except (ReleaseError, CourseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

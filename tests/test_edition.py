@@ -261,6 +261,30 @@ def test_release_refuses_folders_it_would_harm(tmp_path):
         release.release(None, None)
 
 
+def test_release_refuses_uncommitted_sources_unless_asked(tmp_path, monkeypatch, repo):
+    (repo / "notebooks").mkdir()
+    (repo / "notebooks" / "02_model.ipynb").write_text("{}")          # not committed
+    (repo / "notes.txt").write_text("mine")                           # not a source of the edition
+    assert release.uncommitted(repo) == ["notebooks/02_model.ipynb"]
+    monkeypatch.setattr(release, "uncommitted", lambda root=ROOT: ["notebooks/02_model.ipynb"])
+    with pytest.raises(release.ReleaseError, match=r"1 source file\(s\) of the edition are not committed "
+                                                   r"\(notebooks/02_model.ipynb\): commit them first .* "
+                                                   r"--allow-uncommitted"):
+        release.release(tmp_path / "out", log=lambda *_: None)
+    assert not (tmp_path / "out").exists()
+
+
+def test_release_remembers_the_remote_that_publishes_the_branch(repo):
+    with pytest.raises(release.ReleaseError, match="--remote public: no such git remote here; the remotes are none"):
+        release.remember_remote("public", "learners", repo)
+    git(repo, "remote", "add", "public", "https://github.com/school/course.git")
+    git(repo, "remote", "add", "teachers", "https://github.com/school/teachers.git")
+    assert release.push_remote("learners", repo) is None                 # two remotes, none named for the branch
+    release.remember_remote("public", "learners", repo)
+    assert release.push_remote("learners", repo) == ("public", "https://github.com/school/course.git")
+    assert release.push_advice("learners", repo).startswith("`git push public learners`")
+
+
 def test_release_replaces_an_earlier_edition(tmp_path):
     out = tmp_path / "edition"
     release.release(out, log=lambda *_: None)

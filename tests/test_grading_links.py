@@ -57,7 +57,8 @@ def test_command_reads_git_remote_and_says_binder_needs_a_public_repository(tmp_
     assert out.stdout.count("https://mybinder.org/v2/gh/my-school/delan-course/learners?urlpath=") == len(
         list(NOTEBOOKS.glob("*.ipynb"))) + len(apps) + 1        # JupyterLab for each, Voilà for the apps, badge
     assert "/HEAD" not in out.stdout, "the default links must open the learners' edition, not the teachers' repository"
-    assert "release --branch learners" in out.stdout and "git push origin learners" in out.stdout
+    from lesson_tools.release import push_advice
+    assert "release --branch learners" in out.stdout and push_advice("learners", ROOT) in out.stdout
 
 
 def test_links_to_the_teachers_repository_say_the_solutions_are_there():
@@ -76,7 +77,16 @@ def test_the_note_says_whether_the_learners_branch_exists_here(tmp_path):
     git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
     git(tmp_path, "branch", "learners")
     note = links.branch_note("learners", tmp_path)
-    assert "does not have yet" not in note and "git push origin learners" in note
+    assert "does not have yet" not in note and "`git push REMOTE learners` once this repository has a public" in note
+    git(tmp_path, "remote", "add", "teachers", "https://github.com/school/teachers.git")
+    assert "`git push teachers learners` (teachers is https://github.com/school/teachers.git;" in links.branch_note(
+        "learners", tmp_path)                                     # the only remote
+    git(tmp_path, "remote", "add", "public", "https://github.com/school/course.git")
+    note = links.branch_note("learners", tmp_path)
+    assert "`git push REMOTE learners`, REMOTE the public repository learners open (remotes here: public, teachers)" in note
+    git(tmp_path, "config", "branch.learners.pushRemote", "public")   # as release --remote public records it
+    assert "`git push public learners` (public is https://github.com/school/course.git;" in links.branch_note(
+        "learners", tmp_path)
 
 
 def test_badge_goes_to_the_top_of_the_readme_once(tmp_path):
