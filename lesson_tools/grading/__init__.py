@@ -2,7 +2,8 @@
 
 One module per step, in the order a submission meets them:
 
-- submissions  find files and folders, read notebooks, match each to its course notebook, name the student
+- intake       what a platform downloads (files, folders, zips read in place) and whose each file is
+- submissions  read notebooks, match each to its course notebook
 - course_notebooks  the course's notebooks: their check cells, and the cells the course itself wrote
 - plan         the cells to run: the learner's, with each check cell replaced by a capture of its answer
 - scan         a static look at the cells the learner wrote, for reaching into the checks (-> TAMPERED)
@@ -12,7 +13,10 @@ One module per step, in the order a submission meets them:
 - clean        the judge: the course's checks, away from the kernel, on the answers' results as plain data
 - judge        the grader's side of it: start it, tell it when a check cell runs, read its verdict
 - job          one submission, start to end: the task a local worker or a Dask worker runs
-- gradebook    the rows, the CSV/JSON file and the summary per student
+- gradebook    the rows, points per row and the counted submission, the CSV/JSON file, the summary per person
+- points       what a PASS of each check earns: as declared, or from a teacher's TOML file
+- export       the files Canvas and Moodle import, and one row per person
+- feedback     one HTML page per submission, and the Canvas and Moodle bulk-upload zips
 - command      the command line (`python -m lesson_tools.grade`): local workers or a Dask cluster
 - _plugin      pytest plugin: under nbval, check cells pass only when they print PASS now
 """

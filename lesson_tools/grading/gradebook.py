@@ -162,7 +162,8 @@ def summary(rows, count="best"):
             late += [stem] if nb["late"] else []
         earned = sum(nb["points"] for nb in p["notebooks"].values())
         possible = sum(nb["max"] for nb in p["notebooks"].values())
-        line = f"{shown}: {number(earned)} of {number(possible)} points" + (f" ({'; '.join(parts)})" if parts else "")
+        line = (f"{shown}: {number(earned)} of {number(possible)} point{'' if possible == 1 else 's'}"
+                + (f" ({'; '.join(parts)})" if parts else ""))
         if late:
             line += f"; late: {', '.join(late)}"
         if attention[key]:
