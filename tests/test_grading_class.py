@@ -186,6 +186,11 @@ def graded(tmp_path_factory):
     return by_key, proc, folder
 
 
+def points_of(names):
+    """What PASSes of these checks earn, as the checks declare it, as the gradebook prints it."""
+    return gradebook.number(sum(checks.REGISTRY[name].points for name in names))
+
+
 def verdicts(graded, student, file):
     rows, _, _ = graded
     return {check: (r["verdict"], r["detail"]) for (s, f, check), r in rows.items() if (s, f) == (student, file)}
@@ -193,11 +198,11 @@ def verdicts(graded, student, file):
 
 def test_every_file_has_rows_and_the_course_folder_is_left_alone(graded):
     rows, proc, folder = graded
-    files = {p for p in folder.rglob("*") if p.is_file()}
-    assert {Path(r["submission"]) for r in rows.values()} == files
+    files = {f"{folder.name}/{p.relative_to(folder).as_posix()}" for p in folder.rglob("*") if p.is_file()}
+    assert {r["submission"] for r in rows.values()} == files          # labelled from the folder given
     assert all(r["verdict"] in gradebook.VERDICTS for r in rows.values())
-    n = len(CHECKS_02)
-    assert f"alice: {n} of {n} checks PASS (02_model {n}/{n})" in proc.stdout
+    n = points_of(CHECKS_02)
+    assert f"alice: {n} of {n} points (02_model {n}/{n})" in proc.stdout
 
 
 def test_right_wrong_and_unfilled_answers(graded):
@@ -217,11 +222,13 @@ def test_every_exercise_of_the_course_passes_through_the_grader(graded):
 
 
 def test_duplicate_downloads_are_both_graded_and_summarised_by_the_best(graded):
-    n = len(CHECKS_05)
+    n = points_of(CHECKS_05)
     assert verdicts(graded, "carol", f"{M05}.ipynb") == {
         c: ("NOT ATTEMPTED", f"NOT ATTEMPTED: {c}: {checks.NOT_ATTEMPTED}") for c in CHECKS_05}
     assert verdicts(graded, "carol", f"{M05} (1).ipynb") == {c: ("PASS", f"PASS: {c}") for c in CHECKS_05}
-    assert f"carol: {n} of {n} checks PASS ({M05} {n}/{n}, best of 2 submissions)" in graded[1].stdout
+    unit = "point" if n == "1" else "points"
+    assert (f"carol: {n} of {n} {unit} ({M05} {n}/{n}, best of 2: {graded[2].name}/carol/{M05} (1).ipynb)"
+            in graded[1].stdout), graded[1].stdout
 
 
 def test_an_answer_above_the_stub_line_gets_the_same_fail_as_in_the_notebook(graded):
