@@ -32,7 +32,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 @pytest.fixture(scope="module")
 def edition(tmp_path_factory):
     out = tmp_path_factory.mktemp("release") / "learners-edition"
-    release.release(out, log=lambda *_: None)
+    release.release(out, log=lambda *_: None, allow_uncommitted=True)
     return out
 
 
@@ -204,7 +204,7 @@ def test_every_learners_set_up_command_is_the_readmes_first_command(edition):
 
 def test_same_sources_give_the_same_edition(edition, tmp_path):
     again = tmp_path / "again"
-    release.release(again, log=lambda *_: None)
+    release.release(again, log=lambda *_: None, allow_uncommitted=True)
     first = {p.relative_to(edition).as_posix(): p.read_bytes() for p in _files(edition)}
     second = {p.relative_to(again).as_posix(): p.read_bytes() for p in _files(again)}
     assert first == second
@@ -228,7 +228,7 @@ def repo(tmp_path):
 
 def test_branch_release_commits_exactly_the_edition_and_leaves_the_work_tree_alone(edition, repo):
     clean = repo.parent / "clean-edition"
-    release.release(clean, log=lambda *_: None)
+    release.release(clean, log=lambda *_: None, allow_uncommitted=True)
     files = sorted(p.relative_to(clean).as_posix() for p in _files(clean))
     commit, changed = release.commit_branch(clean, "learners", repo)
     assert changed and git(repo, "rev-parse", "learners") == commit
@@ -255,7 +255,7 @@ def test_release_refuses_folders_it_would_harm(tmp_path):
     for out, words in ((tmp_path / "mine", "not empty"), (ROOT, "teachers' repository"),
                        (ROOT / "lesson_lib" / "x", "inside"), (ROOT / "notebooks" / "x", "inside")):
         with pytest.raises(release.ReleaseError, match=words):
-            release.release(out, log=lambda *_: None)
+            release.release(out, log=lambda *_: None, allow_uncommitted=True)
     assert (tmp_path / "mine" / "thesis.tex").read_text() == "keep me"
     with pytest.raises(release.ReleaseError, match="say where"):
         release.release(None, None)
@@ -287,16 +287,16 @@ def test_release_remembers_the_remote_that_publishes_the_branch(repo):
 
 def test_release_replaces_an_earlier_edition(tmp_path):
     out = tmp_path / "edition"
-    release.release(out, log=lambda *_: None)
+    release.release(out, log=lambda *_: None, allow_uncommitted=True)
     (out / "notebooks" / "stale.ipynb").write_text("{}")
-    release.release(out, log=lambda *_: None)
+    release.release(out, log=lambda *_: None, allow_uncommitted=True)
     assert not (out / "notebooks" / "stale.ipynb").exists()
 
 
 def test_release_refuses_a_course_with_problems(tmp_path, monkeypatch):
     monkeypatch.setattr(build, "check", lambda log=print: ["notebooks/02_model.ipynb is missing"])
     with pytest.raises(release.ReleaseError, match="1 problem.*02_model"):
-        release.release(tmp_path / "out", log=lambda *_: None)
+        release.release(tmp_path / "out", log=lambda *_: None, allow_uncommitted=True)
     assert not (tmp_path / "out").exists()
 
 
@@ -304,7 +304,8 @@ def test_release_command_says_what_is_wrong_in_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "lesson_tools", "release"], cwd=tmp_path, capture_output=True,
                        text=True)
     assert r.returncode == 1 and r.stderr.strip().count("\n") == 0 and r.stderr.startswith("error: say where")
-    r = subprocess.run([sys.executable, "-m", "lesson_tools", "release", str(tmp_path / "ed")], cwd=tmp_path,
+    r = subprocess.run([sys.executable, "-m", "lesson_tools", "release", str(tmp_path / "ed"), "--allow-uncommitted"],
+                       cwd=tmp_path,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert f"{len(catalog.CATALOG)} notebooks" in r.stdout and json.loads((tmp_path / "ed" / "notebooks" / "00_start_here.ipynb")

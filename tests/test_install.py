@@ -106,7 +106,7 @@ def binder_repo(request, tmp_path):
     """What Binder would clone: the teachers' tracked files, or the learners' edition."""
     if request.param == "learners' edition":
         from lesson_tools import release
-        release.release(tmp_path / "repo", log=lambda *_: None)
+        release.release(tmp_path / "repo", log=lambda *_: None, allow_uncommitted=True)
         return tmp_path / "repo"
     return copy_repo_files(tmp_path / "repo")
 
@@ -168,7 +168,7 @@ def test_fresh_binder_environment_runs_the_notebooks(tmp_path):
         base_python = shutil.which("python3.11")
         assert base_python, "python3.11 is needed to build the Binder environment (binder/runtime.txt)"
     repo = tmp_path / "repo"
-    release.release(repo, log=lambda *_: None)
+    release.release(repo, log=lambda *_: None, allow_uncommitted=True)
     venv = tmp_path / "venv"
     env = {k: v for k, v in os.environ.items()
            if k not in {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "JUPYTERLAB_DIR", "NB_PYTHON_PREFIX",
