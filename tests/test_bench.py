@@ -436,22 +436,52 @@ def test_the_two_figures_wrap_onto_two_rows_when_the_page_is_narrow(bench):
     assert row.layout.flex_flow == "row wrap"
 
 
-def test_a_click_from_the_page_queued_during_a_press_is_ignored_and_one_from_code_is_not():
-    """A double-click in the browser queues a second click behind the press; it reaches the kernel as a click
-    from the page within QUEUED_CLICK_S of the press's end and is ignored.  A click from code (or a later one) is
-    a new press."""
-    from lesson_lib.ui.bench import QUEUED_CLICK_S
+def test_a_click_the_page_sent_while_a_press_ran_is_ignored_and_every_later_one_trains(monkeypatch):
+    """A double-click in the browser queues a second click behind the press: the page sent it less than the
+    press's duration after the first (both dates on the browser's clock, from the messages' headers), so it is
+    ignored.  A click sent after the press ended, however soon, trains; so does a click from code, or from a front
+    end that dates nothing."""
+    import datetime
+    from lesson_lib.ui import bench as bench_module
     bench = Bench(seed=0, steps_per_press=20)
-    page_click = lambda: bench.train_button._handle_button_msg(None, {"event": "click"}, [])   # noqa: E731
-    page_click()
-    assert bench.model.step == 20
-    page_click()                                                  # right after the press: the queued half
+    t0 = datetime.datetime(2026, 12, 4, 12, 0, 0, tzinfo=datetime.timezone.utc)
+
+    def page_click(seconds_after_first):
+        sent = None if seconds_after_first is None else t0 + datetime.timedelta(seconds=seconds_after_first)
+        monkeypatch.setattr(bench_module, "_sent_time", lambda: sent)
+        bench.train_button._handle_button_msg(None, {"event": "click"}, [])
+    page_click(0.0)
+    assert bench.model.step == 20 and bench.train_button.sent is None
+    ran = bench._last_press[1]
+    assert ran > 0
+    page_click(ran * 0.9)                                         # sent while the press ran: queued behind it
     assert bench.model.step == 20 and "was ignored" in bench.message.value and "Trained 20 steps" in bench.message.value
-    bench.train_button.click()                                    # from code: a press
-    assert bench.model.step == 40
-    bench._ended -= QUEUED_CLICK_S                                # as if the learner waited to click again
-    page_click()
-    assert bench.model.step == 60 and "was ignored" not in bench.message.value
+    page_click(ran * 1.01)                                        # sent just after it ended: a press
+    assert bench.model.step == 40 and "was ignored" not in bench.message.value
+    bench.train_button.click()                                    # from code: a press, and it dates nothing
+    assert bench.model.step == 60 and bench._last_press is None
+    page_click(ran * 1.02)                                        # nothing to compare with: a press
+    assert bench.model.step == 80
+    page_click(None)                                              # a front end that sends no date: a press
+    assert bench.model.step == 100 and "was ignored" not in bench.message.value
+
+
+def test_the_page_sends_dated_clicks_and_the_bench_reads_the_date():
+    """_sent_time reads the header's date as a kernel hands it over (a datetime, or an ISO string), else None."""
+    import datetime
+    from unittest import mock
+    from lesson_lib.ui.bench import _sent_time
+    assert _sent_time() is None                                    # no kernel here
+    for date in ("2026-12-04T12:00:00.250Z", datetime.datetime(2026, 12, 4, 12, 0, 0, 250000,
+                                                               tzinfo=datetime.timezone.utc)):
+        shell = mock.Mock()
+        shell.kernel.get_parent.return_value = {"header": {"date": date}}
+        with mock.patch("IPython.get_ipython", return_value=shell):
+            got = _sent_time()
+        assert got == datetime.datetime(2026, 12, 4, 12, 0, 0, 250000, tzinfo=datetime.timezone.utc)
+    shell.kernel.get_parent.return_value = {"header": {"date": "yesterday"}}
+    with mock.patch("IPython.get_ipython", return_value=shell):
+        assert _sent_time() is None
 
 
 def test_the_sliders_step_a_usable_amount_per_key(bench):

@@ -640,12 +640,39 @@ def test_bench_in_voila(voila_tab, voila):
     _double_click_and_page_keys(voila_tab)
 
 
+# Clicks Train once, in the same task as the page learns the press ended (data-bench-busy back to "false").
+_CLICK_AS_IT_TURNS_BACK_JS = """root => {
+    let seenBusy = false, done = false;
+    new MutationObserver(() => {
+        const busy = root.getAttribute('data-bench-busy');
+        if (busy === 'true') seenBusy = true;
+        else if (seenBusy && !done) { done = true; root.querySelector('button.bench-train').click(); }
+    }).observe(root, {attributes: true, attributeFilter: ['data-bench-busy']});
+}"""
+
+
+def _click_as_the_button_turns_back(tab, rounds=2):
+    """A click made the moment a press ends (the button back) is a press of its own, every time, and nothing
+    says it was ignored."""
+    bench = tab.page.locator(".bench")
+    step, train = bench.locator(".bench-status .bench-step"), bench.locator("button.bench-train")
+    from lesson_lib.facts import STEPS_PER_PRESS as steps
+    for _ in range(rounds):
+        before = int(step.inner_text())
+        bench.evaluate(_CLICK_AS_IT_TURNS_BACK_JS)
+        train.click()
+        expect(step).to_have_text(str(before + 2 * steps), timeout=2 * TRAIN_MS)
+        expect(bench).to_have_attribute("data-bench-busy", "false", timeout=UI_MS)
+        assert "ignored" not in bench.locator(".bench-message").inner_text()
+
+
 def _double_click_and_page_keys(tab):
-    """A double-click on Train runs one press, not two; PageUp moves a slider by five arrow steps; at 1,000 px
-    the eigenvalue map (with its colour bar) is shown whole."""
+    """A click as the button turns back trains; a double-click on Train runs one press, not two; PageUp moves a
+    slider by five arrow steps; at 1,000 px the eigenvalue map (with its colour bar) is shown whole."""
     from lesson_lib.ui.bench import SLIDER_STEP
     page, bench = tab.page, tab.page.locator(".bench")
     step, train = bench.locator(".bench-status .bench-step"), bench.locator("button.bench-train")
+    _click_as_the_button_turns_back(tab)
     before = int(step.inner_text())
     train.dblclick()
     expect(step).to_have_text(str(before + 2000), timeout=TRAIN_MS)
@@ -653,6 +680,7 @@ def _double_click_and_page_keys(tab):
     page.wait_for_timeout(2500)                        # a queued second press would be running or done by now
     expect(step).to_have_text(str(before + 2000))
     expect(bench).to_have_attribute("data-bench-busy", "false")
+    expect(bench.locator(".bench-message")).to_contain_text("A click made while training ran was ignored")
     readout = bench.locator(".bench-q1 .widget-readout")
     q1 = float(readout.inner_text())
     handle = bench.locator(".bench-q1").get_by_role("slider")

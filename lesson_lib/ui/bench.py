@@ -18,6 +18,7 @@ Errors never vanish: every callback shows its exception in the message area and 
 Train is a transaction: `DeLaN.fit` either completes or raises with the model restored; the Bench then shows
 the restored model.
 """
+import datetime
 import functools
 import html
 import time
@@ -43,7 +44,6 @@ from ..physics.chain import PlanarChain, double_pendulum
 MAX_STEPS_PER_PRESS = 100_000          # about a minute of training: beyond that a press looks hung
 MAX_GRID_POINTS = 201                  # 201 x 201 = 40,401 configurations per update
 SLIDER_STEP = 0.05                     # rad per arrow key (PageUp/PageDown: 5 steps); the readout takes any value
-QUEUED_CLICK_S = 0.25                  # a click from the page this soon after a press ended was queued during it
 
 
 class _Unchecked(traitlets.Any):
@@ -51,19 +51,36 @@ class _Unchecked(traitlets.Any):
     allow_none = False
 
 
-class _PressButton(widgets.Button):
-    """A Button that knows whether the click it is handling came from the page (`from_page`), not from code: the
-    Bench ignores a click from the page that was queued while a press was running (a double-click)."""
+def _sent_time():
+    """When the page sent the message the kernel is handling: its header's date (the browser's clock, as a
+    datetime), or None where the front end gives none."""
+    try:
+        from IPython import get_ipython
+        date = get_ipython().kernel.get_parent("shell")["header"]["date"]
+    except Exception:                          # no kernel (plain Python), no parent, no header: no date
+        return None
+    if isinstance(date, str):
+        try:
+            date = datetime.datetime.fromisoformat(date.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return date if isinstance(date, datetime.datetime) else None
 
-    from_page = False
+
+class _PressButton(widgets.Button):
+    """A Button that knows, for the click it is handling, when the page sent it (`sent`, the browser's clock;
+    None for a click from code or a front end that dates nothing): the Bench ignores a click the page sent while
+    a press was running (a double-click, queued behind the press), and no other."""
+
+    sent = None
 
     def _handle_button_msg(self, _, content, buffers):
         if content.get("event", "") == "click":
-            self.from_page = True
+            self.sent = _sent_time()
             try:
                 self.click()
             finally:
-                self.from_page = False
+                self.sent = None
 
 
 class _AngleSlider(widgets.FloatSlider):
@@ -196,7 +213,7 @@ class Bench:
         self._M_true_grid = self.chain.mass_matrix(self.grid)   # the truth over the grid never changes
         self._busy = False
         self._press = None                                      # (steps done, steps asked) while training
-        self._ended, self._message_after_press = -np.inf, ""    # when the last press ended, what it said
+        self._last_press, self._message_after_press = None, ""   # (click's date, seconds it ran), what it said
         self._build_widgets()
         self._build_figures()
         self.refresh()
@@ -468,11 +485,14 @@ class Bench:
 
     @_shows_errors("Training")
     def _on_train(self, button=None):
-        if getattr(button, "from_page", False) and time.monotonic() - self._ended < QUEUED_CLICK_S:
-            self._say(self._message_after_press + "<div class='bench-info'>A second click that arrived while "
-                      "training ran was ignored (press Train again for more steps).</div>")
-            return
-        self.train(self.steps_per_press)
+        sent = getattr(button, "sent", None)
+        if sent is not None and self._last_press is not None:
+            began, ran = self._last_press             # both dates on the browser's clock, the run on the kernel's
+            if (sent - began).total_seconds() < ran:
+                self._say(self._message_after_press + "<div class='bench-info'>A click made while training ran "
+                          "was ignored (press Train again for more steps).</div>")
+                return
+        self.train(self.steps_per_press, sent=sent)
 
     @_shows_errors("Reset")
     def _on_reset(self, button=None):
@@ -503,12 +523,14 @@ class Bench:
                 self._live_error = err
         return live
 
-    def train(self, steps):
+    def train(self, steps, sent=None):
         """Train `steps` more steps with every panel updated every `update_every` steps.
 
         A transaction: `fit` either completes all steps or raises with the model restored (divergence,
         interrupt, any error), and the Bench then says so and shows that model.  The buttons stay focusable
-        while training (marked aria-disabled); a press that arrives meanwhile is ignored.
+        while training (marked aria-disabled).  `sent`: when the page sent the click that asked for this press
+        (the browser's clock); a click the page sent less than the press's own duration after it was made while
+        the press ran, reached the kernel queued behind it, and is ignored (`_on_train`).
         """
         steps = within_limit("steps", integer("steps", steps, low=1), MAX_STEPS_PER_PRESS,
                              "press Train several times instead")
@@ -516,6 +538,7 @@ class Bench:
             self._say("<div class='bench-info'>Training is already running; this press was ignored.</div>")
             return
         start, t0 = self.model.step, time.perf_counter()
+        self._last_press = None
         self._busy, self._press, self._live_error = True, (0, steps), None
         self._say("")
         message = None
@@ -544,7 +567,8 @@ class Bench:
                 self._measure_model()
                 self._measure_q()
                 self._show()
-            self._ended, self._message_after_press = time.monotonic(), message or ""
+            self._message_after_press = message or ""
+            self._last_press = (sent, time.perf_counter() - t0) if sent is not None else None
 
     def _error_markup(self, headline, err):
         """An error for the message area: what failed, the exception, and where the model is now."""
