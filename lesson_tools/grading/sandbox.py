@@ -5,6 +5,10 @@
 
 Inside, the kernel and everything it starts have
 
+- no powers: a user namespace of their own in which they are the unprivileged user NOBODY, with every capability
+  dropped, so they can mount nothing (no cgroup file system to rewrite the caps through) and change no file the
+  system owns, even when the grader runs as root;
+
 - their own process table (a new PID namespace): they see no other process, and when the kernel ends the
   namespace ends with it, so nothing they started, detached or not, outlives the submission;
 - no network (a new network namespace: not even the host's loopback, so no Dask scheduler);
@@ -27,6 +31,7 @@ import sys
 from pathlib import Path
 
 HIDDEN = ("/home", "/root", "/tmp", "/var", "/mnt", "/media", "/srv", "/opt", "/run")
+NOBODY = 65534          # the uid and gid inside: the traditional unprivileged "nobody"
 TMP_MB = 64             # the sandbox's own /tmp
 IPC = "ipc"             # the one folder of the submission's folder the kernel may write in: its sockets
 
@@ -46,7 +51,8 @@ def arguments(folder, course, work, disk_mb, hide=()):
     """bwrap's arguments for a kernel whose submission folder is `folder` (see the module's docstring)."""
     from .verified import package_root
     hidden = [d for d in (*HIDDEN, str(package_root()), *map(str, hide)) if os.path.isdir(d)]
-    args = ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args = ["--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--cap-drop", "ALL",
+            "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for d in hidden:                                   # empty (read-only at the end); /tmp writable, small
         args += (["--size", str(TMP_MB * 2**20)] if d == "/tmp" else []) + ["--tmpfs", d]
     for d in _python_dirs():
