@@ -240,10 +240,25 @@ def grade(*args, cwd):
     (lambda t: [NOTEBOOK, "--memory-mb", "1"], r"--memory-mb 1 is too little.*at least 1024"),
     (lambda t: [t / "empty"], r"no files found under"),
     (lambda t: [t / "nothing-here"], r"does not exist"),
+    (lambda t: [NOTEBOOK, "--canvas", t / "c.xlsx"], r"--canvas .*c.xlsx: Canvas's import is written as CSV \(\.csv\), "
+                                                      r"not \.xlsx; e.g. --canvas canvas.csv"),
+    (lambda t: [NOTEBOOK, "--moodle", t / "missing" / "m.csv"], r"--moodle .*: the folder .*missing does not exist"),
+    (lambda t: [NOTEBOOK, "--points", t / "nope.toml"], r"--points .*nope.toml: cannot read it"),
+    (lambda t: [NOTEBOOK, "--points", t / "notes.txt"], r"--points .*notes.txt is not valid TOML"),
+    (lambda t: [NOTEBOOK, "--pattern", "(?P<name>x"], r"--pattern '\(\?P<name>x' is not a regular expression"),
+    (lambda t: [NOTEBOOK, "--pattern", "(?P<name>x)"], r"needs a named group \(\?P<student_id>\.\.\.\)"),
+    (lambda t: [NOTEBOOK, "--feedback", t], r"--feedback .* already holds other files: give a new or empty folder"),
+    (lambda t: [NOTEBOOK, "--canvas-roster", t / "notes.txt"], r"--canvas-roster fills in --canvas FILE"),
+    (lambda t: [NOTEBOOK, "--canvas", t / "c.csv", "--canvas-roster", t / "notes.txt"],
+     r"expected Canvas's exported gradebook"),
+    (lambda t: [t / "class"], r"the folder 'class' holds the same notebook under several names \(alice, bob\)"),
 ])
 def test_grader_refuses_bad_arguments_in_one_line_before_grading(tmp_path, args, pattern):
     (tmp_path / "empty").mkdir()
     (tmp_path / "notes.txt").write_text("not a folder")
+    for name in ("alice", "bob"):                                  # a folder of two people's folders, given above it
+        (tmp_path / "class" / "class" / name).mkdir(parents=True)
+        (tmp_path / "class" / "class" / name / "04_feedback.ipynb").write_bytes(NOTEBOOK.read_bytes())
     before = sorted(p.name for p in tmp_path.iterdir())
     r = grade(*args(tmp_path), cwd=tmp_path)
     assert r.returncode == 2, r.stdout + r.stderr

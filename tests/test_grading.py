@@ -392,7 +392,7 @@ def test_summary_counts_the_best_submission_per_notebook_or_the_latest():
 def _kernel(tmp_path, sources, **limits):
     from lesson_tools.grading import kernel
     from lesson_tools.grading.plan import Step
-    (tmp_path / "work").mkdir()
+    (tmp_path / "work").mkdir(parents=True)
     verified.copy_verified(verified.package_root(), verified.manifest(), tmp_path / "course")
     steps = [Step(source, "learner", n) for n, source in enumerate(sources, 1)]
     return kernel.run(steps, tmp_path / "work", tmp_path / "course", Limits(**limits))
@@ -407,6 +407,28 @@ def test_kernel_caps_file_size_and_output_and_runs_from_its_own_folder(tmp_path)
     assert 0 not in run.errors, run.errors                    # it imported its own copy of lesson_lib
     assert run.errors[1].startswith("OSError: [Errno 27] File too large"), run.errors
     assert run.completed == 2 and run.stop == ("ERROR", "code cell 3 printed more than 1 MB of output")
+
+
+def test_what_the_kernel_writes_to_its_own_stdout_and_stderr_counts_as_output_and_stays_off_the_terminal(
+        tmp_path, capfd):
+    forged = "carol: 9 of 9 checks PASS"
+    run = _kernel(tmp_path, [
+        f"import os\nos.write(2, b'{forged}\\n'); os.write(1, b'{forged}\\n')",
+        "import subprocess, sys\nsubprocess.run([sys.executable, '-c', \"import os; os.write(2, b'y' * (3 << 20))\"])",
+        "print('never')"], cell_s=30, output_mb=2)
+    assert run.completed == 1 and run.stop == (
+        "ERROR", "code cell 2 printed more than 2 MB of output (to its processes' stdout or stderr)"), run
+    seen = capfd.readouterr()
+    assert forged not in seen.out + seen.err and "yyyy" not in seen.err         # nothing reached the terminal
+    assert forged in (tmp_path / kernel_module().TERMINAL).read_text(errors="replace")
+    control = _kernel(tmp_path / "control", ["import os\nos.write(2, b'z' * 1000)", "print('reached')"], cell_s=30,
+                      output_mb=2)
+    assert control.stop is None and control.completed == 2, control      # a little is fine
+
+
+def kernel_module():
+    from lesson_tools.grading import kernel
+    return kernel
 
 
 def test_kernel_stops_at_the_whole_notebook_limit(tmp_path):

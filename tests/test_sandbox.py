@@ -146,3 +146,49 @@ def test_a_machine_that_cannot_sandbox_is_told_why_and_the_grader_says_so(tmp_pa
                          capture_output=True, text=True, timeout=300)
     assert "WITHOUT a sandbox" not in out.stderr, out.stderr
     assert out.returncode == 0
+
+
+LIFTS = r"""
+import glob, os, subprocess
+status = open('/proc/self/status').read()
+print('CapEff', status.split('CapEff:')[1].split()[0], 'uid', os.getuid(), 'gid', os.getgid())
+for fs, options in (('cgroup', 'pids'), ('cgroup', 'memory'), ('cgroup', 'cpuacct'), ('tmpfs', 'size=1m')):
+    os.makedirs(f'/tmp/{options}', exist_ok=True)
+    r = subprocess.run(['mount', '-t', fs, '-o', options, 'none', f'/tmp/{options}'], capture_output=True)
+    print('mount', fs, options, 'ok' if r.returncode == 0 else 'refused')
+written = 0
+for pattern, value in (('pids.max', 'max'), ('memory.limit_in_bytes', '-1'), ('cpuacct.usage', '0')):
+    for path in glob.glob(f'/sys/fs/cgroup/*/{pattern}') + glob.glob(f'/sys/fs/cgroup/*/*/{pattern}'):
+        try:
+            open(path, 'w').write(value)
+            written += 1
+        except OSError:
+            pass
+print('cgroup files written', written)
+"""
+POWERS = ("--unshare-user", "--uid", str(sandbox.NOBODY), "--gid", str(sandbox.NOBODY), "--cap-drop", "ALL")
+
+
+def _inside(tmp_path, arguments):
+    for d in ("course", "work", sandbox.IPC):
+        (tmp_path / d).mkdir(exist_ok=True)
+    cmd = [arguments[0], *arguments[1], "--", sys.executable, "-c", LIFTS]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_no_code_inside_can_mount_or_rewrite_the_caps_even_when_the_grader_is_root(tmp_path):
+    args = sandbox.arguments(tmp_path, tmp_path / "course", tmp_path / "work", 16)
+    seen = _inside(tmp_path, (sandbox.wrap([], tmp_path, tmp_path / "course", tmp_path / "work", 16)[0], args))
+    assert f"CapEff 0000000000000000 uid {sandbox.NOBODY} gid {sandbox.NOBODY}" in seen, seen
+    assert seen.count("refused") == 4 and " ok" not in seen and "cgroup files written 0" in seen, seen
+    if os.geteuid() != 0:
+        return                                          # the control needs root's powers to show anything
+    # the control: the same sandbox without its user namespace and dropped capabilities, as before, lets root in
+    # it mount a cgroup hierarchy (through which the process cap was lifted) and a file system of its own
+    start = args.index("--unshare-user")
+    assert tuple(args[start:start + len(POWERS)]) == POWERS
+    old = args[:start] + args[start + len(POWERS):]
+    control = _inside(tmp_path, (sandbox.wrap([], tmp_path, tmp_path / "course", tmp_path / "work", 16)[0], old))
+    assert "CapEff 0000000000000000" not in control and "mount cgroup pids ok" in control, control

@@ -218,18 +218,20 @@ MIN_MEMORY_MB = 1024        # a kernel with numpy, matplotlib and the course map
 OUT_SUFFIXES = (".csv", ".json")
 
 
-def check_out(out, flag="--out", suffixes=OUT_SUFFIXES):
+FORMATS = {".csv": "CSV (.csv)", ".json": "JSON (.json)"}
+
+
+def check_out(out, flag="--out", suffixes=OUT_SUFFIXES, what="the gradebook", example="gradebook"):
     """Refuse, before any grading, an output path that could not be written: a format it does not write, a missing
     or read-only folder, a folder given as the file."""
     if out is None:
         return
     path = Path(out)
-    example = f"{flag} {path.with_suffix(suffixes[0]).name if path.name else 'grades' + suffixes[0]}"
     if path.suffix.lower() not in suffixes:
-        raise UsageError(f"{flag} {out}: this file is written as {' or '.join(suffixes)}, not "
-                         f"{path.suffix or 'a file without an extension'}; e.g. {example}")
+        raise UsageError(f"{flag} {out}: {what} is written as {' or '.join(FORMATS[s] for s in suffixes)}, not "
+                         f"{path.suffix or 'a file without an extension'}; e.g. {flag} {example}{suffixes[0]}")
     if path.is_dir():
-        raise UsageError(f"{flag} {out} is a folder: give a file name, e.g. {flag} {path / ('grades' + suffixes[0])}")
+        raise UsageError(f"{flag} {out} is a folder: give a file name, e.g. {flag} {path / (example + suffixes[0])}")
     folder = path.parent
     if not folder.is_dir():
         raise UsageError(f"{flag} {out}: the folder {folder} does not exist; create it first")
@@ -289,8 +291,8 @@ def main(argv=None):
     args = parser().parse_args(argv)
     try:
         check_out(args.out)
-        for flag in ("scores", "canvas", "moodle"):
-            check_out(getattr(args, flag), f"--{flag}", (".csv",))
+        for flag, what in (("scores", "the scores"), ("canvas", "Canvas's import"), ("moodle", "Moodle's worksheet")):
+            check_out(getattr(args, flag), f"--{flag}", (".csv",), what, flag)
         check_feedback(args.feedback)
         if args.canvas_assignment is not None and not args.canvas:
             raise UsageError("--canvas-assignment names the column of --canvas FILE: give --canvas too")

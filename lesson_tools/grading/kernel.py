@@ -11,6 +11,10 @@ sends the cells one by one; the run stops at the first limit it meets:
     the kernel dies (memory, CPU time, os._exit), a MemoryError,
     or more than `output_mb` of output                                -> ERROR
 
+Output counts what the cells send and what the kernel's processes write to their own stdout and stderr (file
+descriptors 1 and 2, however reached), which go to a file of the submission's (capped by the file-size limit),
+never to the grader's terminal.
+
 With a group, the seconds are the CPU seconds of everything in the sandbox (a loaded machine slows a cell without
 making it use more), with a wall-clock backstop `wall_factor` times as long; without one, wall-clock seconds.
 Errors raised by cells do not stop the run (a later exercise can still be graded); they are recorded.
@@ -31,6 +35,7 @@ from .clean import one_line
 CHECK_GRACE_S = 5          # a check cell's time beyond the judge's limit, before it is interrupted
 POLL_S = 0.1               # how often a cell's CPU time is read
 KILL_AFTER_S = 5           # an interrupted cell still running this long after its CPU limit: its sandbox is killed
+TERMINAL = "terminal.log"  # in the submission's folder: what the kernel's processes write to fd 1 and 2
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
@@ -159,8 +164,10 @@ async def _run(steps, workdir, course, limits, run, judge, group):
                     shutdown_kernel="immediate", record_timing=False)
     client.cap = int(limits.output_mb * 2**20)
     meter, process = _Meter(group, limits), None
+    terminal = open(workdir.parent / TERMINAL, "wb")                   # the kernel's fd 1 and 2
     try:
-        async with client.async_setup_kernel(env=environment(course), cwd=str(workdir)):
+        async with client.async_setup_kernel(env=environment(course), cwd=str(workdir), stdout=terminal,
+                                             stderr=terminal):
             process = km.provisioner.process
             start, clock_end = meter.now(), time.monotonic() + limits.notebook_s * meter.factor   # kernel ready
             for i, (step, cell) in enumerate(zip(steps, nb.cells)):
@@ -204,8 +211,9 @@ async def _run(steps, workdir, course, limits, run, judge, group):
                     run.errors[i] = error
                 if checking:
                     run.verdicts[step.check] = judge.finish(step.check)
-                if client.over:
-                    run.stop = ("ERROR", f"{_where(step)} printed more than {limits.output_mb:g} MB of output")
+                if client.over or client.kept + os.fstat(terminal.fileno()).st_size > client.cap:
+                    run.stop = ("ERROR", f"{_where(step)} printed more than {limits.output_mb:g} MB of output"
+                                         + ("" if client.over else " (to its processes' stdout or stderr)"))
                     break
                 if error and error.startswith("MemoryError"):
                     run.stop = ("ERROR", f"{_where(step)} went over the memory limit of {limits.memory_mb} MB")
@@ -220,6 +228,7 @@ async def _run(steps, workdir, course, limits, run, judge, group):
             except (ProcessLookupError, PermissionError):
                 pass
             process.wait()                                   # reaped here: no zombie, and its CPU time counted
+        terminal.close()
     return run
 
 
