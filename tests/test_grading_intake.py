@@ -281,3 +281,78 @@ def test_a_feedback_page_escapes_the_learners_code_and_is_named_for_the_platform
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     assert "it said &lt;b&gt;no&lt;/b&gt;" in page and "0 of 1 point<" in page
     assert html.escape("def lesson_passes(max_error, min_eig):", quote=True) in page
+
+
+# ---------------------------------------------------------------------- the class folder as it is
+def test_links_fifos_and_devices_are_rows_of_their_own_and_never_followed(course, tmp_path):
+    import os
+    folder = write_tree(tmp_path / "class", {f"alice/{M04}.ipynb": nb(M04), f"bob/{M04}.ipynb": nb(M04, False)})
+    os.makedirs(folder / "carol")
+    os.symlink(SOLUTIONS / f"{M04}.ipynb", folder / "carol" / f"{M04}.ipynb")        # to the solutions
+    os.makedirs(folder / "dave")
+    os.symlink(folder / "alice" / f"{M04}.ipynb", folder / "dave" / f"{M04}.ipynb")  # to a classmate's file
+    os.symlink(SOLUTIONS, folder / "erin")                                            # a folder link
+    os.makedirs(folder / "fay")
+    os.mkfifo(folder / "fay" / f"{M04}.ipynb")                                        # would block a reader
+    subs = {s.label: s for s in collect([folder], course)}
+    assert subs[f"class/alice/{M04}.ipynb"].problem is None          # the classmate's own row is still there
+    assert subs[f"class/bob/{M04}.ipynb"].problem is None
+    for who in ("carol", "dave"):
+        assert subs[f"class/{who}/{M04}.ipynb"].problem.startswith("not graded: a link to "), who
+        assert "links are never followed" in subs[f"class/{who}/{M04}.ipynb"].problem
+    assert subs["class/erin"].problem.startswith(f"not graded: a link to {str(SOLUTIONS)!r}")
+    assert subs[f"class/fay/{M04}.ipynb"].problem == "not graded: a FIFO (named pipe), not a file"
+    assert {s.student for s in subs.values()} >= {"alice", "bob", "carol", "dave", "fay"}
+
+
+def test_the_same_work_handed_in_by_two_people_is_flagged_on_both(course, tmp_path):
+    import os
+    mine = nb(M04)
+    mine.cells[next(i for i, c in enumerate(mine.cells) if c.cell_type == "code")].source += "\n# my own words"
+    folder = write_tree(tmp_path / "class", {f"alice/{M04}.ipynb": mine, f"bob/{M04}.ipynb": nb(M04, False),
+                                             f"cy/{M04}.ipynb": nb(M04, False)})
+    os.makedirs(folder / "dave")
+    os.link(folder / "alice" / f"{M04}.ipynb", folder / "dave" / f"{M04}.ipynb")      # a hard link to alice's
+    (folder / "erin").mkdir()
+    (folder / "erin" / f"{M04}.ipynb").write_bytes((folder / "alice" / f"{M04}.ipynb").read_bytes())   # a copy
+    subs = {s.student: s for s in collect([folder], course)}
+    assert "the same file (a hard link) as class/dave/" in subs["alice"].note
+    assert "the same file (a hard link) as class/alice/" in subs["dave"].note
+    assert "the same code, cell for cell, as" in subs["erin"].note and "(alice)" in subs["erin"].note
+    assert subs["bob"].note is None and subs["cy"].note is None       # the untouched notebook: everyone's the same
+    assert subs["alice"].problem is None and subs["dave"].problem is None     # both graded, both flagged
+
+
+def test_a_hard_link_to_the_courses_own_file_is_not_graded(course, tmp_path):
+    import os
+    folder = tmp_path / "class" / "mallory"
+    folder.mkdir(parents=True)
+    try:
+        os.link(SOLUTIONS / f"{M04}.ipynb", folder / f"{M04}.ipynb")
+    except OSError as exc:                                     # another file system: no hard link can be made
+        pytest.skip(f"cannot hard-link across file systems here: {exc}")
+    sub, = collect([tmp_path / "class"], course)
+    assert sub.problem == f"not graded: a hard link to the course's own file {M04}.ipynb" and sub.text is None
+
+
+def test_look_alike_and_invisible_names_are_flagged_beside_the_name(course, tmp_path):
+    names = ["joe", "\u0458\u043e\u0435", "alice", "alice\u200b", "alice ", "Zoë-Ann O'Brien", "Дмитрий"]
+    folder = write_tree(tmp_path / "class", {f"{name}/{M04}.ipynb": nb(M04, False) for name in names})
+    subs = {s.student: s for s in collect([folder], course)}
+    assert set(subs) == set(names)                             # seven people, none merged
+    assert "looks like 'joe', another student's name" in subs["\u0458\u043e\u0435"].note
+    assert "looks like '\u0458\u043e\u0435'" in subs["joe"].note
+    assert "has invisible characters (U+200B)" in subs["alice\u200b"].note
+    assert "has a space at its end" in subs["alice "].note
+    assert subs["Zoë-Ann O'Brien"].note is None and subs["Дмитрий"].note is None
+
+
+def test_a_notebook_over_the_size_limit_is_refused_before_it_is_parsed(course, tmp_path, monkeypatch):
+    assert intake.MAX_BYTES >= 10 * max(p.stat().st_size for p in SOLUTIONS.glob("*.ipynb"))   # room for outputs
+    folder = write_tree(tmp_path / "class", {f"alice/{M04}.ipynb": nb(M04)})
+    size = (folder / "alice" / f"{M04}.ipynb").stat().st_size
+    monkeypatch.setattr(intake, "MAX_BYTES", size - 1)
+    opened = []
+    monkeypatch.setattr(intake.File, "read_bytes", lambda self: opened.append(self) or b"{}")
+    sub, = collect([folder], course)
+    assert "larger than any notebook of the course" in sub.problem and opened == []     # not even read

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from . import caps, sandbox
 from . import gradebook as gb
-from . import export, feedback, points as course_points
+from . import export, feedback, flags, points as course_points
 from .intake import compile_pattern, find, merged_folders
 from .rlimits import Limits
 from .submissions import UsageError, identify
@@ -154,9 +154,34 @@ def course_hashes():
     return expected
 
 
+def course_files():
+    """({(device, inode): path} of the course's own files, {digest of each course notebook's text})."""
+    from .verified import package_root
+    root = package_root()
+    inodes, digests = {}, set()
+    for folder in ("notebooks", "lesson_lib", "lesson_tools"):
+        for path in (root / folder).rglob("*"):
+            if path.is_file() and not path.is_symlink():
+                st = path.stat()
+                inodes[(st.st_dev, st.st_ino)] = path
+                if path.suffix == ".ipynb":
+                    digests.add(flags.digest(path.read_text(encoding="utf-8")))
+    return inodes, digests
+
+
 def collect(paths, course, pattern=None):
-    """[Submission] for every file under `paths`; refuses (UsageError) a folder that would merge people."""
+    """[Submission] for every file under `paths`, with what a person should look at in `note`; refuses
+    (UsageError) a folder that would merge people."""
     subs = [identify(f, course, pattern) for f in find(paths)]
+    inodes, digests = course_files()
+    for sub in subs:
+        linked = flags.course_link(sub.file, inodes)
+        if linked is not None:
+            sub.problem, sub.text = f"not graded: a hard link to the course's own file {linked.name}", None
+    notes = flags.class_notes(subs, digests)
+    for sub in subs:
+        if notes.get(sub.label):
+            sub.note = "; ".join(([sub.note] if sub.note else []) + notes[sub.label])
     merged = merged_folders(subs)
     if merged:
         folder, names = next(iter(sorted(merged.items())))

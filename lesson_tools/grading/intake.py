@@ -20,6 +20,7 @@ Zips (a Canvas download) are read in place, with the limits files have: at most 
 MAX_BYTES (read so, whatever its header claims); an entry whose path climbs out (`..`, absolute), a link, an
 encrypted entry or a zip inside the zip is a file with a `problem` (a row of its own, never read).
 """
+import os
 import re
 import stat
 import unicodedata
@@ -27,7 +28,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-MAX_BYTES = 50 * 1024 * 1024          # no notebook of the course comes near
+MAX_BYTES = 16 * 1024 * 1024          # about 20 times the largest notebook of the course, outputs and all
 MAX_MEMBERS = 10_000                  # entries of one zip
 SKIPPED = ("__MACOSX", "__pycache__")
 DOWNLOAD_SUFFIX = re.compile(r"(\s*\(\d+\)|[\s_-]*copy(\s*\d+)?)+$", re.IGNORECASE)
@@ -51,6 +52,7 @@ class File:
     mtime: float
     source: object = field(repr=False)
     problem: str = None
+    inode: tuple = None       # (device, inode) of a file with several hard links
 
     def read_bytes(self):
         """The file's bytes, at most MAX_BYTES + 1 of them (a larger file is refused by its reader)."""
@@ -130,10 +132,44 @@ def _zip_time(info):
         return 0.0
 
 
+KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
+         stat.S_IFBLK: "a block device"}
+
+
+def _walk(folder):
+    """(path, lstat) of everything under `folder`, sorted, links never followed, hidden and skipped names left out."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(".") or entry.name in SKIPPED:
+            continue
+        st = entry.stat(follow_symlinks=False)
+        if stat.S_ISDIR(st.st_mode):
+            yield from _walk(entry.path)
+        else:
+            yield Path(entry.path), st
+
+
+def _problem(path, st):
+    """Why a thing found in the class folder is not read (a link, a FIFO, a device), or None for a plain file."""
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        return f"not graded: a link to {target!r}, not a file (links are never followed)"
+    if not stat.S_ISREG(st.st_mode):
+        return f"not graded: {KINDS.get(stat.S_IFMT(st.st_mode), 'not a plain file')}, not a file"
+    return None
+
+
 def find(paths):
     """[File] under the files, folders and zips given, in a stable order, each file once; hidden files and folders
-    (.ipynb_checkpoints), __MACOSX and __pycache__ skipped.  Raises UsageError for a path that does not exist or
-    when nothing is found."""
+    (.ipynb_checkpoints), __MACOSX and __pycache__ skipped.  Links (to files or folders), FIFOs and devices in a
+    folder are never followed or opened: each is a File with its `problem`.  Raises UsageError for a path that does
+    not exist or when nothing is found."""
     found, seen = [], set()
     for arg in map(Path, paths):
         if not arg.exists():
@@ -141,21 +177,21 @@ def find(paths):
                              f"notebook files")
         root_label = (arg.resolve().parent.name if arg.is_file() else arg.name) or str(arg)
         if arg.is_file():
-            candidates = [(arg, ())]
+            candidates = [(arg, (), arg.stat())]                  # given by the teacher: followed if a link
         else:
-            candidates = [(p, p.relative_to(arg).parts) for p in sorted(arg.rglob("*"))
-                          if p.is_file() and not _skipped(p.relative_to(arg).parts)]
-        for path, rel in candidates:
-            key = path.resolve()
+            candidates = [(p, p.relative_to(arg).parts, st) for p, st in _walk(arg)]
+        for path, rel, st in candidates:
+            key = (st.st_dev, st.st_ino, str(path.absolute()))
             if key in seen:
                 continue
             seen.add(key)
             label = _label(root_label, rel or (path.name,))
-            if path.suffix.lower() == ".zip":
+            problem = _problem(path, st)
+            if problem is None and path.suffix.lower() == ".zip":
                 found += _zip_files(path, label)
             else:
-                st = path.stat()
-                found.append(File(label, rel or (path.name,), st.st_size, st.st_mtime, path, None))
+                found.append(File(label, rel or (path.name,), st.st_size, st.st_mtime, path, problem,
+                                  (st.st_dev, st.st_ino) if st.st_nlink > 1 and problem is None else None))
     if not found:
         raise UsageError(f"no files found under {', '.join(map(str, paths))}: give the folder or zip that holds the "
                          f"class's notebooks, or the notebook files")
@@ -178,8 +214,9 @@ def compile_pattern(text):
 
 
 def normalised(name):
-    """A name as one person is known by: Unicode NFKC (full-width letters are letters), spaces at the ends gone."""
-    return unicodedata.normalize("NFKC", name).strip()
+    """A name as one person is known by: Unicode NFKC (full-width letters are letters).  Nothing else is changed:
+    'alice ' is not 'alice' (lesson_tools.grading.flags flags the two for a person)."""
+    return unicodedata.normalize("NFKC", name)
 
 
 def person(file, stem=None, pattern=None):
