@@ -88,6 +88,18 @@ def test_lesson_lib_never_imports_the_teachers_tools(folder, edition):
     assert not list(edition.rglob("lesson_tools")) and not list(edition.rglob("solutions"))
 
 
+def test_the_edition_holds_no_sockets_and_no_profilers(edition):
+    """The grader's transport (sockets, the profiler that watches hand-overs) is the grader's: it puts it into each
+    sandbox itself; the library learners get imports neither."""
+    grader = {"socket", "sys.setprofile", "threading.setprofile", "struct"}
+    found = [(p.relative_to(edition).as_posix(), name) for p in (edition / "lesson_lib").rglob("*.py")
+             for name in _imports(p) if name in grader]
+    found += [(p.relative_to(edition).as_posix(), "setprofile") for p in (edition / "lesson_lib").rglob("*.py")
+              if "setprofile" in p.read_text(encoding="utf-8")]
+    assert not found, f"the learners' lesson_lib carries the grader's transport: {found}"
+    assert [p.name for p in (ROOT / "lesson_tools").rglob("wire.py")] == ["wire.py"]     # it lives with the grader
+
+
 def test_no_line_of_any_solution_is_in_the_edition(edition):
     """Every line of every solution block (whitespace aside; loop headers and `return name` carry no answer) is
     searched for in every file of the edition: notebooks, README, binder and the library outside its truth."""

@@ -288,7 +288,7 @@ def test_manifest_reports_an_edited_added_or_removed_file(tmp_path):
 def _judged(judge, index, name, fn):
     """The judge's verdict on `fn`, given from a thread standing in for the kernel's check cell."""
     import threading
-    from lesson_lib.course.checks import wire
+    from lesson_tools.grading import wire
     judge.begin(index, name)
     errors = []
 
@@ -305,7 +305,7 @@ def _judged(judge, index, name, fn):
 
 def test_the_judge_checks_answers_from_the_verified_files_and_refuses_other_connections(tmp_path):
     import socket
-    from lesson_lib.course.checks import wire
+    from lesson_tools.grading import wire
     root, expected = verified.package_root(), verified.manifest()
     with Judge(root, expected, Limits(cell_s=60), tmp_path, None) as judge:
         assert _judged(judge, 0, "lesson_passes", lambda e, lam: e < 0.2 and lam > 0) == (

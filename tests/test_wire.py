@@ -1,4 +1,4 @@
-"""Answers as plain data (lesson_lib.course.checks.wire): the judge's verdict on every answer the checks know is the
+"""Answers as plain data (lesson_tools.grading.wire): the judge's verdict on every answer the checks know is the
 same as in a notebook, while no learner object, code or pickle ever reaches the judge, and no truth behind an
 offered argument reaches the learner's side.
 
@@ -15,7 +15,8 @@ from test_checks import define
 
 from lesson_lib import DeLaN, double_pendulum
 from lesson_lib.course import checks
-from lesson_lib.course.checks import framework, wire
+from lesson_lib.course.checks import framework
+from lesson_tools.grading import wire
 from lesson_tools.grading.clean import Budget, judge
 
 # Answers that are DeLaN subclasses overriding mass_matrix (so the check runs without training): through the

@@ -12,7 +12,7 @@ and, for every check request, writes one verdict line {"token", "index", "status
 pass, fail, not attempted, error or timeout, and `handed` the library's own implementations of the exercise
 (its check's computed_by) that the kernel saw the answer call while it was checked (wire.watching).
 
-The answer is judged through lesson_lib.course.checks.wire: the kernel connects, says what the answer is, and
+The answer is judged through lesson_tools.grading.wire: the kernel connects, says what the answer is, and
 calls the learner's function on the arguments the check sends; its results come back as plain data, rebuilt from
 the trusted library.  Nothing a submission wrote is executed, unpickled or called in this process, and the
 truths the checks compare with never leave it.
@@ -63,7 +63,7 @@ class Requests:
 def _answer(listener, requests, pending, token, index):
     """(channel, hello) from the kernel's connection for check `index`, or None when the grader says the cell
     ended first.  Connections without the token (another process) are refused."""
-    from lesson_lib.course.checks.wire import Channel, WireError
+    from lesson_tools.grading.wire import Channel, WireError
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ, "kernel")
     sel.register(requests.fd, selectors.EVENT_READ, "grader")
@@ -128,7 +128,7 @@ def judge(checks, channel, hello, name, budget, handed=None):
     """(status, line) of the check `name` on the answer the kernel described in `hello`, within `budget`; adds to
     `handed` the library functions computing the exercise (the check's computed_by) the kernel saw the answer
     call."""
-    from lesson_lib.course.checks.wire import AnswerLost, AnswerTimeout, Remote
+    from lesson_tools.grading.wire import AnswerLost, AnswerTimeout, Remote
     remote = None
     try:
         if checks is None or "answer" not in hello or not isinstance(hello["answer"], dict):

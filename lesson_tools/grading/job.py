@@ -9,7 +9,7 @@ folder.  Then
    clean), the process where verdicts are made;
 2. scan the cells the learner wrote (lesson_tools.grading.scan);
 3. run the cells in a limited kernel, each check cell replaced by one that answers the judge's calls with plain
-   data (plan, kernel, lesson_lib.course.checks.wire): the judge runs the check and keeps its truths;
+   data (plan, kernel, wire): the judge runs the check and keeps its truths;
 4. check that neither the kernel's copy nor the course's own lesson_lib changed (verified);
 5. one row per check: the judge's verdict, or TIMEOUT/ERROR where a limit or an error came first, and
    TAMPERED for every check when step 2 or 4 found tampering (the verdict it would have had is kept in the
@@ -24,7 +24,8 @@ import tempfile
 from pathlib import Path
 
 from . import gradebook as gb
-from .verified import CourseFilesChanged, changed, copy_verified, learners_part, package_root, restore_command
+from .verified import (CourseFilesChanged, changed, copy_kernel_side, copy_verified, learners_part, package_root,
+                       restore_command)
 
 
 def make_task(submission, course_nb, all_check_names, expected, limits):
@@ -91,6 +92,7 @@ def grade_task(task):
         course, work = folder / "course", folder / "work"
         work.mkdir()
         copy_verified(root, learners_part(expected), course)
+        copy_kernel_side(root, expected, course)
         nb = nbformat.reads(task["text"], as_version=4)
         with caps_for(limits) as group, Judge(root, expected, limits, folder, kernel.environment(root),
                                                group and group.cpu_file) as judge:

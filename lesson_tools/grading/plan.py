@@ -5,7 +5,7 @@ else a cell that still calls the check (edited: the course's version is used), e
 right after the cell that defines its answer (missing).  Copies of a course check cell are not run (they only
 print a verdict).  A setup step first defines the capture function: at a check cell it connects to the judge and
 calls the learner's function on the arguments the judge sends, returning results as plain data
-(lesson_lib.course.checks.wire.serve_answer); the verdict is made in the judge, never in the kernel.
+(lesson_tools.grading.wire.serve_answer, which the grader copies into the sandbox); the verdict is made in the judge, never in the kernel.
 """
 import ast
 from dataclasses import dataclass
@@ -14,7 +14,7 @@ from .course_notebooks import CAPTURE, called_checks, has_marker, normalise
 
 SETUP = """\
 def {capture}(index, answer, _address={address!r}, _token={token!r}):
-    from lesson_lib.course.checks.wire import serve_answer
+    from lesson_grading_wire import serve_answer
     serve_answer(_address, _token, index, answer)
 """
 

@@ -115,6 +115,16 @@ def copy_verified(root, expected, dest):
         target.write_bytes(verified_bytes(root, rel, expected))
 
 
+KERNEL_SIDE = "lesson_tools/grading/wire.py"     # the grader's part a kernel needs: copied into its sandbox
+
+
+def copy_kernel_side(root, expected, dest):
+    """Put the verified kernel side of the wire (lesson_tools.grading.wire) into dest as its own top-level module
+    (wire.KERNEL_MODULE), beside the kernel's lesson_lib: learners' lesson_lib carries no sockets or profilers."""
+    from .wire import KERNEL_MODULE
+    (Path(dest) / f"{KERNEL_MODULE}.py").write_bytes(verified_bytes(root, KERNEL_SIDE, expected))
+
+
 def bootstrap_source(root, expected):
     """This module's own source, verified: the program the judge runs with `python -I -S -c`."""
     return verified_bytes(root, "lesson_tools/grading/verified.py", expected).decode()

@@ -40,7 +40,6 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from ... import facts
-from .wire import Remote, quiet
 
 REGISTRY = {}    # check name -> Check
 DETAILS = {}     # extra numbers a check measured (e.g. training time), for a later cell to show
@@ -58,6 +57,34 @@ GENERAL_HINTS = {
     "shape": "check which axis you sum over and that you return the final result",
     "not finite": "look for a division by zero or an uninitialised array",
 }
+
+
+@contextlib.contextmanager
+def quiet():
+    """Swallow prints and warnings from the learner's code so the check's line stays alone."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
+class RemoteAnswer:
+    """An answer the checks reach only through calls: the grader's judge hands one (lesson_tools.grading.wire's
+    Remote) in place of the learner's function, which runs in another process.  `callable`, `type_name` and
+    `source` describe it; `invoke(args, kwargs)` calls it and returns its result as data."""
+    callable, type_name, source = False, "object", ""
+
+    def invoke(self, args, kwargs):
+        raise NotImplementedError
+
+
+class Offered:
+    """Base of the objects a check hands to the learner's function by reference: when grading they stay with the
+    check, and the learner's code gets a proxy.  `attributes`: names of plain values the proxy carries; `methods`:
+    names it calls back; `refusal`: the AttributeError for any other name ("{name}" filled in)."""
+    attributes = ()
+    methods = ()
+    refusal = "'{name}' is not available in this exercise"
 
 
 class Fail(Exception):
@@ -177,9 +204,9 @@ def _short(exc, limit=150):
 
 def call(fn, *args, **kwargs):
     """Call the learner's fn quietly; NotImplementedError passes through, any other error is wrapped.  Every
-    check runs the learner's code through here (the tests make sure).  When `fn` is a `wire.Remote` (the
+    check runs the learner's code through here (the tests make sure).  When `fn` is a RemoteAnswer (the
     grader's judge), the call is sent to the learner's kernel as plain data and its result comes back as data."""
-    remote = isinstance(fn, Remote)
+    remote = isinstance(fn, RemoteAnswer)
     if not (fn.callable if remote else callable(fn)):
         raise Fail(f"expected a function, got {fn.type_name if remote else type(fn).__name__}", "not a function")
     try:
@@ -246,7 +273,7 @@ def _stub_sources():
 def _function_def(fn):
     """The learner's function as an ast.FunctionDef (from its source), or None when the source is unavailable."""
     try:
-        source = fn.source if isinstance(fn, Remote) else inspect.getsource(fn)
+        source = fn.source if isinstance(fn, RemoteAnswer) else inspect.getsource(fn)
         tree = ast.parse(textwrap.dedent(source))
     except (OSError, TypeError, SyntaxError, ValueError):
         return None

@@ -7,9 +7,8 @@ from autograd import elementwise_grad, jacobian
 from ...facts import ACTIVATION
 from ...model.activations import ACTIVATIONS
 from ...physics.chain import double_pendulum
-from .framework import Fail, as_array, call, close, num, register
+from .framework import Fail, Offered, as_array, call, close, num, register
 from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, three_link
-from .wire import Offered
 
 
 @register("02_model", hints={
@@ -48,7 +47,7 @@ def kinetic_energy(fn):
 
 class _RneaOnly(Offered):
     """A chain that offers only n_dof and rnea, and remembers how rnea was called (to name the mistake).  In
-    grading it stays in the judge: the learner's kernel gets a proxy whose rnea calls back (wire.Offered)."""
+    grading it stays in the judge: the learner's kernel gets a proxy whose rnea calls back (framework.Offered)."""
     attributes, methods = ("n_dof",), ("rnea",)
     refusal = ("in this exercise the chain only offers chain.rnea and chain.n_dof (chain.{name} is not "
                "available): build M from RNEA columns")

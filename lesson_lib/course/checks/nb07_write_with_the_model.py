@@ -2,14 +2,13 @@
 import numpy as np
 
 from ...physics.chain import double_pendulum
-from .framework import Fail, as_array, call, close, num, register
+from .framework import Fail, Offered, as_array, call, close, num, register
 from .independent import random_states, three_link
-from .wire import Offered
 
 
 class _PartsOnly(Offered):
     """A model that offers only n_dof, mass_matrix(q), coriolis(q, qd) and gravity(q): the law's three pieces.  In
-    grading it stays in the judge: the learner's kernel gets a proxy whose methods call back (wire.Offered)."""
+    grading it stays in the judge: the learner's kernel gets a proxy whose methods call back (framework.Offered)."""
     attributes, methods = ("n_dof",), ("mass_matrix", "coriolis", "gravity")
     refusal = ("in this exercise the model offers only mass_matrix(q), coriolis(q, qd) and gravity(q) "
                "(model.{name} is not available)")

@@ -1,5 +1,10 @@
 """Answers as plain data: how the grader's judge calls a learner's function without running any of its code.
 
+The grader's side of the course's checks, kept out of the learners' library: the judge imports it from
+lesson_tools, and the grader puts a verified copy into each sandbox, beside the kernel's lesson_lib, as the module
+`lesson_grading_wire` (`KERNEL_MODULE`), for the kernel's side (`serve_answer`, `watching`).  The checks themselves
+know only `framework.RemoteAnswer` (what `Remote` is) and `framework.Offered`.
+
 The grader runs the learner's notebook in a kernel and the checks in a separate judge process; the two talk over a
 Unix socket in messages of plain data (JSON, arrays as base64 bytes), so nothing a submission wrote is ever
 executed, unpickled or called where its verdict is made.  At a check cell the kernel connects and says what the
@@ -22,28 +27,20 @@ its type, so a check says "returned X, not numbers".  An argument the check offe
 the kernel gets a proxy whose methods call back, so the truth behind it never reaches the learner's process.
 """
 import base64
-import contextlib
-import io
 import json
 import socket
 import struct
-import warnings
 
 import numpy as np
+
+from lesson_lib.course.checks.framework import Offered, RemoteAnswer, quiet
+
+KERNEL_MODULE = "lesson_grading_wire"     # this file's name in the sandbox, beside the kernel's lesson_lib
 
 MAX_MESSAGE = 64 * 2**20         # bytes in one message
 MAX_DEPTH = 16                   # nesting of lists, tuples and dicts
 _HEADER = struct.Struct(">I")
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i8": np.int64, "i4": np.int32, "b1": np.bool_, "c16": np.complex128}
-
-
-@contextlib.contextmanager
-def quiet():
-    """Swallow prints and warnings from the learner's code so the check's line stays alone."""
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
-            warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        yield
 
 
 class WireError(Exception):
@@ -61,15 +58,6 @@ class Opaque:
 def _opaque(name):
     name = " ".join("".join(ch for ch in str(name) if ch.isprintable()).split())[:200] or "object"
     return type(name, (Opaque,), {"type_name": name})()
-
-
-class Offered:
-    """Base of the objects a check hands to the learner's function by reference.  `attributes`: names of plain
-    values the proxy carries; `methods`: names it calls back; `refusal`: the AttributeError for any other name
-    ("{name}" filled in)."""
-    attributes = ()
-    methods = ()
-    refusal = "'{name}' is not available in this exercise"
 
 
 # ---------------------------------------------------------------------- values <-> plain data
@@ -379,7 +367,7 @@ class AnswerTimeout(BaseException):
     """The learner's function did not reply before the check's time ran out."""
 
 
-class Remote:
+class Remote(RemoteAnswer):
     """The judge's handle on the learner's answer in the kernel: `callable`, `type_name`, `source` (text, only
     ever parsed) and `invoke(args, kwargs)`, which returns the learner's result rebuilt as plain data.  `budget`
     says how long the check may still wait for the kernel: `budget.left()` in seconds (lesson_tools.grading.clean
