@@ -27,6 +27,7 @@ its type, so a check says "returned X, not numbers".  An argument the check offe
 the kernel gets a proxy whose methods call back, so the truth behind it never reaches the learner's process.
 """
 import base64
+import contextlib
 import json
 import socket
 import struct
