@@ -65,8 +65,8 @@ def _opaque(name):
 def encode(value, refs=None, depth=0):
     """`value` as JSON-able plain data.  `refs` (a dict, judge side): where Offered objects and functions are
     kept when they are sent by reference; without it (kernel side) a function or other object becomes opaque."""
-    from ...model.delan import DeLaN
-    from ...physics.chain import PlanarChain
+    from lesson_lib.model.delan import DeLaN
+    from lesson_lib.physics.chain import PlanarChain
     if depth > MAX_DEPTH:
         raise WireError(f"the value is nested more than {MAX_DEPTH} levels deep")
     if value is None or isinstance(value, (bool, str)):
@@ -121,7 +121,7 @@ def _model_file(model):
 def _model_from_file(text):
     import os
     import tempfile
-    from ...model.delan import DeLaN
+    from lesson_lib.model.delan import DeLaN
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "model.npz")
         with open(path, "wb") as f:
@@ -139,7 +139,7 @@ def _model_from_file(text):
 def decode(data, proxy=None, depth=0):
     """The value `encode` described, built from the trusted library only.  `proxy(description)` (kernel side)
     makes the stand-in for an object the judge kept; without it a reference is refused."""
-    from ...physics.chain import PlanarChain
+    from lesson_lib.physics.chain import PlanarChain
     if depth > MAX_DEPTH:
         raise WireError(f"the value is nested more than {MAX_DEPTH} levels deep")
     if data is None or isinstance(data, (bool, str)):
