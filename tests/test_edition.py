@@ -91,7 +91,7 @@ def test_lesson_lib_never_imports_the_teachers_tools(folder, edition):
 def test_the_edition_holds_no_sockets_and_no_profilers(edition):
     """The grader's transport (sockets, the profiler that watches hand-overs) is the grader's: it puts it into each
     sandbox itself; the library learners get imports neither."""
-    grader = {"socket", "sys.setprofile", "threading.setprofile", "struct"}
+    grader = {"socket", "sys.setprofile", "threading.setprofile"}
     found = [(p.relative_to(edition).as_posix(), name) for p in (edition / "lesson_lib").rglob("*.py")
              for name in _imports(p) if name in grader]
     found += [(p.relative_to(edition).as_posix(), "setprofile") for p in (edition / "lesson_lib").rglob("*.py")
