@@ -219,3 +219,46 @@ def test_lesson_passes_follows_the_threshold_in_facts(monkeypatch):
     assert checks.evaluate("lesson_passes", RIGHT["lesson_passes"])[0] == "pass"
     _, line = checks.evaluate("lesson_passes", WRONG["lesson_passes"]["at most"])
     assert f"'below {facts.text('PASS_MAX_ERROR')}'" in line and f"{0.75 * T:g}" in line, line
+
+
+# ---------------------------------------------------------------------- when the grader's judge runs the checks
+SALTS = (1, 2**40 + 7, 987654321)          # three judges' salts: each draws other inputs
+
+
+@pytest.mark.parametrize("salt", SALTS)
+@pytest.mark.parametrize("name", NAMES)
+def test_under_the_judges_salt_a_right_answer_still_passes(name, salt, monkeypatch):
+    from lesson_lib.course.checks import independent
+    monkeypatch.setattr(independent, "SALT", salt)
+    assert checks.evaluate(name, RIGHT[name]) == ("pass", f"PASS: {name}")
+
+
+@pytest.mark.parametrize("salt", SALTS)
+@pytest.mark.parametrize("name, key", HINTS)
+def test_under_the_judges_salt_each_mistake_still_gets_its_hint(name, key, salt, monkeypatch):
+    from lesson_lib.course.checks import independent
+    monkeypatch.setattr(independent, "SALT", salt)
+    result = framework.outcome(checks.REGISTRY[name], WRONG[name][key])
+    assert result.status == "fail" and result.hint == key, result.line
+
+
+def test_under_the_judges_salt_the_inputs_are_new_and_in_a_new_order(monkeypatch):
+    """What a notebook's check calls the answer with is not what the judge calls it with: another table of
+    inputs for each salt, and fixed cases in another order."""
+    from lesson_lib.course.checks import independent
+
+    def inputs(name, salt):
+        monkeypatch.setattr(independent, "SALT", salt)
+        seen = []
+
+        def record(*args):
+            seen.append(tuple(np.round(np.asarray(a, dtype=float), 12).tobytes() if np.ndim(a) or
+                              isinstance(a, float) else repr(a) for a in args))
+            return RIGHT[name](*args)
+        checks.evaluate(name, record)
+        return seen
+    for name in ("symplectic_euler_step", "lesson_passes", "is_valid_inertia", "kinetic_energy"):
+        notebook, judged, again = inputs(name, None), inputs(name, 11), inputs(name, 12)
+        assert notebook == inputs(name, None), f"{name}: a notebook's inputs must repeat (hints reproduce)"
+        assert len(judged) == len(notebook) and not set(judged) & set(notebook), name
+        assert judged != again, name

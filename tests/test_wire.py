@@ -241,3 +241,67 @@ def test_deep_nesting_and_oversized_messages_are_refused():
     a.sendall(wire._HEADER.pack(4) + b"[1]\n")
     with pytest.raises(wire.WireError, match="not a JSON object"):
         wire.Channel(b).recv()
+
+
+# ---------------------------------------------------------------------- inputs no one can predict
+def _recorded(name, answer):
+    """The calls a check makes in a learner's notebook (no salt), each with what `answer` returned."""
+    calls = []
+
+    def record(*args):
+        calls.append((args, answer(*args)))
+        return calls[-1][1]
+    assert checks.evaluate(name, record)[0] == "pass"
+    return calls
+
+
+def _key(args):
+    return tuple(np.asarray(a).round(12).tobytes() if isinstance(a, np.ndarray) else a for a in args
+                 if not callable(a))
+
+
+@pytest.fixture
+def no_salt(monkeypatch):
+    from lesson_lib.course.checks import independent
+    monkeypatch.setattr(independent, "SALT", None)
+    return independent
+
+
+def test_a_table_of_the_editions_inputs_passes_in_a_notebook_and_fails_before_the_judge(tmp_path, no_salt):
+    table = {_key(args): result for args, result in _recorded("symplectic_euler_step", RIGHT["symplectic_euler_step"])}
+
+    def looks_up(f, q, qd, dt):
+        return table[_key((q, qd, dt))]
+    assert checks.evaluate("symplectic_euler_step", looks_up)[0] == "pass"          # the control: no salt
+    from lesson_tools.grading.clean import salt_the_inputs
+    salt_the_inputs()                                   # what the judge does first
+    assert no_salt.SALT is not None
+    status, line = through_wire(tmp_path, "symplectic_euler_step", looks_up)
+    assert status == "fail" and "KeyError" in line, line
+
+
+def test_a_memorised_order_of_calls_passes_in_a_notebook_and_fails_before_the_judge(tmp_path, no_salt):
+    answers = [result for _, result in _recorded("lesson_passes", RIGHT["lesson_passes"])]
+    calls = []
+
+    def memorised(max_error, min_eig):
+        calls.append(1)
+        return answers[(len(calls) - 1) % len(answers)]
+    assert checks.evaluate("lesson_passes", memorised)[0] == "pass"                  # the control: no salt
+    no_salt.SALT = 20261204                             # a judge's salt (fixed here, so the test repeats)
+    calls.clear()
+    assert through_wire(tmp_path, "lesson_passes", memorised)[0] == "fail"
+
+
+def test_each_judge_draws_a_salt_of_its_own():
+    from lesson_lib.course.checks import independent
+    from lesson_tools.grading.clean import salt_the_inputs
+    before = independent.SALT
+    try:
+        salts = set()
+        for _ in range(3):
+            salt_the_inputs()
+            salts.add(independent.SALT)
+        assert len(salts) == 3 and None not in salts
+    finally:
+        independent.SALT = before

@@ -15,7 +15,7 @@ pass, fail, not attempted, error or timeout, and `handed` the library's own impl
 The answer is judged through lesson_tools.grading.wire: the kernel connects, says what the answer is, and
 calls the learner's function on the arguments the check sends; its results come back as plain data, rebuilt from
 the trusted library.  Nothing a submission wrote is executed, unpickled or called in this process, and the
-truths the checks compare with never leave it.
+truths the checks compare with never leave it, nor does the salt the checks draw their inputs with.
 """
 import json
 import os
@@ -149,11 +149,21 @@ def judge(checks, channel, hello, name, budget, handed=None):
         channel.sock.close()
 
 
+def salt_the_inputs():
+    """Draw the salt every check of this judge draws its inputs with (lesson_lib.course.checks.independent.SALT):
+    random, new for each judge, and never sent to the kernel, so no table of the edition's inputs and no memorised
+    order of calls can stand in for an answer."""
+    import secrets
+    from lesson_lib.course.checks import independent
+    independent.SALT = secrets.randbits(62)
+
+
 def serve(request, out):
     """Judge check after check as the grader asks (see the module's docstring)."""
     import numpy  # noqa: F401
     import lesson_lib  # noqa: F401 -- the public API (physics, data, model, evaluation)
     from lesson_lib.course import checks
+    salt_the_inputs()
 
     token, cell_s = request["token"], float(request["cell_s"])
     cpu_file, wall_factor = request.get("cpu_file"), float(request.get("wall_factor", 1.0))

@@ -1,8 +1,45 @@
-"""Independent truths the checks compare with: closed forms and finite differences, no learner code involved."""
+"""Independent truths the checks compare with: closed forms and finite differences, no learner code involved; and
+the inputs the checks try answers on.
+
+In a learner's notebook the inputs are seeded: the same states, chains and cases every run, so a hint can be
+reproduced.  When the grader's judge runs the checks it sets SALT, a random number of its own that it never sends
+to the learner's kernel: every input is then drawn from (SALT, seed), the test chains have random masses and
+lengths, and fixed cases come in a random order, so no table of the edition's inputs and no memorised call order
+can stand in for an answer.
+"""
 import numpy as np
 
 from ...facts import QD_MAX
-from ...physics.chain import PlanarChain
+from ...physics.chain import PlanarChain, double_pendulum
+
+SALT = None         # set by the grader's judge (lesson_tools.grading.clean): inputs no one can predict
+
+
+def grading():
+    """True while the grader's judge runs the checks (SALT set)."""
+    return SALT is not None
+
+
+def rng(seed):
+    """The generator a check draws its inputs from: `seed` alone in a notebook, (SALT, seed) when grading."""
+    return np.random.default_rng(seed if SALT is None else (SALT, seed))
+
+
+def shuffled(items, seed):
+    """`items` as they are in a notebook; in a random order when grading."""
+    items = list(items)
+    return items if SALT is None else [items[k] for k in rng(seed).permutation(len(items))]
+
+
+def random_chain(n, generator):
+    """A planar chain of n links with random masses, lengths, centres of mass and inertias."""
+    m, l = generator.uniform(0.5, 2.0, n), generator.uniform(0.5, 1.5, n)
+    return PlanarChain(m=m, l=l, lc=l * generator.uniform(0.3, 0.7, n), I=m * l**2 / 12 * generator.uniform(0.5, 2, n))
+
+
+def two_link():
+    """The double pendulum of the lesson in a notebook; a random 2-link chain when grading."""
+    return double_pendulum() if SALT is None else random_chain(2, rng(1002))
 
 
 def closed_form_mass_matrix(chain, q):
@@ -35,12 +72,14 @@ def uniform_rods(m, l, g=9.81, nodes=4):
 
 
 def three_link():
-    """A 3-link chain with unequal links, to catch code that only works for 2 joints."""
+    """A 3-link chain with unequal links, to catch code that only works for 2 joints (random ones when grading)."""
+    if SALT is not None:
+        return random_chain(3, rng(1003))
     # pragma: no mutate block (any three unequal links serve: every check compares with this chain's own RNEA)
     return PlanarChain(m=[1.5, 0.8, 0.4], l=[1.1, 0.7, 0.5], lc=[0.6, 0.2, 0.35], I=[0.12, 0.05, 0.01])
 
 
 def random_states(n, count, seed, qd_max=QD_MAX):
     """`count` seeded states (q, qd), each (count, n): q on the whole circle, |qd| <= qd_max."""
-    rng = np.random.default_rng(seed)
-    return rng.uniform(-np.pi, np.pi, (count, n)), rng.uniform(-qd_max, qd_max, (count, n))
+    generator = rng(seed)
+    return generator.uniform(-np.pi, np.pi, (count, n)), generator.uniform(-qd_max, qd_max, (count, n))

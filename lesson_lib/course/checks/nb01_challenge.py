@@ -1,16 +1,15 @@
 """Checks for 01_challenge: could this matrix be an inertia?"""
 import numpy as np
 
-from ...physics.chain import double_pendulum
 from .framework import Fail, call, num, register
-from .independent import three_link
+from .independent import grading, rng, shuffled, three_link, two_link
 
 
-def _cases():
+def _fixed_cases():
     """(label, M, expected): true mass matrices (2 and 3 links), SPD with a negative entry, indefinite with
     positive entries, singular, asymmetric, negative-definite, and a 3 x 3 indefinite matrix whose top-left
     2 x 2 block is positive-definite (so a test written for 2 x 2 only cannot pass)."""
-    A, M = np.array, double_pendulum().mass_matrix([0.3, -1.2])
+    A, M = np.array, two_link().mass_matrix([0.3, -1.2])
     return [("the true M at q = (0.3, -1.2)", M, True),
             ("M = [[1, -0.5], [-0.5, 1]]", A([[1.0, -0.5], [-0.5, 1.0]]), True),
             ("M = [[1, 2], [2, 1]]", A([[1.0, 2.0], [2.0, 1.0]]), False),
@@ -19,6 +18,29 @@ def _cases():
             ("M = -(true M)", -M, False),
             ("the true 3x3 M of a 3-link chain", three_link().mass_matrix([0.4, -0.9, 2.0]), True),
             ("M = diag(1, 1, -1)", np.diag([1.0, 1.0, -1.0]), False)]
+
+
+def _cases():
+    """The cases as a notebook has them; when grading, each turned by a random rotation R of its first two axes and
+    scaled, s R M Rᵀ (symmetry, definiteness, the answer and the kind of its 2 x 2 corner unchanged; a singular
+    case by a signed permutation, which keeps its zero eigenvalue exact), in a random order: no table of values
+    or order to learn."""
+    if not grading():
+        return _fixed_cases()
+    draw, out = rng(101), []
+    for label, M, answer in shuffled(_fixed_cases(), 102):
+        if np.abs(np.linalg.eigvals(M)).min() < 1e-12:      # singular: a signed permutation keeps its 0 exact
+            R = np.eye(len(M))[draw.permutation(len(M))] * draw.choice([-1.0, 1.0], len(M))
+            scale = 2.0 ** int(draw.integers(-3, 4))
+        elif (M.min() > 0) != answer:     # its entries' signs tell against the answer: a permutation keeps them
+            R, scale = np.eye(len(M))[draw.permutation(len(M))], draw.uniform(0.5, 2.0)
+        else:                 # a rotation of the first two axes (a 3 x 3 case keeps its 2 x 2 corner's kind)
+            R = np.eye(len(M))
+            R[:2, :2] = np.linalg.qr(draw.normal(size=(2, 2)))[0]
+            scale = draw.uniform(0.5, 2.0)
+        turned = scale * R @ M @ R.T
+        out.append((f"M = {num(turned)}", turned, answer))
+    return out
 
 
 # Known mistakes in the eigenvalue test, each as the answer it would give on a symmetric matrix: a learner whose

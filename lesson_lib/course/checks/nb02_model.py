@@ -6,9 +6,8 @@ from autograd import elementwise_grad, jacobian
 
 from ...facts import ACTIVATION
 from ...model.activations import ACTIVATIONS
-from ...physics.chain import double_pendulum
 from .framework import Fail, Offered, as_array, call, close, num, register
-from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, three_link
+from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, rng, three_link, two_link
 
 
 @register("02_model", hints={
@@ -26,7 +25,7 @@ def kinetic_energy(fn):
 
     Truth: the chain's kinetic energy summed over the links' velocities (not from M). Tolerance 1e-9 (relative).
     """
-    for chain, seed in ((double_pendulum(), 1), (three_link(), 2)):
+    for chain, seed in ((two_link(), 1), (three_link(), 2)):
         Q, QD = random_states(chain.n_dof, 4, seed)
         for q, qd in zip(Q, QD):
             truth = float(chain.kinetic_energy(q, qd))
@@ -103,7 +102,7 @@ def mass_matrix_from_rnea(fn):
     Truth: the textbook closed-form M of the double pendulum (no RNEA involved) at three configurations, and the
     library's M for a 3-link chain. Tolerance 1e-9.
     """
-    dp = double_pendulum()
+    dp = two_link()
     cases = [(dp, np.array(q), closed_form_mass_matrix(dp, np.array(q)))
              for q in ([0.3, -1.2], [2.5, 0.7], [-1.0, 3.0])]
     q3 = np.array([0.4, -0.9, 2.0])
@@ -122,12 +121,12 @@ class _Layer:
     of q -> s(W h(q) + b), sample by sample (reverse mode, no jet involved)."""
 
     def __init__(self, n, h_in, h_out, seed, batch=5):
-        rng = np.random.default_rng(seed)
-        self.P, self.p = rng.normal(0, 1, (h_in, 2 * n)), rng.normal(0, 0.5, h_in)
-        self.W, self.b = rng.normal(0, 1 / np.sqrt(h_in), (h_out, h_in)), rng.normal(0, 1, h_out)
+        draw = rng(seed)
+        self.P, self.p = draw.normal(0, 1, (h_in, 2 * n)), draw.normal(0, 0.5, h_in)
+        self.W, self.b = draw.normal(0, 1 / np.sqrt(h_in), (h_out, h_in)), draw.normal(0, 1, h_out)
         self.s = ACTIVATIONS[ACTIVATION].reference
         self.ds = elementwise_grad(self.s)
-        self.q = rng.uniform(-np.pi, np.pi, (batch, n))
+        self.q = draw.uniform(-np.pi, np.pi, (batch, n))
         self.h = np.stack([self.input(q) for q in self.q])
         self.dh = np.stack([jacobian(self.input)(q).T for q in self.q])           # (B, n, H_in)
         self.a = np.stack([self.output(q) for q in self.q])
@@ -238,7 +237,7 @@ def coriolis_from_dM(fn):
     Truth: the RNEA's Coriolis and centrifugal torque chain.coriolis(q, qd); dM from central differences of
     the true M, at three states each of a 2- and a 3-link chain. Tolerance 1e-6.
     """
-    for chain, seed in ((double_pendulum(), 3), (three_link(), 4)):
+    for chain, seed in ((two_link(), 3), (three_link(), 4)):
         Q, QD = random_states(chain.n_dof, 3, seed)
         for q, qd in zip(Q, QD):
             dM = mass_matrix_derivative_fd(chain, q)

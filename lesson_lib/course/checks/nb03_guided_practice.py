@@ -3,6 +3,7 @@ import numpy as np
 
 from ...physics.chain import double_pendulum
 from .framework import Fail, call, num, register
+from .independent import grading, rng
 
 
 @register("03_guided_practice", computed_by=(
@@ -34,8 +35,15 @@ def errors_at(fn):
     from ...evaluation.metrics import mass_matrix_error, min_eigenvalue
     from ...model.delan import DeLaN
 
-    chain, model = double_pendulum(), DeLaN(seed=5)
-    q = np.random.default_rng(11).uniform(-np.pi, np.pi, (200, 2))
+    chain, q = double_pendulum(), rng(11).uniform(-np.pi, np.pi, (200, 2))   # the lesson's arm: M_hat below M
+    model = DeLaN(seed=5)
+    if grading():             # as in a notebook, the largest error is an underestimate (M_hat - M < 0), and the
+        for seed in rng(5).integers(2**31, size=20):    # smallest eigenvalue sits mid-batch: mistakes stay visible
+            model = DeLaN(seed=int(seed))
+            diff = model.mass_matrix(q) - chain.mass_matrix(q)
+            if diff.max() < np.abs(diff).max() - 1e-6:
+                break
+        q = np.roll(q, 100 - int(np.linalg.eigvalsh(model.mass_matrix(q)).min(axis=1).argmin()), axis=0)
     got = call(fn, model, chain, q)
     if got is None:
         raise Fail("errors_at returned None", "none")

@@ -1,14 +1,24 @@
 """Checks for 04_feedback: the lesson's criterion, written by the learner."""
 from ... import facts
 from .framework import Fail, call, num, register
+from .independent import grading, rng, shuffled
 
 
 def _cases():
     """(max_error, min_eig, expected), around the current threshold T = facts.PASS_MAX_ERROR: well inside,
     just below T, exactly T, just above T, far above, and eigenvalues exactly 0 and just below 0."""
     T = facts.PASS_MAX_ERROR
-    return [(T / 4, 0.07, True), (T * 0.995, 1e-6, True), (T, 0.5, False), (T * 1.1, 0.5, False),
-            (T * 1.75, 0.1, False), (T / 2, 0.0, False), (T / 2, -0.01, False), (T * 1.25, -1.0, False)]
+    if not grading():
+        return [(T / 4, 0.07, True), (T * 0.995, 1e-6, True), (T, 0.5, False), (T * 1.1, 0.5, False),
+                (T * 1.75, 0.1, False), (T / 2, 0.0, False), (T / 2, -0.01, False), (T * 1.25, -1.0, False)]
+    d = rng(401)                                 # grading: the same kinds of case, new values, a new order
+    inside, outside, eig = (lambda: T * d.uniform(0.05, 0.9)), (lambda: T * d.uniform(1.01, 3)), (
+        lambda: d.uniform(0.01, 1))
+    return shuffled([(inside(), eig(), True), (T * (1 - d.uniform(1e-4, 0.01)), d.uniform(1e-9, 1e-3), True),
+                     (T, eig(), False), (T * (1 + d.uniform(1e-4, 0.05)), eig(), False),
+                     (T * d.uniform(1.5, 3), eig(), False),
+                     (inside(), 0.0, False),
+                     (inside(), -d.uniform(1e-4, 0.1), False), (outside(), -d.uniform(0.1, 2), False)], 402)
 
 
 # Known mistakes, each as the answer it would give (see nb01_challenge for the idea).

@@ -2,9 +2,8 @@
 import numpy as np
 
 from ...physics import integrators
-from ...physics.chain import double_pendulum
 from .framework import Fail, as_array, call, close, num, register
-from .independent import random_states
+from .independent import random_states, two_link
 
 
 def _position_first(f, q, qd, dt):
@@ -32,7 +31,7 @@ def symplectic_euler_step(fn):
     qd, then qd with f at the new q) is accepted too.  Unforced double pendulum, three states, dt = 0.01 s.
     Tolerance 1e-12.
     """
-    chain = double_pendulum()
+    chain = two_link()
 
     def f(q, qd):
         return chain.forward_dynamics(q, qd, np.zeros(2))

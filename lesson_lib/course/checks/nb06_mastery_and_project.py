@@ -7,7 +7,7 @@ import numpy as np
 from ... import facts
 from ...physics.chain import PlanarChain
 from .framework import DETAILS, Fail, _LearnerError, call, num, register
-from .independent import uniform_rods
+from .independent import rng, uniform_rods
 
 TRIPLE_LENGTHS = (1.0, 0.8, 0.6)
 TRIPLE_MASS = 1.0
@@ -110,7 +110,7 @@ def triple_delan(fn):
         raise Fail(f"the model has n_dof = {model.n_dof}, expected 3", "n_dof")
     if model.step == 0:
         raise Fail("the model was never trained (model.step is 0)", "untrained")
-    q = np.random.default_rng(7).uniform(-np.pi, np.pi, (TRIPLE_TEST_POINTS, 3))
+    q = rng(7).uniform(-np.pi, np.pi, (TRIPLE_TEST_POINTS, 3))
     M_hat = model.mass_matrix(q)
     err = float(np.max(np.abs(M_hat - chain.mass_matrix(q))))
     lam = float(np.linalg.eigvalsh(M_hat).min())

@@ -1,9 +1,8 @@
 """Checks for 07_write_with_the_model: the computed-torque control law."""
 import numpy as np
 
-from ...physics.chain import double_pendulum
 from .framework import Fail, Offered, as_array, call, close, num, register
-from .independent import random_states, three_link
+from .independent import random_states, rng, three_link, two_link
 
 
 class _PartsOnly(Offered):
@@ -34,15 +33,15 @@ def _cases():
     3-link chain with one gain per joint; states where every term of the law is non-zero.  The errors e, e_dot are
     drawn first and the desired motion placed at q + e, qd + e_dot."""
     out = []
-    for chain, seed, kp, kd in ((double_pendulum(), 7, 100.0, 20.0),
+    for chain, seed, kp, kd in ((two_link(), 7, 100.0, 20.0),
                                 (three_link(), 8, np.array([100.0, 64.0, 36.0]), np.array([20.0, 16.0, 12.0]))):
-        rng = np.random.default_rng(seed)
+        draw = rng(seed)
         Q, QD = random_states(chain.n_dof, 3, seed)
         n = chain.n_dof
         for q, qd in zip(Q, QD):
-            e = rng.uniform(0.05, 0.2, n) * rng.choice([-1, 1], n)             # e = q_d - q, never 0
-            e_dot = rng.uniform(0.2, 0.8, n) * rng.choice([-1, 1], n)
-            out.append((chain, q, qd, q + e, qd + e_dot, rng.uniform(-5, 5, n), kp, kd, e, e_dot))
+            e = draw.uniform(0.05, 0.2, n) * draw.choice([-1, 1], n)           # e = q_d - q, never 0
+            e_dot = draw.uniform(0.2, 0.8, n) * draw.choice([-1, 1], n)
+            out.append((chain, q, qd, q + e, qd + e_dot, draw.uniform(-5, 5, n), kp, kd, e, e_dot))
     return out
 
 

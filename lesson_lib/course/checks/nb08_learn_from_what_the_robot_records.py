@@ -2,14 +2,18 @@
 import numpy as np
 
 from .framework import Fail, as_array, call, close, num, register
+from .independent import grading, rng
 
 
 def _cubic(T, h):
     """Positions (T, 2) of a cubic motion sampled every h s and its exact q̈ (T, 2): the second difference of a
-    cubic is its q̈ at the middle sample, exactly (the independent truth)."""
+    cubic is its q̈ at the middle sample, exactly (the independent truth).  Random coefficients when grading."""
     t = np.arange(T) * h
-    q = np.stack([0.3 + 0.8 * t - 1.5 * t**2 + 2.0 * t**3, -1.2 + 0.5 * t + 0.9 * t**2 - 4.0 * t**3], axis=1)
-    qdd = np.stack([-3.0 + 12.0 * t, 1.8 - 24.0 * t], axis=1)
+    c = np.array([[0.3, 0.8, -1.5, 2.0], [-1.2, 0.5, 0.9, -4.0]])      # c0 + c1 t + c2 t^2 + c3 t^3 per joint
+    if grading():
+        c = rng(801 + T).uniform(-4, 4, c.shape)
+    q = np.stack([c[j, 0] + c[j, 1] * t + c[j, 2] * t**2 + c[j, 3] * t**3 for j in range(2)], axis=1)
+    qdd = np.stack([2 * c[j, 2] + 6 * c[j, 3] * t for j in range(2)], axis=1)
     return q, qdd
 
 
