@@ -11,8 +11,10 @@ import sys
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
+from check_cases import RIGHT
 from lesson_lib.course import checks
 from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
 from lesson_tools.grading import caps, gradebook, sandbox
@@ -67,6 +69,28 @@ def answer_05(body):
     return edited(learner(M05), f"def {STEP}", STUB_05, body)
 
 
+def table_of_the_editions_inputs():
+    """A 05 answer that is a table: the check's inputs in a learner's notebook (seeded, as the edition ships them)
+    and the right results, pasted as numbers.  It passes the notebook's own check."""
+    from lesson_lib.course.checks import independent
+    assert independent.SALT is None
+    table, f = {}, None
+
+    def record(f_, q, qd, dt):
+        nonlocal f
+        f = f_
+        q_new, qd_new = (np.asarray(v, dtype=float) for v in RIGHT[STEP](f_, q, qd, dt))
+        table[(tuple(map(float, np.round(q, 9))), tuple(map(float, np.round(qd, 9))))] = (
+            [float(v) for v in q_new], [float(v) for v in qd_new])
+        return q_new, qd_new
+    assert checks.evaluate(STEP, record)[0] == "pass"
+    body = (f"    table = {table!r}\n"
+            "    import numpy as np\n"
+            "    q_new, qd_new = table[(tuple(map(float, np.round(q, 9))), tuple(map(float, np.round(qd, 9))))]\n"
+            "    return np.array(q_new), np.array(qd_new)")
+    return answer_05(body)
+
+
 CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with ...
     "replaces_check": with_cell(learner(M05), CHECK_05, f'setattr(checks, "{STEP}", lambda fn: print("PASS: {STEP}"))'),
     "prints_fake_pass": with_cell(learner(M05), CHECK_05, f'print("PASS: {STEP}")'),
@@ -110,6 +134,8 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
         answer_05("    return step_helper(f, q, qd, dt)"), f"def {STEP}",
         "from lesson_lib.physics import integrators\n\n\ndef step_helper(f, q, qd, dt):\n"
         "    return integrators.symplectic_euler_step(f, q, qd, dt)"),
+    # a table of the inputs the edition's seeds give, which the judge's own salt changes
+    "looks_up_the_editions_inputs": table_of_the_editions_inputs(),
     "writes_pass_and_exits": answer_05(
         "    import os\n"
         "    os.write(1, b'PASS: {STEP}\\n')\n"
@@ -118,6 +144,7 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
 
 
 ANSWERS_05 = ("patches_inside_answer", "reads_callers_frames", "returns_a_payload", "writes_pass_and_exits",
+              "looks_up_the_editions_inputs",
               "hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper")
 
 
@@ -280,6 +307,7 @@ def test_no_cheat_ends_in_pass(graded, cheat):
     assert set(found) == set(CHECKS_05) and not any(v == "PASS" for v, _ in found.values()), found
     verdict, detail = found[STEP]
     expected = {"edits_check_cell_answer": "NOT ATTEMPTED", "writes_pass_and_exits": "TAMPERED",
+                "looks_up_the_editions_inputs": "FAIL",
                 "edits_lesson_lib": "NOT ATTEMPTED" if SANDBOXED else "TAMPERED",   # read-only in the sandbox
                 "patches_inside_answer": "FAIL", "reads_callers_frames": "FAIL"}
     assert verdict == expected.get(cheat, "TAMPERED"), detail
@@ -298,6 +326,7 @@ def test_cheats_are_reported_with_what_gave_them_away(graded):
     # comparison sees what the function returned
     assert detail["patches_inside_answer"].startswith(f"FAIL: {STEP}: from q = "), detail
     assert detail["reads_callers_frames"].startswith(f"FAIL: {STEP}: "), detail
+    assert detail["looks_up_the_editions_inputs"].startswith(f"FAIL: {STEP}: your code raised KeyError"), detail
     assert (f"defines __reduce__" in detail["returns_a_payload"] and
             f"Verdict without the tampering: FAIL: {STEP}: {STEP} returned Payload, not numbers" in
             detail["returns_a_payload"]), detail
