@@ -40,7 +40,8 @@ def canvas_files(learners, stem):
 
 def cli(*args):
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "lesson_tools.grade", *map(str, args), "--workers", "2", "-q"],
+    proc = subprocess.run([sys.executable, "-m", "lesson_tools.grade", *map(str, args), "--workers", "2", "-q",
+                           "--salt", "2026"],                       # both runs draw the checks' inputs alike
                           cwd=ROOT, capture_output=True, text=True)
     if proc.returncode:
         sys.exit(f"grading failed:\n{proc.stdout}\n{proc.stderr}")
@@ -80,7 +81,7 @@ def main():
               f"{'met' if zipped_s <= GOAL_S else 'NOT met'}")
         print(f"folder: the same class unzipped, graded in {folder_s:.0f} s; the same gradebook but for paths: "
               f"{'yes' if same else 'NO'}")
-        print(proc.stdout.strip().splitlines()[-4])
+        print(next(line for line in proc.stdout.splitlines() if line.startswith("gradebook:")))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

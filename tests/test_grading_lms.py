@@ -25,6 +25,7 @@ from lms_downloads import canvas_name, moodle_folder, write_tree, write_zip
 M04 = "04_feedback"
 CHECK, = [name for name, spec in checks.REGISTRY.items() if spec.notebook == M04]
 POINTS = 4                                           # the teacher's file sets these for the one check
+SALT = 36                                            # one run's salt, given again to grade the folder
 ARTIFACTS = ROOT / "artifacts" / "browser"
 
 
@@ -74,7 +75,7 @@ def graded(downloads):
                            "--points", str(downloads / "points.toml"), "--out", str(out / "gradebook.csv"),
                            "--canvas", str(out / "canvas.csv"), "--canvas-assignment", "DeLaN feedback (4567)",
                            "--moodle", str(out / "moodle.csv"), "--scores", str(out / "scores.csv"),
-                           "--feedback", str(out / "feedback"), "-q"],
+                           "--feedback", str(out / "feedback"), "--salt", str(SALT), "-q"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(p.relative_to(downloads) for p in (downloads / "dl").rglob("*")) == before, "wrote beside them"
@@ -126,7 +127,7 @@ def test_the_platforms_files_hold_their_own_people_and_the_points(graded):
 
 
 def test_a_zip_grades_as_its_folder_does(downloads, graded):
-    limits = Limits()
+    limits = Limits(salt=SALT)
     from lesson_tools.grading import points
     unzipped = grade([downloads / "unzipped"], limits, workers=2, points=points.load(downloads / "points.toml"))
     zipped = gradebook.read(graded[1] / "gradebook.csv")

@@ -81,6 +81,9 @@ def parser():
                         "(default %(default)s)")
     p.add_argument("--max-output-mb", type=_positive(float), default=d.output_mb,
                    help="output kept from one notebook, in MB (default %(default)g)")
+    p.add_argument("--salt", type=int, default=None,
+                   help="the number the checks' inputs are drawn with (default: a new random one each run, printed "
+                        "at the end); give a run's own to grade again with the same inputs. Keep it from learners")
     p.add_argument("--no-sandbox", action="store_true",
                    help="run kernels without the bubblewrap sandbox (only for submissions you trust)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -200,8 +203,12 @@ def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=N
 def run(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=None, points=None, count="best"):
     """(submissions, scored gradebook rows, course) for the files, folders and zips in `paths` (the whole CLI run,
     without printing); `pattern`: a compiled --pattern or None; `points`: {check: points}, default as declared."""
+    import dataclasses
+    import secrets
     from . import course_notebooks
     from .job import make_task
+    if limits.salt is None:                    # one salt for the run: every judge draws the same inputs
+        limits = dataclasses.replace(limits, salt=secrets.randbits(62))
     course = course_notebooks.load()
     expected = course_hashes()
     names = course_notebooks.check_names(course)
@@ -334,8 +341,10 @@ def main(argv=None):
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    import secrets
     limits = Limits(cell_s=args.timeout, notebook_s=args.notebook_timeout, memory_mb=args.memory_mb,
-                    output_mb=args.max_output_mb, sandbox=not args.no_sandbox)
+                    output_mb=args.max_output_mb, sandbox=not args.no_sandbox,
+                    salt=args.salt if args.salt is not None else secrets.randbits(62))
     reason = sandbox.problem() if limits.sandbox else "--no-sandbox was given"
     if reason:
         print(f"warning: grading WITHOUT a sandbox: {reason}. The learners' code will run as you, with your files, "
@@ -364,6 +373,8 @@ def main(argv=None):
         print(line)
     if args.out:
         print(f"gradebook: {args.out} ({len(rows)} rows)")
+    print(f"checks' inputs drawn with --salt {limits.salt} (give it to grade again with the same inputs; keep it "
+          f"from learners)")
     write_exports(args, rows)
     if args.feedback:
         pages = write_feedback(args.feedback, subs, rows, course)

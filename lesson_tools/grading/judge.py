@@ -64,6 +64,7 @@ class Judge:
         self.buffer, self.pending = b"", []
         self._send({"root": str(self.root), "manifest": self.expected, "token": self.token, "address": self.address,
                     "cell_s": self.limits.cell_s, "cpu_file": self.cpu_file, "wall_factor": self.limits.wall_factor,
+                    "salt": self.limits.salt,
                     "site": site.getsitepackages()})
         if self._read(lambda m: m.get("event") == "ready", 60 + self.limits.cell_s) is None:
             why = _tail(self.folder / "judge.err") or "no message"

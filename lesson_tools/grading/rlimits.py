@@ -36,6 +36,7 @@ class Limits:
     disk_mb: int = 512
     processes: int = 256
     wall_factor: float = 3.0
+    salt: int = None         # what the judge draws the checks' inputs with (lesson_tools.grading.clean); one per run
 
 
 def wrap(cmd, memory_mb, cpu_s, file_mb, join=()):
