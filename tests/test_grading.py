@@ -189,6 +189,7 @@ PROTECTED = protected_names(["import numpy as np\nimport matplotlib.pyplot as pl
     ("getattr(checks, 'RES' + 'ULTS')['x'] = 'pass'", "computed name"),
     ("getattr(checks, 'DETAILS')", "checks.DETAILS with getattr"),
     ("import gc\ngc.get_referrers(checks)", "garbage collector"),
+    ("import inspect, sys\ninspect.getclosurevars(sys.getprofile())", "sys.getprofile"),
     # every kind of target, not only assignment statements
     ("del np.max", "deletes np.max"),
     ("np.linalg.eigvalsh += 0", "np.linalg.eigvalsh"),

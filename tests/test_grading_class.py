@@ -134,6 +134,20 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
         answer_05("    return step_helper(f, q, qd, dt)"), f"def {STEP}",
         "from lesson_lib.physics import integrators\n\n\ndef step_helper(f, q, qd, dt):\n"
         "    return integrators.symplectic_euler_step(f, q, qd, dt)"),
+    # ... from a thread it starts, and under a module name borrowed from the library (seen by the code's file)
+    "hands_over_from_a_thread": answer_05(
+        "    import threading\n"
+        "    from lesson_lib.physics import integrators\n"
+        "    out = []\n"
+        "    worker = threading.Thread(target=lambda: out.append(integrators.symplectic_euler_step(f, q, qd, dt)))\n"
+        "    worker.start()\n"
+        "    worker.join()\n"
+        "    return out[0]"),
+    "hands_over_under_a_borrowed_name": with_cell(
+        answer_05("    return step_helper(f, q, qd, dt)"), f"def {STEP}",
+        "__name__ = 'lesson' + '_lib.mine'\n\n\ndef step_helper(f, q, qd, dt):\n"
+        "    from lesson_lib.physics import integrators\n"
+        "    return integrators.symplectic_euler_step(f, q, qd, dt)"),
     # a table of the inputs the edition's seeds give, which the judge's own salt changes
     "looks_up_the_editions_inputs": table_of_the_editions_inputs(),
     "writes_pass_and_exits": answer_05(
@@ -144,7 +158,7 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
 
 
 ANSWERS_05 = ("patches_inside_answer", "reads_callers_frames", "returns_a_payload", "writes_pass_and_exits",
-              "looks_up_the_editions_inputs",
+              "looks_up_the_editions_inputs", "hands_over_from_a_thread", "hands_over_under_a_borrowed_name",
               "hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper")
 
 
@@ -334,7 +348,8 @@ def test_cheats_are_reported_with_what_gave_them_away(graded):
         assert (f"{STEP} hands the exercise to the library's own lesson_lib.physics.integrators.{STEP}" in detail[name]
                 and f"Verdict without the tampering: PASS" in detail[name]), detail[name]
     seen = f"while it was checked, the answer called the library's own lesson_lib.physics.integrators.{STEP}"
-    for name in ("hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper"):
+    for name in ("hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper",
+                 "hands_over_from_a_thread", "hands_over_under_a_borrowed_name"):
         assert seen in detail[name] and "Verdict without the tampering: PASS" in detail[name], detail[name]
     assert "uses os._exit" in detail["writes_pass_and_exits"] and "the kernel died" in detail["writes_pass_and_exits"]
     for name in ("edits_check_cell", "edits_check_cell_answer"):

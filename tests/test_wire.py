@@ -63,13 +63,52 @@ def _through_a_helper(f, q, qd, dt):
     return integrators.symplectic_euler_step(f, q, qd, dt)
 
 
+def _from_a_thread(f, q, qd, dt):
+    import threading
+    from lesson_lib.physics import integrators
+    out = []
+    worker = threading.Thread(target=lambda: out.append(integrators.symplectic_euler_step(f, q, qd, dt)))
+    worker.start()
+    worker.join()
+    return out[0]
+
+
+_BORROWED = {"__name__": "lesson" + "_lib.mine"}           # a module that calls itself part of the library
+exec("def _under_a_borrowed_name(f, q, qd, dt):\n"
+     "    from lesson_lib.physics import integrators\n"
+     "    return integrators.symplectic_euler_step(f, q, qd, dt)\n", _BORROWED)
+
+
 HANDED = {   # answers to 05 that hand the exercise to the library, in ways its source alone does not show
     "directly": lambda f, q, qd, dt: __import__("lesson_lib.physics.integrators", fromlist=["x"])
     .symplectic_euler_step(f, q, qd, dt),
     "through a helper of its own": lambda f, q, qd, dt: _through_a_helper(f, q, qd, dt),
     "through the library's table of steppers": lambda f, q, qd, dt: __import__(
         "lesson_lib.physics.integrators", fromlist=["x"]).STEPPERS["symplectic Euler"](f, q, qd, dt),
+    "from a thread it starts": _from_a_thread,
+    "under a module name borrowed from the library": _BORROWED["_under_a_borrowed_name"],
 }
+
+
+def _empties_the_watcher(f, q, qd, dt):
+    import inspect
+    import sys
+    from lesson_lib.physics import integrators
+    profile = sys.getprofile()
+    if profile is not None:
+        inspect.getclosurevars(profile).nonlocals["codes"].clear()      # nothing left to watch for
+    return integrators.symplectic_euler_step(f, q, qd, dt)
+
+
+def test_an_answer_that_empties_or_switches_off_the_watcher_is_seen_doing_that(tmp_path):
+    def switches_off(f, q, qd, dt):
+        import sys
+        sys.setprofile(None)
+        return RIGHT["symplectic_euler_step"](f, q, qd, dt)
+    for answer in (_empties_the_watcher, switches_off):
+        handed = set()
+        status, _ = through_wire(tmp_path, "symplectic_euler_step", answer, handed=handed)
+        assert status == "pass" and wire.WATCHER_OFF in handed, (answer.__name__, handed)
 
 
 @pytest.mark.parametrize("way", sorted(HANDED))

@@ -106,7 +106,10 @@ def grade_task(task):
         if original:
             tampered.append(f"the course's own files changed while this notebook ran: {original[:5]}")
         results = run.verdicts
-        tampered += [f"the check cell of {c.name}: while it was checked, the answer called the library's own "
+        from .wire import WATCHER_OFF
+        tampered += [f"the check cell of {c.name}: while it was checked, the answer switched off or emptied the "
+                     f"grader's watching of its calls" if dotted == WATCHER_OFF else
+                     f"the check cell of {c.name}: while it was checked, the answer called the library's own "
                      f"{dotted} (what the check compares with)"
                      for c in course_nb.checks for dotted in results.get(c.index, {}).get("handed", ())]
         verdicts = _verdicts(course_nb, steps, run, results, notes)

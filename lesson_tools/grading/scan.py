@@ -26,8 +26,8 @@ NAMES = {
     "_thread": "starts threads", "signal": "handles signals", "atexit": "registers exit handlers",
     "get_ipython": "uses the IPython kernel directly",
 }
-SYS_ATTRS = {"modules", "_getframe", "settrace", "setprofile", "stdout", "stderr", "__stdout__", "__stderr__",
-             "displayhook", "excepthook", "meta_path", "path_hooks", "path", "addaudithook"}
+SYS_ATTRS = {"modules", "_getframe", "settrace", "setprofile", "getprofile", "gettrace", "stdout", "stderr",
+             "__stdout__", "__stderr__", "displayhook", "excepthook", "meta_path", "path_hooks", "path", "addaudithook"}
 OS_ATTRS = {"system", "popen", "fork", "forkpty", "kill", "killpg", "write", "dup", "dup2", "remove", "unlink",
             "rename", "replace", "chmod", "symlink", "link", "truncate", "_exit", "open", "rmdir", "removedirs"}
 DUNDERS = {"__file__", "__dict__", "__globals__", "__code__", "__builtins__", "__closure__", "__defaults__",

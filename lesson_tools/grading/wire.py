@@ -301,29 +301,50 @@ def _code_objects(names):
     return found
 
 
+WATCHER_OFF = "the grader's watcher"     # what `seen` gets when the answer switched the watching off or emptied it
+
+
+def _library_folder():
+    """The folder of the lesson_lib this process imported (the kernel's verified copy): callers whose code was
+    compiled from a file under it are the library's."""
+    import os
+    import lesson_lib
+    return os.path.dirname(os.path.abspath(lesson_lib.__file__)) + os.sep
+
+
 @contextlib.contextmanager
 def watching(names, seen):
     """Within the block, add to `seen` each of the dotted `names` (functions, methods, or classes: any of their
-    methods) that code outside lesson_lib calls: the learner's answer handing its exercise to the library's own
-    implementation, directly or through helpers of its own.  A library function calling another is not counted."""
+    methods) that code outside lesson_lib calls, in this thread or any thread started meanwhile: the learner's answer
+    handing its exercise to the library's own implementation, directly or through helpers of its own.  A caller is
+    the library's when its code was compiled from a file of the library (its code object's co_filename), whatever
+    its module calls itself (`__name__`).  A library function calling another is not counted.  When the answer
+    turns the watching off or empties what it watches for, `seen` gets WATCHER_OFF."""
     import sys
+    import threading
     codes = _code_objects(names)
     if not codes:
         yield
         return
+    library, expected = _library_folder(), dict(codes)
 
     def profile(frame, event, arg):
         if event == "call" and frame.f_code in codes:
             caller = frame.f_back
-            if caller is not None and not str(caller.f_globals.get("__name__", "")).startswith("lesson_lib"):
+            if caller is not None and not caller.f_code.co_filename.startswith(library):
                 seen.add(codes[frame.f_code])
 
-    before = sys.getprofile()
+    before, before_threads = sys.getprofile(), threading.getprofile()
+    threading.setprofile(profile)
     sys.setprofile(profile)
     try:
         yield
     finally:
+        intact = sys.getprofile() is profile and threading.getprofile() is profile and codes == expected
         sys.setprofile(before)
+        threading.setprofile(before_threads)
+        if not intact:
+            seen.add(WATCHER_OFF)
 
 
 def _proxy(channel, description):
@@ -413,7 +434,7 @@ class Remote(RemoteAnswer):
                 continue
             handed = reply.get("handed")
             if isinstance(handed, list):
-                self.handed.update(str(n) for n in handed if str(n) in self.watch)
+                self.handed.update(str(n) for n in handed if str(n) in self.watch or str(n) == WATCHER_OFF)
             if "raised" in reply:
                 raise rebuilt_error(reply["raised"])
             if "returned" not in reply:
