@@ -192,3 +192,32 @@ def test_no_code_inside_can_mount_or_rewrite_the_caps_even_when_the_grader_is_ro
     old = args[:start] + args[start + len(POWERS):]
     control = _inside(tmp_path, (sandbox.wrap([], tmp_path, tmp_path / "course", tmp_path / "work", 16)[0], old))
     assert "CapEff 0000000000000000" not in control and "mount cgroup pids ok" in control, control
+
+
+def test_the_socket_folder_is_a_small_disk_of_the_sandboxs_own_and_nothing_lands_on_the_host(tmp_path):
+    """The kernel's socket folder (ipc/) was a bind of a host folder: a cell wrote gigabytes past the sandbox's disk
+    cap there.  Now it is a tmpfs of IPC_MB: the write fails and the host's folder stays empty.  The control: the
+    same write through a bind of the host folder lands on the host."""
+    write = f"""
+import os
+try:
+    open({str(tmp_path / sandbox.IPC / 'big')!r}, 'wb').write(b'x' * ({sandbox.IPC_MB} + 2) * 2**20)
+    print('written')
+except OSError as e:
+    print('refused', e.errno)
+"""
+    for d in ("course", "work", sandbox.IPC):
+        (tmp_path / d).mkdir(exist_ok=True)
+    args = sandbox.arguments(tmp_path, tmp_path / "course", tmp_path / "work", 16)
+    bwrap = sandbox.wrap([], tmp_path, tmp_path / "course", tmp_path / "work", 16)[0]
+
+    def run(arguments):
+        out = subprocess.run([bwrap, *arguments, "--", sys.executable, "-c", write], capture_output=True, text=True,
+                             timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+    assert run(args) == "refused 28" and os.listdir(tmp_path / sandbox.IPC) == []     # ENOSPC, nothing on the host
+    k = args.index("--tmpfs", args.index(str(tmp_path)))
+    assert args[k + 1] == str(tmp_path / sandbox.IPC) and args[k - 2] == "--size"
+    control = args[:k - 2] + ["--bind", str(tmp_path / sandbox.IPC), str(tmp_path / sandbox.IPC)] + args[k + 2:]
+    assert run(control) == "written" and os.listdir(tmp_path / sandbox.IPC) == ["big"]

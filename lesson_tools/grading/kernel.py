@@ -80,6 +80,17 @@ def _client_classes():
                 cmd = sandbox.wrap(cmd, *self.box)
             return _limits.wrap(cmd, *self.limit_args)
 
+        async def _async_post_start_kernel(self, **kw):
+            """In the sandbox the kernel's sockets are in a folder of its own (a tmpfs the host cannot see by its
+            path): connect to them through /proc/PID/root of the sandbox's first process."""
+            if self.box is not None:
+                first = await asyncio.get_running_loop().run_in_executor(None, sandbox.inside,
+                                                                         self.provisioner.process.pid)
+                if first is None:
+                    raise RuntimeError("the sandbox did not start its first process")
+                self.ip = sandbox.outside(first, self.ip)
+            await super()._async_post_start_kernel(**kw)
+
     class CappedClient(NotebookClient):
         """nbclient keeping at most `cap` bytes of output (set by _run from the Limits); past it, the running cell
         is interrupted."""

@@ -15,9 +15,10 @@ Inside, the kernel and everything it starts have
 - a read-only view of the system with the places that hold people's files hidden (/home, /root, /tmp, /var,
   /mnt, /media, /srv, /opt and the course's repository, with the solutions and the grader); only Python itself is
   shown again, read-only;
-- the submission's own folder read-only (its connection file, the judge's socket) but for `ipc/`, where the
-  kernel makes its sockets; the verified copy of lesson_lib read-only; a working folder that is a fresh tmpfs of
-  `disk_mb` MB and a /tmp of TMP_MB MB (a full disk is the submission's own).
+- the submission's own folder read-only (its connection file, the judge's socket); the verified copy of lesson_lib
+  read-only; writable only three fresh tmpfs of the sandbox's own: `ipc/`, where the kernel makes its sockets
+  (IPC_MB; the grader reaches them from outside through /proc/PID/root, `outside`), a working folder of `disk_mb`
+  MB and a /tmp of TMP_MB MB (a full disk is the submission's own, and nothing it writes lands on the host's disk).
 
 The per-process limits (lesson_tools.grading.rlimits) still apply to every process inside.  The judge is not
 sandboxed: it runs no learner code.
@@ -33,6 +34,7 @@ from pathlib import Path
 HIDDEN = ("/home", "/root", "/tmp", "/var", "/mnt", "/media", "/srv", "/opt", "/run")
 NOBODY = 65534          # the uid and gid inside: the traditional unprivileged "nobody"
 TMP_MB = 64             # the sandbox's own /tmp
+IPC_MB = 1              # the sandbox's own socket folder: sockets take no room, files there have none
 IPC = "ipc"             # the one folder of the submission's folder the kernel may write in: its sockets
 
 
@@ -59,7 +61,8 @@ def arguments(folder, course, work, disk_mb, hide=()):
         if _under(d, hidden):
             args += ["--ro-bind", d, d]
     ipc = Path(folder) / IPC
-    args += ["--ro-bind", str(folder), str(folder), "--bind", str(ipc), str(ipc), "--ro-bind", str(course), str(course),
+    args += ["--ro-bind", str(folder), str(folder), "--size", str(IPC_MB * 2**20), "--tmpfs", str(ipc),
+             "--ro-bind", str(course), str(course),
              "--size", str(int(disk_mb) * 2**20), "--tmpfs", str(work), "--chdir", str(work),
              *[arg for d in hidden if d != "/tmp" for arg in ("--remount-ro", d)],
              "--setenv", "HOME", str(work),
@@ -67,6 +70,28 @@ def arguments(folder, course, work, disk_mb, hide=()):
     #                                              ipykernel polls no parent for pid 1 (it would take pid 1 for
     #                                              "parent gone"); the sandbox ends with its parent instead
     return args
+
+
+def inside(pid, timeout=10.0):
+    """The pid of the sandbox's first process (bubblewrap's child, in the sandbox's namespaces) when `pid` is
+    bubblewrap's; None if it does not appear within `timeout` seconds."""
+    import time
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as f:
+                children = f.read().split()
+        except OSError:
+            return None
+        if children:
+            return int(children[0])
+        time.sleep(0.01)
+    return None
+
+
+def outside(pid, path):
+    """How the grader reaches `path` as the sandbox whose first process is `pid` sees it (its sockets in ipc/)."""
+    return f"/proc/{pid}/root{path}"
 
 
 def wrap(cmd, folder, course, work, disk_mb, hide=()):
