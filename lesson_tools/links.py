@@ -3,13 +3,15 @@
     python -m lesson_tools links                      # the repository of `git remote` (origin first)
     python -m lesson_tools links --repo OWNER/REPO    # or a GitHub address given, or a full URL
     python -m lesson_tools links --readme             # also put the badge at the top of README.md
+    python -m lesson_tools links --hub https://hub.example.edu --repo https://git.example.edu/school/course.git
 
 Binder (mybinder.org) builds only public repositories, on GitHub (`gh`) or GitLab (`gl`).  The links open
 JupyterLab on a notebook (`urlpath=lab/tree/notebooks/NAME.ipynb`) or render it as an app with Voilà
 (`urlpath=voila/render/notebooks/NAME.ipynb`).  They point at the learners' edition, the branch `learners` that
 `python -m lesson_tools release --branch learners` writes (publish it as `release` says: `git push REMOTE learners`), so that
 learners get no solutions; `--ref` picks another branch or tag (`--ref HEAD`: the teachers' repository itself,
-solutions included).
+solutions included).  With `--hub URL` the links are nbgitpuller links to a university's own JupyterHub instead
+(`HUB/hub/user-redirect/git-pull?repo=...&branch=...&urlpath=...`), for a repository on any git host.
 """
 import argparse
 import re
@@ -123,6 +125,53 @@ def report(provider, path, ref=BRANCH, notebooks=None, root=ROOT):
     return "\n".join(lines)
 
 
+def clone_url(text):
+    """The URL a hub clones for `text`: a git URL as given (any host: https, ssh, a university's GitLab or GitHub
+    Enterprise), or OWNER/REPO on GitHub; LinkError for what is not a repository address."""
+    text = text.strip()
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", text):
+        return f"https://github.com/{text.removesuffix('.git')}"
+    m = REMOTE.match(text)
+    if not m or "/" not in m.group("path") or " " in text:
+        raise LinkError(f"{text!r} is not a git repository address: give its URL (https://git.example.edu/school/"
+                        f"course.git) or OWNER/REPO on GitHub")
+    return text
+
+
+def clone_folder(url):
+    """The folder nbgitpuller clones `url` into: the repository's last path part, without .git."""
+    return REMOTE.match(url).group("path").rstrip("/").split("/")[-1].removesuffix(".git")
+
+
+def hub_links(hub, url, ref=BRANCH, notebooks=None):
+    """[(name, JupyterLab URL, Voilà URL or None)] for every learner notebook: nbgitpuller links that make the hub
+    pull `ref` of the repository `url` into the learner's home, then open the notebook (an app also with Voilà)."""
+    names = notebooks if notebooks is not None else [nb.id for nb in CATALOG]
+    apps, folder = {nb.id for nb in CATALOG if nb.app}, clone_folder(url)
+
+    def link(urlpath):
+        return (f"{hub.rstrip('/')}/hub/user-redirect/git-pull?repo={quote(url, safe='')}&branch={quote(ref, safe='')}"
+                f"&urlpath={quote(urlpath, safe='')}")
+    return [(n, link(f"lab/tree/{folder}/notebooks/{n}.ipynb"),
+             link(f"voila/render/{folder}/notebooks/{n}.ipynb") if n in apps else None) for n in names]
+
+
+def hub_report(hub, url, ref=BRANCH, notebooks=None, root=ROOT):
+    """The text `links --hub` prints: what the hub's image needs, then the links."""
+    lines = [f"nbgitpuller links for the JupyterHub at {hub}: each pulls {ref} of {url} into the learner's home "
+             f"(folder {clone_folder(url)}/), then opens the notebook; a learner's own changes are kept on later "
+             f"pulls.", branch_note(ref, root), "",
+             "The hub's single-user image needs nbgitpuller and the course's library from the same release "
+             "(nbgitpuller pulls files, not packages), and the settings Binder gets:",
+             f"    pip install nbgitpuller -r binder/requirements.txt 'lesson_lib @ git+{url}@{ref}'",
+             "    bash binder/jupyter-settings          # news off, kernels shut down with their tab, idle culling",
+             "(both from the learners' edition, whose binder/ folder holds them).", "",
+             "| notebook | JupyterLab | Voilà (the notebook as an app, no code) |", "|---|---|---|"]
+    lines += [f"| `{n}` | {lab} | {voila or '– (its exercises need code cells: JupyterLab only)'} |"
+              for n, lab, voila in hub_links(hub, url, ref, notebooks)]
+    return "\n".join(lines)
+
+
 def put_badge(readme, line):
     """README text with `line` as its Binder badge: replaces the existing badge line, or goes after the title."""
     text = Path(readme).read_text(encoding="utf-8")
@@ -139,7 +188,21 @@ def main(argv=None):
     p.add_argument("--ref", default=BRANCH, help=f"branch, tag or commit to build (default: {BRANCH}, the "
                                                   f"learners' edition; HEAD: the teachers' repository)")
     p.add_argument("--readme", action="store_true", help="also write the badge at the top of README.md")
+    p.add_argument("--hub", metavar="URL", help="a JupyterHub's address: print nbgitpuller links to it instead of "
+                                                 "Binder's (the repository may be on any git host)")
     args = p.parse_args(argv)
+    if args.hub:
+        if not re.match(r"^https?://[^/\s]+", args.hub):
+            print(f"error: --hub {args.hub!r} is not a hub's address: give it as https://hub.example.edu",
+                  file=sys.stderr)
+            return 1
+        try:
+            url = clone_url(args.repo or git_remote(name=args.remote))
+        except LinkError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(hub_report(args.hub, url, args.ref))
+        return 0
     try:
         provider, path = parse_repository(args.repo or git_remote(name=args.remote))
     except LinkError as exc:

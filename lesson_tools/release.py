@@ -87,7 +87,7 @@ weights) and the potential, with the Coriolis term computed from ∂M/∂q.
 Open `notebooks/{first}.ipynb` and work through the notebooks in order. On your own computer (Python 3.11):
 
 ```bash
-python3 -m venv .venv && . .venv/bin/activate && pip install --no-compile -r binder/requirements.txt -e . && jupyter lab notebooks/{first}.ipynb
+python3 -m venv .venv && . .venv/bin/activate && pip install --no-compile -r binder/requirements.txt -e . && bash binder/jupyter-settings && jupyter lab notebooks/{first}.ipynb
 ```
 
 (add `--allow-root` to `jupyter lab` where you are root, as in a container). The Bench alone, as an app:

@@ -119,3 +119,39 @@ def test_a_clone_of_a_local_path_gets_what_can_be_given_and_what_is_missing(tmp_
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("No Binder links:") and "not a GitHub or GitLab repository" in out.stdout
     assert "jupyter lab notebooks/00_start_here.ipynb" in out.stdout and "voila notebooks/bench_app.ipynb" in out.stdout
+
+
+def test_hub_links_pull_the_learners_edition_from_any_git_host_with_nbgitpuller():
+    url = "https://github.example.edu/school/delan-course.git"            # a GitHub Enterprise address
+    rows = {name: (lab, voila) for name, lab, voila in links.hub_links("https://hub.example.edu/", url)}
+    assert list(rows) == [nb.id for nb in catalog.CATALOG]
+    from urllib.parse import parse_qs, urlsplit
+    for name, (lab, voila) in rows.items():
+        parts = urlsplit(lab)
+        assert (parts.scheme, parts.netloc, parts.path) == ("https", "hub.example.edu", "/hub/user-redirect/git-pull")
+        query = parse_qs(parts.query)
+        assert query == {"repo": [url], "branch": ["learners"],
+                         "urlpath": [f"lab/tree/delan-course/notebooks/{name}.ipynb"]}, query
+        app = next(nb.app for nb in catalog.CATALOG if nb.id == name)
+        assert (voila is not None) == app
+        if app:
+            assert parse_qs(urlsplit(voila).query)["urlpath"] == [f"voila/render/delan-course/notebooks/{name}.ipynb"]
+    for given, clone in (("git@gitlab.uni.example:teach/robotics.git", "robotics"),
+                         ("school/course", "course"), ("https://git.example.edu/a/b/c-course/", "c-course")):
+        assert links.clone_folder(links.clone_url(given)) == clone
+    with pytest.raises(links.LinkError, match="not a git repository address"):
+        links.clone_url("not a repository")
+
+
+def test_hub_command_says_what_the_image_needs_and_refuses_a_bad_hub():
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "lesson_tools", "links", *args], cwd=ROOT, capture_output=True,
+                              text=True)
+    out = cli("--hub", "https://hub.example.edu", "--repo", "https://git.example.edu/school/course.git")
+    assert out.returncode == 0, out.stderr
+    assert ("pip install nbgitpuller -r binder/requirements.txt "
+            "'lesson_lib @ git+https://git.example.edu/school/course.git@learners'") in out.stdout
+    assert "bash binder/jupyter-settings" in out.stdout and "mybinder" not in out.stdout
+    assert (ROOT / "binder" / "jupyter-settings").is_file()                 # what it tells the hub's image to run
+    bad = cli("--hub", "hub.example.edu", "--repo", "x/y")
+    assert bad.returncode == 1 and "is not a hub's address: give it as https://" in bad.stderr

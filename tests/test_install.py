@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
 # In requirements.txt for the tests and the graders only; learners (Binder, the README's first command) do not
 # need them.
-TEST_TOOLS = {"nbval", "pytest", "playwright", "jupyter-repo2docker", "cloudpickle", "dask", "distributed", "mutmut"}
+TEST_TOOLS = {"nbval", "pytest", "playwright", "jupyter-repo2docker", "cloudpickle", "dask", "distributed", "mutmut",
+              "confusable-homoglyphs"}   # the last: the grader flags look-alike names with it
 # What learners need: the design card's packages that are not test tools, Notebook 7 beside JupyterLab, Voilà.
 LEARNERS = {"jupyterlab", "notebook", "ipywidgets", "numpy", "autograd", "matplotlib", "voila"}
 INCLUDE = "-r binder/requirements.txt"
@@ -101,6 +102,33 @@ def test_postbuild_is_executable_and_installs_the_package():
     assert installs, "postBuild must install the course library with `pip install ... -e .`"
 
 
+def test_the_settings_script_writes_every_setting_and_keeps_what_is_there(tmp_path):
+    """binder/jupyter-settings, as Binder, a hub's image and the README's first command run it: news off, a kernel
+    shut down with its tab, idle kernels culled, lesson_lib.egg-info hidden; a setting already there is kept, and a
+    second run changes nothing."""
+    server = tmp_path / "etc" / "jupyter" / "jupyter_server_config.json"
+    server.parent.mkdir(parents=True)
+    server.write_text(json.dumps({"ServerApp": {"root_dir": "/srv/course"}}))
+    env = {**os.environ, "NB_PYTHON_PREFIX": str(tmp_path)}
+
+    def run():
+        r = subprocess.run(["bash", str(BINDER / "jupyter-settings")], env=env, capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+        return {p.relative_to(tmp_path).as_posix(): p.read_text() for p in tmp_path.rglob("*.json")}
+    first = run()
+    lab = json.loads(first["share/jupyter/lab/settings/overrides.json"])
+    config = json.loads(first["etc/jupyter/jupyter_server_config.json"])
+    assert lab["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    assert lab["@jupyterlab/notebook-extension:tracker"]["kernelShutdown"] is True
+    assert config["MappingKernelManager"]["cull_idle_timeout"] == 1200
+    assert "*.egg-info" in config["ContentsManager"]["hide_globs"] and "__pycache__" in config["ContentsManager"][
+        "hide_globs"]
+    assert config["ServerApp"] == {"root_dir": "/srv/course"}
+    assert run() == first
+    assert "bash binder/jupyter-settings" in (BINDER / "postBuild").read_text()
+
+
 @pytest.fixture(params=["teachers' repository", "learners' edition"])
 def binder_repo(request, tmp_path):
     """What Binder would clone: the teachers' tracked files, or the learners' edition."""
@@ -151,7 +179,8 @@ server = json.loads(subprocess.run([sys.executable, "-m", "jupyter", "server", "
                                    capture_output=True, text=True, check=True).stdout)
 print(json.dumps({"fetchNews": default("@jupyterlab/apputils-extension:notification", "fetchNews"),
                   "kernelShutdown": default("@jupyterlab/notebook-extension:tracker", "kernelShutdown"),
-                  "cull_idle_timeout": server.get("MappingKernelManager", {}).get("cull_idle_timeout")}))
+                  "cull_idle_timeout": server.get("MappingKernelManager", {}).get("cull_idle_timeout"),
+                  "hides_egg_info": "*.egg-info" in server.get("ContentsManager", {}).get("hide_globs", [])}))
 """
 
 
@@ -198,7 +227,8 @@ def test_fresh_binder_environment_runs_the_notebooks(tmp_path):
             r = subprocess.run([py, "-c", f"import {tool}"], cwd=tmp_path, env=env, capture_output=True)
             assert r.returncode != 0, f"{tool} is importable in the learners' environment"
         settings = json.loads(run([py, "-c", SETTINGS_CHECK], "reading JupyterLab settings", 60).strip().splitlines()[-1])
-        assert settings == {"fetchNews": "false", "kernelShutdown": True, "cull_idle_timeout": 1200}, (
+        assert settings == {"fetchNews": "false", "kernelShutdown": True, "cull_idle_timeout": 1200,
+                            "hides_egg_info": True}, (
             f"postBuild should turn news off, shut a kernel down when its tab closes and cull idle kernels: {settings}")
         listing = re.sub(r"\x1b\[[0-9;]*m", "", run([py, "-m", "jupyter", "server", "extension", "list"],
                                                      "jupyter server extension list", 120))
