@@ -30,7 +30,7 @@ BINDER = ROOT / "binder"
 # In requirements.txt for the tests and the graders only; learners (Binder, the README's first command) do not
 # need them.
 TEST_TOOLS = {"nbval", "pytest", "playwright", "jupyter-repo2docker", "cloudpickle", "dask", "distributed", "mutmut",
-              "confusable-homoglyphs"}   # the last: the grader flags look-alike names with it
+              "confusable-homoglyphs", "jupyterhub", "nbgitpuller"}
 # What learners need: the design card's packages that are not test tools, Notebook 7 beside JupyterLab, Voilà.
 LEARNERS = {"jupyterlab", "notebook", "ipywidgets", "numpy", "autograd", "matplotlib", "voila"}
 INCLUDE = "-r binder/requirements.txt"
