@@ -90,7 +90,8 @@ def _assert_panels_agree(bench, busy, start, steps):
     assert f"step {want['step']}: lowest {want['min_eig']:.4f}" in attrs["img.bench-eigmap"]["alt"]
     disabled = "true" if busy else None
     assert attrs["button.bench-train"]["aria-disabled"] == attrs["button.bench-reset"]["aria-disabled"] == disabled
-    assert bench.train_button.description == ("Training…" if busy else f"Train ×{bench.steps_per_press}")
+    assert bench.train_button.description == ("Training…" if busy else f"▶ Train ×{bench.steps_per_press}")
+    assert not bench.train_button.icon and not bench.reset_button.icon      # no icon font needed in any front end
     assert not bench.train_button.disabled and not bench.reset_button.disabled   # focus stays on the button
 
 

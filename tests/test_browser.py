@@ -291,7 +291,12 @@ def voila_server(request, tmp_path_factory, name, notebook):
         sys.executable, "-m", "voila", notebook, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
         "--Voila.port_retries=0", "--VoilaConfiguration.show_tracebacks=True",
         "--MappingKernelManager.cull_interval=60", "--MappingKernelManager.cull_idle_timeout=300"]
-    yield from _served(request, Server(name, argv, _jupyter_env(tmp), tmp / "server.log"), "/voila/static/")
+    # Voilà as learners get it: binder/jupyter-settings's template and config (into a prefix of the test's own)
+    subprocess.run(["bash", str(ROOT / "binder" / "jupyter-settings")], check=True, capture_output=True,
+                   env={**os.environ, "NB_PYTHON_PREFIX": str(tmp / "prefix")})
+    env = {**_jupyter_env(tmp), "JUPYTER_PATH": str(tmp / "prefix" / "share" / "jupyter"),
+           "JUPYTER_CONFIG_PATH": str(tmp / "prefix" / "etc" / "jupyter")}
+    yield from _served(request, Server(name, argv, env, tmp / "server.log"), "/voila/static/")
 
 
 @pytest.fixture(scope="module")
@@ -625,6 +630,9 @@ def test_notebook7_arrow_keys_move_a_slider(notebook7_tab):
 
 def test_bench_in_voila(voila_tab, voila):
     page = voila_tab.page
+    elsewhere = []                                     # a firewalled hub reaches nothing but itself
+    page.on("request", lambda r: elsewhere.append(r.url) if not r.url.startswith((voila.url, "data:", "blob:"))
+            else None)
     page.goto(voila.url + "/")
     expect(page.locator(".bench")).to_have_count(1, timeout=PAGE_MS)
     voila_tab.mark("rendered")
@@ -638,6 +646,7 @@ def test_bench_in_voila(voila_tab, voila):
     for stage in ("1-untrained", "4-trained"):
         _save_colour_blind_views(voila_tab, stage)
     _double_click_and_page_keys(voila_tab)
+    assert not elsewhere, f"Voilà asked other hosts for {elsewhere}"
 
 
 # Clicks Train once, in the same task as the page learns the press ended (data-bench-busy back to "false").

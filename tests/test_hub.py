@@ -51,7 +51,8 @@ c.JupyterHub.authenticator_class = "dummy"
 c.JupyterHub.spawner_class = "simple"
 c.Spawner.args = ["--allow-root",          # CI runs as root
                   "--LabApp.app_settings_dir={prefix}/share/jupyter/lab/settings"]
-c.Spawner.environment = {{"JUPYTER_CONFIG_PATH": "{prefix}/etc/jupyter"}}   # what binder/jupyter-settings wrote
+c.Spawner.environment = {{"JUPYTER_CONFIG_PATH": "{prefix}/etc/jupyter",       # what binder/jupyter-settings wrote
+                          "JUPYTER_PATH": "{prefix}/share/jupyter"}}
 c.Spawner.default_url = "/lab"
 c.Spawner.start_timeout = 120
 c.SimpleLocalProcessSpawner.home_dir_template = {home!r}
@@ -161,6 +162,11 @@ def test_a_learner_pulls_03_into_jupyterlab_runs_it_and_the_bench_trains_to_pass
 
 def test_a_learner_opens_the_bench_app_in_voila_from_its_link_and_it_trains_to_pass(learner, hub):
     _, voila = _links(hub)["bench_app"]
+    url, _ = hub
+    elsewhere = []                                     # a hub behind a firewall reaches nothing but itself
+    learner.page.on("request", lambda r: elsewhere.append(r.url) if not r.url.startswith((url, "data:", "blob:"))
+                    else None)
     learner.page.goto(voila)                       # nbgitpuller pulls (nothing new), then sends the page on
     learner.page.wait_for_url("**/user/learner1/voila/render/delan-course/notebooks/bench_app.ipynb", timeout=PAGE_MS)
     _press_train_until_pass(learner, "bench-voila-trained")
+    assert not elsewhere, f"Voilà asked other hosts for {elsewhere}"

@@ -225,8 +225,8 @@ class Bench:
                       on_refused=self._refused)
         self.q0 = _AngleSlider("q0", value=0.5, description="q0 (rad)", **slider).add_class("bench-q0")
         self.q1 = _AngleSlider("q1", value=1.0, description="q1 (rad)", **slider).add_class("bench-q1")
-        self.train_button = _PressButton(icon="play").add_class("bench-train")
-        self.reset_button = widgets.Button(description="Reset", icon="undo").add_class("bench-reset")
+        self.train_button = _PressButton().add_class("bench-train")                 # no icon font: a glyph
+        self.reset_button = widgets.Button(description="↺ Reset").add_class("bench-reset")
         self.progress = widgets.HTML().add_class("bench-progress")
         self.matrices = widgets.HTML().add_class("bench-matrices")
         self.readout = widgets.HTML().add_class("bench-readout")
@@ -414,7 +414,7 @@ class Bench:
         for name, draw in self.PANELS:
             getattr(self, name).value = getattr(self, draw)()
         self._model_changed = self._q_changed = False
-        self.train_button.description = "Training…" if self._busy else f"Train ×{self.steps_per_press}"
+        self.train_button.description = "Training…" if self._busy else f"▶ Train ×{self.steps_per_press}"
         self.train_button.style.button_color = palette.BUSY if self._busy else palette.PASS
         self.train_button.style.text_color = "white"
         self.reset_button.style.text_color = palette.TRACK_EDGE if self._busy else None   # looks inactive

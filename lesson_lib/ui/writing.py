@@ -244,8 +244,8 @@ class WritingDesk:
     def _build_widgets(self, word):
         self.word = widgets.Text(value=str(word), description="word", continuous_update=False,
                                  layout=widgets.Layout(width="260px")).add_class("writing-word")
-        self.write_button = widgets.Button(description="Write", button_style="success",
-                                           icon="pencil").add_class("writing-write")
+        self.write_button = widgets.Button(description="✎ Write", button_style="success"
+                                           ).add_class("writing-write")        # no icon font: a glyph
         self.controller = widgets.ToggleButtons(options=list(self.controllers), description="controller",
                                                 style={"button_width": "110px"}).add_class("writing-controller")
         self.speed = widgets.ToggleButtons(options=[(f"{s:g}×", s) for s in self.speeds], description="pen speed",
