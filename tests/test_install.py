@@ -108,7 +108,7 @@ def test_the_settings_script_writes_every_setting_and_keeps_what_is_there(tmp_pa
     second run changes nothing."""
     server = tmp_path / "etc" / "jupyter" / "jupyter_server_config.json"
     server.parent.mkdir(parents=True)
-    server.write_text(json.dumps({"ServerApp": {"root_dir": "/srv/course"}}))
+    server.write_text(json.dumps({"ServerApp": {"root_dir": "/srv/course", "tornado_settings": {"headers": {"X": "y"}}}}))
     env = {**os.environ, "NB_PYTHON_PREFIX": str(tmp_path)}
 
     def run():
@@ -124,7 +124,11 @@ def test_the_settings_script_writes_every_setting_and_keeps_what_is_there(tmp_pa
     assert config["MappingKernelManager"]["cull_idle_timeout"] == 1200
     assert "*.egg-info" in config["ContentsManager"]["hide_globs"] and "__pycache__" in config["ContentsManager"][
         "hide_globs"]
-    assert config["ServerApp"] == {"root_dir": "/srv/course"}
+    assert config["ServerApp"] == {"root_dir": "/srv/course", "tornado_settings": {"headers": {"X": "y"},
+                                                                                  "mathjax_url": ""}}
+    assert config["VoilaConfiguration"]["template"] == "lesson"
+    assert json.loads(first["etc/jupyter/voila.json"])["VoilaConfiguration"]["template"] == "lesson"
+    assert (tmp_path / "share" / "jupyter" / "voila" / "templates" / "lesson" / "index.html.j2").is_file()
     assert run() == first
     assert "bash binder/jupyter-settings" in (BINDER / "postBuild").read_text()
 
