@@ -78,9 +78,9 @@ def readme():
     return f"""{MARK}
 # Learn the structure, not the map
 
-A course on Deep Lagrangian Networks (DeLaN), taught on a double pendulum: a network that keeps the equation of
-motion M(q)q̈ + C(q, q̇)q̇ + g(q) = τ and learns only the mass matrix (as M = LLᵀ, positive-definite for any
-weights) and the potential, with the Coriolis term computed from ∂M/∂q.
+A course on Deep Lagrangian Networks (DeLaN), taught on a double pendulum: a network that learns a robot arm's
+dynamics from measured torques, and refuses to learn the whole map from state to torque. What does it learn
+instead? Notebook 01 asks you to predict that before anything shows it.
 
 ## Start here
 

@@ -62,23 +62,16 @@ c.JupyterHub.pid_file = "{folder}/hub.pid"
 """
 
 
-@pytest.fixture(scope="module")
-def hub(tmp_path_factory):
-    """(hub URL, the learners' edition's git URL) with a JupyterHub running; stopped afterwards."""
-    if shutil.which("jupyterhub") is None and not (os.path.dirname(sys.executable) and
-                                                    os.path.exists(os.path.join(os.path.dirname(sys.executable),
-                                                                                "jupyterhub"))):
-        _missing("jupyterhub is not installed (pip install -r requirements.txt)")
-    if not os.access(PROXY, os.X_OK):
-        _missing(f"no configurable-http-proxy at {PROXY} (npm install --prefix build/npm configurable-http-proxy)")
-    folder = tmp_path_factory.mktemp("hub")
+def start(folder, username_template="{username}"):
+    """A JupyterHub on 127.0.0.1 serving the learners' edition from a git repository in `folder`: (process, hub URL,
+    the edition's git URL, its log file).  Stop it with `stop`."""
     edition = folder / "delan-course"
     release.release(edition, log=lambda *_: None, allow_uncommitted=True)
     git = ["git", "-c", "user.name=teacher", "-c", "user.email=teacher@localhost"]
     for args in (["init", "-q", "-b", release.BRANCH], ["add", "-A"], ["commit", "-qm", "learners' edition"]):
         subprocess.run([*git, *args], cwd=edition, check=True, capture_output=True)
-    # the single-user image's settings, as the edition's own script writes them (into a prefix of this test's
-    # own, so the environment the other tests use stays as it is)
+    # the single-user image's settings, as the edition's own script writes them (into a prefix of this hub's own,
+    # so the environment the other tests use stays as it is)
     subprocess.run(["bash", str(edition / "binder" / "jupyter-settings")], check=True, capture_output=True,
                    env={**os.environ, "NB_PYTHON_PREFIX": str(folder / "prefix")})
     port = _free_port()
@@ -90,24 +83,51 @@ def hub(tmp_path_factory):
     proc = subprocess.Popen([exe if os.path.exists(exe) else "jupyterhub", "-f", str(folder / "jupyterhub_config.py")],
                             cwd=folder, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_S
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/hub/login", timeout=2)
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, (
-                    "JupyterHub did not start:\n" + (folder / "hub.log").read_text()[-3000:])
-                time.sleep(0.5)
-        yield url, f"file://{edition}"
-    finally:
-        proc.terminate()
+    deadline = time.monotonic() + START_S
+    while True:
         try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+            urllib.request.urlopen(f"{url}/hub/login", timeout=2)
+            return proc, url, f"file://{edition}", log
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                stop(proc, log)
+                raise RuntimeError("JupyterHub did not start:\n" + (folder / "hub.log").read_text()[-3000:])
+            time.sleep(0.5)
+
+
+def stop(proc, log):
+    """Stop the hub (and with it the learners' servers and the proxy)."""
+    proc.terminate()
+    try:
+        proc.wait(60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def login(page, url, username):
+    """Log `username` in to the hub (DummyAuthenticator: any password) and wait until the hub moved on."""
+    page.goto(f"{url}/hub/login")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", "any")
+    page.click("[type=submit]")
+    page.wait_for_url(lambda u: "/hub/login" not in u, timeout=PAGE_MS)
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """(hub URL, the learners' edition's git URL) with a JupyterHub running; stopped afterwards."""
+    if shutil.which("jupyterhub") is None and not os.path.exists(os.path.join(os.path.dirname(sys.executable),
+                                                                              "jupyterhub")):
+        _missing("jupyterhub is not installed (pip install -r requirements.txt)")
+    if not os.access(PROXY, os.X_OK):
+        _missing(f"no configurable-http-proxy at {PROXY} (npm install --prefix build/npm configurable-http-proxy)")
+    folder = tmp_path_factory.mktemp("hub")
+    proc, url, repo, log = start(folder)
+    try:
+        yield url, repo
+    finally:
+        stop(proc, log)
         shutil.copy(folder / "hub.log", artifacts_folder() / "hub-server.log")
 
 
@@ -122,11 +142,7 @@ def learner(browser, hub):        # noqa: F811 -- test_browser's fixture
     """A tab logged in to the hub as a learner (DummyAuthenticator: any password)."""
     url, _ = hub
     with Tab(browser, "hub") as tab:
-        tab.page.goto(f"{url}/hub/login")
-        tab.page.fill("input[name=username]", "learner1")
-        tab.page.fill("input[name=password]", "any")
-        tab.page.click("[type=submit]")
-        tab.page.wait_for_url(lambda u: "/hub/login" not in u, timeout=PAGE_MS)
+        login(tab.page, url, "learner1")
         yield tab
 
 
