@@ -153,6 +153,7 @@ WRONG = {
         "one link": lambda chain: chain.m[0],
         "shape": lambda chain: chain.m,
         "sum": lambda chain: float(len(chain.m)),                      # counts the links
+        "mean": lambda chain: float(np.mean(chain.m)),
     },
     "is_valid_inertia": {
         "bool": lambda M: np.linalg.eigvalsh(M).min(),
@@ -229,6 +230,7 @@ WRONG = {
         "eigenvalue only": passes(lambda e, lam, T: lam > 0),
         "inverted": passes(lambda e, lam, T: not (e < T and lam > 0)),
         "criterion": passes(lambda e, lam, T: e < 1.25 * T and lam > 0),     # a threshold of its own
+        "error above": passes(lambda e, lam, T: e > T and lam > 0),           # the comparison turned round
     },
     "symplectic_euler_step": {
         "pair": step_of(lambda f, q, qd, dt: symplectic(f, q, qd, dt)[0]),
@@ -236,6 +238,7 @@ WRONG = {
         "order": step_of(lambda f, q, qd, dt: symplectic(f, q, qd, dt)[::-1]),
         "no dt": step_of(lambda f, q, qd, dt: (q + dt * (qd + f(q, qd)), qd + f(q, qd))),
         "minus": step_of(lambda f, q, qd, dt: (q + dt * (qd - dt * f(q, qd)), qd - dt * f(q, qd))),
+        "trapezoid": step_of(lambda f, q, qd, dt: (q + dt * (qd + (qd + dt * f(q, qd))) / 2, qd + dt * f(q, qd))),
         "step": step_of(lambda f, q, qd, dt: (symplectic(f, q, qd, dt)[0] + 0.5 * dt**2 * f(q, qd),
                                               symplectic(f, q, qd, dt)[1])),
     },
@@ -270,6 +273,7 @@ WRONG = {
         "no c": control_law(torque=lambda M, a, c, g: M @ a + g),
         "no g": control_law(torque=lambda M, a, c, g: M @ a + c),
         "no c, g": control_law(torque=lambda M, a, c, g: M @ a),
+        "minus c, g": control_law(torque=lambda M, a, c, g: M @ a - c - g),
         "formula": control_law(torque=lambda M, a, c, g: M @ a + c - g),
     },
     "second_difference": {
@@ -280,5 +284,7 @@ WRONG = {
         "middle": lambda q, h: (q[2:] + 2 * q[1:-1] + q[:-2]) / h**2,
         "order": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h**2)[::-1],
         "general": lambda q, h: (q[2:] - q[:-2]) / h**2,
+        "transposed": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h**2).T,
+        "quarter": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / (2 * h)**2,
     },
 }

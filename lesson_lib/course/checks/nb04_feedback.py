@@ -29,6 +29,7 @@ _MISTAKES = {
     "error only": lambda e, lam: e < facts.PASS_MAX_ERROR,
     "eigenvalue only": lambda e, lam: lam > 0,
     "inverted": lambda e, lam: not (e < facts.PASS_MAX_ERROR and lam > 0),
+    "error above": lambda e, lam: e > facts.PASS_MAX_ERROR and lam > 0,
 }
 
 
@@ -42,6 +43,8 @@ _MISTAKES = {
     "error only": "the smallest eigenvalue counts too: a model with a non-positive eigenvalue fails",
     "eigenvalue only": "the error counts too: a valid but inaccurate model fails",
     "inverted": "your answers are all the opposite: return True when the model passes",
+    "error above": "the error must be below the threshold to pass, max_error < {PASS_MAX_ERROR}: your comparison "
+                   "points the other way",
     "criterion": "PASS needs both: the error strictly below {PASS_MAX_ERROR} and the smallest eigenvalue "
                  "strictly above 0",
 })

@@ -20,6 +20,8 @@ def _position_first(f, q, qd, dt):
                 "NEW qd",
     "order": "return the pair in the order (q_new, qd_new)",
     "no dt": "the velocity changes by dt times the acceleration, not by the acceleration itself",
+    "trapezoid": "that moves q with the average of the old and the new velocity (a trapezoid step): symplectic "
+                 "Euler moves q with the NEW velocity alone",
     "minus": "the velocity grows by dt times the acceleration, qd + dt f(q, qd): with a minus sign the step "
              "pushes the arm against the forces that move it",
     "step": "first the new velocity from the acceleration at the current state, then the new position from the "
@@ -49,7 +51,8 @@ def symplectic_euler_step(fn):
         q_a, qd_a = right[0]
         known = {"explicit": integrators.euler_step(f, q, qd, dt), "order": (qd_a, q_a),
                  "no dt": (q + dt * (qd + f(q, qd)), qd + f(q, qd)),
-                 "minus": (q + dt * (qd - dt * f(q, qd)), qd - dt * f(q, qd))}
+                 "minus": (q + dt * (qd - dt * f(q, qd)), qd - dt * f(q, qd)),
+                 "trapezoid": (q + dt * (qd + qd_a) / 2, qd_a)}
         key = next((k for k, v in known.items() if all(close(g, w, 1e-12) for g, w in zip(got, v))), "step")
         raise Fail(f"from q = {num(q)}, qd = {num(qd)} with dt = {dt} it returned q_new = {num(got[0], 5)}, "
                    f"qd_new = {num(got[1], 5)}; expected {num(q_a, 5)}, {num(qd_a, 5)}", key)

@@ -62,6 +62,8 @@ def _cases():
     "no c": "the Coriolis and centrifugal torque c(q, qd) is missing",
     "no g": "the gravity torque g(q) is missing",
     "no c, g": "both c(q, qd) and g(q) are missing: the law cancels the whole rest of the equation of motion",
+    "minus c, g": "c(q, qd) and g(q) are subtracted: they are torques the arm needs on top of M times the commanded "
+                  "acceleration, so the law adds them (+ c + g)",
     "formula": "tau = M(q) times the commanded acceleration (qdd_d + K_d e_dot + K_p e), plus c(q, qd), plus g(q)",
 })
 def computed_torque(fn):
@@ -86,7 +88,8 @@ def computed_torque(fn):
                  "gains": [M @ (qdd_d + kp * e_dot + kd * e) + c + g],
                  "no M": [qdd_d + kd * e_dot + kp * e + c + g],
                  "outside M": [M @ qdd_d + kd * e_dot + kp * e + c + g],
-                 "no c": [truth - c], "no g": [truth - g], "no c, g": [truth - c - g]}
+                 "no c": [truth - c], "no g": [truth - g], "no c, g": [truth - c - g],
+                 "minus c, g": [truth - 2 * c - 2 * g]}
         key = next((k for k, answers in known.items() if any(close(got, a, 1e-9) for a in answers)), "formula")
         qdd = np.linalg.solve(M, got - c - g)                 # what the true arm would do with this torque
         raise Fail(f"at q = {num(q)} with e = {num(e)}, e_dot = {num(e_dot)} ({chain.n_dof} joints) it returned "

@@ -31,6 +31,10 @@ def _cubic(T, h):
               "with its two neighbours",
     "order": "row k of the result belongs to the inner sample k + 1: keep the samples in time order (q[2:] "
              "follows q[1:-1] follows q[:-2])",
+    "transposed": "your result is transposed: one row per inner sample (T - 2 rows), one column per joint, as q has "
+                  "time along its rows",
+    "quarter": "your result is exactly a quarter of q̈: the two neighbours are one step h from the middle sample, so "
+               "the second difference divides by h squared, not by (2h) squared",
     "general": "the second difference is the change of the first difference from one step to the next, divided by h once more",
 })
 def second_difference(fn):
@@ -43,6 +47,9 @@ def second_difference(fn):
         rows, cols = np.shape(got) if got is not None and np.ndim(got) == 2 else (T - 2, 2)
         if rows == T and cols != 2:
             raise Fail(f"for positions of shape {q.shape} it returned shape {(rows, cols)}", "axis")
+        if (rows, cols) == (2, T - 2):
+            raise Fail(f"for positions of shape {q.shape} it returned shape {(rows, cols)}, expected {(T - 2, 2)}",
+                       "transposed")
         if cols == 2 and rows != T - 2:
             raise Fail(f"for {T} samples it returned {rows} rows, expected {T - 2}", "first" if rows == T - 1 else "rows")
         a = as_array(got, (T - 2, 2), "second_difference")
@@ -51,7 +58,7 @@ def second_difference(fn):
             continue
         # the mistakes, from the exact q̈ alone (a cubic's second difference is h² q̈ exactly, so the check carries
         # no line of the answer): divided by h once, the middle sample added, the rows reversed
-        known = {"h": h * want, "middle": want + 4 * q[1:-1] / h**2, "order": want[::-1]}
+        known = {"h": h * want, "middle": want + 4 * q[1:-1] / h**2, "order": want[::-1], "quarter": want / 4}
         key = next((k for k, v in known.items() if close(a, v, 1e-6 * max(1.0, np.abs(v).max()))), "general")
         raise Fail(f"on a cubic motion sampled every h = {h} s its first row is {num(a[0])}, expected q̈ = "
                    f"{num(want[0])} rad/s²", key)
