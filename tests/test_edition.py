@@ -65,7 +65,8 @@ def test_the_edition_is_the_course_and_nothing_of_the_teachers(edition):
     shipped = [p.relative_to(edition).as_posix() for p in _files(edition / "lesson_lib")]
     assert sorted(shipped) == sorted(tracked), "the edition's lesson_lib must be the library's files, no more"
     assert sorted(p.name for p in (edition / "binder").iterdir()) == ["jupyter-settings", "postBuild", "requirements.txt",
-                                                                      "runtime.txt"]
+                                                                      "runtime.txt", "voila-template"]
+    assert os.access(edition / "binder" / "jupyter-settings", os.X_OK)
     assert (edition / "binder" / "requirements.txt").read_bytes() == (ROOT / "binder" / "requirements.txt").read_bytes()
     assert os.access(edition / "binder" / "postBuild", os.X_OK)
     assert 'include = ["lesson_lib*"]' in (edition / "pyproject.toml").read_text()
