@@ -117,6 +117,16 @@ Save it (Ctrl+S), then File → Download, and hand the `.ipynb` file to your tea
 works). On Binder, download before you leave: a Binder session stops after about ten idle minutes and keeps
 nothing. Your teacher grades it by running it from top to bottom in a fresh kernel, so make sure
 "Restart kernel and run all" works before you hand it in.
+
+## On a JupyterHub (for whoever runs the hub)
+
+nbgitpuller pulls this repository's files into each learner's home; the packages come from the single-user image,
+which installs, from this same release (URL: this repository, BRANCH: this branch; not a learner's set-up):
+
+```sh
+pip install nbgitpuller -r binder/requirements.txt "lesson_lib @ git+URL@BRANCH"
+bash binder/jupyter-settings     # news off, kernels shut down with their tab, idle culling, Voilà without CDNs
+```
 """
 
 
