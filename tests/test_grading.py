@@ -368,6 +368,16 @@ def test_gradebook_round_trips_as_csv_and_json(tmp_path):
     assert (rows[1]["points"], rows[1]["max_points"], rows[1]["counted"]) == ("", "", "")
 
 
+def test_files_no_person_could_be_found_for_stay_apart_in_the_summary():
+    from lesson_tools.grading.intake import File
+    from lesson_tools.grading.submissions import _unmatched
+    labels = ("a/x.ipynb", "b/y.ipynb")
+    rows = [gradebook.row(gradebook.identity(_unmatched(File(label, (label,), 0, 0.0, None))), "", label, "",
+                          "NOT GRADED", "its path does not match --pattern") for label in labels]
+    lines = gradebook.summary(gradebook.score(rows, {}, order=dict.fromkeys(labels, 0)))
+    assert lines[:2] == [f"{label}: 0 of 0 points; look at: 1 NOT GRADED" for label in labels], lines
+
+
 def test_summary_counts_the_best_submission_per_notebook_or_the_latest():
     row = gradebook.row
     ann = who("ann")
@@ -478,7 +488,7 @@ def test_a_stamp_that_claims_another_notebook_is_noted_and_the_check_cells_decid
 
 
 def test_names_are_normalised_and_look_alikes_flagged(tmp_path):
-    from lesson_tools.grading.submissions import mixed_scripts
+    from lesson_tools.grading.flags import mixed_scripts
     assert person(at("ａｌｉｃｅ/02_model.ipynb"), "02_model").name == "alice"               # full-width, NFKC
     assert mixed_scripts("\u0430lice") == ["CYRILLIC", "LATIN"] and mixed_scripts("alice") is None
     assert mixed_scripts("Zoë-Ann O'Brien") is None and mixed_scripts("Дмитрий") is None

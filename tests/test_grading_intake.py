@@ -336,14 +336,15 @@ def test_a_hard_link_to_the_courses_own_file_is_not_graded(course, tmp_path):
 
 
 def test_look_alike_and_invisible_names_are_flagged_beside_the_name(course, tmp_path):
-    names = ["joe", "\u0458\u043e\u0435", "alice", "alice\u200b", "alice ", "Zoë-Ann O'Brien", "Дмитрий"]
+    names = ["joe", "\u0458\u043e\u0435", "alice", "alice\u200b", "alice ", "Zoë-Ann O'Brien", "Дмитрий", "\u0430nn"]
     folder = write_tree(tmp_path / "class", {f"{name}/{M04}.ipynb": nb(M04, False) for name in names})
     subs = {s.student: s for s in collect([folder], course)}
-    assert set(subs) == set(names)                             # seven people, none merged
+    assert set(subs) == set(names)                             # eight people, none merged
     assert "looks like 'joe', another student's name" in subs["\u0458\u043e\u0435"].note
     assert "looks like '\u0458\u043e\u0435'" in subs["joe"].note
     assert "has invisible characters (U+200B)" in subs["alice\u200b"].note
     assert "has a space at its end" in subs["alice "].note
+    assert "mixes Cyrillic and Latin letters" in subs["\u0430nn"].note          # alone in the class, still flagged
     assert subs["Zoë-Ann O'Brien"].note is None and subs["Дмитрий"].note is None
 
 

@@ -3,8 +3,8 @@ in by two people.
 
     notes = flags.class_notes(submissions, course_files)     # {submission label: [note, ...]}
 
-- A name with an invisible character (zero-width space, a format character), a space at either end, or letters
-  that look like Latin ones but are not (all-Cyrillic `јое` beside `joe`), is flagged with the name it looks like:
+- A name with an invisible character (zero-width space, a format character), a space at either end, letters of
+  several scripts, or letters that look like Latin ones but are not (all-Cyrillic `јое` beside `joe`), is flagged with the name it looks like:
   two such people are two students, and a person should check they are not one, or an impostor.  Look-alikes are
   found with `confusable_homoglyphs` (Unicode's confusables table), not a table written here.
 - A file that is a hard link shared by two people, and a notebook whose code cells are the same as another person's,
@@ -22,6 +22,13 @@ def invisible(name):
     """The invisible characters of a name (format, control and separator characters but the plain space)."""
     return [ch for ch in name if unicodedata.category(ch) in ("Cf", "Cc", "Zl", "Zp") or
             (unicodedata.category(ch) == "Zs" and ch != " ")]
+
+
+def mixed_scripts(name):
+    """The scripts (Latin, Cyrillic, Greek, ...) of a name's letters when it mixes several, else None: 'аlice'
+    with a Cyrillic 'а' looks like 'alice' and is another student."""
+    scripts = sorted({unicodedata.name(ch, "?").split()[0] for ch in name if ch.isalpha()})
+    return scripts if len(scripts) > 1 else None
 
 
 def skeleton(name):
@@ -48,6 +55,9 @@ def name_notes(names):
             why.append("has invisible characters (" + ", ".join(f"U+{ord(ch):04X}" for ch in hidden) + ")")
         if name != name.strip():
             why.append("has a space at its " + ("start" if name[:1].isspace() else "end"))
+        scripts = mixed_scripts(name)
+        if scripts:
+            why.append(f"mixes {' and '.join(s.title() for s in scripts)} letters")
         others = sorted(by_look[skeleton(name)] - {name})
         if others:
             why.append("looks like " + ", ".join(repr(o) for o in others) + ", another student's name")

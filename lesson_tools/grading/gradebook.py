@@ -17,6 +17,8 @@ import json
 import os
 from collections import Counter, defaultdict
 
+from . import intake
+
 COLUMNS = ("student", "student_id", "platform", "notebook", "submission", "attempt", "late", "check", "verdict",
            "points", "max_points", "counted", "detail")
 PASS, FAIL, NOT_ATTEMPTED = "PASS", "FAIL", "NOT ATTEMPTED"
@@ -24,7 +26,6 @@ ERROR, TIMEOUT, TAMPERED, NOT_GRADED = "ERROR", "TIMEOUT", "TAMPERED", "NOT GRAD
 VERDICTS = (PASS, FAIL, NOT_ATTEMPTED, ERROR, TIMEOUT, TAMPERED, NOT_GRADED)
 FROM_STATUS = {"pass": PASS, "fail": FAIL, "not attempted": NOT_ATTEMPTED}
 COUNTS = ("best", "latest")
-NAMED_BY = ("folder", "file name")           # people known by a name alone: one person whichever way it was found
 
 
 def identity(person):
@@ -41,9 +42,8 @@ def row(who, notebook, submission, check, verdict, detail):
 
 
 def person_key(r):
-    """One key per person: a Canvas, Moodle or pattern id, or the name of people known by a name alone."""
-    platform = "name" if r["platform"] in NAMED_BY else r["platform"]
-    return f"{platform}:{r['student_id']}"
+    """The row's person (intake.person_key of its platform and student_id)."""
+    return intake.person_key(r["platform"], r["student_id"])
 
 
 def score(rows, points, count="best", order=None):

@@ -64,12 +64,20 @@ class File:
             return f.read(MAX_BYTES + 1)
 
 
+NAMED_BY = ("folder", "file name")           # people known by a name alone: one person whichever way it was found
+
+
+def person_key(platform, id):
+    """One key per person: 'canvas:12345', 'moodle:12345', 'pattern:s1', 'unmatched:<path>', or 'name:alice' for
+    people known by a name alone (from a folder or a file name alike)."""
+    return f"{'name' if platform in NAMED_BY else platform}:{id}"
+
+
 @dataclass(frozen=True)
 class Person:
-    """Who handed a file in: `key` (one per person: 'canvas:12345', 'moodle:12345', 'pattern:s1', 'name:alice'),
-    `id` (the platform's id, or the name), `name` (for people to read), `platform`, `late`, `order` (later attempts
-    sort higher), and `prefix`: the platform's own name for the submission, which bulk feedback uploads match."""
-    key: str
+    """Who handed a file in: `id` (the platform's id, or the name), `name` (for people to read), `platform`, `late`,
+    `order` (later attempts sort higher), and `prefix`: the platform's own name for the submission, which bulk
+    feedback uploads match.  `key` is one per person (person_key)."""
     id: str
     name: str
     platform: str
@@ -78,6 +86,10 @@ class Person:
     prefix: str = ""
     folder: str = None        # plain folders: the folder that names the person
     within: tuple = ()        # plain folders: what tells submissions in it apart (sub-folders, the name in the file)
+
+    @property
+    def key(self):
+        return person_key(self.platform, self.id)
 
 
 def _label(root_label, rel):
@@ -112,7 +124,8 @@ def _zip_files(path, label):
             elif _skipped(rel):
                 continue
             elif stat.S_ISLNK(info.external_attr >> 16):
-                target = zf.read(info)[:200].decode("utf-8", "replace")
+                with zf.open(info) as link:
+                    target = link.read(200).decode("utf-8", "replace")
                 problem = f"not read: a link inside the zip (to {target!r}), not a file"
             elif info.flag_bits & 0x1:
                 problem = "not read: an encrypted entry of the zip"
@@ -181,7 +194,7 @@ def find(paths):
         else:
             candidates = [(p, p.relative_to(arg).parts, st) for p, st in _walk(arg)]
         for path, rel, st in candidates:
-            key = (st.st_dev, st.st_ino, str(path.absolute()))
+            key = path.absolute()                                 # given twice (a folder and a file in it)
             if key in seen:
                 continue
             seen.add(key)
@@ -230,30 +243,30 @@ def person(file, stem=None, pattern=None):
         groups = m.groupdict()
         sid = normalised(groups["student_id"])
         attempt = int(groups["attempt"]) if (groups.get("attempt") or "").isdigit() else 0
-        return Person(f"pattern:{sid}", sid, normalised(groups.get("name") or sid), "pattern",
+        return Person(sid, normalised(groups.get("name") or sid), "pattern",
                       bool(groups.get("late")), (attempt, file.mtime, file.label), sid)
     canvas = CANVAS.match(file.rel[-1])
     if canvas:
         g = canvas.groupdict()
         prefix = f"{g['name']}{g['late'] or ''}_{g['user_id']}_{g['submission_id']}"
-        return Person(f"canvas:{g['user_id']}", g["user_id"], normalised(g["name"]), "canvas", bool(g["late"]),
+        return Person(g["user_id"], normalised(g["name"]), "canvas", bool(g["late"]),
                       (int(g["submission_id"]), int(g["resubmission"] or 0), file.mtime, file.label), prefix)
     for part in reversed(file.label.replace(":", "/").split("/")):      # the folder given may be the person's own
         moodle = MOODLE.match(part)
         if moodle:
             g = moodle.groupdict()
             prefix = f"{g['name']}_{g['user_id']}_assignsubmission_{g['plugin']}_"
-            return Person(f"moodle:{g['user_id']}", g["user_id"], normalised(g["name"]), "moodle", False,
+            return Person(g["user_id"], normalised(g["name"]), "moodle", False,
                           (file.mtime, file.label), prefix)
     from_file = _name_in_file(file.rel[-1], stem)
     if len(file.rel) > 1:
         name = normalised(file.rel[0])
-        return Person(f"name:{name}", name, name, "folder", False, (file.mtime, file.label), name,
+        return Person(name, name, "folder", False, (file.mtime, file.label), name,
                       folder=file.rel[0], within=(*file.rel[1:-1], from_file))
     name = normalised(from_file or Path(file.label.split(":")[0]).stem or "(unknown)")
     if not from_file and len(file.label.split("/")) > 1:
         name = normalised(file.label.split("/")[-2])         # nothing left of the file name: the folder given
-    return Person(f"name:{name}", name, name, "file name", False, (file.mtime, file.label), name)
+    return Person(name, name, "file name", False, (file.mtime, file.label), name)
 
 
 def _name_in_file(filename, stem):

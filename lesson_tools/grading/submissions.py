@@ -8,7 +8,6 @@
   `intake.person`'s answer (Canvas and Moodle names, a teacher's pattern, a folder per student, the file name).
 """
 import json
-import unicodedata
 from dataclasses import dataclass
 
 from .course_notebooks import called_checks, has_marker, normalise
@@ -103,13 +102,6 @@ def match(nb, course):
     return None, None
 
 
-def mixed_scripts(name):
-    """The scripts (Latin, Cyrillic, Greek, ...) of a name's letters when it mixes several, else None: 'аlice'
-    with a Cyrillic 'а' looks like 'alice' and is another student."""
-    scripts = sorted({unicodedata.name(ch, "?").split()[0] for ch in name if ch.isalpha()})
-    return scripts if len(scripts) > 1 else None
-
-
 def identify(file, course, pattern=None):
     """The Submission for one File found by `intake.find` (`pattern`: the teacher's compiled --pattern, or None)."""
     try:
@@ -127,15 +119,10 @@ def identify(file, course, pattern=None):
     sub = Submission(file, who, stem, how, text)
     if not course[stem].checks:
         sub.problem = f"{stem} has no graded checks"
-    notes = [how.split("; ", 1)[1]] if "; " in (how or "") else []
-    scripts = mixed_scripts(sub.student)
-    if scripts:
-        notes.append(f"the student name {sub.student!r} mixes {' and '.join(s.title() for s in scripts)} letters: "
-                     f"check it is the student you think")
-    sub.note = "; ".join(notes) or None
+    sub.note = how.split("; ", 1)[1] if "; " in (how or "") else None     # names are flagged across the class
     return sub
 
 
 def _unmatched(file):
     """The Person of a file a teacher's pattern did not match: named by its path, never merged with anyone."""
-    return Person(f"unmatched:{file.label}", "", file.label, "unmatched", order=(file.mtime, file.label))
+    return Person(file.label, file.label, "unmatched", order=(file.mtime, file.label))
