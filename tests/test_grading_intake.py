@@ -235,7 +235,7 @@ def test_canvas_export_has_canvas_documented_columns_and_only_canvas_people(tmp_
 
 def test_moodle_export_is_a_grading_worksheet_moodle_can_read(tmp_path):
     rows = people_rows()
-    n, left = export.moodle(rows, tmp_path / "m.csv", {"moodle:501": "04_feedback: 0 of 3 points"})
+    n, left = export.moodle(rows, tmp_path / "m.csv")        # the comment: the person's points per notebook
     table = read_csv(tmp_path / "m.csv")
     header = table[0]
     # Moodle's worksheet importer finds its columns by these headings and reads "Participant N" ids

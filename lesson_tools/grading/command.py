@@ -159,7 +159,6 @@ def course_hashes():
 
 def course_files():
     """({(device, inode): path} of the course's own files, {digest of each course notebook's text})."""
-    from .verified import package_root
     root = package_root()
     inodes, digests = {}, set()
     for folder in ("notebooks", "lesson_lib", "lesson_tools"):
@@ -297,18 +296,17 @@ def write_feedback(folder, subs, rows, course):
     return feedback.write_all(path, subs, rows, course)
 
 
-def write_exports(args, rows, out=print):
-    """The files platforms import, as the options ask; says who each one leaves out."""
+def write_exports(args, rows, roster=None, out=print):
+    """The files platforms import, as the options ask (`roster`: Canvas's exported gradebook, read); says who each
+    one leaves out."""
     if args.scores:
         out(f"scores: {args.scores} ({export.scores(rows, args.scores)} people)")
     if args.canvas:
-        roster = export.read_roster(args.canvas_roster) if args.canvas_roster else None
         assignment = args.canvas_assignment or " + ".join(sorted({r["notebook"] for r in rows if r["check"]}))
         n, left = export.canvas(rows, args.canvas, assignment, roster)
         out(f"canvas: {args.canvas} ({n} people, column {assignment!r})" + _left_out(left, "Canvas user id"))
     if args.moodle:
-        people = gb.totals(rows)
-        n, left = export.moodle(rows, args.moodle, {k: export.comment(p) for k, p in people.items()})
+        n, left = export.moodle(rows, args.moodle)
         out(f"moodle: {args.moodle} ({n} people)" + _left_out(left, "Moodle participant id"))
 
 
@@ -330,8 +328,7 @@ def main(argv=None):
             raise UsageError("--canvas-assignment names the column of --canvas FILE: give --canvas too")
         if args.canvas_roster and not args.canvas:
             raise UsageError("--canvas-roster fills in --canvas FILE: give --canvas too")
-        if args.canvas_roster:
-            export.read_roster(args.canvas_roster)                 # a roster it cannot use is refused before grading
+        roster = export.read_roster(args.canvas_roster) if args.canvas_roster else None    # refused before grading
         pattern = compile_pattern(args.pattern) if args.pattern else None
         points = course_points.load(args.points)
         if args.memory_mb < MIN_MEMORY_MB:
@@ -375,7 +372,7 @@ def main(argv=None):
         print(f"gradebook: {args.out} ({len(rows)} rows)")
     print(f"checks' inputs drawn with --salt {limits.salt} (give it to grade again with the same inputs; keep it "
           f"from learners)")
-    write_exports(args, rows)
+    write_exports(args, rows, roster)
     if args.feedback:
         pages = write_feedback(args.feedback, subs, rows, course)
         print(f"feedback: {args.feedback} ({sum(p.suffix == '.html' for p in pages)} pages"

@@ -14,7 +14,6 @@ A platform's file holds only the people that platform named (a Canvas file has C
 are returned as `left_out`, so the command can say who.  Every file is written whole or not at all.
 """
 import csv
-import os
 import time
 
 from . import gradebook as gb
@@ -25,24 +24,14 @@ MOODLE_COLUMNS = ("Identifier", "Full name", "Grade", "Maximum Grade", "Last mod
 
 
 def _write(path, header, rows):
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            writer = csv.writer(f)
-            writer.writerow(header)
-            writer.writerows([gb.csv_cell(v) for v in r] for r in rows)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    with gb.replaced(path) as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows([gb.csv_cell(v) for v in r] for r in rows)
 
 
 def _people(rows):
     return sorted(gb.totals(rows).values(), key=lambda p: (p["student"], p["student_id"]))
-
-
-def _sum(person, key):
-    return sum(nb[key] for nb in person["notebooks"].values())
 
 
 def scores(rows, path):
@@ -52,7 +41,7 @@ def scores(rows, path):
     header = ("student", "student_id", "platform", *notebooks, "total", "possible", "late", "counted")
     body = [(p["student"], p["student_id"], p["platform"],
              *(gb.number(p["notebooks"][s]["points"]) if s in p["notebooks"] else "" for s in notebooks),
-             gb.number(_sum(p, "points")), gb.number(_sum(p, "max")),
+             gb.number(p["points"]), gb.number(p["max"]),
              " ".join(s for s, nb in sorted(p["notebooks"].items()) if nb["late"]),
              " ".join(nb["counted"] for _, nb in sorted(p["notebooks"].items())))
             for p in people]
@@ -78,28 +67,30 @@ def canvas(rows, path, assignment, roster=None):
     """Canvas's gradebook import file for one assignment column; returns (written, left_out people)."""
     people = _people(rows)
     mine = [p for p in people if p["platform"] == "canvas"]
-    possible = max((_sum(p, "max") for p in mine), default=0.0)
+    possible = max((p["max"] for p in mine), default=0.0)
     body = [("Points Possible", "", "", "", "", gb.number(possible))]
     for p in mine:
         known = (roster or {}).get(p["student_id"], {})
         body.append((known.get("Student", p["student"]), p["student_id"], known.get("SIS User ID", ""),
-                     known.get("SIS Login ID", ""), known.get("Section", ""), gb.number(_sum(p, "points"))))
+                     known.get("SIS Login ID", ""), known.get("Section", ""), gb.number(p["points"])))
     _write(path, (*CANVAS_COLUMNS, assignment), body)
     return len(mine), [p for p in people if p["platform"] != "canvas"]
 
 
-def moodle(rows, path, comments=None):
-    """Moodle's grading worksheet; `comments` {person key: text}; returns (written, left_out people)."""
+def moodle(rows, path, comment=None):
+    """Moodle's grading worksheet, each person's Feedback comments from `comment(person)` (default: their points per
+    notebook, `points_comment`); returns (written, left_out people)."""
+    comment = comment or points_comment
     people = _people(rows)
     mine = [p for p in people if p["platform"] == "moodle"]
     stamp = time.strftime("%A, %d %B %Y, %H:%M")
-    body = [(f"Participant {p['student_id']}", p["student"], gb.number(_sum(p, "points")), gb.number(_sum(p, "max")),
-             stamp, (comments or {}).get(f"moodle:{p['student_id']}", "")) for p in mine]
+    body = [(f"Participant {p['student_id']}", p["student"], gb.number(p["points"]), gb.number(p["max"]),
+             stamp, comment(p)) for p in mine]
     _write(path, MOODLE_COLUMNS, body)
     return len(mine), [p for p in people if p["platform"] != "moodle"]
 
 
-def comment(person):
+def points_comment(person):
     """A short plain-text comment for a person: points per notebook."""
     parts = [f"{stem}: {gb.number(nb['points'])} of {gb.number(nb['max'])} points"
              + (" (late)" if nb["late"] else "") for stem, nb in sorted(person["notebooks"].items())]

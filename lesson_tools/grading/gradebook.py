@@ -12,6 +12,7 @@ person's score counts (the best, or the latest with --count latest).  Verdicts:
     TAMPERED                     the code reaches into the checks or the grader: a person should look (0 points)
     NOT GRADED                   not a notebook, not a notebook of this course, or one without checks
 """
+import contextlib
 import csv
 import json
 import os
@@ -79,8 +80,8 @@ def number(x):
 
 
 def totals(rows):
-    """{person key: {"student", "student_id", "platform", "notebooks": {notebook: (points, max, counted submission,
-    of how many, late)}}} from scored rows."""
+    """{person key: {"student", "student_id", "platform", "points", "max", "notebooks": {notebook: {"points", "max",
+    "counted" (the counted submission), "submissions", "late"}}}} from scored rows."""
     people = {}
     for r in rows:
         if not r["check"]:
@@ -94,6 +95,9 @@ def totals(rows):
             nb["points"] += float(r["points"])
             nb["max"] += float(r["max_points"])
             nb["counted"], nb["late"] = r["submission"], r["late"] == "late"
+    for p in people.values():
+        p["points"] = sum(nb["points"] for nb in p["notebooks"].values())
+        p["max"] = sum(nb["max"] for nb in p["notebooks"].values())
     return people
 
 
@@ -103,24 +107,31 @@ def sort_rows(rows, order):
                                        order.get((r["notebook"], r["check"]), 0)))
 
 
-def write(rows, path):
-    """CSV, or JSON (a list of objects) when the file name ends in .json; written whole to a temporary file beside
-    it first, then put in place, so a reader never sees half a gradebook and a failed write leaves none."""
+@contextlib.contextmanager
+def replaced(path):
+    """A text file to write that takes `path`'s place only when the block ends without an error: a reader never
+    sees half a file, and a failed write leaves none (nor the temporary file beside it)."""
     path = str(path)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8", newline="") as f:
-            if path.lower().endswith(".json"):
-                json.dump(list(rows), f, indent=1, ensure_ascii=False)
-                f.write("\n")
-            else:
-                writer = csv.DictWriter(f, fieldnames=COLUMNS)
-                writer.writeheader()
-                writer.writerows({k: csv_cell(v) for k, v in r.items()} for r in rows)
+            yield f
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def write(rows, path):
+    """CSV, or JSON (a list of objects) when the file name ends in .json, written whole or not at all."""
+    with replaced(path) as f:
+        if str(path).lower().endswith(".json"):
+            json.dump(list(rows), f, indent=1, ensure_ascii=False)
+            f.write("\n")
+        else:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows({k: csv_cell(v) for k, v in r.items()} for r in rows)
 
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -160,8 +171,7 @@ def summary(rows, count="best"):
             parts.append(f"{stem} {number(nb['points'])}/{number(nb['max'])}"
                          + (f", {count} of {many}: {nb['counted']}" if many > 1 else ""))
             late += [stem] if nb["late"] else []
-        earned = sum(nb["points"] for nb in p["notebooks"].values())
-        possible = sum(nb["max"] for nb in p["notebooks"].values())
+        earned, possible = p.get("points", 0.0), p.get("max", 0.0)
         line = (f"{shown}: {number(earned)} of {number(possible)} point{'' if possible == 1 else 's'}"
                 + (f" ({'; '.join(parts)})" if parts else ""))
         if late:
