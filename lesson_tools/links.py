@@ -91,14 +91,25 @@ def badge(provider, path, ref=BRANCH, first=CATALOG[0].id):
     return f"[![Binder]({BADGE})]({binder_url(provider, path, ref, f'lab/tree/notebooks/{first}.ipynb')})"
 
 
-def notebook_links(provider, path, ref=BRANCH, notebooks=None):
-    """[(name, JupyterLab URL, Voilà URL or None)] for every learner notebook (the catalog's, in its order).  Only
-    an app (catalog: app=True, no exercises) gets a Voilà link: Voilà hides the code cells an exercise needs."""
+def _links(open_at, folder, notebooks=None):
+    """[(name, JupyterLab URL, Voilà URL or None)] for every learner notebook (the catalog's, in its order), the URL
+    `open_at(urlpath)` gives for the notebook under `folder`.  Only an app (catalog: app=True, no exercises) gets a
+    Voilà link: Voilà hides the code cells an exercise needs."""
     names = notebooks if notebooks is not None else [nb.id for nb in CATALOG]
     apps = {nb.id for nb in CATALOG if nb.app}
-    return [(n, binder_url(provider, path, ref, f"lab/tree/notebooks/{n}.ipynb"),
-             binder_url(provider, path, ref, f"voila/render/notebooks/{n}.ipynb") if n in apps else None)
-            for n in names]
+    return [(n, open_at(f"lab/tree/{folder}notebooks/{n}.ipynb"),
+             open_at(f"voila/render/{folder}notebooks/{n}.ipynb") if n in apps else None) for n in names]
+
+
+def _table(rows):
+    """The Markdown table of links the reports print."""
+    return ["| notebook | JupyterLab | Voilà (the notebook as an app, no code) |", "|---|---|---|"] + [
+        f"| `{n}` | {lab} | {voila or '– (its exercises need code cells: JupyterLab only)'} |" for n, lab, voila in rows]
+
+
+def notebook_links(provider, path, ref=BRANCH, notebooks=None):
+    """[(name, JupyterLab URL, Voilà URL or None)] on Binder for every learner notebook (see _links)."""
+    return _links(lambda urlpath: binder_url(provider, path, ref, urlpath), "", notebooks)
 
 
 def local_report(why):
@@ -118,11 +129,8 @@ def report(provider, path, ref=BRANCH, notebooks=None, root=ROOT):
     lines = [f"Binder links for {host}/{path} ({ref}). Binder builds public repositories only: make the "
              f"repository public, then open a link once to start the first build (a few minutes).",
              branch_note(ref, root), "",
-             "Badge (Markdown):", badge(provider, path, ref), "",
-             "| notebook | JupyterLab | Voilà (the notebook as an app, no code) |", "|---|---|---|"]
-    lines += [f"| `{n}` | {lab} | {voila or '– (its exercises need code cells: JupyterLab only)'} |"
-              for n, lab, voila in notebook_links(provider, path, ref, notebooks)]
-    return "\n".join(lines)
+             "Badge (Markdown):", badge(provider, path, ref), ""]
+    return "\n".join(lines + _table(notebook_links(provider, path, ref, notebooks)))
 
 
 def clone_url(text):
@@ -146,14 +154,10 @@ def clone_folder(url):
 def hub_links(hub, url, ref=BRANCH, notebooks=None):
     """[(name, JupyterLab URL, Voilà URL or None)] for every learner notebook: nbgitpuller links that make the hub
     pull `ref` of the repository `url` into the learner's home, then open the notebook (an app also with Voilà)."""
-    names = notebooks if notebooks is not None else [nb.id for nb in CATALOG]
-    apps, folder = {nb.id for nb in CATALOG if nb.app}, clone_folder(url)
-
-    def link(urlpath):
+    def pull_then_open(urlpath):
         return (f"{hub.rstrip('/')}/hub/user-redirect/git-pull?repo={quote(url, safe='')}&branch={quote(ref, safe='')}"
                 f"&urlpath={quote(urlpath, safe='')}")
-    return [(n, link(f"lab/tree/{folder}/notebooks/{n}.ipynb"),
-             link(f"voila/render/{folder}/notebooks/{n}.ipynb") if n in apps else None) for n in names]
+    return _links(pull_then_open, f"{clone_folder(url)}/", notebooks)
 
 
 def hub_report(hub, url, ref=BRANCH, notebooks=None, root=ROOT):
@@ -165,11 +169,8 @@ def hub_report(hub, url, ref=BRANCH, notebooks=None, root=ROOT):
              "(nbgitpuller pulls files, not packages), and the settings Binder gets:",
              f"    pip install nbgitpuller -r binder/requirements.txt 'lesson_lib @ git+{url}@{ref}'",
              "    bash binder/jupyter-settings          # news off, kernels shut down with their tab, idle culling",
-             "(both from the learners' edition, whose binder/ folder holds them).", "",
-             "| notebook | JupyterLab | Voilà (the notebook as an app, no code) |", "|---|---|---|"]
-    lines += [f"| `{n}` | {lab} | {voila or '– (its exercises need code cells: JupyterLab only)'} |"
-              for n, lab, voila in hub_links(hub, url, ref, notebooks)]
-    return "\n".join(lines)
+             "(both from the learners' edition, whose binder/ folder holds them).", ""]
+    return "\n".join(lines + _table(hub_links(hub, url, ref, notebooks)))
 
 
 def put_badge(readme, line):
