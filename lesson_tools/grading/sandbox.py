@@ -72,9 +72,10 @@ def arguments(folder, course, work, disk_mb, hide=()):
     return args
 
 
-def inside(pid, timeout=10.0):
+def inside(pid, timeout=60.0):
     """The pid of the sandbox's first process (bubblewrap's child, in the sandbox's namespaces) when `pid` is
-    bubblewrap's; None if it does not appear within `timeout` seconds."""
+    bubblewrap's; None if bubblewrap ends first, or makes none within `timeout` seconds (as long as a kernel gets to
+    start: a busy machine delays this fork, it never fails a submission by it)."""
     import time
     end = time.monotonic() + timeout
     while time.monotonic() < end:
