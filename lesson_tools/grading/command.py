@@ -24,7 +24,7 @@ from . import gradebook as gb
 from . import export, feedback, flags, points as course_points
 from .intake import compile_pattern, find, merged_folders
 from .rlimits import Limits
-from .submissions import UsageError, identify
+from .submissions import UsageError, code_cells, identify
 from .verified import CourseFilesChanged, changed, committed, manifest, package_root, restore_command
 
 
@@ -159,6 +159,7 @@ def course_hashes():
 
 def course_files():
     """({(device, inode): path} of the course's own files, {digest of each course notebook's text})."""
+    import nbformat
     root = package_root()
     inodes, digests = {}, set()
     for folder in ("notebooks", "lesson_lib", "lesson_tools"):
@@ -167,7 +168,7 @@ def course_files():
                 st = path.stat()
                 inodes[(st.st_dev, st.st_ino)] = path
                 if path.suffix == ".ipynb":
-                    digests.add(flags.digest(path.read_text(encoding="utf-8")))
+                    digests.add(flags.digest(code_cells(nbformat.read(str(path), as_version=4))))
     return inodes, digests
 
 

@@ -45,12 +45,10 @@ def safe(name):
     return name[:150]
 
 
-def code_for(text, course_nb):
-    """{check name: the learner's code for its exercise}: the last code cell of the notebook that defines the
-    check's answer name, or '' when none does."""
-    import nbformat
+def code_for(cells, course_nb):
+    """{check name: the learner's code for its exercise}: the last of the code cells' sources `cells` that defines
+    the check's answer name, or '' when none does."""
     from .plan import defines
-    cells = [c.get("source", "") for c in nbformat.reads(text, as_version=4).cells if c.get("cell_type") == "code"]
     out = {}
     for check in course_nb.checks:
         found = [s for s in cells if check.answer_name and defines(s, check.answer_name)]
@@ -127,7 +125,7 @@ def write_all(folder, submissions, rows, course):
             rel = rel.with_name(f"{rel.stem.removesuffix('_feedback')}-{k}_feedback.html")
             k += 1
         used.add(rel)
-        code = code_for(sub.text, course[sub.notebook]) if sub.text and sub.notebook in course else {}
+        code = code_for(sub.code, course[sub.notebook]) if sub.notebook in course else {}
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         mine = by_label.get(sub.label, [])

@@ -66,16 +66,10 @@ def name_notes(names):
     return notes
 
 
-def digest(text):
-    """What a notebook's author wrote, as a hash: its code cells' sources, in order (outputs, metadata and how the
-    file was saved left out), or None for text that is not a notebook."""
-    import nbformat
-    try:
-        cells = nbformat.reads(text, as_version=4).cells
-    except Exception:                            # noqa: BLE001 -- not a notebook: nothing to compare
-        return None
-    code = "\n\0\n".join(c.source.strip() for c in cells if c.cell_type == "code")
-    return hashlib.sha256(code.encode("utf-8")).hexdigest()
+def digest(code):
+    """What a notebook's author wrote, as a hash of its code cells' sources (`code`, in order: outputs, metadata and
+    how the file was saved left out)."""
+    return hashlib.sha256("\n\0\n".join(source.strip() for source in code).encode("utf-8")).hexdigest()
 
 
 def course_link(file, course_inodes):
@@ -92,7 +86,7 @@ def class_notes(submissions, course_digests=frozenset()):
     for sub in submissions:
         if sub.person.name in by_name and sub.person.platform != "unmatched":
             notes.setdefault(sub.label, []).append(by_name[sub.person.name])
-    digests = {s.label: digest(s.text) for s in submissions if s.text}
+    digests = {s.label: digest(s.code) for s in submissions if s.code}
     for key, what in ((lambda s: s.file.inode, "the same file (a hard link) as"),
                       (lambda s: digests.get(s.label) if digests.get(s.label) not in course_digests else None,
                        "the same code, cell for cell, as")):

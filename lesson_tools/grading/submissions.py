@@ -26,6 +26,7 @@ class Submission:
     text: str = None
     problem: str = None
     note: str = None        # for the teacher's eye: a look-alike name, a stamp that claims another notebook
+    code: tuple = ()        # the sources of its code cells, in order (read once, for the flags and the feedback)
 
     @property
     def label(self):
@@ -116,11 +117,16 @@ def identify(file, course, pattern=None):
                           problem=f"its path {'/'.join(file.rel)!r} does not match --pattern {pattern.pattern!r}")
     if stem is None:
         return Submission(file, who, problem="not a notebook of this course (no check, id or cells of the course found)")
-    sub = Submission(file, who, stem, how, text)
+    sub = Submission(file, who, stem, how, text, code=code_cells(nb))
     if not course[stem].checks:
         sub.problem = f"{stem} has no graded checks"
     sub.note = how.split("; ", 1)[1] if "; " in (how or "") else None     # names are flagged across the class
     return sub
+
+
+def code_cells(nb):
+    """The sources of a notebook node's code cells, in order."""
+    return tuple(c.get("source", "") for c in nb.cells if c.get("cell_type") == "code")
 
 
 def _unmatched(file):
