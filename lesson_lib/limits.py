@@ -35,3 +35,7 @@ def max_states(n_dof, sizes):
     """States one model call may evaluate (or train on at once): a call on B states builds arrays of up to
     B (1 + n) max(widest layer, n^2) numbers (the jet through the widest layer, L's jet)."""
     return MAX_NUMBERS_PER_ARRAY // ((1 + n_dof) * max(max(sizes), n_dof * n_dof))
+
+# ---------------------------------------------------------------------- the learner's reviews (kept in the browser)
+MAX_REVIEW_EVENTS = 5_000       # events one review history keeps, the newest (a year of daily reviews of every card)
+MAX_ANSWER_CHARS = 1_000        # characters of a learner's typed answer kept with a rating

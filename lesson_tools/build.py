@@ -63,7 +63,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import catalog, markers
+from . import cards, catalog, markers
 from .notebook_format import (BEGIN, CHECK_CALL, CHECK_MARKER, END, SOLUTION_TAG, STUB, CourseError,  # noqa: F401
                               is_check_cell, learner_version, strip_solutions)
 
@@ -228,6 +228,13 @@ def refresh_stubs(path=STUBS):
         path.write_text(text, encoding="utf-8")
 
 
+def refresh_cards(path=cards.CARDS):
+    """Write the review cards (from every notebook's questions, facts filled in) into lesson_lib."""
+    text = cards.cards_text({e.id: refresh(_read(source_path(e)), e.id) for e in catalog.CATALOG if not e.app})
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
 def build(names=None, run=True, log=print):
     """Refresh the markers, stamp and (by default) execute the teachers' source of each course notebook named in
     `names` (file names or ids; all when None), and write its learner version beside it, without outputs.  An
@@ -251,6 +258,7 @@ def build(names=None, run=True, log=print):
             _write(learner_version(teacher, path.name), target)
         log(f"built {entry.id} ({time.perf_counter() - t0:.1f} s)")
     refresh_stubs()
+    refresh_cards()
 
 
 # ---------------------------------------------------------------------- check
@@ -451,6 +459,11 @@ def check(log=print):
             problems.append(f"{_show(STUBS)} differs from the teachers' sources' stubs (course build writes it)")
     except OSError:
         problems.append(f"{_show(STUBS)} is missing (course build writes it)")
+    try:
+        if cards.CARDS.read_text(encoding="utf-8") != cards.cards_text(teachers):
+            problems.append(f"{_show(cards.CARDS)} differs from the notebooks' questions (course build writes it)")
+    except OSError:
+        problems.append(f"{_show(cards.CARDS)} is missing (course build writes it)")
     known = {f"{e.id}.ipynb" for e in catalog.CATALOG}
     for folder in (NOTEBOOKS, SOLUTIONS):
         problems += [f"{_show(p)} is not in lesson_tools/catalog.py" for p in sorted(

@@ -32,22 +32,22 @@ CATALOG = (
     Notebook("01_challenge", "Challenge", 20,
              "predict first; a black box and a DeLaN trained on the same torques; the black box's impossible inertia"),
     Notebook("02_model", "Model", 65,
-             "the manipulator equation, the RNEA truth, M = LLᵀ, the jet that gives ∂M/∂q, Coriolis from "
-             "Christoffel symbols, gravity from a potential, the whole loss in plain autograd; four exercises"),
+             "the manipulator equation and the RNEA truth, then the DeLaN built piece by piece, down to its whole "
+             "loss in plain autograd; four exercises"),
     Notebook("03_guided_practice", "Guided practice", 25,
              "Steps A–D on the Bench: SPD before training, train it live, inspect anywhere, the lesson"),
     Notebook("04_feedback", "Feedback", 15, "the PASS check, with specific hints when it fails"),
     Notebook("05_retrieve_and_space", "Retrieve and space", 30,
              "questions with hidden answers, reaching back to energy, Lagrangians, integrators and the RNEA, and "
-             "on control once you have done 07; one code exercise", later="then again in a few days"),
+             "on control once you have done 07; one code exercise; the review panel", later="then when reviews are due"),
     Notebook("06_mastery_and_project", "Mastery and project", 60,
              "generalisation beyond the data, learned rollouts and energy, then your own triple pendulum"),
     Notebook("07_write_with_the_model", "Write with the model", 45,
              "learn from an arm writing letters, test on letters it never saw (M q̈, c and g apart), write the "
              "computed-torque law, compare four controllers, then type a word and watch the arm write it"),
     Notebook("08_learn_from_what_the_robot_records", "Learn from what the robot records", 35,
-             "noisy encoder positions and no measured q̈: predict, write the second difference, see M collapse on "
-             "it, then train through the Störmer–Verlet integrator instead"),
+             "noisy encoder positions and no measured q̈: predict what they do, write the second difference, see "
+             "what a DeLaN learns from it, then train through the Störmer–Verlet integrator instead"),
     Notebook("bench_app", "The Bench", None, "the Bench alone, for Voilà", app=True),
 )
 

@@ -61,6 +61,7 @@ include = ["lesson_lib*"]
 
 [tool.setuptools.package-data]
 "lesson_lib.course.checks" = ["stubs.json"]
+"lesson_lib.course" = ["cards.json"]
 """
 
 GITIGNORE = ".venv/\n__pycache__/\n*.pyc\n.ipynb_checkpoints/\n*.egg-info/\n"
@@ -109,7 +110,8 @@ replace the stub with your code, run the cell, then run the check cell after it.
 
 The lesson passes when the learned mass matrix is within {facts.text("PASS_MAX_ERROR")} of the truth everywhere
 on a {facts.text("GRID_POINTS")} grid and stays positive-definite. Where a notebook asks you to predict first,
-write your prediction before you run the reveal.
+choose your answer before you run the reveal. The review panel at the end of each notebook brings its questions
+back when they are due; your history stays in your browser, and "Download my reviews" keeps a copy.
 
 ## Handing in a notebook
 

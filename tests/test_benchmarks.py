@@ -1,6 +1,6 @@
 """The benchmark scripts keep up with the library: each one imports, and the two quick ones run to the end.
 
-Speed is measured by running the scripts (README, "Tests and benchmarks"); these tests assert no time.  They exist
+Speed is measured by running the scripts (their current figures: benchmarks/RESULTS.md); these tests assert no time.  They exist
 because a benchmark that calls the library by an old signature breaks silently: nothing else runs it.
 """
 import importlib.util
@@ -21,6 +21,15 @@ def load(path):
 
 def test_there_are_benchmarks():
     assert {"bench_rnea", "bench_delan", "bench_definition", "bench_grading"} <= {p.stem for p in SCRIPTS}
+
+
+def test_each_benchmark_has_one_line_of_current_figures_and_the_readme_stays_a_front_door():
+    results = (BENCHMARKS / "RESULTS.md").read_text(encoding="utf-8")
+    for path in SCRIPTS:
+        lines = [line for line in results.splitlines() if line.startswith(f"- `{path.name}`:")]
+        assert len(lines) == 1, f"benchmarks/RESULTS.md has {len(lines)} lines for {path.name}; one, its current figure"
+    readme = (BENCHMARKS.parent / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200, "README.md is a front door (at most 200 lines): details go elsewhere"
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.stem)

@@ -177,9 +177,10 @@ class Server:
         self.name, self.argv, self.env, self.log_path = name, argv, env, log_path
         self.proc = self.url = None
 
-    def start(self, probe):
-        for _attempt in range(3):                      # a free port can be taken before the server binds it
-            port = _free_port()
+    def start(self, probe, port=None):
+        """Serve on `port` (by default a free one, tried again if taken before the server binds it)."""
+        for _attempt in range(1 if port else 3):
+            port = port or _free_port()
             self.url = f"http://127.0.0.1:{port}"
             with open(self.log_path, "ab") as log:
                 self.proc = subprocess.Popen(self.argv(port), cwd=ROOT, env=self.env, stdout=log,
@@ -258,10 +259,11 @@ def _jupyter_env(tmp):
     return env
 
 
-def _served(request, server, probe):
-    """Start `server`; stop it at the end of the module and keep its log in artifacts if a test failed."""
+def _served(request, server, probe, port=None):
+    """Start `server` (on `port`, by default a free one); stop it at the end of the module and keep its log in
+    artifacts if a test failed."""
     failed_before = request.session.testsfailed
-    server.start(probe)
+    server.start(probe, port)
     yield server
     server.stop()
     if request.session.testsfailed > failed_before:
@@ -284,8 +286,9 @@ def jupyter(request, browser, tmp_path_factory):
     yield from _served(request, Server("jupyter", argv, _jupyter_env(tmp), tmp / "server.log"), "/api/status")
 
 
-def voila_server(request, tmp_path_factory, name, notebook):
-    """Serve `notebook` with Voila on 127.0.0.1 (a generator for a fixture: yields the Server)."""
+def voila_server(request, tmp_path_factory, name, notebook, port=None):
+    """Serve `notebook` with Voila on 127.0.0.1 (a generator for a fixture: yields the Server); port: as
+    Server.start."""
     tmp = tmp_path_factory.mktemp(name)
     argv = lambda port: [                                                                 # noqa: E731
         sys.executable, "-m", "voila", notebook, "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
@@ -296,7 +299,7 @@ def voila_server(request, tmp_path_factory, name, notebook):
                    env={**os.environ, "NB_PYTHON_PREFIX": str(tmp / "prefix")})
     env = {**_jupyter_env(tmp), "JUPYTER_PATH": str(tmp / "prefix" / "share" / "jupyter"),
            "JUPYTER_CONFIG_PATH": str(tmp / "prefix" / "etc" / "jupyter")}
-    yield from _served(request, Server(name, argv, env, tmp / "server.log"), "/voila/static/")
+    yield from _served(request, Server(name, argv, env, tmp / "server.log"), "/voila/static/", port)
 
 
 @pytest.fixture(scope="module")
@@ -724,16 +727,19 @@ WORDS_ON_LINES = """(el) => {
 }"""
 
 
-def test_a_reveal_reads_as_formatted_text_with_no_word_broken(jupyterlab_tab, jupyter):
-    """A reveal in JupyterLab at a narrow window: HTML paragraphs and a list, wrapped at spaces onto several
-    lines, no word split across two lines, nothing wider than the output area (screenshot: jupyterlab-reveal)."""
+def test_a_clicked_prediction_is_revealed_as_formatted_text_with_no_word_broken(jupyterlab_tab, jupyter):
+    """Predict first in JupyterLab at a narrow window: the reveal waits for a choice; an option clicked in the
+    browser reaches the kernel, and the reveal names it, says it is not right and why, lists the others, quotes
+    the learner's words and locks the choice; HTML wrapped at spaces, no word split across two lines, nothing
+    wider than the output area (screenshots: jupyterlab-prediction, jupyterlab-reveal)."""
+    from lesson_lib.course.reveal import PREDICTIONS
     page = jupyterlab_tab.page
     page.set_viewport_size({"width": 820, "height": 1000})
     import nbformat
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "from lesson_lib.course.reveal import reveal\n\n"
-        "reveal(\"It learns the mass matrix through a lower-triangular positive-definite factor and the potential "
-        "energy, not the whole map; the Coriolis remainder is computed\")")],
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("from lesson_lib.course.reveal import predict, reveal\n\n"
+                                  "my_prediction = predict(\"what_a_delan_learns\")\nmy_prediction"),
+        nbformat.v4.new_code_cell("reveal(my_prediction)")],
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
     path = ARTIFACTS / "reveal-check.ipynb"
     nbformat.write(nb, str(path))
@@ -742,12 +748,102 @@ def test_a_reveal_reads_as_formatted_text_with_no_word_broken(jupyterlab_tab, ju
                       f"{jupyter.url}/lab/workspaces/reveal-check/tree/{path.relative_to(ROOT).as_posix()}")
     expect(page.locator(".jp-NotebookPanel")).to_have_count(1)
     shown = page.locator(".lesson-reveal")
-    expect(shown).to_be_visible(timeout=PAGE_MS)
-    expect(shown.locator("li")).to_have_count(3)
+    expect(shown).to_contain_text("still hidden", timeout=PAGE_MS)
+    wrong = PREDICTIONS["what_a_delan_learns"].options[1]
+    page.locator(".lesson-prediction").get_by_text(wrong.text, exact=True).click()
+    page.locator(".lesson-prediction textarea").fill("It adds physics to the loss, I think")
+    page.screenshot(path=str(ARTIFACTS / "jupyterlab-prediction.png"))
+    page.locator(".jp-CodeCell").nth(1).locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    expect(shown).to_contain_text("You chose", timeout=UI_MS)
+    text = " ".join(shown.inner_text().split())
+    assert f"You chose: “{wrong.text}” Not right." in text and "“It adds physics to the loss, I think”" in text
+    expect(shown.locator("li")).to_have_count(len(PREDICTIONS["what_a_delan_learns"].options) - 1)
+    expect(page.locator(".lesson-prediction input[type=radio]").first).to_be_disabled(timeout=UI_MS)
     shown.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "jupyterlab-reveal.png"))
     layout = shown.evaluate(WORDS_ON_LINES)
     assert layout["lines"] >= 6, f"the reveal was not wrapped onto several lines: {layout}"
     assert layout["broken"] == [], f"words broken across lines: {layout['broken']}"
     assert layout["overflow"] <= 1, f"the reveal is wider than the output area by {layout['overflow']} px"
-    assert "positive-definite" in shown.inner_text() and "q̈" in shown.inner_text()
+
+
+# ---------------------------------------------------------------------------------------------- reviews
+REVIEW_ROWS = "(el) => Array.from(el.querySelectorAll('.lesson-review-row')).map(r => [r.dataset.card, r.lastElementChild.textContent])"
+
+
+def _answer_and_rate(page, rating, answer="my own answer"):
+    """Type an answer to the card shown, open the real one, rate it; wait until the panel moved on."""
+    panel = page.locator(".lesson-review")
+    question = panel.locator(".lesson-review-question").inner_text()
+    panel.locator(".lesson-review-answer-box textarea").fill(answer)
+    panel.locator(".lesson-review-show").click()
+    expect(panel.locator(".lesson-review-answer")).to_contain_text("You wrote: " + answer, timeout=UI_MS)
+    page.screenshot(path=str(ARTIFACTS / f"reviews-answer-then-{rating}.png"))
+    panel.locator(f".lesson-review-{rating}").click()
+    expect(panel.locator(".lesson-review-question")).not_to_have_text(question, timeout=UI_MS)
+
+
+def _schedule(page):
+    panel = page.locator(".lesson-review")
+    panel.locator(".lesson-review-schedule summary").click()
+    return panel.locator(".lesson-review-schedule").evaluate(REVIEW_ROWS)
+
+
+def test_reviews_come_back_when_due_and_survive_a_restart_and_a_download(request, browser, tmp_path_factory):
+    """In Voilà: notebook 01's two cards, one rated again and one easy; the one rated again comes back first (in
+    minutes, the other in days); the server and its kernel restarted, the same schedule comes back from the
+    browser; the browser's storage wiped, the downloaded file restores it (screenshots: reviews-*)."""
+    import nbformat
+    path = ARTIFACTS / "review-check.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from lesson_lib.course.review import review\n\nreview(\"01\")")], metadata={"kernelspec": {
+            "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}}), str(path))
+    notebook = str(path.relative_to(ROOT))
+
+    port = _free_port()                                # the same origin after the restart: localStorage is per origin
+
+    def serve():
+        return voila_server(request, tmp_path_factory, "voila-reviews", notebook, port)
+
+    server = serve()
+    with Tab(browser, "reviews") as tab:
+        page = tab.page
+        page.goto(next(server).url)
+        header = page.locator(".lesson-review-header")
+        expect(header).to_contain_text("2 due now", timeout=PAGE_MS)
+        page.evaluate("localStorage.clear()")          # the browser profile is shared by the module's tests
+        page.reload()
+        expect(header).to_contain_text("2 due now", timeout=PAGE_MS)
+        page.screenshot(path=str(ARTIFACTS / "reviews-1-new.png"))
+        _answer_and_rate(page, "again")
+        _answer_and_rate(page, "easy")
+        rows = _schedule(page)
+        page.screenshot(path=str(ARTIFACTS / "reviews-2-rated.png"))
+        assert [card for card, _ in rows] == ["01:R1", "01:R2"], rows
+        assert rows[1][1] == "in 8 days" and rows[0][1] in ("now", "in 1 min"), rows
+        stored = json.loads(page.evaluate("localStorage.getItem('lesson-structure-reviews')"))
+        assert [e.get("rating") for e in stored if "card" in e] == [1, 4], stored
+        with page.expect_download() as download:
+            page.locator(".lesson-review-download").click()
+        saved = tmp_path_factory.mktemp("download") / "my-reviews.json"
+        download.value.save_as(saved)
+
+        for _ in server:                               # the server, its kernel and the page's session end
+            pass
+        server = serve()
+        page.goto(next(server).url)                    # a new server, a new kernel: only the browser remembers
+        expect(header).to_contain_text("1 due now", timeout=PAGE_MS)
+        expect(page.locator(".lesson-review-question")).to_contain_text("01:R1")
+        assert _schedule(page) == rows, "the schedule changed across a server restart"
+        page.screenshot(path=str(ARTIFACTS / "reviews-3-after-restart.png"))
+
+        page.evaluate("localStorage.clear()")          # a new browser: nothing stored
+        page.reload()
+        expect(header).to_contain_text("2 due now", timeout=PAGE_MS)
+        page.locator("input.lesson-review-file").set_input_files(str(saved))
+        expect(header).to_contain_text("1 due now", timeout=UI_MS)
+        assert _schedule(page) == rows, "loading the download did not restore the schedule"
+        page.screenshot(path=str(ARTIFACTS / "reviews-4-loaded.png"))
+        for _ in server:
+            pass

@@ -19,7 +19,7 @@ from lesson_lib.course import checks
 from lesson_tools import build, catalog
 from lesson_tools.build import (CHECK_MARKER, NOTEBOOKS, ROOT, SOLUTIONS, STUB, CourseError, check,
                                      course_problems, is_check_cell, learner_version, strip_solutions)
-from lesson_lib.course.reveal import ANSWER, reveal
+from lesson_lib.course.reveal import PREDICTIONS
 
 SOURCES = sorted(SOLUTIONS.glob("*.ipynb"))
 
@@ -177,20 +177,50 @@ def test_every_notebook_in_the_folders_is_in_the_catalog(tmp_path, monkeypatch):
 
 
 # ---------------------------------------------------------------------- predict first
-def test_a_prediction_reveals_the_answer_and_ticks_what_it_names(capsys):
-    print(reveal("It learns the mass matrix and the potential"))
-    shown = capsys.readouterr().out
-    assert " ".join(ANSWER.split()) in " ".join(shown.split()) and shown.count("[x]") == 2
+PREDICT_CALL = re.compile(r"\bpredict\(\"(\w+)\"\)")
 
 
-def test_the_predict_first_cell_hides_the_answer_in_the_stored_outputs():
-    reveals = {path.stem: c for path in SOURCES for c in nbformat.read(str(path), as_version=4).cells
-               if c.cell_type == "code" and "(my_prediction" in c.source and "reveal" in c.source}
-    assert {"01_challenge", "07_write_with_the_model", "08_learn_from_what_the_robot_records"} <= set(reveals)
-    for name, cell in reveals.items():
-        shown = " ".join(o.get("data", {}).get("text/plain", "") + o.get("data", {}).get("text/html", "")
-                         for o in cell.outputs)
-        assert "Answer:" not in shown and "still hidden" in shown and "lesson-reveal" in shown, (name, shown)
+def _text(cell):
+    outputs = [o.get("text", "") + "".join(str(v) for v in o.get("data", {}).values()) for o in cell.get("outputs", [])]
+    return cell.source + "".join(outputs)
+
+
+def _prediction_cells():
+    """{prediction name: (notebook path, index of the cell that asks it, its variable)} over the teachers' sources."""
+    found = {}
+    for path in SOURCES:
+        for i, cell in enumerate(nbformat.read(str(path), as_version=4).cells):
+            for m in re.finditer(r"(\w+) = predict\(\"(\w+)\"\)", cell.source):
+                assert m[2] not in found, f"{m[2]} is asked twice: {found.get(m[2])} and {path.name}"
+                found[m[2]] = (path, i, m[1])
+    return found
+
+
+def test_every_prediction_is_asked_once_and_revealed_after_it_hiding_the_answer_in_stored_outputs():
+    asked = _prediction_cells()
+    assert set(asked) == set(PREDICTIONS), set(asked) ^ set(PREDICTIONS)
+    for name, (path, i, variable) in asked.items():
+        cells = nbformat.read(str(path), as_version=4).cells
+        reveals = [k for k, c in enumerate(cells) if f"reveal({variable})" in c.source]
+        assert reveals and all(k > i for k in reveals), (name, path.name, i, reveals)
+        shown = _text(cells[reveals[0]])
+        assert "still hidden" in shown and "lesson-reveal" in shown and "The answer:" not in shown, (name, shown)
+
+
+def test_nothing_before_a_prediction_gives_its_answer_away():
+    """The READMEs, notebook 00 and the cells above each prediction (sources and stored outputs) name none of the
+    patterns that would give its answer away (each pattern matches its answer: test_course_helpers)."""
+    from lesson_tools import release
+    common = {"README.md": (ROOT / "README.md").read_text(encoding="utf-8"), "the learners' README": release.readme()}
+    for path in (SOLUTIONS / "00_start_here.ipynb", NOTEBOOKS / "00_start_here.ipynb"):
+        common[str(path.relative_to(ROOT))] = "".join(_text(c) for c in nbformat.read(str(path), as_version=4).cells)
+    for name, (path, i, _) in _prediction_cells().items():
+        cells = nbformat.read(str(path), as_version=4).cells
+        texts = dict(common, **{f"{path.name} above cell {i}": "".join(_text(c) for c in cells[:i])})
+        for pattern in PREDICTIONS[name].gives_away:
+            for where, text in texts.items():
+                m = re.search(pattern, text, re.I)
+                assert not m, f"{where} gives away {name}'s answer: ...{text[max(0, m.start() - 60):m.end() + 60]}..."
 
 
 # ---------------------------------------------------------------------- the solution-block stripper

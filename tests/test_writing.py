@@ -1,6 +1,6 @@
 """Notebook 07's visuals without a browser: the writing desk (type, write, play, switch controller and speed, bad
 input), checked against closed-form kinematics of the arm; the three figures against closed-form gravity and
-kinematics; and notebook 07's predict-first reveal."""
+kinematics."""
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
@@ -8,7 +8,6 @@ import pytest
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum
 from lesson_lib.control import PD, ComputedTorque, track
-from lesson_lib.course.reveal import reveal_control
 from lesson_lib.data import write_letters, write_word
 from lesson_lib.data.letters import SPEED
 from lesson_lib.ui import writing
@@ -234,15 +233,6 @@ def test_letters_overview_shows_every_sample_in_joint_space(letters_data):
     dots = [ln for ln in fig.axes[2].lines if ln.get_marker() == "."]
     assert len(dots) == 2 and all(len(ln.get_xdata()) == len(letters_data["q"]) for ln in dots)
     plt.close(fig)
-
-
-# ---------------------------------------------------------------------- notebook 07's predict-first question
-def test_a_prediction_of_pd_like_errors_does_not_tick_the_right_answer(capsys):
-    print(reveal_control("close to PD, the learned model never saw these letters"))
-    assert "[ ] close to the exact model" in capsys.readouterr().out
-    print(reveal_control("as good as the true model, since it cancels gravity on the same angles"))
-    out = capsys.readouterr().out
-    assert "[x] close to the exact model" in out and "You named every key idea" in out
 
 
 def test_the_desk_says_how_long_simulating_the_word_took_here(desk):

@@ -1,74 +1,224 @@
-"""Predict first: the learner writes a guess before the evidence, then `reveal` gives the answer and says which
-of its key ideas the guess already named (a keyword match that understands a "not": a keyword after a negation
-in the same clause, "does not learn the mass matrix", "torques instead of the mass matrix", does not count).
+"""Predict first: before the evidence, the learner chooses one answer among plausible ones (the common
+misconceptions among them) and may add a sentence of their own; after the evidence, `reveal` says whether the
+choice was right, why, and why each other choice is not, and quotes the learner's sentence back unscored.
 
-The answer waits for the learner: while the prediction is empty, `reveal` prints how to record one and keeps the
-answer hidden, so "Restart Kernel and Run All" cannot show it before the learner has predicted.  A learner who
-wants the answer without predicting asks for it explicitly: `reveal(my_prediction, ask=True)`.  Both outputs are
-deterministic (nbval compares them), and wrapped at spaces to WIDTH characters (JupyterLab would otherwise break
-a long line in the middle of a word)."""
+    my_prediction = predict("what_a_delan_learns")      # a widget: choose an answer, say why in your own words
+    ...                                                 # the evidence
+    reveal(my_prediction)                               # right or not, and why; the choice is locked from now on
+
+Every prediction of the course is a Prediction in PREDICTIONS.  While nothing is chosen, `reveal` keeps the
+answer hidden and says how to choose, so "Restart Kernel and Run All" cannot show it before the learner has
+predicted; `reveal(my_prediction, ask=True)` shows it without a choice.  What `reveal` shows is a Reveal:
+HTML in a notebook, text wrapped at WIDTH characters elsewhere."""
 import html
 import re
+from typing import NamedTuple
+
+import ipywidgets as widgets
 
 from .notebook import WIDTH, wrapped  # noqa: F401 -- WIDTH: the width the reveals wrap to
 
-QUESTION = ("A Deep Lagrangian Network refuses to learn the whole map from state to torque. "
-            "What does it learn instead?")
 
-ANSWER = ("It keeps the equation of motion M(q) q̈ + C(q, q̇) q̇ + g(q) = τ as it is and learns only two "
-          "physical functions inside it: the mass matrix M(q), through a lower-triangular factor L(q) with "
-          "M = L Lᵀ (so M is symmetric positive-definite for any weights), and the potential energy V(q), whose "
-          "gradient is gravity. The Coriolis term is then computed from ∂M/∂q, never learned.")
+class Option(NamedTuple):
+    """One answer a learner can choose: its text, whether it is right, and why (or why not)."""
+    text: str
+    right: bool
+    why: str
 
-# idea -> words that show a guess has it (lower case; a guess matches if it contains any of them)
-IDEAS = {
-    "the mass matrix M(q) (the inertia)": ("mass matrix", "mass-matrix", "inertia", "m(q)", "cholesky",
-                                           "ll^t", "llt", "ll'", "kinetic"),
-    "the potential energy V(q) (gravity)": ("potential", "v(q)", "gravity", "gravit"),
-    "the structure of the equation of motion": ("structure", "lagrang", "manipulator", "equation of motion",
-                                                "euler", "physics", "coriolis", "christoffel"),
+
+class Prediction(NamedTuple):
+    """A question asked before its evidence: the options in the order shown (exactly one right), the answer, and
+    gives_away: patterns (regular expressions, any case) that would give the answer away if a learner met them
+    before the question (in the READMEs, notebook 00, or the notebook's cells above the prediction)."""
+    question: str
+    options: tuple
+    answer: str
+    gives_away: tuple = ()
+
+
+PREDICTIONS = {
+    "what_a_delan_learns": Prediction(
+        question="A Deep Lagrangian Network refuses to learn the whole map from state to torque. What does it "
+                 "learn instead?",
+        options=(
+            Option("The same map, with a bigger and deeper network.", False,
+                   "Size is not the difference: both networks use the same kind of layers. What differs is what "
+                   "the network's outputs mean."),
+            Option("The torque directly, with a penalty in the loss that pushes it towards physics.", False,
+                   "A penalty discourages violations only where there is data, and only on average; a DeLaN's "
+                   "structure makes them impossible at every state, for any weights."),
+            Option("Two physical functions, the mass matrix M(q) and the potential V(q); the equation of "
+                   "motion turns them into torque.", True,
+                   "M comes from a lower-triangular factor, M = L Lᵀ, so it is symmetric positive-definite for "
+                   "any weights; gravity is the gradient of V; the Coriolis term is computed from ∂M/∂q."),
+            Option("Three networks: one for M(q), one for the Coriolis term and one for gravity.", False,
+                   "The Coriolis term is never learned: it is computed from ∂M/∂q, so it always agrees with M. "
+                   "Gravity is not a network of its own either but the gradient of one potential V(q)."),
+        ),
+        answer="It keeps the equation of motion M(q) q̈ + C(q, q̇) q̇ + g(q) = τ as it is and learns only two "
+               "physical functions inside it: the mass matrix M(q), through a lower-triangular (Cholesky) factor L(q) with "
+               "M = L Lᵀ (so M is symmetric positive-definite for any weights), and the potential energy V(q), "
+               "whose gradient is gravity. The Coriolis term is then computed from ∂M/∂q, never learned.",
+        gives_away=(r"M\s*=\s*L\s*L[ᵀT]", r"learns? only two", r"cholesky", r"computed from ∂M/∂q")),
+    "half_the_circle": Prediction(
+        question="Both models trained on half the circle of q0 only. Which is more accurate on the seen half at "
+                 "twice the training speeds? And on the unseen half, at the training speeds?",
+        options=(
+            Option("The DeLaN on both: its structure makes it right everywhere.", False,
+                   "Structure fixes the form of the equation, not the values of M(q) and V(q): at angles it "
+                   "never saw, those are still a network's extrapolation."),
+            Option("The DeLaN at twice the speeds, by far; on the unseen half neither is accurate, and the black "
+                   "box can even be ahead.", True,
+                   "A DeLaN's torque is exactly linear in q̈ and quadratic in q̇ with coefficients that depend on "
+                   "q alone, so speed is no extrapolation for it; new angles are, for both models."),
+            Option("The black box on both: nothing constrains it, so it fits best.", False,
+                   "Unconstrained, it must learn how τ depends on q̇ and q̈ from examples, and beyond the "
+                   "speeds it saw it guesses."),
+            Option("About the same on both: they saw the same data.", False,
+                   "The same data, but not the same hypotheses: what each model can represent decides how it "
+                   "extrapolates."),
+        ),
+        answer="At twice the speeds on the seen half the DeLaN's error barely grows while the black box's grows "
+               "by more than ten times: in a DeLaN the torque is linear in q̈ and quadratic in q̇ with "
+               "coefficients that depend on q alone, so learning M(q) and V(q) on these angles covers every "
+               "speed. On the unseen half neither model knows M(q) or V(q), and the black box can be ahead: "
+               "structure fixes the form of the equation, not the values it never saw.",
+        gives_away=(r"barely grows", r"no extrapolation", r"linear in q̈")),
+    "control_with_a_learned_model": Prediction(
+        question="A DeLaN learns the arm's dynamics from the arm writing 15 letters. A controller then uses it "
+                 "to make the real arm write 11 letters it never saw. Will its tracking error be close to that "
+                 "of the same controller with the exact model, or close to that of PD feedback with no model?",
+        options=(
+            Option("Close to PD alone: a learned model is never accurate enough to help.", False,
+                   "It need not be perfect: the feedback corrects what the model misses, and even an "
+                   "approximate feed-forward torque removes most of what PD must wait for an error to produce."),
+            Option("Close to the exact model: the learned model supplies nearly the right feed-forward torque, "
+                   "so the feedback only corrects a small remainder.", True,
+                   "Gravity above all is fed forward instead of being waited for, and the unseen letters pass "
+                   "through the same angles of the same arm."),
+            Option("Worse than PD alone: a model's errors push the arm the wrong way.", False,
+                   "A wildly wrong model could; this one is close to the truth on these angles, and its M is "
+                   "positive-definite, so it never pushes against the acceleration asked for."),
+            Option("Close to the exact model on the 15 letters it learned, close to PD on the 11 new ones.", False,
+                   "New letters are new motions through the same angles, and a DeLaN's torque is linear in q̈ and "
+                   "quadratic in q̇ with coefficients that depend on q alone, so it covers motions it never saw."),
+        ),
+        answer="Close to the exact model's, and many times smaller than PD alone's at the same gains. The model "
+               "supplies the feed-forward torque each motion needs, M(q) q̈_d + c + g (gravity above all), so "
+               "the feedback only has to correct the small remainder; PD alone must first fall behind before it "
+               "pushes, and it sags under gravity. The unseen letters are new motions, but through the same "
+               "angles of the same arm, and a DeLaN's torque is exactly linear in q̈ and quadratic in q̇, so "
+               "learning M(q) and V(q) on those angles covers motions it never saw.",
+        gives_away=(r"close to the exact model", r"feed-forward torque")),
+    "letters_twice_as_fast": Prediction(
+        question="The unseen letters written twice as fast: twice the joint speeds, four times the "
+                 "accelerations, torques beyond anything in the training data. Which learned model keeps up?",
+        options=(
+            Option("Both: both learned the letters well.", False,
+                   "The black box learned τ(q, q̇, q̈) only at the speeds it saw; beyond them it guesses."),
+            Option("The DeLaN keeps up; the black box falls far behind.", True,
+                   "The DeLaN's torque is linear in q̈ and quadratic in q̇ with coefficients that depend on q "
+                   "alone: the same angles at twice the speed are no extrapolation for it."),
+            Option("Neither: both saw only the slower letters.", False,
+                   "Speed is outside the black box's data, but not outside the DeLaN's structure."),
+            Option("The black box keeps up; the DeLaN's structure is too rigid for fast motion.", False,
+                   "The structure is the true form of every rigid arm's dynamics, fast or slow: it is what "
+                   "lets the DeLaN keep up."),
+        ),
+        answer="The DeLaN keeps pace with the true model and the black box falls far behind: notebook 06's "
+               "lesson at work. Twice the speed through the same angles is no extrapolation for a torque that "
+               "is exactly linear in q̈ and quadratic in q̇ with coefficients that depend on q alone; the black "
+               "box has never seen such speeds and guesses.",
+        gives_away=(r"keeps? pace", r"falls? far behind")),
+    "noisy_recorded_positions": Prediction(
+        question="The arm's encoders record each joint angle 500 times a second with a noise of 0.001 rad "
+                 "(0.06°). You estimate q̈ by differencing the recorded positions twice and train a DeLaN on it. "
+                 "What happens to the q̈ estimate, and to the mass matrix M(q) the DeLaN learns?",
+        options=(
+            Option("Little changes: 0.001 rad is far too small to matter.", False,
+                   "Each difference divides by the step h = 2 ms, twice: the noise is divided by h² = 4·10⁻⁶ s², "
+                   "which turns 0.001 rad into hundreds of rad/s²."),
+            Option("q̈ is swamped by noise; to explain the large accelerations, the learned M(q) grows too "
+                   "large.", False,
+                   "The torques do not follow the noisy q̈ at all, so the best a least-squares fit can do is to "
+                   "stop using it: M shrinks, it does not grow."),
+            Option("q̈ is swamped by noise; the learned M(q) shrinks to almost nothing, yet stays symmetric "
+                   "positive-definite.", True,
+                   "Fitting torques that do not follow q̈, least squares makes M q̈ as small as the structure "
+                   "allows (εI); the structure still holds, but the data no longer teach it."),
+            Option("q̈ is noisy, so the learned M(q) stops being positive-definite.", False,
+                   "M = L Lᵀ + εI is symmetric positive-definite for any weights: no data can break that. What "
+                   "data can do is make M useless."),
+            Option("The noise averages out over thousands of samples, so M(q) is learned as well as from exact "
+                   "q̈.", False,
+                   "Noise in an input does not average out: it biases a least-squares fit towards zero "
+                   "(the errors-in-variables problem), here all the way."),
+        ),
+        answer="The q̈ estimate drowns in noise: each difference divides by the step h = 2 ms, so the noise is "
+               "divided by h², and its error is about √6 σ / h² ≈ 600 rad/s², hundreds of times the motion's own "
+               "q̈. The torques do not follow that q̈ at all, so the best a least-squares fit can do is to stop "
+               "using it: M(q) shrinks to almost nothing, it collapses (M̂ ≈ εI), and the potential explains what it can. The "
+               "structure still holds (M̂ stays symmetric positive-definite), but the data no longer teach it. "
+               "The cure is not to differentiate the noise: smooth the positions first, or keep them as they "
+               "are and integrate the model's accelerations instead.",
+        gives_away=(r"collaps", r"shrinks", r"ε\s*I\b")),
 }
 
 
-NEGATION = re.compile(r"\b(?:not|no|never|nor|neither|without|instead of|rather than|cannot)\b|n't\b")
-CLAUSE_END = re.compile(r"[.;:!?,]|\b(?:but|however|just|only|whereas|while)\b")
+# ipywidgets gives each radio button one line of fixed height: an option longer than the line would overlap the next
+LONG_OPTIONS = ("<style>.lesson-choice .widget-radio-box label {display: flex; flex-direction: row-reverse; "
+                "justify-content: flex-end; align-items: flex-start; height: auto; line-height: 1.35; "
+                "white-space: normal; margin-bottom: 0.45em} "
+                ".lesson-choice .widget-radio-box input {margin: 0.2em 0.5em 0 0; flex: none}</style>")
 
 
-def _mentions(text, word):
-    """(affirmed, negated): does `word` occur in `text` outside, and inside, the scope of a negation (from the
-    negation to the end of its clause)?"""
-    affirmed = negated = False
-    for m in re.finditer(re.escape(word), text):
-        clause_start = max([0] + [c.end() for c in CLAUSE_END.finditer(text, 0, m.start())])
-        if NEGATION.search(text, clause_start, m.start()):
-            negated = True
-        else:
-            affirmed = True
-    return affirmed, negated
+class Choice(widgets.VBox):
+    """The prediction widget: the question, one radio button per option (none chosen at first) and a box for
+    the learner's own words.  .prediction the Prediction; .chosen the chosen Option or None; .words the
+    sentence; .lock() freezes the choice once the answer is shown."""
+
+    def __init__(self, prediction):
+        self.prediction = prediction
+        self.buttons = widgets.RadioButtons(options=[o.text for o in prediction.options], value=None,
+                                            layout=widgets.Layout(width="auto"))
+        self.buttons.add_class("lesson-choice")
+        self.sentence = widgets.Textarea(placeholder="Why? In your own words (optional; quoted back, never "
+                                                     "scored)", layout=widgets.Layout(width="95%", height="4em"))
+        question = widgets.HTML(f"<b>{html.escape(prediction.question)}</b>" + LONG_OPTIONS)
+        super().__init__([question, self.buttons, self.sentence])
+        self.add_class("lesson-prediction")
+
+    @property
+    def chosen(self):
+        texts = [o.text for o in self.prediction.options]
+        return None if self.buttons.value is None else self.prediction.options[texts.index(self.buttons.value)]
+
+    @property
+    def words(self):
+        return " ".join(self.sentence.value.split())
+
+    def choose(self, number):
+        """Choose option `number` (1 = the first shown), as a click would."""
+        if not 1 <= number <= len(self.prediction.options):
+            raise ValueError(f"choose(number): got {number!r}; expected 1 to {len(self.prediction.options)}, the "
+                             f"options as shown, first = 1")
+        self.buttons.value = self.prediction.options[number - 1].text
+
+    def lock(self):
+        self.buttons.disabled = self.sentence.disabled = True
 
 
-def idea_mentions(prediction, ideas=None):
-    """{idea: "named" | "negated" | "absent"}: the prediction names the idea, mentions it only after a negation
-    ("it does not learn the mass matrix"), or does not mention it."""
-    text = " ".join(str(prediction).lower().replace("’", "'").split())
-    found = {}
-    for idea, words in (ideas or IDEAS).items():
-        marks = [_mentions(text, w) for w in words]
-        found[idea] = ("named" if any(a for a, _ in marks) else "negated" if any(n for _, n in marks)
-                       else "absent")
-    return found
-
-
-def matched_ideas(prediction, ideas=None):
-    """{idea: True/False}: does the prediction name each idea (not only after a negation)?"""
-    return {idea: state == "named" for idea, state in idea_mentions(prediction, ideas).items()}
+def predict(name):
+    """The Choice widget for PREDICTIONS[name] (display it: make it a cell's last line)."""
+    if name not in PREDICTIONS:
+        raise KeyError(f"predict(name): got {name!r}; the predictions are {', '.join(sorted(PREDICTIONS))}")
+    return Choice(PREDICTIONS[name])
 
 
 class Reveal:
-    """What `reveal` shows, as formatted text in a notebook (HTML: the front end wraps it at spaces to the output
-    area's width, in JupyterLab, Notebook 7 and Voilà) and as plain text wrapped at WIDTH elsewhere
-    (print(reveal(...)), str()).  Parts: ("p", text) a paragraph, ("label", label, text) a paragraph that starts
-    with a bold label, ("tick", ticked, text) one line of the list of key ideas."""
+    """What `reveal` shows, as HTML in a notebook (wrapped by the front end at spaces, in JupyterLab, Notebook 7
+    and Voilà) and as text wrapped at WIDTH elsewhere (print, str).  parts: ("label", label, text) a paragraph
+    that starts with a bold label, ("p", text) a paragraph, ("item", mark, text) a line of a list."""
 
     def __init__(self, parts):
         self.parts = parts
@@ -78,10 +228,8 @@ class Reveal:
         for kind, *rest in self.parts:
             if kind == "label":
                 lines.append(wrapped(rest[1], f"{rest[0]} "))
-            elif kind == "tick":
-                lines.append(wrapped(rest[1], f"  {'[x]' if rest[0] else '[ ]'} "))
-            elif kind == "gap":
-                lines.append("")
+            elif kind == "item":
+                lines.append(wrapped(rest[1], f"  {rest[0]} "))
             else:
                 lines.append(wrapped(rest[0]))
         return "\n".join(lines)
@@ -89,108 +237,53 @@ class Reveal:
     __repr__ = __str__
 
     def _repr_html_(self):
+        """Hyphenated words keep together (a non-breaking hyphen): a browser would otherwise break at the hyphen."""
+        def esc(text):
+            return re.sub(r"(?<=\w)-(?=\w)", "\u2011", html.escape(text))
         out, items = [], []
         for kind, *rest in self.parts + [("end",)]:
-            if kind != "tick" and items:
+            if kind != "item" and items:
                 out.append("<ul style='list-style:none;padding-left:1.2em;margin:0.2em 0'>" + "".join(items)
                            + "</ul>")
                 items = []
             if kind == "label":
-                out.append(f"<p><b>{html.escape(rest[0])}</b> {html.escape(rest[1])}</p>")
-            elif kind == "tick":
-                items.append(f"<li>{'☑' if rest[0] else '☐'} {html.escape(rest[1])}</li>")
+                out.append(f"<p><b>{esc(rest[0])}</b> {esc(rest[1])}</p>")
+            elif kind == "item":
+                items.append(f"<li>{esc(rest[0])} {esc(rest[1])}</li>")
             elif kind == "p":
-                out.append(f"<p>{html.escape(rest[0])}</p>")
+                out.append(f"<p>{esc(rest[0])}</p>")
         return (f"<div class='lesson-reveal' style='max-width:52em;line-height:1.45;overflow-wrap:normal;"
                 f"word-break:normal'>{''.join(out)}</div>")
 
 
-def reveal(prediction, answer=ANSWER, ideas=None, ask=False, call="reveal"):
-    """The answer compared with the learner's recorded prediction (a Reveal, shown as the cell's result); with
-    an empty prediction, the answer only when asked (ask=True).  call: the function the learner runs, named in
-    the instructions."""
-    guess = str(prediction or "").strip()
-    if not guess and not ask:
-        return Reveal([("p", "The answer is still hidden: your prediction is empty."),
-                       ("p", "Write one sentence in the prediction cell, run it, then run this cell again."),
-                       ("p", f"To see the answer without predicting, run {call}(my_prediction, ask=True) instead.")])
-    parts = [("label", "Answer:", answer), ("gap",)]
-    if not guess:
-        return Reveal(parts + [("p", "You asked for the answer without a prediction. Next time, try a rough guess "
-                                     "first: even a wrong one makes the answer stick.")])
-    found = idea_mentions(guess, ideas)
-    parts.append(("label", "You predicted:", f'"{guess}"'))
-    for idea, state in found.items():
-        note = " (you mentioned it only after a 'not'; the answer affirms it)" if state == "negated" \
-            else ""
-        parts.append(("tick", state == "named", f"{idea}{note}"))
-    n = sum(state == "named" for state in found.values())
-    if n == len(found):
-        parts.append(("p", "You named every key idea. Well predicted."))
-    elif n:
-        parts.append(("p", f"You named {n} of {len(found)} key ideas; the unticked ones are what the rest of the "
-                           f"course builds."))
+def reveal(prediction, ask=False):
+    """A Reveal of the answer to a Choice: whether the chosen option is right and why, why each other option is
+    right or not, and the learner's own words quoted back.  Nothing chosen: the answer stays hidden unless
+    ask=True.  Revealing a choice locks it."""
+    if not isinstance(prediction, Choice):
+        raise TypeError(f"reveal(prediction): got {type(prediction).__name__} {prediction!r:.60}; expected the "
+                        f"widget predict(...) made. Run the prediction cell (section 1), choose an answer, then "
+                        f"run this cell again.")
+    chosen, words, p = prediction.chosen, prediction.words, prediction.prediction
+    if chosen is None and not ask:
+        return Reveal([("p", "The answer is still hidden: no answer is chosen in the prediction cell."),
+                       ("p", "Click the answer you think is right (and say why, if you like), then run this "
+                             "cell again."),
+                       ("p", "To see the answer without predicting, run reveal(my_prediction, ask=True) instead.")])
+    if chosen is None:
+        parts = [("p", "You asked for the answer without choosing one. Next time, commit to a guess first: even "
+                       "a wrong one makes the answer stick.")]
     else:
-        parts.append(("p", "Your guess names none of the key ideas (by keywords): compare it with the answer above, "
-                           "and keep the difference in mind as you go on."))
+        prediction.lock()
+        verdict = "Right." if chosen.right else "Not right."
+        parts = [("label", "You chose:", f"“{chosen.text}”"), ("label", verdict, chosen.why)]
+    parts.append(("label", "The answer:", p.answer))
+    others = [o for o in p.options if o is not chosen]
+    parts.append(("p", "The other choices:" if chosen else "The choices:"))
+    parts += [("item", "✓" if o.right else "✗", f"{o.text} — {o.why}") for o in others]
+    if words:
+        parts.append(("label", "In your own words:", f"“{words}”. Compare them with the answer: they are not "
+                                                      f"scored, but the difference is what to remember."))
+    elif chosen is not None:
+        parts.append(("p", "You added no words of your own; saying why, even roughly, makes the answer stick."))
     return Reveal(parts)
-
-
-# ---------------------------------------------------------------------- notebook 07: the learned model at work
-CONTROL_QUESTION = ("A DeLaN learns the arm's dynamics from the arm writing 15 letters. A controller then uses it "
-                    "to make the real arm write 11 letters it never saw. Will its tracking error be close to that "
-                    "of the same controller with the exact model, or close to that of PD feedback with no model? "
-                    "Why?")
-
-CONTROL_ANSWER = ("Close to the exact model's, and many times smaller than PD alone's at the same gains. The "
-                  "model supplies the feed-forward torque each motion needs, M(q) q̈_d + c + g (gravity above "
-                  "all), so the feedback only has to correct the small remainder; PD alone must first fall behind "
-                  "before it pushes, and it sags under gravity. The unseen letters are new motions, but through "
-                  "the same angles of the same arm, and a DeLaN's torque is exactly linear in q̈ and quadratic "
-                  "in q̇, so learning M(q) and V(q) on those angles covers motions it never saw.")
-
-CONTROL_IDEAS = {
-    "close to the exact model (far better than PD alone)": ("exact model", "true model", "exact one", "true one",
-                                                            "better than pd", "better than the pd",
-                                                            "smaller than pd", "smaller than the pd"),
-    "the model gives the feed-forward torque; PD must wait for an error": (
-        "feed-forward", "feedforward", "feed forward", "anticipat", "gravity", "compensat", "cancel", "predict",
-        "sag", "lag"),
-    "new letters, same angles and the same physics": ("same angles", "same region", "same part", "same arm",
-                                                      "workspace", "structure", "generali", "physics",
-                                                      "lagrang", "interpolat"),
-}
-
-
-def reveal_control(prediction, ask=False):
-    """reveal for notebook 07's question (CONTROL_QUESTION)."""
-    return reveal(prediction, CONTROL_ANSWER, CONTROL_IDEAS, ask, call="reveal_control")
-
-
-# ---------------------------------------------------------------------- notebook 08: what a robot records
-SENSORS_QUESTION = ("The arm's encoders record each joint angle 500 times a second with a noise of 0.001 rad "
-                    "(0.06°). You estimate q̈ by differencing the recorded positions twice and train a DeLaN on it. "
-                    "What happens to the q̈ estimate, and to the mass matrix M(q) the DeLaN learns? Why?")
-
-SENSORS_ANSWER = ("The q̈ estimate drowns in noise: each difference divides by the step h = 2 ms, so the noise "
-                  "is divided by h², and its error is about √6 σ / h² ≈ 600 rad/s², hundreds of times the "
-                  "motion's own q̈. The torques do not follow that q̈ at all, so the best a least-squares fit can do is to "
-                  "stop using it: M(q) shrinks to almost nothing (M̂ ≈ εI) and the potential explains what it "
-                  "can. The structure still holds (M̂ stays symmetric positive-definite), but the data no longer "
-                  "teach it. The cure is not to differentiate the noise: smooth the positions first, or keep them "
-                  "as they are and integrate the model's accelerations instead.")
-
-SENSORS_IDEAS = {
-    "differencing amplifies the noise (by 1/h²)": ("amplif", "h²", "h^2", "h2", "huge", "blow", "explode",
-                                                   "swamp", "drown", "noisier", "much larger", "dominat",
-                                                   "magnif"),
-    "the learned M(q) shrinks towards zero": ("zero", "shrink", "collapse", "vanish", "tiny", "small m",
-                                              "smaller m", "εi", "ignore", "degenerate"),
-    "smooth, or integrate instead of differentiating": ("smooth", "filter", "integrat", "averag", "savitzky",
-                                                        "low-pass", "low pass"),
-}
-
-
-def reveal_sensors(prediction, ask=False):
-    """reveal for notebook 08's question (SENSORS_QUESTION)."""
-    return reveal(prediction, SENSORS_ANSWER, SENSORS_IDEAS, ask, call="reveal_sensors")

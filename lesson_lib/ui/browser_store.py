@@ -1,0 +1,76 @@
+"""A learner's history kept in the browser: BrowserStore is a widget whose `log` (JSON text: a list of events,
+each a dict with an ISO time "t") is mirrored into the browser's localStorage under KEY, so it outlives the
+kernel, the server and a Binder session; it draws "Download my reviews" (a JSON file, since Binder keeps no
+files) and "Load reviews" (merges such a file back).  Kernel and browser merge their logs as a union ordered by
+time, so neither side can wipe the other."""
+import anywidget
+import traitlets
+
+KEY = "lesson-structure-reviews"
+FILE_NAME = "my-reviews.json"
+
+_ESM = """
+const KEY = %(key)s;
+const parse = (text) => {
+  try { const v = JSON.parse(text); return Array.isArray(v) ? v : (v && Array.isArray(v.log) ? v.log : null); }
+  catch (e) { return null; }
+};
+const merge = (a, b) => {
+  const seen = new Map();
+  for (const e of [...a, ...b]) seen.set(JSON.stringify(e), e);
+  return [...seen.values()].sort((x, y) => (x.t < y.t ? -1 : x.t > y.t ? 1 : 0));
+};
+function button(label, cls) {
+  const b = document.createElement("button");
+  b.className = "jupyter-widgets jupyter-button widget-button " + cls;
+  b.textContent = label;
+  b.style.width = "auto";
+  return b;
+}
+export default {
+  render({ model, el }) {
+    const sync = () => {
+      const all = merge(parse(localStorage.getItem(KEY) || "[]") || [], parse(model.get("log")) || []);
+      const text = JSON.stringify(all);
+      try { localStorage.setItem(KEY, text); } catch (e) { status.textContent = "This browser keeps no history here (" + e.name + "): download your reviews to keep them."; }
+      if (text !== model.get("log")) { model.set("log", text); model.save_changes(); }
+    };
+    const down = button("⤓ Download my reviews", "lesson-review-download");
+    const load = button("⤒ Load reviews", "lesson-review-load");
+    const input = document.createElement("input");
+    input.type = "file"; input.accept = ".json,application/json"; input.hidden = true;
+    input.className = "lesson-review-file";
+    const status = document.createElement("span");
+    status.className = "lesson-review-store-status"; status.setAttribute("role", "status");
+    status.style.marginLeft = "0.6em";
+    down.onclick = () => {
+      const body = JSON.stringify({ course: KEY, log: parse(model.get("log")) || [] }, null, 1);
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(new Blob([body], { type: "application/json" }));
+      a.download = %(file)s; document.body.append(a); a.click(); a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    };
+    load.onclick = () => input.click();
+    input.onchange = async () => {
+      const file = input.files[0]; if (!file) return;
+      const log = parse(await file.text());
+      input.value = "";
+      if (!log) { status.textContent = "Not loaded: " + file.name + " is not a reviews file (expected the JSON file that Download my reviews saves)."; return; }
+      model.set("log", JSON.stringify(merge(parse(model.get("log")) || [], log))); model.save_changes();
+      status.textContent = "Loaded " + file.name + ".";
+    };
+    model.on("change:log", sync);
+    const onStorage = (e) => { if (e.key === KEY) sync(); };
+    window.addEventListener("storage", onStorage);
+    el.append(down, load, input, status);
+    sync();
+    return () => window.removeEventListener("storage", onStorage);
+  }
+};
+"""
+
+
+class BrowserStore(anywidget.AnyWidget):
+    """The log, mirrored into the browser's localStorage; `log` is JSON text (a list of events)."""
+    _esm = _ESM % {"key": repr(KEY), "file": repr(FILE_NAME)}
+    log = traitlets.Unicode("[]").tag(sync=True)
