@@ -15,6 +15,7 @@ import inspect
 import textwrap
 
 RUN_ABOVE = "Run > Run All Above Selected Cell"
+NBSP = "\u00a0"     # a space a line is never broken at: a menu path stays on one line
 FIRST_CELL = "with the imports (the first code cell)"
 WIDTH = 88           # characters per line of text the course prints: JupyterLab breaks longer lines mid-word, and
                      # 88 fit its output area in a 1,200 px window with the file browser open
@@ -51,8 +52,8 @@ def _handler(shell, etype, value, tb, tb_offset=None):
         stb = [f"{etype.__name__}: {value}"]
     else:
         stb = list(shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset))
-        stb.append(f"Hint: this cell uses a name that an earlier cell defines. After a restart, run the cells "
-                   f"above this one first ({RUN_ABOVE}).")
+        stb.append(wrapped(f"Hint: this cell uses a name that an earlier cell defines. After a restart, run the "
+                           f"cells above this one first ({RUN_ABOVE.replace(' ', NBSP)}).", ""))  # never mid-word
     shell._showtraceback(etype, value, stb)          # send it to the front end as the cell's error output
     return stb
 

@@ -163,8 +163,8 @@ class ReviewPanel(widgets.VBox):
         if later:
             parts.append(f"next after these in {interval(later[0][0] - now)}")
         if dropped:
-            parts.append(f"{dropped} entr{'ies' if dropped > 1 else 'y'} of the history were not reviews and "
-                         f"were left out")
+            parts.append(f"{dropped} entries of the history were not reviews and were left out" if dropped > 1
+                         else "1 entry of the history was not a review and was left out")
         self.header.value = " · ".join(parts)
         shown = ready[0] if ready else None
         if shown != self.current:
