@@ -25,7 +25,6 @@ def autograd_operations_per_step(model, data):
     from autograd import value_and_grad
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench_definition import recorded_operations
-    from lesson_lib.model import definition
     batch = model.training_batch({k: data[k][:model.batch_size] for k in ("q", "qd", "qdd", "tau")})
     return recorded_operations(value_and_grad(model._loss), model.theta, batch)
 

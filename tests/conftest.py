@@ -1,5 +1,9 @@
 """Shared pytest set-up.
 
+The fast tier, `python -m pytest -m fast` (a contributor's check on every change, about a minute on 2 cores):
+every test of tests/ except those that start servers, browsers, kernels, sandboxes or virtualenvs (SLOW_FILES)
+and the notebooks under nbval.  CI runs everything.
+
 Under mutmut (`python benchmarks/mutation_score.py`), each mutant runs only the tests that reach the mutated
 function and stops at the first failure: order them fastest first, by the durations mutmut recorded in its own
 stats run (mutants/mutmut-stats.json), so a mutant costs the fastest test that kills it.  Outside mutmut this
@@ -10,7 +14,17 @@ import os
 from pathlib import Path
 
 
+SLOW_FILES = {"test_browser.py", "test_browser_writing.py", "test_hub.py", "test_install.py", "test_edition.py",
+              "test_grading.py", "test_grading_class.py", "test_grading_notebooks.py", "test_grading_lms.py",
+              "test_caps.py", "test_sandbox.py", "test_wire.py", "test_bench.py", "test_benchmarks.py"}
+
+
 def pytest_collection_modifyitems(config, items):
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        path = Path(str(item.path))
+        if path.parent == tests and path.suffix == ".py" and path.name not in SLOW_FILES:
+            item.add_marker("fast")
     if "__mutmut_" not in os.environ.get("MUTANT_UNDER_TEST", ""):
         return
     try:

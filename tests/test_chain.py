@@ -57,7 +57,7 @@ def lagrangian_three_link(p):
         T, V, x, y, vx, vy, th, w = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
         for i in range(len(p["m"])):
             th, w = th + q[i], w + qd[i]
-            cx, cy = x + lc[i] * anp.sin(th), y - lc[i] * anp.cos(th)
+            cy = y - lc[i] * anp.cos(th)
             cvx, cvy = vx + lc[i] * anp.cos(th) * w, vy + lc[i] * anp.sin(th) * w
             T = T + 0.5 * m[i] * (cvx**2 + cvy**2) + 0.5 * I[i] * w**2
             V = V + m[i] * g * cy

@@ -7,7 +7,6 @@ tests/test_grading_class.py; pytest/nbval on learner notebooks in tests/test_gra
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest

@@ -341,12 +341,12 @@ def test_cheats_are_reported_with_what_gave_them_away(graded):
     assert detail["patches_inside_answer"].startswith(f"FAIL: {STEP}: from q = "), detail
     assert detail["reads_callers_frames"].startswith(f"FAIL: {STEP}: "), detail
     assert detail["looks_up_the_editions_inputs"].startswith(f"FAIL: {STEP}: your code raised KeyError"), detail
-    assert (f"defines __reduce__" in detail["returns_a_payload"] and
+    assert ("defines __reduce__" in detail["returns_a_payload"] and
             f"Verdict without the tampering: FAIL: {STEP}: {STEP} returned Payload, not numbers" in
             detail["returns_a_payload"]), detail
     for name in ("hands_to_the_library", "hands_to_the_library_by_name"):
         assert (f"{STEP} hands the exercise to the library's own lesson_lib.physics.integrators.{STEP}" in detail[name]
-                and f"Verdict without the tampering: PASS" in detail[name]), detail[name]
+                and "Verdict without the tampering: PASS" in detail[name]), detail[name]
     seen = f"while it was checked, the answer called the library's own lesson_lib.physics.integrators.{STEP}"
     for name in ("hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper",
                  "hands_over_from_a_thread", "hands_over_under_a_borrowed_name"):

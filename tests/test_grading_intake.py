@@ -17,7 +17,6 @@ from lesson_tools.build import NOTEBOOKS, SOLUTIONS
 from lesson_tools.grading import course_notebooks, export, feedback, gradebook, intake, points
 from lesson_tools.grading.command import collect
 from lesson_tools.grading.intake import File, UsageError, compile_pattern, find, person
-from lesson_tools.grading.submissions import identify
 from lms_downloads import canvas_name, moodle_folder, write_tree, write_zip
 
 M04 = "04_feedback"

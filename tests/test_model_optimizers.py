@@ -116,3 +116,46 @@ def test_choosing_an_optimizer():
         SGD(momentum=1.0)
     with pytest.raises(ValueError, match="b2 must be"):
         Adam(b2=-0.1)
+
+
+# ---------------------------------------------------------------------- every registered optimiser: its textbook update
+def _adam(theta, gradients, lr, b1=0.9, b2=0.999, eps=1e-8):
+    """Kingma & Ba (2015), Algorithm 1, as printed: bias-corrected moments."""
+    m = v = np.zeros_like(theta)
+    for t, g in enumerate(gradients, 1):
+        m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g ** 2
+        theta = theta - lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps)
+    return theta
+
+
+def _sgd(theta, gradients, lr, momentum=0.9):
+    """Momentum SGD as PyTorch documents it: v = momentum v + g, theta -= lr v."""
+    v = np.zeros_like(theta)
+    for g in gradients:
+        v = momentum * v + g
+        theta = theta - lr * v
+    return theta
+
+
+TEXTBOOK = {"adam": _adam, "sgd": _sgd}
+
+
+def test_every_registered_optimiser_has_a_textbook_update_here():
+    assert set(OPTIMIZERS) <= set(TEXTBOOK), f"write the textbook update of {set(OPTIMIZERS) - set(TEXTBOOK)} here"
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_each_optimiser_steps_as_its_textbook_says_from_the_first_step_on(name):
+    """Ten steps on gradients of changing size and sign (from the first: a missing bias correction, or one
+    without its square root, makes the first steps many times too small)."""
+    rng = np.random.default_rng(0)
+    theta0, gradients = rng.normal(size=50), rng.normal(size=(10, 50)) * np.logspace(-3, 1, 10)[:, None]
+    hyper = {"adam": {"b1": 0.8, "b2": 0.99, "eps": 1e-6}, "sgd": {"momentum": 0.7}}.get(name, {})
+    for steps in (1, 10):
+        opt = OPTIMIZERS[name](lr=0.01, **hyper)
+        opt.set_state(opt.initial_state(50))
+        theta = theta0
+        for g in gradients[:steps]:
+            theta = opt.step(theta, g)
+        np.testing.assert_allclose(theta, TEXTBOOK[name](theta0, gradients[:steps], 0.01, **hyper), rtol=1e-12,
+                                   atol=1e-15, err_msg=f"{name} after {steps} step(s)")

@@ -2,6 +2,8 @@
 letters' analytic derivatives (kept aside by `record`), polynomials a Savitzky-Golay filter must reproduce
 exactly, the noise amplification of differences in closed form; and the collapse of the learned M that
 twice-differenced noise causes, detected (lesson_lib.evaluation.audit.inertia_collapse)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ from lesson_lib import DeLaN, double_pendulum, sample_trajectories, sample_unifo
 from lesson_lib.data import estimate, record
 from lesson_lib.data.letters import write_letters
 from lesson_lib.data.sensors import estimation_errors, savgol_coefficients
-from lesson_lib.evaluation.audit import inertia_collapse
+from lesson_lib.evaluation.audit import InertiaCollapsed, inertia_collapse
 
 RATE = 500
 LETTERS = write_letters("ocs").sample(dt=1 / RATE)
@@ -100,11 +102,17 @@ def test_twice_differenced_noise_collapses_the_learned_M_and_the_audit_says_so()
     verdicts = {}
     for method in ("differences", "savgol"):
         model = DeLaN(seed=0)
-        model.fit(estimate(rec, method=method), steps=2000)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            model.fit(estimate(rec, method=method), steps=2000)
         verdicts[method] = inertia_collapse(model, letters)
+        verdicts[method]["fit said"] = [str(w.message) for w in said if w.category is InertiaCollapsed]
         M_err = np.abs(model.mass_matrix(letters["q"][::40]) - chain.mass_matrix(letters["q"][::40])).max()
         verdicts[method]["error"] = M_err
     assert verdicts["differences"]["collapsed"] and verdicts["differences"]["error"] > 1.0
     assert "savgol" in verdicts["differences"]["message"] and "noise" in verdicts["differences"]["message"]
     assert not verdicts["savgol"]["collapsed"] and verdicts["savgol"]["message"] == ""
     assert verdicts["savgol"]["error"] < 0.2
+    said = verdicts["differences"]["fit said"]             # fit itself says so, naming the data and the fix
+    assert len(said) == 1 and "collapsed" in said[0] and "method='savgol'" in said[0] and "fit_verlet" in said[0]
+    assert verdicts["savgol"]["fit said"] == []

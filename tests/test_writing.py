@@ -3,6 +3,8 @@ input), checked against closed-form kinematics of the arm; the three figures aga
 kinematics."""
 import matplotlib
 import matplotlib.pyplot as plt
+import html
+
 import numpy as np
 import pytest
 
@@ -147,6 +149,17 @@ def test_bad_words_show_a_message_and_keep_the_last_good_word(desk, word, words)
     assert (desk.shown, desk.plot.value, desk.readout.value) == before
     desk.write(word="o")
     assert desk.message.value == ""
+
+
+@pytest.mark.parametrize("arguments", [{"controller": "nope"}, {"speed": 3.0}], ids=["controller", "speed"])
+def test_a_controller_or_speed_the_desk_lacks_is_refused_naming_the_ones_it_has(desk, arguments):
+    before = (desk.shown, desk.plot.value)
+    assert desk.write(word="o", **arguments) is False
+    ((what, got),) = arguments.items()
+    valid = list(desk.controllers) if what == "controller" else list(desk.speeds)
+    shown = html.unescape(desk.message.value)
+    assert f"{what} {got!r} is not one of" in shown and all(repr(v) in shown for v in valid), shown
+    assert (desk.shown, desk.plot.value) == before
 
 
 @pytest.mark.parametrize("name, words", [("nan", "controller returned NaN or inf torques"),

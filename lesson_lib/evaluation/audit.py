@@ -132,6 +132,10 @@ def velocity_sweep(model, q, qd_values, joint=0):
 COLLAPSE_FACTOR = 20     # a learned M whose largest entry stays below this many eps has collapsed to eps I
 
 
+class InertiaCollapsed(UserWarning):
+    """DeLaN.fit's warning: the mass matrix it learned collapsed to eps I (see inertia_collapse)."""
+
+
 def inertia_collapse(model, data):
     """Has the learned mass matrix collapsed to eps I on these data?  A DeLaN trained on accelerations that are
     mostly noise (positions differenced twice) cannot tie the torques to q̈, so it drives L to zero and explains

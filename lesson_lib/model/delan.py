@@ -17,6 +17,9 @@
 
 Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
 """
+import textwrap
+import warnings
+
 import autograd.numpy as anp
 import numpy as np
 
@@ -73,6 +76,15 @@ class DeLaN(Trainable):
 
     def _init_theta(self, rng):
         return init_mlp(rng, self.sizes, out_scale=0.5)
+
+    def _after_fit(self, q, qdd):
+        """Warn (InertiaCollapsed, naming the data's accelerations and the fix) when the learned M collapsed to
+        eps I on the configurations just trained on: the loss falls either way, so fit must say it."""
+        from ..evaluation.audit import InertiaCollapsed, inertia_collapse
+        found = inertia_collapse(self, {"q": q, "qdd": qdd})
+        if found["collapsed"]:
+            text = textwrap.fill(f"fit: {found['message']}", 88, break_long_words=False, break_on_hyphens=False)
+            warnings.warn("\n" + text, InertiaCollapsed, stacklevel=3)     # lines a notebook shows whole
 
     @property
     def layers(self):

@@ -364,7 +364,13 @@ class Trainable:
             samples = self._samples(q, qd, qdd, tau, np.sqrt(sample_weights(qd, qdd)))
             validation_set = (self._batch(self._samples(*(x[validation_rows] for x in (q, qd, qdd, tau)), 1.0))
                               if len(validation_rows) else None)
-            return self._train(samples[:, train_rows], validation_set, steps, callback, every, restore_best)
+            losses = self._train(samples[:, train_rows], validation_set, steps, callback, every, restore_best)
+        if steps:
+            self._after_fit(q, qdd)
+        return losses
+
+    def _after_fit(self, q, qdd):
+        """What a model checks once a fit call trained on q, qdd (each (N, n)): nothing here (DeLaN: a collapsed M)."""
 
     def training_batch(self, data):
         """The batch `fit` builds from a data dict (q, qd, qdd, tau, each (N, n); e.g. sample_uniform(chain)), in

@@ -358,6 +358,14 @@ class WritingDesk:
         word = self._clean(self.word.value if word is None else word)
         name = self.controller.value if controller is None else controller
         speed = self.speed.value if speed is None else speed
+        unknown = (("controller", name, list(self.controllers)) if name not in self.controllers else
+                   ("speed", speed, list(self.speeds)) if speed not in self.speeds else None)
+        if unknown is not None:
+            what, got, valid = unknown
+            self.message.value = (f"<span class='writing-error' role='alert' style='color:#c62828'>Cannot write: "
+                                  f"{what} {html.escape(repr(got))} is not one of this desk's, "
+                                  f"{html.escape(', '.join(map(repr, valid)))}</span>")
+            return False
         self._busy, self.write_button.disabled = True, True
         self.play.playing = False
         if (word, name, speed) not in self._cache:

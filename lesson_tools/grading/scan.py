@@ -92,7 +92,7 @@ class _Scanner(ast.NodeVisitor):
             if root in self.protected:
                 verb = "deletes" if isinstance(node.ctx, ast.Del) else "assigns to"
                 self.flag(node, f"{verb} {root}.{chain}".rstrip(".") + " (changes an imported module or "
-                                f"lesson_lib object)")
+                                "lesson_lib object)")
 
     def visit_Subscript(self, node):
         self._changes(node)
