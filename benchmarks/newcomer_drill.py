@@ -1,6 +1,6 @@
-"""Issue 19's goal, tried: a newcomer makes the five kinds of change the issue names (an activation, a default, a
-Bench readout, an exercise, the physics), each with the mistake a newcomer makes, and a test must catch it and
-name it.
+"""Issue 19's goal, tried, and issue 38's five more: a newcomer makes a kind of change (an activation, a default, a
+Bench readout, an exercise, the physics; an optimiser, a hint, a notebook, a gradient for one arm size, a
+window), each with the mistake a newcomer makes, and a test must catch it and name it.
 
 Each drill writes the repository's committed files (`git archive HEAD`) into a fresh folder, makes one edit
 there, and runs the tests a contributor would run for that part, with the copy's lesson_lib and lesson_tools
@@ -71,6 +71,26 @@ DRILLS = [
      [("lesson_lib/physics/chain.py", "tx = -al * uy[:, i] - w * w * ux[:, i]", "tx = -al * uy[:, i] + w * w * ux[:, i]"),
       ("lesson_lib/physics/chain.py", "ty = al * ux[:, i] - w * w * uy[:, i]", "ty = al * ux[:, i] + w * w * uy[:, i]")],
      ["tests/test_chain.py"], ["closed_form", "> ", "chain.coriolis(q, qd), c"]),     # the line of c that failed
+    ("optimiser: Adam's bias correction of v without its square root (the first step about 32 times too small)",
+     [("lesson_lib/model/optimizers.py", "c1, c2 = 1 - b1 ** self.t, math.sqrt(1 - b2 ** self.t)",
+       "c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t")],
+     ["tests/test_model_optimizers.py"], ["test_each_optimiser_steps_as_its_textbook_says_from_the_first_step_on[adam]"]),
+    ("hint: a new hint for 00's check that no wrong answer can reach",
+     [("lesson_lib/course/checks/nb00_start_here.py", '    "sum": "the total mass is the sum',
+       '    "negative": "a mass is never negative: check the sign of what you add",\n'
+       '    "sum": "the total mass is the sum')],
+     ["tests/test_checks.py"], ["negative"]),
+    ("notebook: a new notebook listed in lesson_tools/catalog.py, with no teachers' source or learner notebook",
+     [("lesson_tools/catalog.py", '    Notebook("bench_app", ',
+       '    Notebook("09_extra", "Extra", 10, "one more exercise"),\n    Notebook("bench_app", ')],
+     ["tests/test_course.py"], ["09_extra", "is missing"]),
+    ("gradient: the torque's reverse pass for arms of 4 joints and more (no quadratic form) with i and j swapped",
+     [("lesson_lib/model/fast/manipulator.py", 'g_Lj = np.einsum("iKb,jKb->ijKb", g_Lz, z)',
+       'g_Lj = np.einsum("jKb,iKb->ijKb", g_Lz, z)')],
+     ["tests/test_definition.py", "tests/test_delan.py"], ["4"]),
+    ("window: the Savitzky-Golay window made even instead of odd (one sample off its centre)",
+     [("lesson_lib/data/sensors.py", "window += 1 - window % 2", "window += window % 2")],
+     ["tests/test_sensors.py"], ["savgol"]),
 ]
 
 

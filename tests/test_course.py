@@ -264,7 +264,7 @@ def test_cells_run_out_of_order_say_which_cell_to_run():
     assert missing.output_type == "error" and missing.ename == "MissingStep"
     assert "'Train both models' (section 2)" in missing.evalue and len(missing.traceback) == 1
     assert name_error.output_type == "error" and name_error.ename == "NameError"
-    assert "Run All Above Selected Cell" in name_error.traceback[-1]
+    assert "Run All Above Selected Cell" in name_error.traceback[-1].replace("\u00a0", " ")
 
 
 # ---------------------------------------------------------------------- references between and within notebooks
