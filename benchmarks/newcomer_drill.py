@@ -87,7 +87,7 @@ DRILLS = [
     ("gradient: the torque's reverse pass for arms of 4 joints and more (no quadratic form) with i and j swapped",
      [("lesson_lib/model/fast/manipulator.py", 'g_Lj = np.einsum("iKb,jKb->ijKb", g_Lz, z)',
        'g_Lj = np.einsum("jKb,iKb->ijKb", g_Lz, z)')],
-     ["tests/test_definition.py", "tests/test_delan.py"], ["4"]),
+     ["tests/test_definition.py", "tests/test_delan.py"], ["training_gradient[4-"]),   # the arm size in the test's id
     ("window: the Savitzky-Golay window made even instead of odd (one sample off its centre)",
      [("lesson_lib/data/sensors.py", "window += 1 - window % 2", "window += window % 2")],
      ["tests/test_sensors.py"], ["savgol"]),

@@ -29,10 +29,11 @@ ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
 # In requirements.txt for the tests and the graders only; learners (Binder, the README's first command) do not
 # need them.
-TEST_TOOLS = {"nbval", "pytest", "playwright", "jupyter-repo2docker", "cloudpickle", "dask", "distributed", "mutmut",
+TEST_TOOLS = {"nbval", "pytest", "playwright", "jupyter-repo2docker", "cloudpickle", "dask", "distributed", "mutmut", "ruff",
               "confusable-homoglyphs", "jupyterhub", "nbgitpuller"}
 # What learners need: the design card's packages that are not test tools, Notebook 7 beside JupyterLab, Voilà.
-LEARNERS = {"jupyterlab", "notebook", "ipywidgets", "numpy", "autograd", "matplotlib", "voila"}
+LEARNERS = {"jupyterlab", "notebook", "ipywidgets", "numpy", "autograd", "matplotlib", "voila",
+            "fsrs", "anywidget", "psygnal"}     # the review panel: its scheduler, the browser store (and its dependency)
 INCLUDE = "-r binder/requirements.txt"
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][0-9A-Za-z.+!-]*)$")
 

@@ -158,8 +158,8 @@ class ReviewPanel(widgets.VBox):
         deck, now = schedule(events), self.clock()
         ready = due(deck, now)
         later = sorted((deck[c].due, c) for c in deck if c not in ready)
-        parts = [f"<b>Reviews</b> · {len(ready)} due now · {len(deck)} card{'s' if len(deck) != 1 else ''} "
-                 f"in your deck"]
+        parts = ([f"<b>Reviews</b> · {len(ready)} due now · {len(deck)} card{'s' if len(deck) != 1 else ''} "
+                  f"in your deck"] if deck else ["<b>Reviews</b> · no cards yet"])
         if later:
             parts.append(f"next after these in {interval(later[0][0] - now)}")
         if dropped:

@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 from . import palette
 from .blit import BlittedFigure
 from .aria import AriaCarrier
+from ..limits import MAX_GRID_POINTS, MAX_STEPS_PER_PRESS
 from .._validate import as_data, integer, number, within_limit
 from ..data import sample_uniform
 from ..evaluation.metrics import compare_mass_matrices, torque_nmse, torus_grid
@@ -41,8 +42,6 @@ from ..model.delan import DeLaN
 from ..model.training import TrainingDiverged
 from ..physics.chain import PlanarChain, double_pendulum
 
-MAX_STEPS_PER_PRESS = 100_000          # about a minute of training: beyond that a press looks hung
-MAX_GRID_POINTS = 201                  # 201 x 201 = 40,401 configurations per update
 SLIDER_STEP = 0.05                     # rad per arrow key (PageUp/PageDown: 5 steps); the readout takes any value
 
 
@@ -241,8 +240,11 @@ class Bench:
         self.q1.observe(self._on_slider, names="value")
         self.train_button.on_click(self._on_train)
         self.reset_button.on_click(self._on_reset)
+        angles = widgets.HTML("<span class='bench-angle-help' style='font-size:0.9em'>Drag a slider, or type an "
+                              "angle into the box beside it: radians from −3.14 to 3.14 (a number beyond is set to "
+                              "the nearest end; anything else is not taken).</span>")
         self.ui = widgets.VBox([
-            widgets.HBox([self.q0, self.q1]),
+            widgets.HBox([self.q0, self.q1]), angles,
             widgets.HBox([self.train_button, self.reset_button, self.progress]),
             widgets.HBox([self.matrices, widgets.VBox([self.readout, self.status, self.badge])]),
             widgets.HBox([self.plot, widgets.VBox([self.eig_caption, self.eigmap])],

@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
 from .._validate import number_list, positive_number
+from ..limits import MAX_SECONDS, MAX_WORD
 from ..control import track, tracking_errors
 from ..data.letters import BASELINE, SPEED, strokes, write_word
 from ..physics.chain import double_pendulum
@@ -37,8 +38,6 @@ PD_COLOR, SEEN, UNSEEN, INK = "#c0392b", "#2c6fbb", "#d35400", "0.8"
 COLORS = {"true model": TRUTH, "DeLaN": DELAN, "black box": BLACK_BOX, "PD alone": PD_COLOR}
 PARTS = (("tau", "total torque $\\tau$"), ("M_qdd", "inertial $M(q)\\,\\ddot q$"),
          ("c", "Coriolis and centrifugal $c(q, \\dot q)$"), ("g", "gravity $g(q)$"))
-MAX_WORD = 12               # characters the desk writes (a 12-letter word takes about 50 s of writing)
-MAX_SECONDS = 60.0          # s of writing the desk simulates for one word (about 6,000 controller ticks)
 FRAME_DT = 0.1              # s of motion per animation frame
 INTERVAL = 50               # ms between frames: FRAME_DT / INTERVAL = 2x faster than real time
 
