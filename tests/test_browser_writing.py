@@ -76,3 +76,11 @@ def test_writing_desk_in_voila(tab, voila_07):
     settled(desk, "ab")
     assert float(desk.locator(".writing-rms").inner_text()) > 10 * delan_rms        # PD alone sags and lags
     tab.shot("2-pd-alone")
+
+    page.set_viewport_size({"width": 1000, "height": 900})        # a laptop's window: the figure shrinks, whole
+    page.wait_for_timeout(300)
+    img.scroll_into_view_if_needed()
+    box, shown = img.bounding_box(), img.evaluate("el => el.getBoundingClientRect().width / el.naturalWidth")
+    tab.shot("3-at-1000px")
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 1000, f"the desk's figure is cut off at 1000 px: {box}"
+    assert shown >= 0.75, f"the figure is shown at {shown:.2f} of its size: its 13 px text would be under 10 px"

@@ -255,7 +255,8 @@ class WritingDesk:
         widgets.jslink((self.play, "value"), (self.frame, "value"))      # the browser plays; the kernel draws
         self.readout = widgets.HTML().add_class("writing-readout")
         self.message = widgets.HTML().add_class("writing-message")
-        self.plot = widgets.Image(format="png", layout=widgets.Layout(width="880px")).add_class("writing-plot")
+        self.plot = widgets.Image(format="png", layout=widgets.Layout(width="100%", max_width="760px")
+                                  ).add_class("writing-plot")     # shrinks with a narrow window
         self.write_button.on_click(self._on_write)
         self.word.observe(self._on_write, names="value")                 # Enter in the text field
         self.controller.observe(self._on_choice, names="value")
@@ -274,25 +275,27 @@ class WritingDesk:
 
     # ------------------------------------------------------------------ the figure: background once per word
     def _build_figure(self):
-        fig = Figure(figsize=(11, 4.6), dpi=80)
-        grid = fig.add_gridspec(2, 2, width_ratios=[1, 1.6], height_ratios=[1.5, 1])
-        self._ax_arm, self._ax_word, self._ax_err = (fig.add_subplot(grid[:, 0]), fig.add_subplot(grid[0, 1]),
-                                                     fig.add_subplot(grid[1, 1]))
-        r = float(self.chain.l.sum())
-        self._ax_arm.set(xlim=(-0.65 * r, 0.65 * r), ylim=(BASELINE - 0.2 * r, 0.1 * r), aspect="equal",
-                         xlabel="x (m)", ylabel="y (m)")
-        self._ax_word.set(aspect="equal", xticks=[], yticks=[])
-        self._ax_err.set(xlabel="time (s)", ylabel="pen error (mm)", yscale="log")
-        self._ax_err.grid(alpha=0.3, which="both")
-        self._ax_err.yaxis.set_minor_formatter(NullFormatter())
-        self._static = []                                     # artists of the shown word, replaced per word
-        self._arm = _draw_arm(self._ax_arm, np.zeros((self.chain.n_dof + 1, 2)), zorder=3)
-        self._trace = [ax.plot([], [], lw=1.6)[0] for ax in (self._ax_arm, self._ax_word)]
-        self._target = self._ax_word.plot([], [], "x", color="black", ms=9, mew=2)[0]
-        self._tip = self._ax_word.plot([], [], "o", ms=7)[0]
-        self._cursor = self._ax_err.axvline(0.0, color="black", lw=1)
-        self._dot = self._ax_err.plot([], [], "o", ms=6)[0]
-        fig.subplots_adjust(left=0.07, right=0.99, top=0.9, bottom=0.11, hspace=0.4, wspace=0.18)
+        """The desk's figure: 760 x 336 px, text at 12 pt (13 px; about 10 px where a 1,000 px window shrinks it)."""
+        with plt.rc_context({"font.size": 12}):
+            fig = Figure(figsize=(9.5, 4.2), dpi=80)
+            grid = fig.add_gridspec(2, 2, width_ratios=[1, 1.6], height_ratios=[1.5, 1])
+            self._ax_arm, self._ax_word, self._ax_err = (fig.add_subplot(grid[:, 0]), fig.add_subplot(grid[0, 1]),
+                                                         fig.add_subplot(grid[1, 1]))
+            r = float(self.chain.l.sum())
+            self._ax_arm.set(xlim=(-0.65 * r, 0.65 * r), ylim=(BASELINE - 0.2 * r, 0.1 * r), aspect="equal",
+                             xlabel="x (m)", ylabel="y (m)")
+            self._ax_word.set(aspect="equal", xticks=[], yticks=[])
+            self._ax_err.set(xlabel="time (s)", ylabel="pen error (mm)", yscale="log")
+            self._ax_err.grid(alpha=0.3, which="both")
+            self._ax_err.yaxis.set_minor_formatter(NullFormatter())
+            self._static = []                                     # artists of the shown word, replaced per word
+            self._arm = _draw_arm(self._ax_arm, np.zeros((self.chain.n_dof + 1, 2)), zorder=3)
+            self._trace = [ax.plot([], [], lw=1.6)[0] for ax in (self._ax_arm, self._ax_word)]
+            self._target = self._ax_word.plot([], [], "x", color="black", ms=9, mew=2)[0]
+            self._tip = self._ax_word.plot([], [], "o", ms=7)[0]
+            self._cursor = self._ax_err.axvline(0.0, color="black", lw=1)
+            self._dot = self._ax_err.plot([], [], "o", ms=6)[0]
+        fig.subplots_adjust(left=0.09, right=0.99, top=0.9, bottom=0.14, hspace=0.55, wspace=0.2)
         self._fig = BlittedFigure(fig, [self._arm, *self._trace, self._target, self._tip, self._cursor, self._dot])
 
     def _draw_background(self, w):
@@ -311,11 +314,11 @@ class WritingDesk:
         self._ax_word.set(xlim=(lo[0] - pad, hi[0] + pad), ylim=(lo[1] - pad, hi[1] + pad))
         e_mm = 1e3 * w.e_xy + 1e-3
         self._ax_err.set(xlim=(0, w.t[-1]), ylim=(0.5 * np.percentile(e_mm, 2), 2 * e_mm.max()))
-        self._ax_word.set_title(f"“{w.word}” by {w.name}: the pen (dot), where it should be (×), the path (grey)",
-                                fontsize=10)
+        self._ax_word.set_title(f"“{w.word}” by {w.name}: pen (dot), target (×)",
+                                fontsize=11)
         self._ax_arm.set_title(f"pen speed {w.speed * SPEED:.2g} m/s ({w.speed:g}× the training letters')",
-                               fontsize=10)
-        self._ax_err.set_title(f"pen error: RMS {1e3 * w.rms:.2f} mm, max {1e3 * w.max:.2f} mm", fontsize=10)
+                               fontsize=11)
+        self._ax_err.set_title(f"pen error: RMS {1e3 * w.rms:.2f} mm, max {1e3 * w.max:.2f} mm", fontsize=11)
 
     # ------------------------------------------------------------------ computing (once per word) and drawing
     def _clean(self, word):
