@@ -71,6 +71,11 @@ DRILLS = [
      [("lesson_lib/physics/chain.py", "tx = -al * uy[:, i] - w * w * ux[:, i]", "tx = -al * uy[:, i] + w * w * ux[:, i]"),
       ("lesson_lib/physics/chain.py", "ty = al * ux[:, i] - w * w * uy[:, i]", "ty = al * ux[:, i] + w * w * uy[:, i]")],
      ["tests/test_chain.py"], ["closed_form", "> ", "chain.coriolis(q, qd), c"]),     # the line of c that failed
+    ("default, done right: facts.HIDDEN changed to (40, 40) (the model's tests read the fact, so they pass; only "
+     "the stored notebook outputs and the prose's fact markers wait for a rebuild)",
+     [("lesson_lib/facts.py", "HIDDEN = (32, 32)", "HIDDEN = (40, 40)")],
+     ["tests/test_model_file.py", "tests/test_bad_input_model.py", "tests/test_model_validation.py",
+      "tests/test_delan.py", "tests/test_model_optimizers.py"], None),
     ("optimiser: Adam's bias correction of v without its square root (the first step about 32 times too small)",
      [("lesson_lib/model/optimizers.py", "c1, c2 = 1 - b1 ** self.t, math.sqrt(1 - b2 ** self.t)",
        "c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t")],

@@ -169,8 +169,8 @@ ROWS = {
     "fit zero steps": ("box", lambda m: fit(m, steps=0), None, lambda r: r == [] or pytest.fail(r)),
     # ---- parameters and learning rate
     "params wrong length": ("delan", lambda m: m.set_params(np.zeros(3)), ValueError,
-                            r"params must be a flat vector of 1348 numbers .*got shape \(3,\)"),
-    "params nan": ("delan", lambda m: m.set_params(np.full(1348, np.nan)), ValueError, r"params contains NaN"),
+                            rf"params must be a flat vector of {DeLaN().theta.size} numbers .*got shape \(3,\)"),
+    "params nan": ("delan", lambda m: m.set_params(np.full(m.theta.size, np.nan)), ValueError, r"params contains NaN"),
     "params str": ("box", lambda m: m.set_params("abc"), TypeError, r"params must be numeric .*'abc'"),
     "params bool": ("box", lambda m: m.set_params(np.ones(m.theta.size, bool)), TypeError, r"params must be numeric .*booleans"),
     "params matrix": ("delan", lambda m: m.set_params(np.zeros((2, 674))), ValueError, r"params .*shape \(2, 674\)"),

@@ -51,10 +51,10 @@ def test_a_different_architecture_is_refused_naming_each_field_and_the_model_to_
     with pytest.raises(ValueError) as err:
         model.load(path)
     text = str(err.value)
-    assert "hidden: the file has (16, 16), this model has (32, 32)" in text
+    assert f"hidden: the file has (16, 16), this model has {facts.HIDDEN}" in text
     assert "activation: the file has 'tanh', this model has 'isru'" in text
     assert "eps: the file has 0.01, this model has 0.001" in text
-    assert "this model has (32, 32); activation: the file has" in text                 # one field after another
+    assert f"this model has {facts.HIDDEN}; activation: the file has" in text                 # one field after another
     assert "n_dof" not in text.split("build")[0]
     build = text.split("load into it: ")[1].split(".load(")[0]
     assert build == "DeLaN(n_dof=2, hidden=(16, 16), activation='tanh', eps=0.01)"
@@ -69,7 +69,8 @@ def test_the_model_to_build_names_every_hyperparameter_of_its_optimiser_and_one_
     with pytest.raises(ValueError, match="holds a different model") as err:
         DeLaN().load(path)
     build = str(err.value).split("load into it: ")[1].split(".load(")[0]
-    assert build == "DeLaN(n_dof=2, hidden=(32, 32), activation='isru', optimizer=Adam(b1=0.8, b2=0.99, eps=1e-08))"
+    assert build == (f"DeLaN(n_dof=2, hidden={facts.HIDDEN}, activation='isru', "
+                     f"optimizer=Adam(b1=0.8, b2=0.99, eps=1e-08))")
     assert eval(build, {"DeLaN": DeLaN, "Adam": Adam}).load(path).optimizer.b2 == 0.99     # the advice works
     written_elsewhere = {"n_dof": 2, "hidden": [8], "activation": "isru",            # by a lesson_lib with RMSprop
                          "optimizer": {"name": "rmsprop", "rho": 0.9, "centered": True}}
@@ -95,7 +96,7 @@ def test_a_config_this_library_cannot_build_from_is_refused_without_advice(tmp_p
     with pytest.raises(ValueError) as err:
         DeLaN().load(tmp_path / "other.npz")
     assert str(err.value) == (f"cannot load {str(tmp_path / 'other.npz')!r}: it holds a different model (hidden: the "
-                              f"file has None, this model has (32, 32)). The model was not changed.")
+                              f"file has None, this model has {facts.HIDDEN}). The model was not changed.")
 
 
 @pytest.mark.parametrize("saved, loading, name, field", [

@@ -3,12 +3,13 @@ belong together), the best weights restored with their optimiser state, the lear
 and spikes, the samples' weights, the potential's unit; all deterministic, saved with the model and undone by
 fit's transaction."""
 import json
+import re
 
 import numpy as np
 import pytest
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_trajectories, sample_uniform
-from lesson_lib.facts import VALIDATION
+from lesson_lib.facts import HIDDEN, VALIDATION
 from lesson_lib.model import schedule
 from lesson_lib.model.schedule import SPIKE
 from lesson_lib.model.training import validation_interval
@@ -374,7 +375,7 @@ def test_a_format_1_file_is_read_with_its_potential_unit_of_1(uniform, tmp_path)
     old = DeLaN(seed=0, potential_scale=1.0)
     old.fit(uniform, steps=20, validation=0)
     np.savez(tmp_path / "old.npz", **format_1_entries(old, tmp_path))
-    build = r"DeLaN\(n_dof=2, hidden=\(32, 32\), activation='isru', potential_scale=1\.0\)"
+    build = re.escape(f"DeLaN(n_dof=2, hidden={HIDDEN}, activation='isru', potential_scale=1.0)")
     with pytest.raises(ValueError, match=r"potential_scale: the file has 1\.0, this model has 20\.0.*" + build):
         DeLaN().load(tmp_path / "old.npz")
     loaded = DeLaN(seed=0, potential_scale=1.0).load(tmp_path / "old.npz")
