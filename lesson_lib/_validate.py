@@ -21,7 +21,7 @@ class LimitExceeded(ValueError):
     """A request beyond a hard limit (grid size, batch size, steps per call) that would hang or exhaust memory."""
 
 
-def _got(x):
+def described(x):
     """`x` for a message: its repr cut to 60 characters, and its type."""
     text = repr(x)
     if len(text) > 60:
@@ -64,7 +64,7 @@ def number(name, x, low=None, high=None, low_open=False, high_open=False, hint="
     Booleans and strings are refused (``True`` is not a learning rate, ``"1e-3"`` is not a number).
     """
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.ndarray)) or np.ndim(x) != 0:
-        raise TypeError(f"{name} must be a number, got {_got(x)}" + (f"; {hint}" if hint else ""))
+        raise TypeError(f"{name} must be a number, got {described(x)}" + (f"; {hint}" if hint else ""))
     value = float(x)
     if not np.isfinite(value):
         raise ValueError(f"{name} must be a finite number, got {value}" + (f"; {hint}" if hint else ""))
@@ -88,14 +88,14 @@ def positive_number(name, x, hint=""):
 def integer(name, x, low=None, high=None, hint=""):
     """Return x as an int within [low, high], or raise.  2.0 is accepted, 2.7, "2", True and None are not."""
     if isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a whole number, got {_got(x)}" + (f"; {hint}" if hint else ""))
+        raise TypeError(f"{name} must be a whole number, got {described(x)}" + (f"; {hint}" if hint else ""))
     try:
         value = operator.index(x)
     except TypeError:
         if isinstance(x, (numbers.Real, np.floating)) and np.isfinite(float(x)) and float(x) == int(x):
             value = int(x)
         else:
-            raise TypeError(f"{name} must be a whole number, got {_got(x)}" + (f"; {hint}" if hint else "")) from None
+            raise TypeError(f"{name} must be a whole number, got {described(x)}" + (f"; {hint}" if hint else "")) from None
     if (low is not None and value < low) or (high is not None and value > high):
         rng = (f">= {low}" if high is None else f"<= {high}" if low is None else f"between {low} and {high}")
         raise ValueError(f"{name} must be {rng}, got {value}" + (f"; {hint}" if hint else ""))
@@ -106,14 +106,14 @@ def boolean(name, x):
     """Return x if it is True or False (numpy booleans too), else raise: "no" is not False."""
     if isinstance(x, (bool, np.bool_)):
         return bool(x)
-    raise TypeError(f"{name} must be True or False, got {_got(x)}")
+    raise TypeError(f"{name} must be True or False, got {described(x)}")
 
 
 def choice(name, x, options):
     """Return x if it is one of `options` (strings), else raise listing them."""
     listed = ", ".join(repr(o) for o in options)
     if not isinstance(x, str):
-        raise TypeError(f"{name} must be one of {listed}, got {_got(x)}")
+        raise TypeError(f"{name} must be one of {listed}, got {described(x)}")
     if x not in options:
         raise ValueError(f"unknown {name} {x!r}; choose one of {listed}")
     return x
@@ -121,7 +121,7 @@ def choice(name, x, options):
 
 def sizes(name, x, example="(32, 32)"):
     """Return x as a non-empty tuple of ints >= 1 (layer widths), or raise.  A bare int or a string is refused."""
-    bad = TypeError(f"{name} must be a tuple of layer widths (whole numbers >= 1), got {_got(x)}; "
+    bad = TypeError(f"{name} must be a tuple of layer widths (whole numbers >= 1), got {described(x)}; "
                     f"e.g. {name}={example}")
     if isinstance(x, (str, bytes, numbers.Number)) or x is None:
         raise bad
@@ -130,7 +130,7 @@ def sizes(name, x, example="(32, 32)"):
     except TypeError:
         raise bad from None
     if not items:
-        raise ValueError(f"{name} must have at least one layer, got {_got(x)}; e.g. {name}={example}")
+        raise ValueError(f"{name} must have at least one layer, got {described(x)}; e.g. {name}={example}")
     widths = []
     for item in items:
         try:
@@ -182,14 +182,14 @@ def _real(name, x, what, what_real):
     """x as a float array, or TypeError: "{name} must be {what}" for None, strings and what numpy cannot read,
     "{name} must be {what_real}" for booleans, complex numbers and other non-numbers."""
     if x is None or isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must be {what}, got {_got(x)}")
+        raise TypeError(f"{name} must be {what}, got {described(x)}")
     try:
         raw = np.asarray(x)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be {what}, got {_got(x)}") from None
+        raise TypeError(f"{name} must be {what}, got {described(x)}") from None
     if raw.dtype.kind not in "iuf":
         kind = {"b": "booleans", "c": "complex numbers"}.get(raw.dtype.kind, "values that are not numbers")
-        raise TypeError(f"{name} must be {what_real}, got {kind}: {_got(x)}")
+        raise TypeError(f"{name} must be {what_real}, got {kind}: {described(x)}")
     return raw.astype(float)
 
 
@@ -211,10 +211,10 @@ def number_list(name, x, low=0.0, low_open=True, example="(1, 2)"):
     """Return a non-empty sequence of finite numbers, each > low (or >= low), as a tuple of the items as given
     (so 1 stays 1 in what is printed later)."""
     if isinstance(x, (str, bytes, numbers.Number)) or x is None or not hasattr(x, "__iter__"):
-        raise TypeError(f"{name} must be a list of numbers, got {_got(x)}; e.g. {name}={example}")
+        raise TypeError(f"{name} must be a list of numbers, got {described(x)}; e.g. {name}={example}")
     items = tuple(x)
     if not items:
-        raise ValueError(f"{name} must hold at least one number, got {_got(x)}; e.g. {name}={example}")
+        raise ValueError(f"{name} must hold at least one number, got {described(x)}; e.g. {name}={example}")
     for v in items:
         number(f"each entry of {name}", v, low=low, low_open=low_open, hint=f"e.g. {name}={example}")
     return items
@@ -223,16 +223,16 @@ def number_list(name, x, low=0.0, low_open=True, example="(1, 2)"):
 def sign(name, x):
     """Return +1 or -1 (as an int) for a side of something; 0, 0.5, True or "+" are refused."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be +1 or -1, got {_got(x)}")
+        raise TypeError(f"{name} must be +1 or -1, got {described(x)}")
     if x not in (1, -1):
-        raise ValueError(f"{name} must be +1 or -1, got {_got(x)}")
+        raise ValueError(f"{name} must be +1 or -1, got {described(x)}")
     return int(x)
 
 
 def callable_arg(name, f, expected):
     """Return f if it can be called, else raise TypeError saying what was expected (e.g. "f(q, qd) -> qdd")."""
     if not callable(f):
-        raise TypeError(f"{name} must be a function {expected}, got {_got(f)}")
+        raise TypeError(f"{name} must be a function {expected}, got {described(f)}")
     return f
 
 
@@ -246,7 +246,7 @@ def has_api(name, obj, methods, expected):
     lacks = ([] if good_n else ["n_dof (a whole number >= 1)"]) + [m for m in methods
                                                                     if not callable(getattr(obj, m, None))]
     if lacks:
-        raise TypeError(f"{name} must be {expected}, got {_got(obj)}: it lacks {', '.join(lacks)}")
+        raise TypeError(f"{name} must be {expected}, got {described(obj)}: it lacks {', '.join(lacks)}")
     return obj
 
 
@@ -257,7 +257,7 @@ def model_output(call, value, shape):
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{call} returned {_got(value)}, not numbers: the model is broken") from None
+        raise ValueError(f"{call} returned {described(value)}, not numbers: the model is broken") from None
     if arr.shape != tuple(shape):
         raise ValueError(f"{call} returned shape {arr.shape}, expected {tuple(shape)}: the model does not fit "
                          f"these states (check its n_dof)")
@@ -282,7 +282,7 @@ def trajectory_ids(name, traj, N):
     arr = np.asarray(traj)
     if arr.shape != (N,) or arr.dtype.kind not in "iu" or (N and arr.min() < 0):
         raise ValueError(f"{name} must be ({N},) whole numbers >= 0 (the trajectory of each sample, like "
-                         f"sample_trajectories(...)['traj']), got {_got(traj)}")
+                         f"sample_trajectories(...)['traj']), got {described(traj)}")
     return arr
 
 
@@ -294,7 +294,7 @@ def as_data(name, data, n, keys=DATA_KEYS, min_samples=1):
     """
     if not isinstance(data, Mapping):
         raise TypeError(f"{name} must be a dict of arrays with keys {', '.join(keys)} (e.g. from "
-                        f"sample_uniform(chain)), got {_got(data)}")
+                        f"sample_uniform(chain)), got {described(data)}")
     missing = [k for k in keys if k not in data]
     if missing:
         raise ValueError(f"{name} lacks the key(s) {', '.join(repr(k) for k in missing)}; a data dict holds "

@@ -15,7 +15,7 @@ its `duration` (s) and `durations` (B,) are used when present.
 """
 import numpy as np
 
-from .._validate import _got, as_state, boolean, callable_arg, has_api, positive_number, within_limit
+from .._validate import described, as_state, boolean, callable_arg, has_api, positive_number, within_limit
 from ..limits import MAX_TRACKING_STEPS
 from ..physics.chain import double_pendulum
 from ..physics.integrators import rk4_step
@@ -78,7 +78,7 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
         nonlocal batch
         ref = reference(t)
         if not isinstance(ref, (tuple, list)) or len(ref) != 3:
-            raise ValueError(f"reference({t:g}) returned {_got(ref)}; a reference returns (q_d, qd_d, qdd_d)")
+            raise ValueError(f"reference({t:g}) returned {described(ref)}; a reference returns (q_d, qd_d, qdd_d)")
         ref = tuple(np.atleast_2d(np.asarray(a, dtype=float)) for a in ref)
         shapes = {a.shape for a in ref}
         if len(shapes) != 1 or ref[0].ndim != 2 or ref[0].shape[1] != n or (batch and ref[0].shape[0] != batch):

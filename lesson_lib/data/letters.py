@@ -25,7 +25,7 @@ import numpy as np
 import functools
 from collections.abc import Mapping
 
-from .._validate import LimitExceeded, _got, integer, number, positive_number, within_limit
+from .._validate import LimitExceeded, described, integer, number, positive_number, within_limit
 from ..limits import MAX_LETTERS, MAX_SAMPLES
 from ..physics.chain import double_pendulum
 from ..physics.inverse_kinematics import check_elbow, joint_motion, reach
@@ -163,7 +163,7 @@ def _text(name, text):
     """text if it is a non-empty string of at most MAX_LETTERS characters, each one the font draws (spaces
     between letters allowed); else a clear error naming the first character that is not."""
     if not isinstance(text, str):
-        raise TypeError(f"{name} must be a string of letters, e.g. {name}=\"abc\", got {_got(text)}")
+        raise TypeError(f"{name} must be a string of letters, e.g. {name}=\"abc\", got {described(text)}")
     if not text.strip():
         raise ValueError(f"{name} must be a non-empty string of letters, got {text!r}")
     if len(text) > MAX_LETTERS:
@@ -275,7 +275,7 @@ def strokes(data, traj=0):
     (P, 2) pen paths (pen down), for plotting."""
     if not isinstance(data, Mapping) or any(k not in data for k in ("traj", "xy", "pen_down")):
         raise TypeError(f"data must be a dict from letters(...) or Handwriting.sample(...), with 'traj', 'xy' and "
-                        f"'pen_down', got {_got(data)}")
+                        f"'pen_down', got {described(data)}")
     ids = np.unique(np.asarray(data["traj"]))
     traj = integer("traj", traj, low=0)
     if traj not in ids:

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validate import _got, array, as_data, choice, integer, number, positive_number
+from .._validate import described, array, as_data, choice, integer, number, positive_number
 
 METHODS = ("differences", "savgol")
 
@@ -50,7 +50,7 @@ def record(data, sigma=1e-4, quantum=None, tau_sigma=0.0, seed=0):
     """
     if not isinstance(data, Mapping) or np.ndim(data.get("q")) != 2:
         raise TypeError(f"data must be motion data with 'q' of shape (N, n), 't' and 'traj' (e.g. "
-                        f"write_letters('ocs').sample(dt=0.002)), got {_got(data)}")
+                        f"write_letters('ocs').sample(dt=0.002)), got {described(data)}")
     d = _motion(data, np.shape(data["q"])[1])
     sigma = number("sigma", sigma, low=0.0, hint="the encoders' noise in rad, e.g. sigma=1e-4")
     tau_sigma = number("tau_sigma", tau_sigma, low=0.0, hint="the torque sensors' noise in N m, e.g. 0.01")
@@ -121,7 +121,7 @@ def estimate(recording, method="savgol", window=0.1, order=3):
     order + 2); order: its polynomial degree (2 to 5)."""
     if not isinstance(recording, Mapping) or any(k not in recording for k in ("q", "tau", "t", "traj")):
         raise TypeError(f"recording must be a dict with 'q', 'tau', 't' and 'traj', as record(...) gives, got "
-                        f"{_got(recording)}")
+                        f"{described(recording)}")
     method = choice("method", method, METHODS)
     q = array("recording['q']", recording["q"], (2,), "joint positions of shape (N, n)")
     t = array("recording['t']", recording["t"], (1,), "(N,) times")

@@ -21,7 +21,7 @@ import secrets
 
 import numpy as np
 
-from .._validate import _got
+from .._validate import described
 from ..facts import EPS, POTENTIAL_SCALE
 from .optimizers import OPTIMIZERS, Adam
 
@@ -32,7 +32,7 @@ NESTED = ("optimizer", "schedule")     # states stored as one entry per key, e.g
 def npz_path(path):
     """`path` as a string ending in ".npz" (np.savez appends it, so save('model') and load('model') agree)."""
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a file name (str or pathlib.Path), got {_got(path)}")
+        raise TypeError(f"path must be a file name (str or pathlib.Path), got {described(path)}")
     path = os.fspath(path)
     return path if path.endswith(".npz") else path + ".npz"
 

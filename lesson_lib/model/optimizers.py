@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .._validate import _got, number, positive_number
+from .._validate import described, number, positive_number
 
 
 class Optimizer:
@@ -154,7 +154,7 @@ def make_optimizer(optimizer, lr):
     listed = ", ".join(repr(n) for n in OPTIMIZERS)
     if not isinstance(name, str):
         raise TypeError(f"optimizer must be one of {listed} or an optimiser object such as SGD(momentum=0.9), "
-                        f"got {_got(optimizer)}")
+                        f"got {described(optimizer)}")
     if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}; choose one of {listed} (or an optimiser object such as "
                          f"SGD(momentum=0.9))")

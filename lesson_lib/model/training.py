@@ -28,7 +28,7 @@ from autograd.tracer import getval
 
 from . import model_file
 from .fast.settings import single_blas_thread
-from .._validate import _got, as_data, as_states, as_vector, boolean, integer, positive_number, sizes, within_limit
+from .._validate import described, as_data, as_states, as_vector, boolean, integer, positive_number, sizes, within_limit
 from ..facts import LR, VALIDATION
 from .activations import check_activation
 from .fast.jet import n_weights
@@ -347,7 +347,7 @@ class Trainable:
         steps = within_limit("steps", integer("steps", steps, low=0, hint="e.g. steps=2000"), MAX_STEPS_PER_CALL,
                              fix="call fit several times (it continues where it stopped)")
         if callback is not None and not callable(callback):
-            raise TypeError(f"callback must be a function of the model (or None), got {_got(callback)}")
+            raise TypeError(f"callback must be a function of the model (or None), got {described(callback)}")
         every = integer("every", every, low=1, hint="the number of steps between callbacks, e.g. every=250")
         restore_best = boolean("restore_best", restore_best)
         q, qd, qdd, tau, traj = self._data(q, qd, qdd, tau, traj)
@@ -407,7 +407,7 @@ class Trainable:
         (B, n) array with one B >= 1 for all, or its float copies of lists."""
         if not isinstance(batch, (tuple, list)) or len(batch) != len(BATCH):
             raise TypeError(f"batch must be the {len(BATCH)} arrays ({', '.join(BATCH)}) that "
-                            f"model.training_batch(data) returns, got {_got(batch)}")
+                            f"model.training_batch(data) returns, got {described(batch)}")
         values = [getval(x) for x in batch]
         checked = as_data("batch", dict(zip(BATCH, values)), self.n_dof, keys=BATCH)
         return tuple(x if isinstance(v, np.ndarray) and v.dtype.kind == "f" else checked[k]

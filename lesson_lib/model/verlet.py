@@ -35,7 +35,7 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import value_and_grad
 
-from .._validate import _got, integer, positive_number
+from .._validate import described, integer, positive_number
 from ..data.sensors import estimate
 from . import definition
 from .fast.jet import network_jet
@@ -91,7 +91,7 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
     from .delan import DeLaN
     if not isinstance(model, DeLaN):
         raise TypeError(f"model must be a DeLaN (its mass matrix and potential are what the integrator uses), got "
-                        f"{_got(model)}")
+                        f"{described(model)}")
     steps = integer("steps", steps, low=1)
     chunk, chunks = integer("chunk", chunk, low=8), integer("chunks", chunks, low=1)
     lr = positive_number("lr", lr, hint="e.g. lr=1e-3 (the warm-started model needs small steps)")
