@@ -836,6 +836,8 @@ def test_reviews_come_back_when_due_and_survive_a_restart_and_a_download(request
         expect(header).to_contain_text("1 due now", timeout=PAGE_MS)
         expect(page.locator(".lesson-review-question")).to_contain_text("01:R1")
         assert _schedule(page) == rows, "the schedule changed across a server restart"
+        stored = json.loads(page.evaluate("localStorage.getItem('lesson-structure-reviews')"))
+        assert [e["open"] for e in stored if "open" in e] == ["01"], "each load of a notebook added an event"
         page.screenshot(path=str(ARTIFACTS / "reviews-3-after-restart.png"))
 
         page.evaluate("localStorage.clear()")          # a new browser: nothing stored

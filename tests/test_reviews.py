@@ -99,11 +99,14 @@ def test_the_answer_waits_for_the_learners_own_and_keeps_it_with_the_rating():
 def test_opening_a_notebook_twice_adds_its_cards_once_and_the_log_is_bounded(monkeypatch):
     panel = ReviewPanel("03", clock=Clock())
     panel._append({"t": T0.isoformat(), "open": "03"})
-    assert sum("open" in e for e in json.loads(panel.store.log)) == 1
+    panel._append({"t": (T0 + timedelta(days=1)).isoformat(), "open": "03"})   # a later load of the notebook
+    assert [e for e in json.loads(panel.store.log) if "open" in e] == [{"t": T0.isoformat(), "open": "03"}]
     monkeypatch.setattr(reviews, "MAX_REVIEW_EVENTS", 3)
     for k in range(5):
         panel._append({"t": (T0 + timedelta(minutes=k)).isoformat(), "card": "03:T1", "rating": 3})
-    assert len(json.loads(panel.store.log)) == 3 and MAX_REVIEW_EVENTS > 1000
+    kept = json.loads(panel.store.log)                    # the open event stays: without it the deck is empty
+    assert [e.get("open") for e in kept] == ["03", None, None, None] and MAX_REVIEW_EVENTS > 1000
+    assert [e["t"] for e in kept[1:]] == [(T0 + timedelta(minutes=k)).isoformat() for k in (2, 3, 4)]
 
 
 @pytest.mark.parametrize("junk", [

@@ -24,6 +24,7 @@ CARDS = json.loads((Path(__file__).with_name("cards.json")).read_text(encoding="
 """{card id "NN:label": {"notebook": where it is asked, "after": the notebook whose panel adds it to the deck,
 "question", "answer": HTML, "text": the question as plain text}}"""
 
+NOTEBOOKS = sorted({card["after"] for card in CARDS.values()})   # the notebooks whose panels add cards
 SCHEDULER = fsrs.Scheduler(enable_fuzzing=False)      # deterministic: the same log gives the same schedule
 RATINGS = {"again": fsrs.Rating.Again, "hard": fsrs.Rating.Hard, "good": fsrs.Rating.Good, "easy": fsrs.Rating.Easy}
 LEARN_AHEAD = timedelta(minutes=20)                   # as Anki: with nothing else due, a card due this soon is asked
@@ -39,7 +40,7 @@ def valid_events(log):
     for e in log if isinstance(log, list) else []:
         try:
             t = _time(e["t"])
-            if "open" in e and e["open"] in {c["after"] for c in CARDS.values()}:
+            if "open" in e and e["open"] in NOTEBOOKS:
                 events.append((t, e))
             elif e.get("card") in CARDS and e.get("rating") in (1, 2, 3, 4):
                 events.append((t, e))
@@ -47,6 +48,18 @@ def valid_events(log):
             pass
     events.sort(key=lambda pair: pair[0])
     return [e for _, e in events], len(log if isinstance(log, list) else []) - len(events)
+
+
+def compacted(events):
+    """`events` (valid_events) as a history keeps them, oldest first: each notebook's first "open" (a later one
+    adds nothing) and the newest MAX_REVIEW_EVENTS other events.  The browser store merges by the same rule."""
+    opens, others = {}, []
+    for e in events:
+        if "open" in e:
+            opens.setdefault(e["open"], e)
+        else:
+            others.append(e)
+    return sorted([*opens.values(), *others[-MAX_REVIEW_EVENTS:]], key=lambda e: _time(e["t"]))
 
 
 def schedule(events):
@@ -128,9 +141,7 @@ class ReviewPanel(widgets.VBox):
 
     def _append(self, event):
         events, _ = self.events
-        if "open" in event and any(e.get("open") == event["open"] for e in events):
-            return
-        self.store.log = json.dumps((events + [event])[-MAX_REVIEW_EVENTS:], ensure_ascii=False)
+        self.store.log = json.dumps(compacted(events + [event]), ensure_ascii=False)
 
     def _new_card(self):
         """The card area as a new card starts: the learner's box empty, the answer and the ratings hidden."""
@@ -157,7 +168,8 @@ class ReviewPanel(widgets.VBox):
         events, dropped = self.events
         deck, now = schedule(events), self.clock()
         ready = due(deck, now)
-        later = sorted((deck[c].due, c) for c in deck if c not in ready)
+        by_due = sorted((card.due, cid) for cid, card in deck.items())
+        later = [(t, c) for t, c in by_due if c not in ready]
         parts = ([f"<b>Reviews</b> · {len(ready)} due now · {len(deck)} card{'s' if len(deck) != 1 else ''} "
                   f"in your deck"] if deck else ["<b>Reviews</b> · no cards yet"])
         if later:
@@ -180,7 +192,7 @@ class ReviewPanel(widgets.VBox):
         rows = "".join(f"<tr class='lesson-review-row' data-card='{html.escape(c)}'>"
                        + cell.format(html.escape(c)) + cell.format(html.escape(_short(CARDS[c]["text"])))
                        + cell.format("now" if c in ready else "in " + interval(t - now)) + "</tr>"
-                       for t, c in sorted((deck[c].due, c) for c in deck))
+                       for t, c in by_due)
         self.table.value = ("<details><summary>Your schedule</summary><table><tr><th>Card</th><th>Question</th>"
                             f"<th>Due</th></tr>{rows}</table></details>" if rows else
                             "<p>No cards yet: each notebook's last cell adds its questions.</p>")
@@ -193,9 +205,8 @@ def _short(text, n=72):
 def review(notebook=None):
     """The review panel; notebook ("00" to "08", or a notebook's file name): its questions join the deck."""
     if notebook is not None:
-        known = sorted({c["after"] for c in CARDS.values()})
-        if str(notebook)[:2] not in known:
-            raise ValueError(f"review(notebook): got {notebook!r}; expected one of {', '.join(known)} (the "
+        if str(notebook)[:2] not in NOTEBOOKS:
+            raise ValueError(f"review(notebook): got {notebook!r}; expected one of {', '.join(NOTEBOOKS)} (the "
                              f"notebooks with questions), or nothing for the reviews alone")
         notebook = str(notebook)[:2]
     return ReviewPanel(notebook)

@@ -2,9 +2,12 @@
 each a dict with an ISO time "t") is mirrored into the browser's localStorage under KEY, so it outlives the
 kernel, the server and a Binder session; it draws "Download my reviews" (a JSON file, since Binder keeps no
 files) and "Load reviews" (merges such a file back).  Kernel and browser merge their logs as a union ordered by
-time, so neither side can wipe the other."""
+time, so neither side can wipe the other, kept by the history's rule (lesson_lib.course.review.compacted): one
+"open" event per notebook, and the newest MAX_REVIEW_EVENTS others."""
 import anywidget
 import traitlets
+
+from ..limits import MAX_REVIEW_EVENTS
 
 KEY = "lesson-structure-reviews"
 FILE_NAME = "my-reviews.json"
@@ -15,10 +18,19 @@ const parse = (text) => {
   try { const v = JSON.parse(text); return Array.isArray(v) ? v : (v && Array.isArray(v.log) ? v.log : null); }
   catch (e) { return null; }
 };
+const MAX = %(max)d;
+const byTime = (x, y) => (x.t < y.t ? -1 : x.t > y.t ? 1 : 0);
+const isOpen = (e) => e.open !== undefined;
+// the union by the history's own rule (lesson_lib.course.review.compacted): a notebook's first "open" event
+// (a later one adds nothing), and the newest MAX other events
 const merge = (a, b) => {
   const seen = new Map();
-  for (const e of [...a, ...b]) seen.set(JSON.stringify(e), e);
-  return [...seen.values()].sort((x, y) => (x.t < y.t ? -1 : x.t > y.t ? 1 : 0));
+  for (const e of [...a, ...b].filter((e) => e && typeof e === "object").sort(byTime)) {
+    const key = isOpen(e) ? "open " + e.open : JSON.stringify(e);
+    if (!seen.has(key)) seen.set(key, e);
+  }
+  const all = [...seen.values()];
+  return [...all.filter(isOpen), ...all.filter((e) => !isOpen(e)).slice(-MAX)].sort(byTime);
 };
 function button(label, cls) {
   const b = document.createElement("button");
@@ -72,5 +84,5 @@ export default {
 
 class BrowserStore(anywidget.AnyWidget):
     """The log, mirrored into the browser's localStorage; `log` is JSON text (a list of events)."""
-    _esm = _ESM % {"key": repr(KEY), "file": repr(FILE_NAME)}
+    _esm = _ESM % {"key": repr(KEY), "file": repr(FILE_NAME), "max": MAX_REVIEW_EVENTS}
     log = traitlets.Unicode("[]").tag(sync=True)
