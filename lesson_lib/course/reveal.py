@@ -16,6 +16,8 @@ from typing import NamedTuple
 
 import ipywidgets as widgets
 
+from .._validate import integer
+
 from .notebook import WIDTH, wrapped  # noqa: F401 -- WIDTH: the width the reveals wrap to
 
 
@@ -199,9 +201,8 @@ class Choice(widgets.VBox):
 
     def choose(self, number):
         """Choose option `number` (1 = the first shown), as a click would."""
-        if not 1 <= number <= len(self.prediction.options):
-            raise ValueError(f"choose(number): got {number!r}; expected 1 to {len(self.prediction.options)}, the "
-                             f"options as shown, first = 1")
+        n = len(self.prediction.options)
+        number = integer("number", number, low=1, high=n, hint=f"expected 1 to {n}, the options as shown, first = 1")
         self.buttons.value = self.prediction.options[number - 1].text
 
     def lock(self):
@@ -210,7 +211,7 @@ class Choice(widgets.VBox):
 
 def predict(name):
     """The Choice widget for PREDICTIONS[name] (display it: make it a cell's last line)."""
-    if name not in PREDICTIONS:
+    if not isinstance(name, str) or name not in PREDICTIONS:
         raise KeyError(f"predict(name): got {name!r}; the predictions are {', '.join(sorted(PREDICTIONS))}")
     return Choice(PREDICTIONS[name])
 
