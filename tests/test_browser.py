@@ -803,10 +803,25 @@ def test_reviews_come_back_when_due_and_survive_a_restart_and_a_download(request
 
     port = _free_port()                                # the same origin after the restart: localStorage is per origin
 
+    servers = []
+
     def serve():
-        return voila_server(request, tmp_path_factory, "voila-reviews", notebook, port)
+        servers.append(voila_server(request, tmp_path_factory, "voila-reviews", notebook, port))
+        return servers[-1]
+
+    def stop(server):                                  # the server, its kernel and the page's session end
+        for _ in server:
+            pass
 
     server = serve()
+    try:
+        _reviews_flow(browser, server, serve, stop, tmp_path_factory)
+    finally:                                           # a failure half-way must not leave a server running
+        for server in servers:
+            stop(server)
+
+
+def _reviews_flow(browser, server, serve, stop, tmp_path_factory):
     with Tab(browser, "reviews") as tab:
         page = tab.page
         page.goto(next(server).url)
@@ -829,8 +844,7 @@ def test_reviews_come_back_when_due_and_survive_a_restart_and_a_download(request
         saved = tmp_path_factory.mktemp("download") / "my-reviews.json"
         download.value.save_as(saved)
 
-        for _ in server:                               # the server, its kernel and the page's session end
-            pass
+        stop(server)
         server = serve()
         page.goto(next(server).url)                    # a new server, a new kernel: only the browser remembers
         expect(header).to_contain_text("1 due now", timeout=PAGE_MS)
@@ -847,5 +861,3 @@ def test_reviews_come_back_when_due_and_survive_a_restart_and_a_download(request
         expect(header).to_contain_text("1 due now", timeout=UI_MS)
         assert _schedule(page) == rows, "loading the download did not restore the schedule"
         page.screenshot(path=str(ARTIFACTS / "reviews-4-loaded.png"))
-        for _ in server:
-            pass
