@@ -50,7 +50,7 @@ def main():
         d = sample_uniform(chain, B, seed=0)
         batch = model.training_batch(d)               # (q, qd, qdd, target, inv_scale), as fit builds it
         batch32 = tuple(x.astype(np.float32) for x in batch)
-        args = (theta, batch, model.sizes)
+        args = (theta, model.architecture, batch)
         t_plain, t_lib = best_ms(plain_grad, *args), best_ms(library_grad, theta, batch)
         t_lib32, t_fit32 = best_ms(library_grad, theta, batch32), best_ms(fits, theta, batch32)
         print(f"batch {B:5d}: plain autograd {t_plain:7.2f} ms, library {t_lib:6.2f} ms (float32 {t_lib32:6.2f} ms,"

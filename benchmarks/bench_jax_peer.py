@@ -37,8 +37,7 @@ def jax_peer(model, batch):
     import optax
 
     from lesson_lib.facts import EPS, POTENTIAL_SCALE
-    from lesson_lib.model.fast.jet import unflatten
-    from lesson_lib.model.fast.manipulator import tril_order
+    from lesson_lib.model.definition import tril_order, unflatten
 
     n, sizes = model.n_dof, model.sizes
     rows, cols = tril_order(n)
@@ -84,7 +83,7 @@ def jax_peer(model, batch):
     theta0 = jnp.asarray(model.get_params(), jnp.float32)
     first = float(loss(theta0, q_all[:128], qd_all[:128], qdd_all[:128], target_all[:128], inv_all[:128]))
     from lesson_lib.model import definition
-    course_first = float(definition.loss(model.get_params(), tuple(a[:128] for a in batch), sizes))
+    course_first = float(definition.loss(model.get_params(), model.architecture, tuple(a[:128] for a in batch)))
 
     def train(steps):
         theta, state, key = theta0, optimizer.init(theta0), jax.random.PRNGKey(0)

@@ -37,8 +37,7 @@ def torch_peer(model, batch, peer="jet"):
 
     from lesson_lib.facts import EPS, POTENTIAL_SCALE
     from lesson_lib.model import definition
-    from lesson_lib.model.fast.jet import unflatten
-    from lesson_lib.model.fast.manipulator import tril_order
+    from lesson_lib.model.definition import tril_order, unflatten
 
     n, sizes = model.n_dof, model.sizes
     rows, cols = tril_order(n)
@@ -98,7 +97,7 @@ def torch_peer(model, batch, peer="jet"):
 
     theta0 = [torch.tensor(a, dtype=torch.float32) for layer in unflatten(model.get_params(), sizes) for a in layer]
     first = float(loss(theta0, q_all[:128], qd_all[:128], qdd_all[:128], target_all[:128], inv_all[:128]))
-    course_first = float(definition.loss(model.get_params(), tuple(a[:128] for a in batch), sizes))
+    course_first = float(definition.loss(model.get_params(), model.architecture, tuple(a[:128] for a in batch)))
 
     def train(steps):
         params = [p.clone().requires_grad_() for p in theta0]

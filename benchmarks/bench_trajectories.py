@@ -45,7 +45,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
 from lesson_lib import DeLaN, double_pendulum, lesson_check, sample_trajectories, sample_uniform
 from lesson_lib.model import schedule, training
-from lesson_lib.model.fast import manipulator
+from lesson_lib.model import definition
+from lesson_lib.model.fast import fused
 
 PRESSES, STEPS = 8, 1000
 
@@ -81,8 +82,8 @@ class PowerDeLaN(DeLaN):
 
     def _loss(self, theta, batch):
         q, qd, qdd, target, inv_scale = batch
-        tau_hat = manipulator.manipulator_torque(self._jet(theta, q), qd, qdd, self._tril, self.eps,
-                                               self.potential_scale)
+        arch = self.architecture
+        tau_hat = definition.torque(arch, *definition.learned_jet(theta, arch, q, fused.network_jet), qd, qdd)
         tau = target / inv_scale
         root_weight = inv_scale[:, 0] * np.float32(self.tau_scale[0])
         power_error = anp.sum(qd * (tau_hat - tau), axis=1) * root_weight / np.float32(self.power_scale)

@@ -89,10 +89,10 @@ DRILLS = [
      [("lesson_tools/catalog.py", '    Notebook("bench_app", ',
        '    Notebook("09_extra", "Extra", 10, "one more exercise"),\n    Notebook("bench_app", ')],
      ["tests/test_course.py"], ["09_extra", "is missing"]),
-    ("gradient: the torque's reverse pass for arms of 4 joints and more (no quadratic form) with i and j swapped",
-     [("lesson_lib/model/fast/manipulator.py", 'g_Lj = np.einsum("iKb,jKb->ijKb", g_Lz, z)',
-       'g_Lj = np.einsum("jKb,iKb->ijKb", g_Lz, z)')],
-     ["tests/test_definition.py", "tests/test_delan.py"], ["training_gradient[4-"]),   # the arm size in the test's id
+    ("gradient: the quadratic form's mixed terms qd_j qd_l (j < l: arms of 2 and 3 joints, none for 1) read off "
+     "with j twice",
+     [("lesson_lib/model/fast/quadratic.py", "- by_qd[..., jo] - by_qd[..., lo] +", "- by_qd[..., jo] - by_qd[..., jo] +")],
+     ["tests/test_model_quadratic.py", "tests/test_definition.py"], ["definitions_torque[", "-2]"]),
     ("window: the Savitzky-Golay window made even instead of odd (one sample off its centre)",
      [("lesson_lib/data/sensors.py", "window += 1 - window % 2", "window += window % 2")],
      ["tests/test_sensors.py"], ["savgol"]),

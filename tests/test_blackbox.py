@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_uniform
-from lesson_lib.model.fast.jet import unflatten
+from lesson_lib.model.definition import unflatten
 
 chain = double_pendulum()
 data = sample_uniform(chain, 256, seed=4)

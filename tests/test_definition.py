@@ -9,12 +9,12 @@ from lesson_lib import DeLaN, double_pendulum, sample_uniform
 from lesson_lib.physics.chain import PlanarChain
 from lesson_lib.course import checks
 from lesson_lib.model import definition
-from lesson_lib.model.fast.jet import network_jet as fast_network_jet
+from lesson_lib.model.fast import fused
 from lesson_lib.model.training_data import sample_weights
 
 
 def four_links():
-    """A 4-link arm: its torque in the training loss takes the einsum form, not the quadratic one (fast.quadratic)."""
+    """A 4-link arm: its training loss is the definition's (with the fused jet), not the quadratic form's."""
     return PlanarChain(m=[1.0, 0.8, 0.6, 0.4], l=[0.5, 0.4, 0.3, 0.2], lc=[0.25, 0.2, 0.15, 0.1],
                        I=[0.02, 0.015, 0.01, 0.005])
 
@@ -95,38 +95,38 @@ def test_a_subclass_that_redefines_the_loss_is_trained_on_its_own_loss():
 def test_plain_gradient_equals_the_librarys_training_gradient(n_dof, activation, weight_scale):
     model, batch = setting(n_dof, activation, weight_scale)
     value, g_lib = value_and_grad(model.loss)(model.theta, batch)
-    args = (batch, model.sizes, activation, model.eps, model.potential_scale)
-    g_plain = grad(definition.loss)(model.theta, *args)
-    assert definition.loss(model.theta, *args) == pytest.approx(value, rel=1e-12)
+    g_plain = grad(definition.loss)(model.theta, model.architecture, batch)
+    assert definition.loss(model.theta, model.architecture, batch) == pytest.approx(value, rel=1e-12)
     assert np.linalg.norm(g_plain - g_lib) <= 1e-10 * np.linalg.norm(g_lib)
 
 
 @pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)
 def test_plain_torque_equals_the_librarys_inverse_dynamics(n_dof, activation, weight_scale):
     model, (q, qd, qdd, _, _) = setting(n_dof, activation, weight_scale)
-    tau = definition.torque(model.theta, q, qd, qdd, model.sizes, activation, model.eps, model.potential_scale)
+    arch = model.architecture
+    tau = definition.torque(arch, *definition.learned_jet(model.theta, arch, q), qd, qdd)
     np.testing.assert_allclose(tau, model.inverse_dynamics(q, qd, qdd), rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)
 def test_the_fused_network_jet_and_its_gradient_equal_plains(n_dof, activation, weight_scale):
-    """fast.jet.network_jet (what fit_verlet's forward dynamics use) against definition.network_jet: the outputs, their
-    q-derivatives and the gradient of the accelerations they give, through definition.forward_dynamics."""
+    """fast.fused.network_jet (what fit_verlet's forward dynamics use) against definition.network_jet: the outputs,
+    their q-derivatives and the gradient of the accelerations they give, through definition.forward_dynamics."""
     model, (q, qd, _, _, _) = setting(n_dof, activation, weight_scale)
-    for mine, theirs in zip(fast_network_jet(model.theta, q, model.sizes, activation),
-                            definition.network_jet(model.theta, q, model.sizes, activation)):
+    arch = model.architecture
+    for mine, theirs in zip(fused.network_jet(model.theta, arch, q), definition.network_jet(model.theta, arch, q)):
         np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
     tau = np.random.default_rng(5).normal(size=q.shape)
-    options = dict(sizes=model.sizes, activation=activation, eps=model.eps, v_scale=model.potential_scale)
-    grads = [grad(lambda theta: (definition.forward_dynamics(theta, q, qd, tau, **options, jet=jet) ** 2).sum())(
-        model.theta) for jet in (fast_network_jet, definition.network_jet)]
+    grads = [grad(lambda theta: (definition.forward_dynamics(arch, *definition.learned_jet(theta, arch, q, jet), qd,
+                                                             tau) ** 2).sum())(model.theta)
+             for jet in (fused.network_jet, definition.network_jet)]
     assert np.linalg.norm(grads[0] - grads[1]) <= 1e-10 * np.linalg.norm(grads[1])
 
 
 def test_the_jet_equals_autograds_jacobian_of_the_network():
     model, (q, _, _, _, _) = setting(3, "isru", 2.0, batch=4)
-    out, dout = definition.network_jet(model.theta, q, model.sizes)
-    value = lambda q1: definition.network_jet(model.theta, q1[None], model.sizes)[0][0]   # noqa: E731
+    out, dout = definition.network_jet(model.theta, model.architecture, q)
+    value = lambda q1: definition.network_jet(model.theta, model.architecture, q1[None])[0][0]   # noqa: E731
     for b in range(len(q)):
         np.testing.assert_allclose(dout[b], jacobian(value)(q[b]).T, rtol=1e-10, atol=1e-12)
 
@@ -138,12 +138,13 @@ def test_plain_torque_obeys_euler_lagrange(n_dof):
     model, (q, qd, qdd, _, _) = setting(n_dof, "isru", 2.0, batch=4)
 
     def lagrangian(q1, qd1):
-        out, dout = definition.network_jet(model.theta, q1[None], model.sizes)
-        L = definition.cholesky_jet(out, dout, n_dof, model.eps)[0][0]
+        out, dout = definition.network_jet(model.theta, model.architecture, q1[None])
+        L = definition.cholesky_jet(model.architecture, out, dout)[0][0]
         M = L @ L.T + model.eps * np.eye(n_dof)
         return 0.5 * qd1 @ M @ qd1 - model.potential_scale * out[0, -1]
 
-    tau = definition.torque(model.theta, q, qd, qdd, model.sizes, eps=model.eps, v_scale=model.potential_scale)
+    arch = model.architecture
+    tau = definition.torque(arch, *definition.learned_jet(model.theta, arch, q), qd, qdd)
     for b in range(len(q)):
         dL_dqd = grad(lagrangian, 1)
         euler_lagrange = (hessian(lagrangian, 1)(q[b], qd[b]) @ qdd[b] + jacobian(dL_dqd, 0)(q[b], qd[b]) @ qd[b]
@@ -153,7 +154,7 @@ def test_plain_torque_obeys_euler_lagrange(n_dof):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_fast_features_jet_equals_the_definitions_for_every_arm_size(dtype):
-    """fast.jet.periodic_features (what DeLaN.loss and fit use) against definition.features, for 1 to MAX_N_DOF
+    """fast.jet.periodic_features (what DeLaN's methods and fit use) against definition.features, for 1 to MAX_N_DOF
     joints in both precisions: a numpy kernel that writes a strided output wrongly shows up here."""
     from lesson_lib.limits import MAX_N_DOF
     from lesson_lib.model.fast.jet import periodic_features

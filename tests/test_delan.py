@@ -6,10 +6,11 @@ from autograd import grad, jacobian
 from autograd.test_util import check_grads
 
 from lesson_lib import BlackBox, DeLaN, TrainingDiverged, double_pendulum, lesson_check, sample_uniform, torque_nmse
-from lesson_lib.model.fast import manipulator
+from lesson_lib.model import definition
 from lesson_lib.model.activations import ACTIVATIONS
-from lesson_lib.model.fast.jet import jet_mlp, periodic_features
-from lesson_lib.model.fast.loss import delan_loss
+from lesson_lib.model.fast import fused
+from lesson_lib.model.fast.fused import jet_mlp
+from lesson_lib.model.fast.jet import periodic_features
 
 rng = np.random.default_rng(7)
 chain = double_pendulum()
@@ -49,7 +50,7 @@ def mass_matrix_by_autograd(model, q):
     network's raw outputs, the potential's unit applied here)."""
     x = anp.concatenate([anp.cos(q), anp.sin(q)])[None, None, :]
     y = jet_mlp(x, model.theta, model.sizes, model.activation, model.n_dof)[:, 0, 0]
-    rows, cols = manipulator.tril_order(model.n_dof)
+    rows, cols = definition.tril_order(model.n_dof)
     P = np.zeros((len(rows), model.n_dof ** 2))                 # places the outputs into L
     P[np.arange(len(rows)), rows * model.n_dof + cols] = 1.0
     L = anp.reshape(anp.dot(y[:len(rows)], P), (model.n_dof, model.n_dof)) + model.eps * np.eye(model.n_dof)
@@ -93,29 +94,26 @@ def test_coriolis_equals_christoffel_formula_and_Mdot_minus_2C_is_skew():
 
 @pytest.mark.parametrize("act", sorted(ACTIVATIONS))
 def test_fused_primitives_gradients(act):
+    """The network's jet and the loss, each one autograd node with a hand-written reverse pass, against finite
+    differences (check_grads); the loss equals the scaled squared error of the definition's torque; V and g are in
+    units of potential_scale."""
     n = 3
-    tril = manipulator.tril_order(n)
-    sizes = (2 * n, 5, 4, len(tril[0]) + 1)
+    arch = definition.Architecture(n, (5, 4), act, 1e-3, 7.5)
     theta = DeLaN(n_dof=n, hidden=(5, 4)).get_params()
     X = periodic_features(rng.uniform(-3, 3, (4, n)))
-    check_grads(lambda t: jet_mlp(X, t, sizes, act, n), modes=["rev"], order=1)(theta)
-    check_grads(lambda x: jet_mlp(x, theta, sizes, act, n), modes=["rev"], order=1)(X)
-    J = jet_mlp(X, theta, sizes, act, n)
-    qd, qdd = rng.normal(size=(4, n)), rng.normal(size=(4, n))
-    check_grads(lambda j: manipulator.manipulator_torque(j, qd, qdd, tril, 1e-3), modes=["rev"], order=1)(J)
-    tau, inv_scale, v_scale = rng.normal(size=(4, n)), rng.uniform(0.1, 2.0, (4, n)), 7.5
-    check_grads(lambda j: manipulator.manipulator_torque(j, qd, qdd, tril, 1e-3, v_scale), modes=["rev"], order=1)(J)
-
-    def loss(t, v=v_scale):
-        return delan_loss(t, X, qd, qdd, tau * inv_scale, inv_scale, sizes, act, n, tril, 1e-3, v)
-    check_grads(loss, modes=["rev"], order=1)(theta)
-    # the fast rearranged torque equals the readable sum of the parts, and the loss is the scaled squared error
-    for v in (1.0, v_scale):
-        tau_hat = sum(manipulator.parts(J, qd, qdd, tril, 1e-3, v))
-        np.testing.assert_allclose(manipulator.manipulator_torque(J, qd, qdd, tril, 1e-3, v), tau_hat, atol=1e-12)
-        np.testing.assert_allclose(loss(theta, v), np.mean(((tau_hat - tau) * inv_scale) ** 2), rtol=1e-12)
-    g1, g75 = (manipulator.parts(J, qd, qdd, tril, 1e-3, v)[2] for v in (1.0, v_scale))
-    np.testing.assert_allclose(g75, v_scale * g1, rtol=1e-12)               # V and g in units of v_scale
+    check_grads(lambda t: jet_mlp(X, t, arch.sizes, act, n), modes=["rev"], order=1)(theta)
+    check_grads(lambda x: jet_mlp(x, theta, arch.sizes, act, n), modes=["rev"], order=1)(X)
+    q, qd, qdd = (rng.normal(size=(4, n)) for _ in range(3))
+    tau, inv_scale = rng.normal(size=(4, n)), rng.uniform(0.1, 2.0, (4, n))
+    for v in (1.0, 7.5):
+        scaled = arch._replace(potential_scale=v)
+        batch = (q, qd, qdd, tau * inv_scale, inv_scale)
+        check_grads(lambda t: fused.loss(t, scaled, batch), modes=["rev"], order=1)(theta)
+        tau_hat = definition.torque(scaled, *definition.learned_jet(theta, scaled, q), qd, qdd)
+        np.testing.assert_allclose(fused.loss(theta, scaled, batch), np.mean(((tau_hat - tau) * inv_scale) ** 2),
+                                   rtol=1e-12)
+    g1, g75 = (definition.learned_jet(theta, arch._replace(potential_scale=v), q)[2] for v in (1.0, 7.5))
+    np.testing.assert_allclose(g75, 7.5 * g1, rtol=1e-12)
 
 
 def test_training_reduces_loss_and_mass_error_and_passes(data, trained):

@@ -7,9 +7,10 @@ from autograd.test_util import check_grads
 
 from lesson_lib import BlackBox, DeLaN
 from lesson_lib.model import activations
-from lesson_lib.model.fast import manipulator
 from lesson_lib.model.activations import ACTIVATIONS, Activation
-from lesson_lib.model.fast.jet import jet_mlp, n_weights, periodic_features
+from lesson_lib.model.definition import n_weights, tril_order
+from lesson_lib.model.fast.fused import jet_mlp
+from lesson_lib.model.fast.jet import periodic_features
 
 # moderate and large |z| (the jet meets both: weights grow during training, and at weight scale 100 in the tests)
 Z = np.concatenate([np.linspace(-8.0, 8.0, 321), [-1e3, -200.0, -50.0, -20.0, 20.0, 50.0, 200.0, 1e3]])
@@ -33,7 +34,7 @@ def assert_fast_matches_reference(entry):
 def assert_network_gradients_right(act):
     """check_grads (reverse mode against finite differences) through jet_mlp with `act` as hidden activation."""
     n = 2
-    tril = manipulator.tril_order(n)
+    tril = tril_order(n)
     sizes = (2 * n, 5, 4, len(tril[0]) + 1)
     theta = 0.8 * np.random.default_rng(5).standard_normal(n_weights(sizes))
     X = periodic_features(np.random.default_rng(6).uniform(-3, 3, (4, n)))

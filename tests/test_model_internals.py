@@ -6,29 +6,21 @@ import pytest
 
 from lesson_lib import DeLaN
 from lesson_lib.model import Adam
-from lesson_lib.model.fast import jet, primitive
+from lesson_lib.model import definition
+from lesson_lib.model.fast import fused, jet
 from lesson_lib.model.activations import activate
 from lesson_lib.model.optimizers import make_optimizer
 
 rng = np.random.default_rng(3)
 SIZES = (4, 5, 3)
-THETA = rng.normal(size=jet.n_weights(SIZES))
+THETA = rng.normal(size=definition.n_weights(SIZES))
 X = rng.normal(size=(3, 6, 4))                          # a jet: 1 + n = 3 rows, batch 6, 4 features
 
 
-def test_the_jet_defaults_are_the_lessons_activation_and_no_softplus():
-    layers = jet.unflatten(THETA, SIZES)
-    J, _ = jet.jet_forward(X, layers)
-    J_explicit, _ = jet.jet_forward(X, layers, "isru", 0)
-    np.testing.assert_array_equal(J, J_explicit)
-    np.testing.assert_array_equal(jet.jet_mlp(X, THETA, SIZES), jet.jet_mlp(X, THETA, SIZES, "isru", 0))
-    assert not np.allclose(J, jet.jet_forward(X, layers, "isru", 1)[0])   # softplus would change output 0
-
-
 def _backward(input_grad=None):
-    layers = jet.unflatten(THETA, SIZES)
-    J, records = jet.jet_forward(X, layers)
-    grads = jet.unflatten(np.empty_like(THETA), SIZES)
+    layers = definition.unflatten(THETA, SIZES)
+    J, records = jet.jet_forward(X, layers, "isru", 0)
+    grads = definition.unflatten(np.empty_like(THETA), SIZES)
     G = rng.normal(size=J.shape)
     if input_grad is None:
         return jet.jet_backward(layers, records, G, grads)
@@ -52,10 +44,10 @@ def test_one_hidden_layer_returns_its_input_gradient_by_default():
 
 def test_the_slot_hands_pieces_only_to_the_call_that_made_them():
     mine, other = np.ones(2), np.ones(2)
-    primitive._slot[:] = [other, "pieces of another call"]
-    assert primitive._take(mine) is None and tuple(primitive._slot) == (None, None)
-    primitive._slot[:] = [mine, "my pieces"]
-    assert primitive._take(mine) == "my pieces" and tuple(primitive._slot) == (None, None)
+    fused._slot[:] = [other, "pieces of another call"]
+    assert fused._take(mine) is None and tuple(fused._slot) == (None, None)
+    fused._slot[:] = [mine, "my pieces"]
+    assert fused._take(mine) == "my pieces" and tuple(fused._slot) == (None, None)
 
 
 def test_an_unknown_activation_is_named_in_the_error():

@@ -47,9 +47,9 @@ def test_forward_dynamics_undoes_the_torque():
     model = DeLaN(seed=3)
     rng = np.random.default_rng(0)
     q, qd, qdd = (rng.uniform(-2, 2, (16, 2)) for _ in range(3))
-    tau = definition.torque(model.get_params(), q, qd, qdd, model.sizes)
-    np.testing.assert_allclose(definition.forward_dynamics(model.get_params(), q, qd, tau, model.sizes), qdd,
-                               rtol=1e-9, atol=1e-9)
+    arch, learned = model.architecture, definition.learned_jet(model.get_params(), model.architecture, q)
+    tau = definition.torque(arch, *learned, qd, qdd)
+    np.testing.assert_allclose(definition.forward_dynamics(arch, *learned, qd, tau), qdd, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(tau, model.inverse_dynamics(q, qd, qdd), rtol=1e-6, atol=1e-8)
 
 
@@ -74,9 +74,10 @@ def test_the_losss_gradient_is_the_finite_difference_one(letters):
     theta = model.get_params().astype(float)
     direction = np.random.default_rng(1).standard_normal(theta.size)
     e = 1e-6
-    fd = (verlet.verlet_loss(theta + e * direction, batch, model.sizes)
-          - verlet.verlet_loss(theta - e * direction, batch, model.sizes)) / (2 * e)
-    assert grad(verlet.verlet_loss)(theta, batch, model.sizes) @ direction == pytest.approx(fd, rel=1e-5)
+    arch = model.architecture
+    fd = (verlet.verlet_loss(theta + e * direction, arch, batch)
+          - verlet.verlet_loss(theta - e * direction, arch, batch)) / (2 * e)
+    assert grad(verlet.verlet_loss)(theta, arch, batch) @ direction == pytest.approx(fd, rel=1e-5)
 
 
 def test_the_loss_is_the_module_formula_for_any_model_settings(letters):
@@ -88,8 +89,7 @@ def test_the_loss_is_the_module_formula_for_any_model_settings(letters):
     a = np.linalg.solve(model.mass_matrix(q), (tau - model.coriolis(q, qd) - model.gravity(q))[..., None])[..., 0]
     r = position_second_differences(q_meas, span, h) - np.einsum("cj,bjn->bcn", K, a.reshape(q_meas.shape))
     want = np.mean((r / qdd_scale) ** 2)
-    options = {"activation": model.activation, "eps": model.eps, "v_scale": model.potential_scale}
-    got = verlet.verlet_loss(model.get_params().astype(float), batch, model.sizes, **options)
+    got = verlet.verlet_loss(model.get_params().astype(float), model.architecture, batch)
     assert got == pytest.approx(want, rel=1e-5) and not np.allclose(qdd_scale, 1.0)
 
 
@@ -113,7 +113,7 @@ def test_a_non_finite_loss_raises_and_keeps_the_weights(letters, monkeypatch):
     model = DeLaN(seed=0)
     theta = model.get_params()
     monkeypatch.setattr(definition, "forward_dynamics",
-                        lambda theta, q, *a, **k: theta[:q.size].reshape(q.shape) * np.nan)
+                        lambda arch, L, dL, g, qd, tau: L[..., 0] * np.nan)
     with pytest.raises(TrainingDiverged, match=r"at step 0 \(lr=0\.001\).*try a smaller lr, e\.g\. lr=0\.0001$"):
         fit_verlet(model, rec, steps=5)
     np.testing.assert_array_equal(model.get_params(), theta)
@@ -214,9 +214,8 @@ def test_one_batch_of_every_run_gives_the_loss_over_all_runs_each_joint_scaled_b
                  states["tau"][rows], verlet_weights(span, chunk), h, span, np.std(states["qdd"], axis=0))
     scales = every_run[-1]
     assert abs(scales[0] - scales[1]) > 0.1 * scales.max()          # one scale for both joints would show
-    options = {"activation": model.activation, "eps": model.eps, "v_scale": model.potential_scale}
     # the runs in another order: the same loss up to rounding
-    assert first == pytest.approx(verlet.verlet_loss(theta, every_run, model.sizes, **options), rel=1e-9)
+    assert first == pytest.approx(verlet.verlet_loss(theta, model.architecture, every_run), rel=1e-9)
 
 
 def test_the_same_seed_draws_the_same_runs_and_another_seed_others(letters):

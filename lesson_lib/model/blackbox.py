@@ -9,7 +9,7 @@ import numpy as np
 from autograd import elementwise_grad
 
 from ..facts import ACTIVATION, BATCH_SIZE, HIDDEN, LR
-from .fast.jet import jet_mlp
+from .fast.fused import jet_mlp
 from .training import Trainable, init_mlp
 
 

@@ -7,36 +7,30 @@
   positive-definite at every q for ANY weights.
 - Units: the network's outputs start near size 1.  L's entries are about 1 (M of a 1 kg, 1 m link is about
   1 kg m^2) but a potential is tens of joules (m g l: 20 J for the default double pendulum), and Adam moves each
-  weight by about lr per step whatever its gradient, so a V of size 1 would need thousands of steps just to grow.
-  The potential output is therefore measured in units of `potential_scale` joules (V = potential_scale x the
-  network's last output, applied in lesson_lib.model.fast.manipulator; default POTENTIAL_SCALE):
-  benchmarks/bench_trajectories.py measures the effect.
-- dL/dq and g = dV/dq come from pushing a first-order jet in q through the network (lesson_lib.model.fast.jet).
-- c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq (lesson_lib.model.fast.manipulator): nothing Coriolis-shaped is learned.
-- autograd differentiates the torque loss with respect to all weights.
+  weight by about lr per step whatever its gradient, so V is measured in units of `potential_scale` joules
+  (default POTENTIAL_SCALE; benchmarks/bench_trajectories.py measures the effect).
+- dL/dq and g = dV/dq come from pushing a first-order jet in q through the network; c = Mdot qd -
+  1/2 [qd^T dM/dq_k qd]_k from dM/dq: nothing Coriolis-shaped is learned.
 
+Every equation is one function of lesson_lib.model.definition, which this class computes with; fit trains
+through the fast path's one seam (lesson_lib.model.fast.fused.loss_and_grad), tested equal to the definition.
 Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
 """
 import textwrap
 import warnings
 
-import autograd.numpy as anp
 import numpy as np
 
-from .fast import manipulator
+from . import definition
 from .._validate import number
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
-from .fast.jet import jet_mlp, periodic_features, unflatten
-from .fast.loss import delan_loss, delan_loss_and_grad
+from .fast import fused
+from .fast.jet import periodic_features
 from .training import Trainable, init_mlp
 
 EPS_MAX = 1.0                          # kg m^2: above this eps I outweighs a robot arm's inertia
 POTENTIAL_SCALE_RANGE = (1e-3, 1e4)    # J: the potential's unit, from a toy arm's millijoules to an industrial arm's
-# The public methods push at most EVAL_CHUNK states through the network at once.  Each state's jet depends on
-# that state only, so the numbers are those of one pass; but one pass over thousands of states makes layer
-# arrays of megabytes, which glibc maps in and frees back at every call (page faults), while arrays of a chunk
-# are reused (benchmarks/bench_bench.py times the Bench's updates, which evaluate N_SAMPLES states each).
-EVAL_CHUNK = 1024
+EVAL_CHUNK = 1024       # states per pass of the public methods (each state's jet is its own; benchmarks/bench_bench.py)
 
 
 class DeLaN(Trainable):
@@ -70,9 +64,13 @@ class DeLaN(Trainable):
                                            f"potential_scale={POTENTIAL_SCALE:g}")
         super().__init__(n_dof, hidden, seed, lr, batch_size, activation, optimizer)
 
+    @property
+    def architecture(self):
+        """The record (definition.Architecture) that, with the weights, fixes the model's function."""
+        return definition.Architecture(self.n_dof, self.hidden, self.activation, self.eps, self.potential_scale)
+
     def _architecture(self):
-        self._tril = manipulator.tril_order(self.n_dof)
-        return (2 * self.n_dof, *self.hidden, len(self._tril[0]) + 1)  # outputs: L entries (diagonal first), V
+        return self.architecture.sizes
 
     def _init_theta(self, rng):
         return init_mlp(rng, self.sizes, out_scale=0.5)
@@ -89,81 +87,74 @@ class DeLaN(Trainable):
     @property
     def layers(self):
         """The weights as a list of (W, b) per layer (views into the flat vector theta)."""
-        return unflatten(self.theta, self.sizes)
-
-    def _jet(self, theta, q, derivatives=True):
-        """Network outputs and their q-derivatives at a batch q (B, n): the jet (n_L+1, 1+n, B), softplus on
-        the first n outputs (L's diagonal); EVAL_CHUNK states at a time, joined along the batch axis.  Without
-        derivatives, the outputs alone, (n_L+1, 1, B): the value row of the same jet, in about half its time
-        (the network's value row never depends on its derivative rows)."""
-        rows = slice(None) if derivatives else slice(0, 1)
-        chunks = [jet_mlp(periodic_features(q[i:i + EVAL_CHUNK])[rows], theta, self.sizes, self.activation,
-                          self.n_dof) for i in range(0, max(len(q), 1), EVAL_CHUNK)]
-        return chunks[0] if len(chunks) == 1 else anp.concatenate(chunks, axis=-1)
+        return definition.unflatten(self.theta, self.sizes)
 
     def _loss(self, theta, batch):
-        """The loss `fit` minimises (unchecked: model.loss checks its arguments, then calls this), at the flat
-        weights theta (n_weights,) on a batch from `training_batch` (q, qd, qdd, target, inv_scale, each (B, n)):
-        mean over samples and joints of (tau_hat * inv_scale - target)^2, tau_hat = M(q) qdd + c(q, qd) + g(q) of
-        this architecture at theta.  autograd differentiates it; it does not change the model.  Its definition in
-        plain autograd is lesson_lib.model.definition.loss; this is the fast path (one fused primitive), tested
-        equal to it."""
-        return delan_loss(*self._loss_arguments(theta, batch))
+        """The loss `fit` minimises (unchecked: model.loss checks its arguments, then calls this): definition.loss
+        at the flat weights theta (n_weights,) on a batch from `training_batch` (q, qd, qdd, target, inv_scale,
+        each (B, n)), computed by the fast path (fast.fused.loss, tested equal to it); autograd differentiates it."""
+        return fused.loss(theta, self.architecture, batch)
 
     def _loss_and_grad(self, theta, batch):
-        """fit's loss and its gradient in theta: the fused loss's own forward pass and VJP
-        (fast.loss.delan_loss_and_grad), the numbers autograd.value_and_grad(self._loss) gives, without its
-        tracing.  A subclass that redefines _loss gets autograd's gradient of its own loss."""
+        """fit's loss and its gradient in theta (fast.fused.loss_and_grad: autograd's numbers, without its
+        tracing).  A subclass that redefines _loss gets autograd's gradient of its own loss."""
         if type(self)._loss is not DeLaN._loss:
             return super()._loss_and_grad(theta, batch)
-        return delan_loss_and_grad(*self._loss_arguments(theta, batch))
-
-    def _loss_arguments(self, theta, batch):
-        q, qd, qdd, target, inv_scale = batch
-        return (theta, periodic_features(q), qd, qdd, target, inv_scale, self.sizes, self.activation, self.n_dof,
-                self._tril, self.eps, self.potential_scale)
+        return fused.loss_and_grad(theta, self.architecture, batch)
 
     # ------------------------------------------------------------------ public, batched like the RNEA
-    def _factor(self, q, derivatives=True):
-        """Checked q -> (L, dL, g, V) and whether q was a single state (without derivatives, dL and g are empty:
-        shapes (B, 0, n, n) and (B, 0))."""
+    def _learned(self, q, derivatives=True):
+        """(L, dL, V, g) of the definition at a checked q (B, n), EVAL_CHUNK states per pass of the network (the
+        fast path's jet, softplus on L's diagonal included).  Without derivatives dL and g are empty ((B, 0, n, n),
+        (B, 0)), in about half the time."""
+        arch, rows, n_L = self.architecture, slice(None) if derivatives else slice(0, 1), self.sizes[-1] - 1
+        J = np.concatenate([fused.jet_mlp(periodic_features(q[i:i + EVAL_CHUNK])[rows], self.theta, self.sizes,
+                                          self.activation, self.n_dof)
+                            for i in range(0, max(len(q), 1), EVAL_CHUNK)], axis=-1)
+        out, dout = J[:, 0].T, J[:, 1:].T
+        return (*definition.place_factor(arch, out[:, :n_L], dout[:, :, :n_L]),
+                *definition.potential_jet(arch, out, dout))
+
+    def _at(self, q, derivatives=True):
+        """_learned at q as given (checked), and whether q was a single state."""
         (q,), single = self._states(q=q)
-        J = self._jet(self.theta, q, derivatives)
-        return manipulator.cholesky_factor(J, self._tril, self.eps, self.potential_scale), single
+        return self._learned(q, derivatives), single
 
     def mass_matrix(self, q):
         """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n)."""
-        (L, dL, _, _), single = self._factor(q, derivatives=False)
-        M = manipulator.mass_matrix(L, dL, self.eps)[0]
+        (L, dL, _, _), single = self._at(q, derivatives=False)
+        M = definition.mass_matrix_jet(self.architecture, L, dL)[0]
         return M[0] if single else M
 
     def mass_matrix_derivative(self, q):
         """dM/dq from the jet: (n, n, n) or (B, n, n, n), indexed [k, i, j] = dM_ij/dq_k."""
-        (L, dL, _, _), single = self._factor(q)
-        dM = manipulator.mass_matrix(L, dL, self.eps)[1]
+        (L, dL, _, _), single = self._at(q)
+        dM = definition.mass_matrix_jet(self.architecture, L, dL)[1]
         return dM[0] if single else dM
 
     def cholesky_factor(self, q):
         """Learned L(q), lower-triangular with a positive diagonal: (n, n) or (B, n, n)."""
-        (L, _, _, _), single = self._factor(q, derivatives=False)
+        (L, _, _, _), single = self._at(q, derivatives=False)
         return L[0] if single else L
 
     def potential(self, q):
         """Learned V(q) (defined up to a constant): () or (B,)."""
-        (_, _, _, V), single = self._factor(q, derivatives=False)
+        (_, _, V, _), single = self._at(q, derivatives=False)
         return V[0] if single else V
 
     def gravity(self, q):
         """g(q) = dV/dq from the jet: (n,) or (B, n)."""
-        (_, _, g, _), single = self._factor(q)
+        (_, _, _, g), single = self._at(q)
         return g[0] if single else g
 
     def parts(self, q, qd, qdd):
         """The three terms of the manipulator equation: dict with "M_qdd", "c", "g", each (n,) or (B, n)."""
         (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
-            terms = manipulator.parts(self._jet(self.theta, q), qd, qdd, self._tril, self.eps, self.potential_scale)
-        terms = self._finite("torque", tuple(terms), q=q, qd=qd, qdd=qdd)
+            L, dL, _, g = self._learned(q)
+            M, dM = definition.mass_matrix_jet(self.architecture, L, dL)
+            terms = (np.einsum("bij,bj->bi", M, qdd), definition.coriolis(dM, qd), g)
+        terms = self._finite("torque", terms, q=q, qd=qd, qdd=qdd)
         return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms)}
 
     def coriolis(self, q, qd):
@@ -171,23 +162,18 @@ class DeLaN(Trainable):
         return self.parts(q, qd, np.zeros(self.n_dof))["c"]
 
     def inverse_dynamics(self, q, qd, qdd):
-        """tau_hat = M(q) qdd + c(q, qd) + g(q): (n,) or (B, n).  The sum of `parts`, computed as fit's loss does
-        (manipulator_torque: products of L, dL and vectors, never M or dM/dq; equal to the sum up to rounding)."""
+        """tau_hat = M(q) qdd + c(q, qd) + g(q) (definition.torque): (n,) or (B, n)."""
         (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
-            tau = manipulator.manipulator_torque(self._jet(self.theta, q), qd, qdd, self._tril, self.eps,
-                                                 self.potential_scale)
-        tau = self._finite("torque", tau, q=q, qd=qd, qdd=qdd)
+            L, dL, _, g = self._learned(q)
+            tau = self._finite("torque", definition.torque(self.architecture, L, dL, g, qd, qdd), q=q, qd=qd, qdd=qdd)
         return tau[0] if single else tau
 
     def forward_dynamics(self, q, qd, tau):
         """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.physics.integrators.rollout)."""
         (q, qd, tau), single = self._states(q=q, qd=qd, tau=tau)
-        L, dL, g, _ = manipulator.cholesky_factor(self._jet(self.theta, q), self._tril, self.eps,   # one pass
-                                                self.potential_scale)
-        M, dM = manipulator.mass_matrix(L, dL, self.eps)
         with np.errstate(over="ignore", invalid="ignore"):
-            c = manipulator.coriolis(dM, qd)
-            qdd = self._finite("acceleration", np.linalg.solve(M, (tau - c - g)[..., None])[..., 0], q=q, qd=qd,
-                               tau=tau)
+            L, dL, _, g = self._learned(q)
+            qdd = self._finite("acceleration", definition.forward_dynamics(self.architecture, L, dL, g, qd, tau),
+                               q=q, qd=qd, tau=tau)
         return qdd[0] if single else qdd

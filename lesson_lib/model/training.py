@@ -31,7 +31,7 @@ from .fast.settings import single_blas_thread
 from .._validate import described, as_data, as_states, as_vector, boolean, integer, positive_number, sizes, within_limit
 from ..facts import LR, VALIDATION
 from .activations import check_activation
-from .fast.jet import n_weights
+from .definition import n_weights
 from ..limits import MAX_BATCH_SIZE, MAX_N_DOF, MAX_STEPS_PER_CALL, MAX_WEIGHTS, max_states
 from .optimizers import make_optimizer
 from .schedule import Schedule
@@ -54,7 +54,7 @@ class TrainingDiverged(RuntimeError):
 
 
 def init_mlp(rng, sizes, out_scale=1.0):
-    """Flat weight vector (layout of lesson_lib.model.fast.jet.unflatten) of an MLP with these layer sizes:
+    """Flat weight vector (layout of lesson_lib.model.definition.unflatten) of an MLP with these layer sizes:
     W ~ N(0, 1/fan_in), the last layer scaled by out_scale, biases zero."""
     parts = []
     for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):

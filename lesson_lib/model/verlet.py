@@ -25,7 +25,7 @@ q̇ at each sample (in c): the Savitzky–Golay estimate (first derivative: litt
 
 Batches are `chunks` runs of `chunk` consecutive samples of one trajectory (the accelerations are computed once
 per run and shared by every window inside it); autograd differentiates definition.forward_dynamics, the solve and the
-triangular sums.  The network's jet inside it is the fast path's fused one (fast.jet.network_jet, the same numbers
+triangular sums.  The network's jet inside it is the fast path's fused one (fast.fused.network_jet, the same numbers
 as definition.network_jet, tests/test_definition.py): the rest is the definition.
 benchmarks/bench_sensors.py compares it with the filters.
 """
@@ -38,7 +38,7 @@ from autograd import value_and_grad
 from .._validate import described, integer, positive_number
 from ..data.sensors import estimate
 from . import definition
-from .fast.jet import network_jet
+from .fast.fused import network_jet
 from .optimizers import Adam
 from .training import TrainingDiverged
 
@@ -56,13 +56,13 @@ def position_second_differences(q, span, h):
     return (q[..., 2 * span:, :] - 2 * q[..., span:-span, :] + q[..., :-2 * span, :]) / (span * h) ** 2
 
 
-def verlet_loss(theta, batch, sizes, **model_options):
+def verlet_loss(theta, arch, batch):
     """The loss of the module docstring on one batch (q_meas, q, qd, tau, K, h, span, qdd_scale): q_meas the
     recorded positions (C, T, n); q, qd, tau (C * T, n) the states and torques where the model's accelerations are
     evaluated; K = verlet_weights(span, T)."""
     q_meas, q, qd, tau, K, h, span, qdd_scale = batch
-    a = definition.forward_dynamics(theta, q, qd, tau, sizes, **model_options,
-                                    jet=network_jet).reshape(q_meas.shape)  # pragma: no mutate (plain jet: same a)
+    learned = definition.learned_jet(theta, arch, q, network_jet)  # pragma: no mutate (plain jet: same a)
+    a = definition.forward_dynamics(arch, *learned, qd, tau).reshape(q_meas.shape)
     r = position_second_differences(q_meas, span, h) - anp.einsum("cj,bjn->bcn", K, a)
     return anp.mean((r / qdd_scale) ** 2)
 
@@ -108,14 +108,13 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
     qdd_scale = np.std(states["qdd"], axis=0) + 1e-12
     rng = np.random.default_rng(integer("seed", seed, low=0))
     picks = [rng.choice(len(starts), min(chunks, len(starts)), replace=False) for _ in range(steps)]
-    options = {"activation": model.activation, "eps": model.eps, "v_scale": model.potential_scale}
 
     def batch(i):
         rows = (starts[picks[i]][:, None] + np.arange(chunk)).ravel()
         return (q_meas[rows].reshape(len(picks[i]), chunk, model.n_dof), states["q"][rows], states["qd"][rows],
                 states["tau"][rows], K, h, s, qdd_scale)
 
-    loss_and_grad = value_and_grad(lambda theta, i: verlet_loss(theta, batch(i), model.sizes, **options))
+    loss_and_grad = value_and_grad(lambda theta, i: verlet_loss(theta, model.architecture, batch(i)))
     theta, losses = model.get_params(), []
     adam = Adam(lr=lr)
     adam.set_state(adam.initial_state(theta.size))

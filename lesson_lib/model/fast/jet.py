@@ -1,4 +1,4 @@
-"""Forward-mode jets through a multilayer perceptron, as one autograd primitive.
+"""The network pushing a first-order jet in q through its layers: each layer's forward and reverse pass.
 
 A *jet* carries a layer's value and its first derivative with respect to the joint angles q together.  Inside
 the network a jet is one array X of shape (1 + n, B, H): X[0] is the value h(q) over the batch and X[1 + k] is
@@ -8,23 +8,15 @@ dh/dq_k.  A dense layer z = W h + b with activation a = s(z) maps a jet to a jet
     derivative  da/dqk = s'(z) * (W dh/dqk)          (chain rule, exact: no finite differences)
 
 The last layer is computed transposed, so the network's output jet J has shape (n_out, 1 + n, B): J[m, 0] is
-output m over the batch and J[m, 1 + k] its derivative by q_k (what lesson_lib.model.fast.manipulator works on, with the
-batch on the last, contiguous axis).
-
-`jet_mlp` runs the whole network as ONE autograd primitive with a hand-written vector-Jacobian product
-(`jet_backward`), so autograd still differentiates the loss with respect to every W and b (reverse mode over
-the forward jet) but records one node instead of dozens.  Each kind of layer has its forward pass and its
-reverse pass side by side below; the network's passes just loop over the layers.  The reverse pass reuses the
-forward pass's jets, handed over by lesson_lib.model.fast.primitive (kept only while autograd is tracing).  Each layer is one matrix product over all 1 + n
-rows of the jet at once, and about ten in-place array operations: on a 2-core machine the number of numpy
-calls, not the arithmetic, sets the time of a small network.  The gradient is tested with
-autograd.test_util.check_grads.
+output m over the batch and J[m, 1 + k] its derivative by q_k, the batch on the last, contiguous axis.  The
+same numbers as lesson_lib.model.definition.network_jet.  Each layer is one matrix product over all 1 + n rows
+of the jet and about ten in-place array operations: on a 2-core machine the number of numpy calls, not the
+arithmetic, sets the time of a small network.  lesson_lib.model.fast.fused makes the passes one autograd node.
 """
 
 import numpy as np
 
 from ..activations import activate
-from .primitive import fused_primitive
 
 
 def periodic_features(q):
@@ -38,8 +30,8 @@ def periodic_features(q):
     X = np.zeros((1 + n, B, 2 * n), dtype=q.dtype)
     X[0, :, :n], X[0, :, n:] = c, s
     for k in range(n):                              # row 1 + k: d phi / dq_k, nonzero in columns k and n + k
-        X[1 + k, :, k] = -s[:, k]                   # (not np.negative(..., out=X[...]): numpy 2.4.6 writes
-        X[1 + k, :, n + k] = c[:, k]                #  some strided outputs wrongly, tests/test_definition.py)
+        X[1 + k, :, k] = -s[:, k]
+        X[1 + k, :, n + k] = c[:, k]
     return X
 
 
@@ -110,7 +102,7 @@ def output_backward(G, W, record, dW, db):
 
 
 # ---------------------------------------------------------------- the network: loops over the layers
-def jet_forward(X, layers, hidden_act="isru", n_softplus=0):
+def jet_forward(X, layers, hidden_act, n_softplus):
     """Push the input jet X (1+n, B, H_0) through layers [(W, b), ...]; returns the output jet J (n_out, 1+n, B)
     and the layers' records for the reverse pass."""
     records = []
@@ -128,59 +120,3 @@ def jet_backward(layers, records, G, grads, input_grad=True):
     for i in range(len(layers) - 2, -1, -1):
         G = hidden_backward(G, layers[i][0], records[i], *grads[i], input_grad=i > 0 or input_grad)
     return G
-
-
-def unflatten(theta, sizes):
-    """Layers [(W, b), ...] of an MLP with the given layer sizes, as views into the flat vector theta."""
-    layers, k = [], 0
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        W = theta[k:k + fan_in * fan_out].reshape(fan_out, fan_in)
-        k += fan_in * fan_out
-        layers.append((W, theta[k:k + fan_out]))
-        k += fan_out
-    return layers
-
-
-def n_weights(sizes):
-    """Number of weights and biases of an MLP with these layer sizes."""
-    return sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
-
-
-def _jet_mlp_forward(X, theta, sizes, hidden_act, n_softplus):
-    layers = unflatten(theta.astype(X.dtype, copy=False), sizes)
-    J, records = jet_forward(X, layers, hidden_act, n_softplus)
-    return J, (layers, records)
-
-
-def _jet_mlp_vjp(argnums, kept, X, theta, sizes, hidden_act, n_softplus):
-    layers, records = kept
-
-    def vjp(G):
-        gtheta = np.empty(theta.shape, X.dtype)
-        gX = jet_backward(layers, records, G, unflatten(gtheta, sizes), input_grad=0 in argnums)
-        out = {0: gX, 1: gtheta.astype(theta.dtype, copy=False)}
-        return tuple(out[i] for i in argnums)
-    return vjp
-
-
-_jet_mlp = fused_primitive(_jet_mlp_forward, _jet_mlp_vjp, wrt=(0, 1))
-
-
-def jet_mlp(X, theta, sizes, hidden_act="isru", n_softplus=0):
-    """The network as ONE autograd primitive (differentiable in X and theta).
-
-    X: input jet (1+n, B, sizes[0]); theta: all weights and biases as one flat vector (layout of `unflatten`);
-    hidden layers use the activation named hidden_act (lesson_lib.model.activations), the last layer softplus
-    on its first n_softplus outputs and identity on the rest.  Returns the output jet J (sizes[-1], 1+n, B):
-    the value and the q-derivatives of every output.  The network computes in X's precision (training passes
-    float32 features, like PyTorch's default; the weights stay float64 and so does their gradient).
-    """
-    return _jet_mlp(X, theta, sizes, hidden_act, n_softplus)
-
-
-def network_jet(theta, q, sizes, activation="isru"):
-    """lesson_lib.model.definition.network_jet from the fused jet_mlp: the outputs (B, n_out) and their q-derivatives
-    (B, n, n_out) at q (B, n), the last layer linear.  The same numbers and gradient (tests/test_definition.py), as one
-    autograd node."""
-    J = jet_mlp(periodic_features(q), theta, sizes, activation)      # (n_out, 1 + n, B)
-    return J[:, 0].T, J[:, 1:].T

@@ -9,12 +9,12 @@ the jet flattened and a constant 1 appended (for eps and the linear terms),
     mono  = [qdd_1 .. qdd_n,  qd_j qd_l (j <= l),  1]       (Mo = n + n(n+1)/2 + 1 monomials)
     tau_i = sum_m mono_m  Ja^T C_im Ja                      (C_im symmetric P x P, the same at every sample)
 
-Forward (batch on the last axis):  H_ip = sum_{r,m} C_iprm Ja_r mono_m  (ONE matrix product over the batch),
-tau_i = sum_p Ja_p H_ip.   Reverse: C symmetric in (p, r), so d tau_i / d Ja_p = 2 H_ip and
-d loss / d J_p = 2 sum_i (d loss / d tau_i) H_ip.
+Forward (batch on the last axis):  F_ip = sum_{r,m} C_iprm Ja_r mono_m  (ONE matrix product over the batch),
+tau_i = sum_p Ja_p F_ip.   Reverse: C symmetric in (p, r), so d tau_i / d Ja_p = 2 F_ip and
+d loss / d J_p = 2 sum_i (d loss / d tau_i) F_ip.
 
-The coefficients are read off lesson_lib.model.fast.manipulator's torque (in float64, once per arm size, eps
-and v_scale) by polarization.  For the monomials, at any jet:  kappa_1 = tau(qd = 0, qdd = 0),
+The coefficients are read off the definition's torque (lesson_lib.model.definition.torque, in float64, once
+per arm size, eps and v_scale) by polarization.  For the monomials, at any jet:  kappa_1 = tau(qd = 0, qdd = 0),
 kappa_qdd_j = tau(0, e_j) - kappa_1,  kappa_jj = tau(e_j, 0) - kappa_1,
 kappa_jl = tau(e_j + e_l, 0) - tau(e_j, 0) - tau(e_l, 0) + kappa_1.  Each kappa is a quadratic
 kappa(J) = J^T A J + 2 b.J + c in the jet, and  c = kappa(0),  b_p = (kappa(e_p) - kappa(-e_p)) / 4,
@@ -23,13 +23,14 @@ The evaluations are small whole numbers, so the coefficients come out exact to f
 
 Only for small arms: C has n P^2 Mo entries, 2,028 for n = 2 and 25,230 for n = 3, but 188,160 for n = 4 (more
 arithmetic per sample than the network itself), so `fits` says which sizes use this form; larger arms use
-manipulator's einsums (the loss picks, lesson_lib.model.fast.loss).
+the definition itself (lesson_lib.model.fast.fused picks).
 """
 import functools
 
 import numpy as np
 
-from .manipulator import _torque_forward, tril_order
+from .. import definition
+from ..definition import Architecture
 
 MAX_N = 3          # the largest number of joints whose torque is computed as a quadratic form
 
@@ -81,17 +82,25 @@ def _rate_points(n):
     return qd, np.concatenate([np.zeros((1, n)), I, np.zeros((n + len(j), n))])
 
 
+def definition_torque(arch, J, qd, qdd):
+    """The definition's tau (n, B) from a jet J (n_out, 1+n, B) whose first n outputs are L's diagonal after
+    softplus (as jet.jet_forward gives it) and qd, qdd (B, n)."""
+    out, dout, n_L = J[:, 0].T, J[:, 1:].T, len(J) - 1
+    L, dL = definition.place_factor(arch, out[:, :n_L], dout[:, :, :n_L])
+    return definition.torque(arch, L, dL, definition.potential_jet(arch, out, dout)[1], qd, qdd).T
+
+
 @functools.lru_cache(maxsize=None)
 def coefficients(n, eps, v_scale, dtype=np.float64):
     """C as a matrix (n P, P Mo), rows (i, p), columns (r, m), read-only, in dtype (computed in float64), for the
-    DeLaN's output order of L's entries (manipulator.tril_order(n))."""
-    tril = tril_order(n)
-    n_out = len(tril[0]) + 1
+    DeLaN's output order of L's entries (definition.tril_order(n))."""
+    arch = Architecture(n, (), eps=eps, potential_scale=v_scale)
+    n_out = n * (n + 1) // 2 + 1
     P = n_out * (1 + n)
     jets, (qd, qdd) = _points(P), _rate_points(n)
     J = np.repeat(jets, len(qd), axis=0).T.reshape(n_out, 1 + n, -1)            # every jet with every rate
-    tau = _torque_forward(J, np.tile(qd, (len(jets), 1)), np.tile(qdd, (len(jets), 1)), tril, eps,
-                          v_scale)[0].reshape(n, len(jets), len(qd))
+    tau = definition_torque(arch, J, np.tile(qd, (len(jets), 1)), np.tile(qdd, (len(jets), 1))
+                            ).reshape(n, len(jets), len(qd))
     one, by_qdd, by_qd = tau[..., 0], tau[..., 1:1 + n], tau[..., 1 + n:1 + 2 * n]
     square = by_qd - one[..., None]                                              # kappa_jj
     j, l = _pairs(n)
@@ -111,23 +120,23 @@ def coefficients(n, eps, v_scale, dtype=np.float64):
     return C
 
 
-def torque_forward(J, qdT, qddT, eps, v_scale):
-    """tau (n, B) from the jet J (n_out, 1+n, B), its L entries in manipulator.tril_order(n), and qd, qdd (n, B);
-    and H (n, P, B) for the reverse pass."""
+def torque(arch, J, qdT, qddT):
+    """tau (n, B) from the jet J (n_out, 1+n, B) (L's diagonal after softplus) and qd, qdd (n, B); and the form
+    F (n, P, B) for the reverse pass."""
     n_out, K, B = J.shape
-    n, P = K - 1, n_out * K
-    C = coefficients(n, eps, v_scale, J.dtype.type)
+    P = n_out * K
+    C = coefficients(arch.n_dof, arch.eps, arch.potential_scale, J.dtype.type)
     Ja = np.empty((P + 1, B), J.dtype)
     Ja[:P] = J.reshape(P, B)
     Ja[P] = 1.0
     JM = (Ja[:, None] * monomials(qdT, qddT)).reshape(-1, B)                    # Ja_r mono_m, (P Mo, B)
-    H = (C @ JM).reshape(n, P + 1, B)
-    return np.einsum("ipb,pb->ib", H, Ja), H
+    F = (C @ JM).reshape(arch.n_dof, P + 1, B)
+    return np.einsum("ipb,pb->ib", F, Ja), F
 
 
-def torque_backward(J, H, GT):
-    """d loss / d J (n_out, 1+n, B) from GT = d loss / d tau (n, B): 2 sum_i G_i H_ip over the jet's entries."""
+def torque_backward(J, F, GT):
+    """d loss / d J (n_out, 1+n, B) from GT = d loss / d tau (n, B): 2 sum_i G_i F_ip over the jet's entries."""
     P = J.size // J.shape[-1]
-    gJ = np.einsum("ipb,ib->pb", H[:, :P], GT)
+    gJ = np.einsum("ipb,ib->pb", F[:, :P], GT)
     gJ *= 2.0
     return gJ.reshape(J.shape)

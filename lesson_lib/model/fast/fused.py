@@ -1,0 +1,167 @@
+"""The fast path's one seam: the DeLaN's training loss and its gradient, from an Architecture and a batch.
+
+    loss(theta, arch, batch)             the loss, differentiable by autograd in theta (one node)
+    loss_and_grad(theta, arch, batch)    the loss and its gradient without autograd's tracing (what fit calls)
+
+The same numbers as lesson_lib.model.definition.loss (tests/test_definition.py), computed as
+
+    J    = the network's jet at the features' jet               (jet.jet_forward, softplus on L's diagonal)
+    tau  = M qdd + c + g from J                                 (quadratic.torque: the definition's tau as a
+                                                                 quadratic form, for up to quadratic.MAX_N joints)
+    loss = mean((tau * inv_scale - target)^2)
+
+Reverse, for G = d out / d loss: d loss / d tau = 2 G err inv_scale / err.size, back through the quadratic form
+to d loss / d J, back through the network (jet.jet_backward) to d loss / d theta.  Larger arms take the
+definition's loss with the network's jet as one node (network_jet below), differentiated by autograd.
+
+A fused primitive runs many numpy operations as ONE autograd node with a hand-written vector-Jacobian product
+whose reverse pass needs the forward pass's intermediate arrays ("pieces").  autograd builds a primitive's VJP
+right after running it, on the very value it returned, so the pieces are handed over through one slot:
+
+    forward (traced)  ->  slot = (ans, pieces)  ->  VJP maker takes the pieces if slot holds this ans; slot cleared
+
+A call outside autograd tracing skips the primitive and returns forward(...)[0], so nothing is kept; if the slot
+does not hold this call's result, the pieces are recomputed (the same numbers).
+"""
+import autograd
+import numpy as np
+from autograd.extend import defvjp_argnums, primitive, vspace
+from autograd.tracer import isbox
+
+from .. import definition
+from . import quadratic
+from .jet import jet_backward, jet_forward, periodic_features
+
+# (ans, pieces) of the last traced forward pass, or (None, None): taken (and cleared) by its VJP maker.
+_slot = [None, None]
+
+
+def _take(ans):
+    """The pieces kept for `ans` (or None if the slot holds another call's), and clear the slot."""
+    kept_ans, pieces = _slot
+    _slot[:] = [None, None]
+    return pieces if kept_ans is ans else None
+
+
+def fused_primitive(forward, make_vjp, wrt=None):
+    """Turn forward(*args) -> (ans, pieces) into f(*args) = ans, differentiable by autograd.
+
+    make_vjp(argnums, pieces, *args) returns G -> tuple of d loss / d args[i] for i in argnums (G = d loss / d ans).
+    wrt: the argument positions that can be differentiated (None: any); asking for another one raises.
+    f.value_and_grad(*args): the value and the gradients in the `wrt` arguments of a scalar f, by the same
+    forward pass and VJP without autograd's tracing (only when wrt is given).
+    """
+    @primitive
+    def traced(*args):
+        ans, pieces = forward(*args)
+        _slot[:] = [ans, pieces]
+        return ans
+
+    def vjp_maker(argnums, ans, args, kwargs):
+        pieces = _take(ans)                     # first: a refused call must not leave its pieces in the slot
+        if wrt is not None and not set(argnums) <= set(wrt):
+            raise NotImplementedError(f"{forward.__name__} is differentiable only in arguments {wrt}, "
+                                      f"asked for {tuple(argnums)}")
+        if pieces is None:
+            pieces = forward(*args)[1]
+        return make_vjp(argnums, pieces, *args)
+
+    defvjp_argnums(traced, vjp_maker)
+
+    def fused(*args):
+        if any(isbox(a) for a in args):
+            return traced(*args)
+        return forward(*args)[0]
+
+    def value_and_grad(*args):
+        """(f(*args), d f / d args[i] for each i in wrt) for a scalar f: the forward pass, then the VJP at G = 1,
+        the numbers autograd.value_and_grad gives, to the bit, with no boxes, no graph and no slot."""
+        ans, pieces = forward(*args)
+        return ans, make_vjp(wrt, pieces, *args)(vspace(ans).ones())
+
+    if wrt is not None:
+        fused.value_and_grad = value_and_grad
+    return fused
+
+
+# ---------------------------------------------------------------- the network's jet as one node
+def _jet_forward(X, theta, sizes, activation, n_softplus):
+    layers = definition.unflatten(theta.astype(X.dtype, copy=False), sizes)
+    J, records = jet_forward(X, layers, activation, n_softplus)
+    return J, (layers, records)
+
+
+def _jet_vjp(argnums, kept, X, theta, sizes, activation, n_softplus):
+    layers, records = kept
+
+    def vjp(G):
+        gtheta = np.empty(theta.shape, X.dtype)
+        gX = jet_backward(layers, records, G, definition.unflatten(gtheta, sizes), input_grad=0 in argnums)
+        out = {0: gX, 1: gtheta.astype(theta.dtype, copy=False)}
+        return tuple(out[i] for i in argnums)
+    return vjp
+
+
+_jet_mlp = fused_primitive(_jet_forward, _jet_vjp, wrt=(0, 1))
+
+
+def jet_mlp(X, theta, sizes, activation, n_softplus=0):
+    """The network as ONE autograd primitive, differentiable in X and theta: input jet X (1+n, B, sizes[0]) ->
+    output jet J (sizes[-1], 1+n, B); hidden layers use `activation`, the last layer softplus on its first
+    n_softplus outputs and identity on the rest.  Computes in X's precision (fit passes float32 features; the
+    weights and their gradient stay float64)."""
+    return _jet_mlp(X, theta, sizes, activation, n_softplus)
+
+
+def network_jet(theta, arch, q):
+    """definition.network_jet's outputs (B, n_out) and q-derivatives (B, n, n_out) at q (B, n), as one node."""
+    J = jet_mlp(periodic_features(q), theta, arch.sizes, arch.activation)
+    return J[:, 0].T, J[:, 1:].T
+
+
+# ---------------------------------------------------------------- the training loss as one node
+def _loss_forward(theta, arch, X, qd, qdd, target, inv_scale):
+    layers = definition.unflatten(theta.astype(X.dtype, copy=False), arch.sizes)
+    J, records = jet_forward(X, layers, arch.activation, arch.n_dof)
+    err, form = quadratic.torque(arch, J, qd.T, qdd.T)
+    err *= inv_scale.T                                                    # err is ours: scaled in place
+    err -= target.T
+    flat = err.reshape(-1)
+    return (flat @ flat) / flat.size, (layers, records, J, err, form)
+
+
+def _loss_vjp(argnums, kept, theta, arch, X, qd, qdd, target, inv_scale):
+    layers, records, J, err, form = kept
+
+    def vjp(G):
+        dtau = err * inv_scale.T
+        dtau *= 2.0 * G / err.size                                        # d loss / d tau
+        gtheta = np.empty(theta.shape, X.dtype)
+        jet_backward(layers, records, quadratic.torque_backward(J, form, dtau),
+                     definition.unflatten(gtheta, arch.sizes), input_grad=False)
+        return (gtheta.astype(theta.dtype, copy=False),)
+    return vjp
+
+
+_loss = fused_primitive(_loss_forward, _loss_vjp, wrt=(0,))
+
+
+def _arguments(theta, arch, batch):
+    q, qd, qdd, target, inv_scale = batch
+    return theta, arch, periodic_features(q), qd, qdd, target, inv_scale
+
+
+def loss(theta, arch, batch):
+    """definition.loss(theta, arch, batch), differentiable in theta, in the batch's precision (float32 in fit;
+    the gradient comes back in theta's)."""
+    if quadratic.fits(arch.n_dof):
+        return _loss(*_arguments(theta, arch, batch))
+    return definition.loss(theta, arch, batch, jet=network_jet)
+
+
+def loss_and_grad(theta, arch, batch):
+    """(loss(theta, arch, batch), its gradient in theta): the numbers autograd.value_and_grad(loss) gives."""
+    if quadratic.fits(arch.n_dof):
+        value, (g,) = _loss.value_and_grad(*_arguments(theta, arch, batch))
+        return value, g
+    return autograd.value_and_grad(loss)(theta, arch, batch)
