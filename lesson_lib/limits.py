@@ -1,6 +1,9 @@
-"""Hard limits, one home each: requests beyond them would hang the kernel or exhaust the memory of a learner's
-machine (Binder gives about 2 GB).  Each raises lesson_lib._validate.LimitExceeded with the number asked for and
-the limit, and each is far above every use in the course and its projects (figures from a 2-core machine).
+"""Every limit of the library, one home each.  Most are hard limits: requests beyond them would hang the kernel or
+exhaust the memory of a learner's machine (Binder gives about 2 GB); each raises lesson_lib._validate.LimitExceeded
+with the number asked for and the limit, and each is far above every use in the course and its projects (figures
+from a 2-core machine).  The others bound a setting's range (EPS_MAX, POTENTIAL_SCALE_RANGE), say when a
+simulation has diverged (MAX_SPEED), what the arm's motors can give (TAU_MAX) or which arms take a faster path
+(MAX_QUADRATIC_JOINTS).
 """
 
 # ---------------------------------------------------------------------- the truth, data and evaluation
@@ -26,9 +29,15 @@ MAX_WEIGHTS = 5_000_000         # weights and biases of one network (40 MB each 
 MAX_STEPS_PER_CALL = 200_000    # training steps per fit call (~2 min for the default network); call fit again
 MAX_BATCH_SIZE = 131_072        # training minibatch
 MAX_NUMBERS_PER_ARRAY = 50_000_000   # float64 numbers (400 MB) in the largest array one model call may build
+EPS_MAX = 1.0                   # kg m^2: a DeLaN's eps; above it eps I outweighs a robot arm's inertia
+POTENTIAL_SCALE_RANGE = (1e-3, 1e4)  # J: a DeLaN's potential unit, from a toy arm's millijoules to an industrial arm's
+MAX_QUADRATIC_JOINTS = 3        # joints up to which the fast path computes the torque as a quadratic form (its
+                                # coefficients: 2,028 for 2 joints, 25,230 for 3, 188,160 for 4)
 
 # ---------------------------------------------------------------------- control
 MAX_TRACKING_STEPS = 100_000    # controller ticks per tracking simulation (1000 s at 100 Hz)
+TAU_MAX = (50.0, 25.0)          # N m: the double pendulum's motor torque limits, about twice what writing needs
+MAX_SPEED = 1e3                 # rad/s: a joint this fast means the simulated closed loop has gone unstable
 
 
 def max_states(n_dof, sizes):

@@ -54,7 +54,8 @@ CATALOG = (
 BY_ID = {nb.id: nb for nb in CATALOG}
 
 
-def _time(nb):
+def duration(nb):
+    """A notebook's time as the tables show it: its minutes (and what it leaves for later), or "–"."""
     if nb.minutes is None:
         return "–"
     return f"{nb.minutes} min" + (f", {nb.later}" if nb.later else "")
@@ -63,7 +64,7 @@ def _time(nb):
 def sequence_table():
     """Notebook 00's table of the lessons after it, with links."""
     rows = ["| # | Notebook | What happens | Time |", "|---|---|---|---|"]
-    rows += [f"| {nb.id[:2]} | [{nb.title}]({nb.id}.ipynb) | {nb.summary} | {_time(nb)} |"
+    rows += [f"| {nb.id[:2]} | [{nb.title}]({nb.id}.ipynb) | {nb.summary} | {duration(nb)} |"
              for nb in CATALOG if nb.minutes is not None and nb.id != CATALOG[0].id]
     return "\n".join(rows)
 
@@ -71,7 +72,7 @@ def sequence_table():
 def course_table():
     """README.md's table of every notebook."""
     rows = ["| notebook | what the learner does | time |", "|---|---|---|"]
-    rows += [f"| `{nb.id}` | {nb.summary} | {_time(nb)} |" for nb in CATALOG]
+    rows += [f"| `{nb.id}` | {nb.summary} | {duration(nb)} |" for nb in CATALOG]
     return "\n".join(rows)
 
 

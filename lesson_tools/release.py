@@ -73,7 +73,7 @@ class ReleaseError(Exception):
 
 def readme():
     """The learners' README: what the course is, how to start, how checks work, how to hand in."""
-    rows = "\n".join(f"| [{nb.id}](notebooks/{nb.id}.ipynb) | {nb.summary} | {catalog._time(nb)} |"
+    rows = "\n".join(f"| [{nb.id}](notebooks/{nb.id}.ipynb) | {nb.summary} | {catalog.duration(nb)} |"
                      for nb in catalog.CATALOG if nb.minutes is not None)
     first = catalog.CATALOG[0].id
     return f"""{MARK}

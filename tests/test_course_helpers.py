@@ -174,7 +174,7 @@ def test_as_array_says_what_the_learners_function_returned(got, key, what):
 
 
 def test_a_learner_error_keeps_the_learners_message():
-    err = framework._LearnerError(ZeroDivisionError("division by zero"))
+    err = framework.LearnerError(ZeroDivisionError("division by zero"))
     assert str(err) == "division by zero" and isinstance(err.exc, ZeroDivisionError)
 
 

@@ -100,3 +100,45 @@ def test_the_cycle_finder_finds_a_cycle():
     edges = graph()
     assert "lesson_lib.model.fast.fused" in edges["lesson_lib.model.delan"]
     assert "lesson_tools.grading.judge" in edges["lesson_tools.grading.job"]
+
+
+def private_uses(name, path, known):
+    """Where module `name` uses another module's private name (`_x`, not `__x__`): `from M import _x`, or `m._x`
+    with m bound to a module of `known` by an import; as "name:line uses M._x"."""
+    is_package, bound, out = path.name == "__init__.py", {}, []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+
+    def private(attr):
+        return attr.startswith("_") and not attr.endswith("__")
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            bound.update({a.asname or a.name.split(".")[0]: a.name for a in node.names if a.name in known})
+        elif isinstance(node, ast.ImportFrom):
+            base = name.split(".")[: len(name.split(".")) - node.level + (1 if is_package else 0)] if node.level \
+                else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            for a in node.names:
+                if f"{module}.{a.name}" in known:
+                    bound[a.asname or a.name] = f"{module}.{a.name}"
+                elif module in known and module != name and private(a.name):
+                    out.append(f"{name}:{node.lineno} uses {module}.{a.name}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound \
+                and bound[node.value.id] != name and private(node.attr):
+            out.append(f"{name}:{node.lineno} uses {bound[node.value.id]}.{node.attr}")
+    return sorted(out)
+
+
+def test_no_module_uses_another_modules_private_names():
+    known = modules()
+    found = [use for name, path in known.items() for use in private_uses(name, path, known)]
+    assert not found, f"private names used outside their module (make them public, or move the code): {found}"
+
+
+def test_the_private_name_finder_finds_both_forms(tmp_path):
+    path = tmp_path / "b.py"
+    path.write_text("from pkg.a import _hidden, shown\nfrom pkg import a\nimport pkg.a as alias\n"
+                    "a._x(); alias._y; a.z; a.__doc__\n")
+    found = private_uses("pkg.b", path, {"pkg.a", "pkg.b"})
+    assert found == ["pkg.b:1 uses pkg.a._hidden", "pkg.b:4 uses pkg.a._x", "pkg.b:4 uses pkg.a._y"]

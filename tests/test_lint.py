@@ -14,3 +14,20 @@ def test_ruff_finds_nothing():
     found = subprocess.run([ruff, "check", "--no-cache", "lesson_lib", "lesson_tools", "tests", "benchmarks"],
                            cwd=ROOT, capture_output=True, text=True)
     assert found.returncode == 0, found.stdout + found.stderr
+
+
+def test_every_limit_of_the_library_lives_in_limits_py():
+    """A module-level name with MAX in it (MAX_STEPS, EPS_MAX) is a limit: lesson_lib.limits is its one home
+    (lesson_lib.facts holds the lesson's numbers, QD_MAX and PASS_MAX_ERROR among them)."""
+    import ast
+    import re
+    elsewhere = []
+    for path in sorted((ROOT / "lesson_lib").rglob("*.py")):
+        if path.name in ("limits.py", "facts.py") and path.parent.name == "lesson_lib":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AnnAssign) else []
+            elsewhere += [f"{path.relative_to(ROOT)}:{node.lineno} {t.id}" for t in targets
+                          if isinstance(t, ast.Name) and re.search(r"(^|_)MAX(_|$)", t.id)]
+    assert not elsewhere, f"limits outside lesson_lib/limits.py (move them there): {elsewhere}"

@@ -1,5 +1,5 @@
-"""The model room's inner functions on small cases: the jet's documented defaults and when its reverse pass
-returns the input gradient, the handover slot's own contract, an unknown activation named in its error, and
+"""The model room's inner functions on small cases: when the jet's reverse pass returns the input
+gradient, the handover slot's own contract, an unknown activation named in its error, and
 Adam's first step and hyperparameter ranges worked out by hand."""
 import numpy as np
 import pytest

@@ -72,8 +72,8 @@ def test_float32_jets_stay_float32_and_close_to_float64():
     np.testing.assert_allclose(tau32, tau64, rtol=1e-4, atol=1e-4 * np.abs(tau64).max())
 
 
-def test_the_loss_takes_the_quadratic_form_up_to_max_n_and_the_definition_above(monkeypatch):
-    assert quadratic.fits(quadratic.MAX_N) and not quadratic.fits(quadratic.MAX_N + 1)
+def test_the_loss_takes_the_quadratic_form_up_to_max_quadratic_joints_and_the_definition_above(monkeypatch):
+    assert quadratic.fits(quadratic.MAX_QUADRATIC_JOINTS) and not quadratic.fits(quadratic.MAX_QUADRATIC_JOINTS + 1)
     from lesson_lib import DeLaN
     model = DeLaN(hidden=(4,))
     batch = tuple(rng.normal(size=(5, 2)) for _ in range(5))
@@ -81,7 +81,7 @@ def test_the_loss_takes_the_quadratic_form_up_to_max_n_and_the_definition_above(
     monkeypatch.setattr(quadratic, "torque", lambda *a: used.append("quadratic") or (np.zeros((2, 5)), None))
     monkeypatch.setattr(definition, "loss", lambda *a, **k: used.append("definition") or plain(*a, **k))
     fused.loss(model.theta, model.architecture, batch)
-    monkeypatch.setattr(quadratic, "MAX_N", 1)
+    monkeypatch.setattr(quadratic, "MAX_QUADRATIC_JOINTS", 1)
     fused.loss(model.theta, model.architecture, batch)
     assert used == ["quadratic", "definition"]
 

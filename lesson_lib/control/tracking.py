@@ -16,13 +16,10 @@ its `duration` (s) and `durations` (B,) are used when present.
 import numpy as np
 
 from .._validate import described, as_state, boolean, callable_arg, has_api, positive_number, within_limit
-from ..limits import MAX_TRACKING_STEPS
+from ..limits import MAX_SPEED, MAX_TRACKING_STEPS, TAU_MAX
 from ..physics.chain import double_pendulum
 from ..physics.integrators import rk4_step
 from .laws import check_gain_lengths
-
-TAU_MAX = (50.0, 25.0)      # torque limits (N m): about twice what writing the letters needs
-MAX_SPEED = 1e3             # rad/s: beyond this the closed loop has gone unstable
 
 
 class Unstable(RuntimeError):

@@ -24,12 +24,11 @@ import numpy as np
 from . import definition
 from .._validate import number
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
+from ..limits import EPS_MAX, POTENTIAL_SCALE_RANGE
 from .fast import fused
 from .fast.jet import periodic_features
 from .training import Trainable, init_mlp
 
-EPS_MAX = 1.0                          # kg m^2: above this eps I outweighs a robot arm's inertia
-POTENTIAL_SCALE_RANGE = (1e-3, 1e4)    # J: the potential's unit, from a toy arm's millijoules to an industrial arm's
 EVAL_CHUNK = 1024       # states per pass of the public methods (each state's jet is its own; benchmarks/bench_bench.py)
 
 

@@ -63,13 +63,13 @@ def arguments(config):
     return ", ".join(args)
 
 
-def save(model, path):
-    """Write the model to `path` (".npz" added if missing) and return the file name; written to a temporary file
+def save(config, state, path):
+    """Write a model's config() and training state (Trainable._state()) to `path` (".npz" added if missing) and return the file name; written to a temporary file
     of its own first (two processes saving to one path do not collide; the last one wins), so an interrupted save
     leaves any earlier file whole."""
     path = npz_path(path)
-    state = model._state()
-    arrays = {"format": np.array(FORMAT_VERSION), "config": np.array(json.dumps(model.config())),
+    state = dict(state)
+    arrays = {"format": np.array(FORMAT_VERSION), "config": np.array(json.dumps(config)),
               "batch_rng": np.array(json.dumps(state.pop("batch_rng")))}
     for group in NESTED:
         arrays.update({f"{group}.{k}": np.asarray(v) for k, v in state.pop(group).items()})
@@ -126,9 +126,9 @@ def _differences(mine, theirs):
     return diffs
 
 
-def read(model, path):
-    """The state saved in `path`, checked against `model` (architecture, shapes, finite values), ready for
-    model._set_state; raises FileNotFoundError or ValueError (naming what is wrong) otherwise."""
+def read(config, template, path):
+    """The state saved in `path`, checked against a model's config() and its current state `template` (architecture,
+    shapes, finite values), ready for the model to apply; raises FileNotFoundError or ValueError (naming what is wrong) otherwise."""
     path = npz_path(path)
     data = _open(path)
     if "format" not in data or "config" not in data:
@@ -148,7 +148,7 @@ def read(model, path):
         if "optimizer.lr" not in data:
             raise _refuse(path, "its entry 'optimizer.lr' is missing")
         data = _from_format_1(data, theirs)
-    mine = model.config()
+    mine = config
     diffs = _differences(mine, theirs)
     if diffs:
         listed = "; ".join(f"{f}: the file has {a!r}, this model has {b!r}" for f, a, b in diffs)
@@ -158,7 +158,6 @@ def read(model, path):
         except (KeyError, TypeError, AttributeError):           # a config this lesson_lib cannot read back
             advice = ""
         raise _refuse(path, f"it holds a different model ({listed}){advice}")
-    template = model._state()
     state = {}
     for key, like in template.items():
         if key == "resume":

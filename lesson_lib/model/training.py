@@ -272,7 +272,7 @@ class Trainable:
         schedule, the step count, the loss and validation histories, the scales and the minibatch random state to
         `path` (".npz" is added if missing, as np.savez does); returns the file name.  See
         lesson_lib.model.model_file for the format."""
-        return model_file.save(self, path)
+        return model_file.save(self.config(), self._state(), path)
 
     def load(self, path):
         """Load what save() wrote (".npz" is added if missing) and return the model: everything save() stored,
@@ -280,7 +280,7 @@ class Trainable:
         architecture (class, n_dof, hidden, activation, eps and potential_scale for the DeLaN, optimiser and its
         hyperparameters); a mismatch is refused, naming each differing field and the model to build instead.  A
         transaction: a missing, corrupt, truncated or foreign file raises and leaves the model exactly as it was."""
-        state = model_file.read(self, path)
+        state = model_file.read(self.config(), self._state(), path)
         with self._transaction():
             self._set_state(state)
         return self
@@ -377,7 +377,6 @@ class Trainable:
         float64 and whole: (q, qd, qdd, target, inv_scale), each (N, n), with target = tau * inv_scale and
         inv_scale = sqrt(w) / tau_scale (w the samples' weights, lesson_lib.model.training_data.sample_weights;
         tau_scale the model's torque scales, set by its first fit).  `model.loss(theta, batch)` is fit's loss on it."""
-        from .training_data import sample_weights
         d = as_data("data", data, self.n_dof)
         q, qd, qdd, tau = (d[k] for k in ("q", "qd", "qdd", "tau"))
         return self._batch(self._samples(q, qd, qdd, tau, np.sqrt(sample_weights(qd, qdd)), dtype=float))

@@ -95,7 +95,7 @@ class Fail(Exception):
         self.what, self.hint = what, hint
 
 
-class _LearnerError(Exception):
+class LearnerError(Exception):
     """An exception raised by the learner's code (kept apart from a bug in the check itself)."""
 
     def __init__(self, exc):
@@ -178,7 +178,7 @@ def outcome(spec, answer):
         return _fail(spec, f"your code raised {_short(exc)}", "raised")
     except Fail as f:
         return _fail(spec, f.what, f.hint)
-    except _LearnerError as e:
+    except LearnerError as e:
         return _fail(spec, f"your code raised {_short(e.exc)}", "raised")
     except Exception as exc:                      # noqa: BLE001 -- a check never raises
         return _fail(spec, f"the check could not run ({_short(exc)})", "broken")
@@ -217,7 +217,7 @@ def call(fn, *args, **kwargs):
     except NotImplementedError:
         raise
     except Exception as exc:                      # noqa: BLE001 -- every learner error becomes a FAIL line
-        raise _LearnerError(exc) from exc
+        raise LearnerError(exc) from exc
 
 
 def num(x, digits=3):

@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import facts
 from ...physics.chain import PlanarChain
-from .framework import DETAILS, Fail, _LearnerError, call, num, register
+from .framework import DETAILS, Fail, LearnerError, call, num, register
 from .independent import rng, uniform_rods
 
 TRIPLE_LENGTHS = (1.0, 0.8, 0.6)
@@ -98,7 +98,7 @@ def triple_delan(fn):
     start = time.perf_counter()
     try:
         model = call(fn, chain, {k: v.copy() for k, v in data.items()})
-    except _LearnerError as err:
+    except LearnerError as err:
         if re.search(r"expected \(\d+,\) for one state or \(B, (?!3\))\d+\)", str(err.exc)):
             raise Fail(f"your model was built for another number of joints, so fit refused the triple "
                        f"pendulum's data ({type(err.exc).__name__}: {str(err.exc)[:90]}...)", "n_dof") from None

@@ -7,7 +7,7 @@ The same numbers as lesson_lib.model.definition.loss (tests/test_definition.py),
 
     J    = the network's jet at the features' jet               (jet.jet_forward, softplus on L's diagonal)
     tau  = M qdd + c + g from J                                 (quadratic.torque: the definition's tau as a
-                                                                 quadratic form, for up to quadratic.MAX_N joints)
+                                                                 quadratic form, for up to MAX_QUADRATIC_JOINTS)
     loss = mean((tau * inv_scale - target)^2)
 
 Reverse, for G = d out / d loss: d loss / d tau = 2 G err inv_scale / err.size, back through the quadratic form

@@ -31,13 +31,12 @@ import numpy as np
 
 from .. import definition
 from ..definition import Architecture
-
-MAX_N = 3          # the largest number of joints whose torque is computed as a quadratic form
+from ...limits import MAX_QUADRATIC_JOINTS
 
 
 def fits(n):
-    """Whether the torque of an n-joint arm is computed as a quadratic form (see MAX_N)."""
-    return n <= MAX_N
+    """Whether the torque of an n-joint arm is computed as a quadratic form (lesson_lib.limits.MAX_QUADRATIC_JOINTS)."""
+    return n <= MAX_QUADRATIC_JOINTS
 
 
 @functools.lru_cache(maxsize=None)
