@@ -185,7 +185,7 @@ def test_learned_forward_dynamics_inverts_inverse_dynamics(trained):
     np.testing.assert_allclose(trained.forward_dynamics(q, qd, trained.inverse_dynamics(q, qd, qdd)), qdd, atol=1e-8)
 
 
-@pytest.mark.parametrize("n_dof", [2, 3])
+@pytest.mark.parametrize("n_dof", [2, 3, 4])
 def test_values_without_derivatives_and_the_fused_torque_give_the_readable_numbers(n_dof):
     """mass_matrix, cholesky_factor and potential push the values alone through the network (no derivative rows):
     each equals autograd's value-only pass state by state.  inverse_dynamics, computed as fit's loss does, equals

@@ -13,7 +13,8 @@
   1/2 [qd^T dM/dq_k qd]_k from dM/dq: nothing Coriolis-shaped is learned.
 
 Every equation is one function of lesson_lib.model.definition, which this class computes with; fit trains
-through the fast path's one seam (lesson_lib.model.fast.fused.loss_and_grad), tested equal to the definition.
+through the fast path's one seam (lesson_lib.model.fast.fused.loss_and_grad), tested equal to the definition,
+and inverse_dynamics evaluates the definition's torque as the fast path does (fused.torque).
 Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
 """
 import textwrap
@@ -102,17 +103,21 @@ class DeLaN(Trainable):
         return fused.loss_and_grad(theta, self.architecture, batch)
 
     # ------------------------------------------------------------------ public, batched like the RNEA
+    def _jet(self, q, derivatives=True):
+        """The network's jet J (n_out, 1+n, B) at a checked q (B, n), softplus on L's diagonal included (the fast
+        path's), EVAL_CHUNK states per pass.  Without derivatives the values alone, (n_out, 1, B), in half the time."""
+        rows = slice(None) if derivatives else slice(0, 1)
+        return np.concatenate([fused.jet_mlp(periodic_features(q[i:i + EVAL_CHUNK])[rows], self.theta, self.sizes,
+                                             self.activation, self.n_dof)
+                               for i in range(0, max(len(q), 1), EVAL_CHUNK)], axis=-1)
+
     def _learned(self, q, derivatives=True):
-        """(L, dL, V, g) of the definition at a checked q (B, n), EVAL_CHUNK states per pass of the network (the
-        fast path's jet, softplus on L's diagonal included).  Without derivatives dL and g are empty ((B, 0, n, n),
-        (B, 0)), in about half the time."""
-        arch, rows, n_L = self.architecture, slice(None) if derivatives else slice(0, 1), self.sizes[-1] - 1
-        J = np.concatenate([fused.jet_mlp(periodic_features(q[i:i + EVAL_CHUNK])[rows], self.theta, self.sizes,
-                                          self.activation, self.n_dof)
-                            for i in range(0, max(len(q), 1), EVAL_CHUNK)], axis=-1)
+        """(L, dL, V, g) of the definition at a checked q (B, n).  Without derivatives dL and g are empty
+        ((B, 0, n, n), (B, 0))."""
+        J, n_L = self._jet(q, derivatives), self.sizes[-1] - 1
         out, dout = J[:, 0].T, J[:, 1:].T
-        return (*definition.place_factor(arch, out[:, :n_L], dout[:, :, :n_L]),
-                *definition.potential_jet(arch, out, dout))
+        return (*definition.place_factor(self.architecture, out[:, :n_L], dout[:, :, :n_L]),
+                *definition.potential_jet(self.architecture, out, dout))
 
     def _at(self, q, derivatives=True):
         """_learned at q as given (checked), and whether q was a single state."""
@@ -161,11 +166,11 @@ class DeLaN(Trainable):
         return self.parts(q, qd, np.zeros(self.n_dof))["c"]
 
     def inverse_dynamics(self, q, qd, qdd):
-        """tau_hat = M(q) qdd + c(q, qd) + g(q) (definition.torque): (n,) or (B, n)."""
+        """tau_hat = M(q) qdd + c(q, qd) + g(q), definition.torque as the fast path computes it (fused.torque,
+        equal up to rounding): (n,) or (B, n)."""
         (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
-            L, dL, _, g = self._learned(q)
-            tau = self._finite("torque", definition.torque(self.architecture, L, dL, g, qd, qdd), q=q, qd=qd, qdd=qdd)
+            tau = self._finite("torque", fused.torque(self.architecture, self._jet(q), qd, qdd), q=q, qd=qd, qdd=qdd)
         return tau[0] if single else tau
 
     def forward_dynamics(self, q, qd, tau):

@@ -2,6 +2,7 @@
 
     loss(theta, arch, batch)             the loss, differentiable by autograd in theta (one node)
     loss_and_grad(theta, arch, batch)    the loss and its gradient without autograd's tracing (what fit calls)
+    torque(arch, J, qd, qdd)             the definition's tau from the network's jet (DeLaN.inverse_dynamics)
 
 The same numbers as lesson_lib.model.definition.loss (tests/test_definition.py), computed as
 
@@ -117,6 +118,14 @@ def network_jet(theta, arch, q):
     """definition.network_jet's outputs (B, n_out) and q-derivatives (B, n, n_out) at q (B, n), as one node."""
     J = jet_mlp(periodic_features(q), theta, arch.sizes, arch.activation)
     return J[:, 0].T, J[:, 1:].T
+
+
+def torque(arch, J, qd, qdd):
+    """definition.torque (B, n) from the network's jet J (n_out, 1+n, B) (L's diagonal after softplus) and qd,
+    qdd (B, n): its quadratic form where it fits (one matrix product), else the definition itself."""
+    if quadratic.fits(arch.n_dof):
+        return quadratic.torque(arch, J, qd.T, qdd.T)[0].T
+    return quadratic.definition_torque(arch, J, qd, qdd).T
 
 
 # ---------------------------------------------------------------- the training loss as one node

@@ -128,7 +128,8 @@ def torque(arch, J, qdT, qddT):
     Ja = np.empty((P + 1, B), J.dtype)
     Ja[:P] = J.reshape(P, B)
     Ja[P] = 1.0
-    JM = (Ja[:, None] * monomials(qdT, qddT)).reshape(-1, B)                    # Ja_r mono_m, (P Mo, B)
+    mono = monomials(qdT, qddT)
+    JM = (Ja[:, None] * mono).reshape((P + 1) * len(mono), B)                  # Ja_r mono_m, (P Mo, B)
     F = (C @ JM).reshape(arch.n_dof, P + 1, B)
     return np.einsum("ipb,pb->ib", F, Ja), F
 
