@@ -1,5 +1,8 @@
 """The code keeps no dead weight: ruff (pinned in requirements.txt; its rules, Pyflakes with unused imports and
-variables, in pyproject.toml) finds nothing in the library, the tools, the tests or the benchmarks."""
+variables, in pyproject.toml) finds nothing in the library, the tools, the tests or the benchmarks; and the
+library keeps its limits in one home, lesson_lib/limits.py."""
+import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -19,8 +22,6 @@ def test_ruff_finds_nothing():
 def test_every_limit_of_the_library_lives_in_limits_py():
     """A module-level name with MAX in it (MAX_STEPS, EPS_MAX) is a limit: lesson_lib.limits is its one home
     (lesson_lib.facts holds the lesson's numbers, QD_MAX and PASS_MAX_ERROR among them)."""
-    import ast
-    import re
     elsewhere = []
     for path in sorted((ROOT / "lesson_lib").rglob("*.py")):
         if path.name in ("limits.py", "facts.py") and path.parent.name == "lesson_lib":

@@ -64,9 +64,9 @@ def arguments(config):
 
 
 def save(config, state, path):
-    """Write a model's config() and training state (Trainable._state()) to `path` (".npz" added if missing) and return the file name; written to a temporary file
-    of its own first (two processes saving to one path do not collide; the last one wins), so an interrupted save
-    leaves any earlier file whole."""
+    """Write a model's config() and training state (Trainable.save gives both) to `path` (".npz" added if
+    missing) and return the file name; written to a temporary file of its own first (two processes saving to one
+    path do not collide; the last one wins), so an interrupted save leaves any earlier file whole."""
     path = npz_path(path)
     state = dict(state)
     arrays = {"format": np.array(FORMAT_VERSION), "config": np.array(json.dumps(config)),
@@ -127,8 +127,9 @@ def _differences(mine, theirs):
 
 
 def read(config, template, path):
-    """The state saved in `path`, checked against a model's config() and its current state `template` (architecture,
-    shapes, finite values), ready for the model to apply; raises FileNotFoundError or ValueError (naming what is wrong) otherwise."""
+    """The state saved in `path`, checked against a model's config() and its current state `template`
+    (architecture, shapes, finite values), ready for the model to apply; raises FileNotFoundError or ValueError
+    (naming what is wrong) otherwise."""
     path = npz_path(path)
     data = _open(path)
     if "format" not in data or "config" not in data:
@@ -148,8 +149,7 @@ def read(config, template, path):
         if "optimizer.lr" not in data:
             raise _refuse(path, "its entry 'optimizer.lr' is missing")
         data = _from_format_1(data, theirs)
-    mine = config
-    diffs = _differences(mine, theirs)
+    diffs = _differences(config, theirs)
     if diffs:
         listed = "; ".join(f"{f}: the file has {a!r}, this model has {b!r}" for f, a, b in diffs)
         try:
