@@ -4,7 +4,7 @@ Prints: the median wall time of 2000 training steps (the "Train x2000" button) f
 max |M_hat - M| over the 41x41 whole-torus grid and the learned M's smallest eigenvalue after 2000, 4000 and
 6000 steps from the default seed, the time of one step at the reference size (2x64, batch 256), and the
 number of operations autograd records per step (steps compute in float32, as PyTorch does by default).  Run
-three times: with the machine's BLAS threads, with 1, and with glibc asked to keep freed memory (opt-in).
+three times: with the machine's BLAS threads, with 1, and with glibc keeping freed memory (its MALLOC_*_ tunables).
 
     python benchmarks/bench_delan.py            # both thread settings (re-runs itself with 1 thread)
 """
@@ -69,9 +69,6 @@ def run(label):
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        if "keep freed memory" in sys.argv[2]:
-            from lesson_lib.model.fast.settings import keep_freed_memory
-            keep_freed_memory()                   # opt-in: the library never calls it
         run(sys.argv[2])
     else:
         env = dict(os.environ)
@@ -79,5 +76,7 @@ if __name__ == "__main__":
         sys.stdout.flush()
         env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         subprocess.run([sys.executable, __file__, "--child", "BLAS threads: 1"], env=env, check=True)
-        subprocess.run([sys.executable, __file__, "--child", "BLAS threads: machine default; keep freed memory "
-                        "(settings.keep_freed_memory(), opt-in)"], check=True)
+        keep = {"MALLOC_TRIM_THRESHOLD_": 256 << 20, "MALLOC_TOP_PAD_": 64 << 20, "MALLOC_MMAP_THRESHOLD_": 256 << 20}
+        subprocess.run([sys.executable, __file__, "--child", "BLAS threads: machine default; glibc keeps up to 256 MB "
+                        "of freed memory (its MALLOC_*_ tunables)"], env={**os.environ, **{k: str(v) for k, v in
+                                                                          keep.items()}}, check=True)

@@ -33,7 +33,8 @@ TEST_TOOLS = {"nbval", "pytest", "playwright", "jupyter-repo2docker", "cloudpick
               "confusable-homoglyphs", "jupyterhub", "nbgitpuller"}
 # What learners need: the design card's packages that are not test tools, Notebook 7 beside JupyterLab, Voilà.
 LEARNERS = {"jupyterlab", "notebook", "ipywidgets", "numpy", "autograd", "matplotlib", "voila",
-            "fsrs", "anywidget", "psygnal"}     # the review panel: its scheduler, the browser store (and its dependency)
+            "fsrs", "anywidget", "psygnal",     # the review panel: its scheduler, the browser store (and its dependency)
+            "threadpoolctl"}                    # one BLAS thread while a model trains
 INCLUDE = "-r binder/requirements.txt"
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][0-9A-Za-z.+!-]*)$")
 

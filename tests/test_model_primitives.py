@@ -1,13 +1,10 @@
 """The model room's plumbing on small hand-made cases: a fused autograd primitive built here (so the handover
-itself is exercised, not only the primitives the library built at import), and the process settings of
-lesson_lib.model.fast.settings (OpenBLAS threads, glibc's malloc options, whose numbers are glibc's malloc.h)."""
-import ctypes
-import glob
-import os
-
+itself is exercised, not only the primitives the library built at import), and the process setting of
+lesson_lib.model.fast.settings (one BLAS thread, scoped to the call)."""
 import numpy as np
 import pytest
 from autograd import grad, value_and_grad
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from lesson_lib.model.fast import fused, settings
 
@@ -84,86 +81,29 @@ def test_without_wrt_every_argument_can_be_differentiated():
     assert not hasattr(f, "value_and_grad")                                 # which gradients? wrt says
 
 
-# ---------------------------------------------------------------------- _runtime
-OPENBLAS = glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs", "*openblas*"))
+# ---------------------------------------------------------------------- settings
+def blas_threads():
+    """The thread count of every BLAS library loaded in this process (threadpoolctl's view)."""
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
 
 
-@pytest.mark.skipif(not OPENBLAS, reason="this numpy does not bundle OpenBLAS (not a manylinux wheel)")
-def test_numpys_openblas_thread_functions_are_found_and_work():
-    found = settings._openblas_thread_functions()
-    assert found is not None
-    get, set_ = found
-    before = get()
-    assert before >= 1
-    try:
-        set_(1)
-        assert get() == 1
-    finally:
-        set_(before)
-
-
-@pytest.mark.skipif(not OPENBLAS, reason="this numpy does not bundle OpenBLAS (not a manylinux wheel)")
+@pytest.mark.skipif(not blas_threads(), reason="no BLAS library that threadpoolctl knows is loaded")
 def test_single_blas_thread_sets_one_thread_and_restores_the_count_even_after_an_error():
-    get, set_ = settings._FUNCTIONS
-    before = get()
-    set_(2)
-    try:
+    with threadpool_limits(limits=2, user_api="blas"):
         with pytest.raises(ZeroDivisionError):
             with settings.single_blas_thread():
-                assert get() == 1
+                assert set(blas_threads()) == {1}
                 1 / 0
-        assert get() == 2
-    finally:
-        set_(before)
+        assert set(blas_threads()) == {2}
 
 
-def test_single_blas_thread_without_openblas_just_runs_the_body(monkeypatch):
-    monkeypatch.setattr(settings, "_FUNCTIONS", None)
-    ran = []
-    with settings.single_blas_thread():
-        ran.append(True)
-    assert ran == [True]
-
-
-@pytest.fixture
-def mallopt(monkeypatch):
-    """Record keep_freed_memory's mallopt calls on a fake glibc, as if it had not run in this process yet."""
-    calls = []
-
-    class FakeLibc:
-        def mallopt(self, option, value):
-            calls.append((option, value))
-    monkeypatch.setattr(settings, "_MEMORY_KEPT", [])
-    monkeypatch.setattr(ctypes, "CDLL", lambda name: FakeLibc() if name == "libc.so.6" else None)
-    return calls
-
-
-def test_keep_freed_memory_sets_glibcs_three_thresholds_once(mallopt):
-    settings.keep_freed_memory(limit=64 << 20)
-    settings.keep_freed_memory(limit=64 << 20)
-    # glibc's malloc.h: M_TRIM_THRESHOLD -1, M_TOP_PAD -2, M_MMAP_THRESHOLD -3
-    assert mallopt == [(-1, 64 << 20), (-2, 16 << 20), (-3, 64 << 20)]
-
-
-def test_keep_freed_memory_defaults_to_256_mb_and_is_harmless_without_glibc(mallopt, monkeypatch):
-    settings.keep_freed_memory()
-    assert mallopt[0] == (-1, 256 << 20)
-
-    def no_glibc(name):
-        raise OSError("not glibc")
-    monkeypatch.setattr(settings, "_MEMORY_KEPT", [])
-    monkeypatch.setattr(ctypes, "CDLL", no_glibc)
-    assert settings.keep_freed_memory() is None and settings._MEMORY_KEPT == [True]
-
-
-def test_fit_leaves_the_process_as_it_found_it(mallopt):
-    """No process-wide side effect without the caller asking: fit never calls mallopt, and the BLAS thread count
-    after a fit (and after a fit that fails) is the one before."""
+def test_fit_leaves_the_process_as_it_found_it():
+    """No process-wide side effect: the BLAS thread count after a fit (and after a fit that fails) is the one
+    before."""
     from lesson_lib import DeLaN, double_pendulum, sample_uniform
     data = sample_uniform(double_pendulum(), 64, seed=0)
-    before = settings._FUNCTIONS[0]() if settings._FUNCTIONS else None
-    DeLaN(seed=0).fit(data, steps=3)
-    with pytest.raises(TypeError):
-        DeLaN(seed=0).fit(data, steps=3, callback=42)
-    assert mallopt == [], "fit changed glibc's allocator for the whole process"
-    assert (settings._FUNCTIONS[0]() if settings._FUNCTIONS else None) == before
+    with threadpool_limits(limits=2, user_api="blas"):
+        DeLaN(seed=0).fit(data, steps=3)
+        with pytest.raises(TypeError):
+            DeLaN(seed=0).fit(data, steps=3, callback=42)
+        assert set(blas_threads()) == {2}

@@ -9,7 +9,7 @@ computes with), `delan` (DeLaN: M, c, g, tau at any state, and its training loss
 `fast/` is the fast path the DeLaN trains with, behind one seam, `fast.fused.loss_and_grad(theta, architecture,
 batch)`, tested equal to `definition.loss`: `fast.fused` (the loss and the network's jet as single autograd
 nodes), `fast.jet` (each layer's forward and reverse pass on a jet), `fast.quadratic` (the definition's torque as a
-quadratic form in the jet), `fast.settings` (one BLAS thread while training; glibc's allocator, opt-in).
+quadratic form in the jet), `fast.settings` (one BLAS thread while training).
 """
 from .blackbox import BlackBox
 from .delan import DeLaN

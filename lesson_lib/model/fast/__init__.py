@@ -7,5 +7,5 @@ tests/test_definition.py holds the two to the same loss and gradient.
                hands its pieces to its reverse pass
 - jet          each layer's forward and reverse pass on a first-order jet in q
 - quadratic    the definition's torque as a quadratic form in the jet, one matrix product per batch
-- settings     one BLAS thread while training (scoped to the call); glibc's allocator (opt-in)
+- settings     one BLAS thread while training (scoped to the call)
 """
