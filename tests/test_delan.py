@@ -235,21 +235,6 @@ def test_delan_generalises_beyond_training_range_far_better_than_black_box(data,
     assert box_err > 10 * delan_err
 
 
-def test_single_blas_thread_restores_the_thread_count():
-    import sys
-
-    from lesson_lib.model.fast import settings
-    if settings._FUNCTIONS is None:
-        if sys.platform.startswith("linux"):        # numpy's Linux wheels bundle OpenBLAS: it must be found
-            pytest.fail("numpy's bundled OpenBLAS was not found: training would run with BLAS threads")
-        pytest.skip(f"numpy on {sys.platform} does not bundle OpenBLAS; nothing to limit")
-    get, _ = settings._FUNCTIONS
-    before = get()
-    with settings.single_blas_thread():
-        assert get() == 1
-    assert get() == before
-
-
 def test_fit_is_adam_on_the_float32_loss(data):
     """fit = autograd.misc.optimizers.adam on the same minibatches, with the loss computed in float32.  The
     minibatches come from the training rows only (the validation split's rows are never trained on); the call is

@@ -1,19 +1,10 @@
 """The activations a network may use, as one table: name -> (reference s(z), fast jet function).
 
-Each entry holds two versions of the same function:
+- `reference(z)`: s(z) in autograd.numpy; autograd differentiates it, and the tests hold `fast` to it.
+- `fast(z)`: what the jet (fast.jet) calls, in place over z: returns s(z), s'(z) and s''(z)/s'(z) (the
+  curvature ratio jet.hidden_backward needs), each z's shape.
 
-- `reference(z)`: s(z) written in autograd.numpy, short and readable; autograd differentiates it.  The tests
-  compare the fast version against autograd's s' and s'' of this one, for every entry of the table.
-- `fast(z)`: what the jet (lesson_lib.model.fast.jet) calls on every layer.  In place over z (the pre-activation,
-  overwritten by s(z)), it returns three arrays of z's shape:
-
-      s(z)            the value,
-      s'(z)           the slope the derivative rows are multiplied by (da/dq_k = s'(z) dz/dq_k),
-      s''(z)/s'(z)    the curvature ratio the reverse pass needs (see jet.hidden_backward).
-
-To add an activation, add an entry to ACTIVATIONS; models validate their `activation` against this table and
-the tests pick it up.  softplus is also the positive map on L's diagonal (jet.output_forward).
-"""
+To add an activation, add an entry to ACTIVATIONS.  softplus is also the positive map on L's diagonal."""
 from collections import namedtuple
 
 import autograd.numpy as anp
@@ -25,8 +16,7 @@ Activation = namedtuple("Activation", "reference fast")
 
 
 def _isru_fast(z):
-    """s = z / sqrt(1 + z^2), s' = (1 + z^2)^(-3/2), s''/s' = -3 z / (1 + z^2); a square root costs less than a
-    tanh (numpy's tanh is a library call per element; benchmarks/bench_delan.py times the default network)."""
+    """s = z / sqrt(1 + z^2), s' = (1 + z^2)^(-3/2), s''/s' = -3 z / (1 + z^2) (cheaper than tanh)."""
     p = z * z
     p += 1.0
     np.reciprocal(p, out=p)                     # 1 / (1 + z^2)

@@ -1,9 +1,5 @@
-"""The black box: an MLP that learns the whole map (q, qd, qdd) -> tau, with no structure.
-
-It is the lesson's foil.  Trained on the same data with the same budget it fits the torques it saw, but
-nothing makes its "implied mass matrix" d tau / d qdd symmetric, positive-definite or even independent of
-qd and qdd, and it has no reason to extrapolate beyond the training box.
-"""
+"""The black box: an MLP that learns the whole map (q, qd, qdd) -> tau, with no structure: the lesson's foil.
+Nothing makes its implied mass matrix d tau / d qdd symmetric, positive-definite or independent of qd and qdd."""
 import autograd.numpy as anp
 import numpy as np
 from autograd import elementwise_grad
@@ -14,11 +10,7 @@ from .training import Trainable, init_mlp
 
 
 class BlackBox(Trainable):
-    """MLP tau_hat = f([cos q, sin q, qd / s_qd, qdd / s_qdd]); same activation and optimiser as the DeLaN.
-
-    Arguments are checked like the DeLaN's (n_dof >= 1, hidden a tuple of widths >= 1, activation a registered
-    name, optimizer "adam", "sgd" or an optimiser object).
-    """
+    """MLP tau_hat = tau_scale f([cos q, sin q, qd / s_qd, qdd / s_qdd]); arguments as the DeLaN's."""
 
     def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, activation=ACTIVATION,
                  optimizer="adam"):
@@ -52,10 +44,8 @@ class BlackBox(Trainable):
         return jet_mlp(x[None], theta, self.sizes, self.activation)[:, 0].T
 
     def _loss(self, theta, batch):
-        """The loss `fit` minimises (unchecked: model.loss checks its arguments, then calls this), at the flat
-        weights theta on a batch from `training_batch` (q, qd, qdd, target, inv_scale, each (B, n)): the weighted
-        mean squared scaled torque error (the prediction is tau / tau_scale, so its error times tau_scale *
-        inv_scale is the DeLaN's).  Differentiable by autograd."""
+        """fit's loss (unchecked) at theta on a training batch (q, qd, qdd, target, inv_scale), each
+        (B, n): mean((tau_hat inv_scale - target)^2), as the DeLaN's."""
         q, qd, qdd, target, inv_scale = batch
         err = self._forward(theta, q, qd, qdd) * (inv_scale * self.tau_scale.astype(inv_scale.dtype)) - target
         return anp.mean(err * err)

@@ -2,21 +2,11 @@
 
     tau = M(q) qdd + c(q, qd) + g(q)
 
-- A network maps the features [cos q, sin q] to the n(n+1)/2 entries of a lower-triangular L(q) and to a
-  potential V(q).  The diagonal of L goes through softplus (plus eps), and M = L L^T + eps I, so M is symmetric
-  positive-definite at every q for ANY weights.
-- Units: the network's outputs start near size 1.  L's entries are about 1 (M of a 1 kg, 1 m link is about
-  1 kg m^2) but a potential is tens of joules (m g l: 20 J for the default double pendulum), and Adam moves each
-  weight by about lr per step whatever its gradient, so V is measured in units of `potential_scale` joules
-  (default POTENTIAL_SCALE; benchmarks/bench_trajectories.py measures the effect).
-- dL/dq and g = dV/dq come from pushing a first-order jet in q through the network; c = Mdot qd -
-  1/2 [qd^T dM/dq_k qd]_k from dM/dq: nothing Coriolis-shaped is learned.
-
-Every equation is one function of lesson_lib.model.definition, which this class computes with; fit trains
-through the fast path's one seam (lesson_lib.model.fast.fused.loss_and_grad), tested equal to the definition,
-and inverse_dynamics evaluates the definition's torque as the fast path does (fused.torque).
-Shapes: q, qd, qdd, tau are (n,) or (B, n); M is (n, n) or (B, n, n).
-"""
+A network maps [cos q, sin q] to the n(n+1)/2 entries of a lower-triangular L(q) (softplus + eps on the diagonal)
+and to V(q) in units of `potential_scale` joules; M = L L^T + eps I is SPD for any weights.  dL/dq and g = dV/dq
+come from a first-order jet in q; c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq: nothing Coriolis-shaped is
+learned.  Every equation is a function of model.definition; fit trains through fast.fused.loss_and_grad.
+Shapes: q, qd, qdd, tau (n,) or (B, n); M (n, n) or (B, n, n)."""
 import textwrap
 import warnings
 
@@ -34,19 +24,15 @@ EVAL_CHUNK = 1024       # states per pass of the public methods (each state's je
 
 
 class DeLaN(Trainable):
-    """Deep Lagrangian Network for an n-joint robot.
+    """Deep Lagrangian Network for an n-joint robot; defaults from lesson_lib.facts (benchmarks/bench_delan.py).
 
-    Defaults (lesson_lib.facts: HIDDEN, BATCH_SIZE, LR, EPS, ACTIVATION, POTENTIAL_SCALE) were chosen for
-    time-to-accuracy on the double pendulum: see benchmarks/bench_delan.py and benchmarks/bench_trajectories.py.
-    activation: a name in lesson_lib.model.activations.ACTIVATIONS; optimizer: "adam" (default), "sgd", or an
-    optimiser object from lesson_lib.model.optimizers (its learning rate is `lr`); potential_scale: the unit of
-    V in joules (see above).  Every argument is checked here; every public method checks its inputs (lists are
-    accepted; an empty batch (0, n) gives empty results) and refuses more than `max_states` states per call.
+    activation: a name in model.activations.ACTIVATIONS; optimizer: "adam", "sgd" or an optimiser object;
+    potential_scale: V's unit in joules.  Every argument and every public method's input is checked; an empty
+    batch (0, n) gives empty results.
 
     >>> model = DeLaN(seed=0)
     >>> bool(np.linalg.eigvalsh(model.mass_matrix([0.3, -1.2])).min() > 0)   # SPD before any training
-    True
-    """
+    True"""
 
     squares_velocities = True            # c = Mdot qd - ... is quadratic in qd (the float32 data check)
     architecture_fields = ("n_dof", "hidden", "activation", "eps", "potential_scale")
@@ -76,8 +62,8 @@ class DeLaN(Trainable):
         return init_mlp(rng, self.sizes, out_scale=0.5)
 
     def _after_fit(self, q, qdd):
-        """Warn (InertiaCollapsed, naming the data's accelerations and the fix) when the learned M collapsed to
-        eps I on the configurations just trained on: the loss falls either way, so fit must say it."""
+        """Warn (InertiaCollapsed, naming the data and the fix) when the learned M collapsed to eps I on
+        the configurations just trained on."""
         from ..evaluation.audit import InertiaCollapsed, inertia_collapse
         found = inertia_collapse(self, {"q": q, "qdd": qdd})
         if found["collapsed"]:
@@ -90,30 +76,27 @@ class DeLaN(Trainable):
         return definition.unflatten(self.theta, self.sizes)
 
     def _loss(self, theta, batch):
-        """The loss `fit` minimises (unchecked: model.loss checks its arguments, then calls this): definition.loss
-        at the flat weights theta (n_weights,) on a batch from `training_batch` (q, qd, qdd, target, inv_scale,
-        each (B, n)), computed by the fast path (fast.fused.loss, tested equal to it); autograd differentiates it."""
+        """fit's loss (unchecked): definition.loss at theta on a training batch, by the fast path."""
         return fused.loss(theta, self.architecture, batch)
 
     def _loss_and_grad(self, theta, batch):
-        """fit's loss and its gradient in theta (fast.fused.loss_and_grad: autograd's numbers, without its
-        tracing).  A subclass that redefines _loss gets autograd's gradient of its own loss."""
+        """fit's loss and gradient by fast.fused.loss_and_grad; a subclass that redefines _loss
+        gets autograd's gradient of its own."""
         if type(self)._loss is not DeLaN._loss:
             return super()._loss_and_grad(theta, batch)
         return fused.loss_and_grad(theta, self.architecture, batch)
 
     # ------------------------------------------------------------------ public, batched like the RNEA
     def _jet(self, q, derivatives=True):
-        """The network's jet J (n_out, 1+n, B) at a checked q (B, n), softplus on L's diagonal included (the fast
-        path's), EVAL_CHUNK states per pass.  Without derivatives the values alone, (n_out, 1, B), in half the time."""
+        """The network's jet J (n_out, 1+n, B) at a checked q (B, n), L's diagonal after softplus,
+        EVAL_CHUNK states per pass; without derivatives the values alone, (n_out, 1, B)."""
         rows = slice(None) if derivatives else slice(0, 1)
         return np.concatenate([fused.jet_mlp(periodic_features(q[i:i + EVAL_CHUNK])[rows], self.theta, self.sizes,
                                              self.activation, self.n_dof)
                                for i in range(0, max(len(q), 1), EVAL_CHUNK)], axis=-1)
 
     def _learned(self, q, derivatives=True):
-        """(L, dL, V, g) of the definition at a checked q (B, n).  Without derivatives dL and g are empty
-        ((B, 0, n, n), (B, 0))."""
+        """(L, dL, V, g) at a checked q (B, n); without derivatives dL (B, 0, n, n) and g (B, 0)."""
         J, n_L = self._jet(q, derivatives), self.sizes[-1] - 1
         out, dout = J[:, 0].T, J[:, 1:].T
         return (*definition.place_factor(self.architecture, out[:, :n_L], dout[:, :, :n_L]),
@@ -166,8 +149,8 @@ class DeLaN(Trainable):
         return self.parts(q, qd, np.zeros(self.n_dof))["c"]
 
     def inverse_dynamics(self, q, qd, qdd):
-        """tau_hat = M(q) qdd + c(q, qd) + g(q), definition.torque as the fast path computes it (fused.torque,
-        equal up to rounding): (n,) or (B, n)."""
+        """tau_hat = M(q) qdd + c(q, qd) + g(q): (n,) or (B, n) (fused.torque, the definition's
+        torque)."""
         (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
             tau = self._finite("torque", fused.torque(self.architecture, self._jet(q), qd, qdd), q=q, qd=qd, qdd=qdd)

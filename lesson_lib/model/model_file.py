@@ -1,20 +1,15 @@
 """The saved model file: an .npz archive with a format version, the architecture and the training state.
 
     format        FORMAT_VERSION
-    config        JSON: class, n_dof, hidden, activation (eps and potential_scale for the DeLaN), optimizer
-                  (name and hyperparameters), seed, batch_size (see Trainable.config)
+    config        JSON: Trainable.config() (class, architecture, optimizer, seed, batch_size)
     params, step, loss_history, tau_scale (input_scale for the black box)
     validation_history  (K, 3): step, validation loss, learning rate
-    optimizer.*   the optimiser's state (moments, step count, lr)
-    schedule.*    the learning-rate schedule's state (base_lr, since)
+    optimizer.*, schedule.*             the optimiser's and the schedule's state
     resume.params, resume.optimizer.*   where the next fit goes on, if not from params (Trainable.resumes)
     batch_rng     JSON: the minibatch generator's state
 
-`read` checks everything (the architecture against the model's, every array's shape and finiteness) before
-the model changes; the model applies the result in one transaction.  Format 1 (before the validation split and
-the schedule) is still read: its DeLaN had potential_scale 1, its schedule starts afresh at its learning rate,
-and its validation history is empty.
-"""
+`read` checks everything before the model changes.  Format 1 (before the validation split and the schedule) is
+still read: potential_scale 1, a fresh schedule at its learning rate, an empty validation history."""
 import json
 import os
 import secrets
@@ -50,8 +45,8 @@ def _optimizer_argument(config):
 
 
 def arguments(config):
-    """The architecture as constructor arguments: "n_dof=2, hidden=(32, 32), activation='isru'" (eps and the
-    optimiser only when they are not the defaults)."""
+    """The architecture as constructor arguments: "n_dof=2, hidden=(32, 32), activation='isru'" (eps,
+    potential_scale and the optimiser only when not the defaults)."""
     args = [f"n_dof={config['n_dof']}", f"hidden={tuple(config['hidden'])}", f"activation={config['activation']!r}"]
     if "eps" in config and config["eps"] != EPS:
         args.append(f"eps={config['eps']!r}")
@@ -64,9 +59,8 @@ def arguments(config):
 
 
 def save(config, state, path):
-    """Write a model's config() and training state (Trainable.save gives both) to `path` (".npz" added if
-    missing) and return the file name; written to a temporary file of its own first (two processes saving to one
-    path do not collide; the last one wins), so an interrupted save leaves any earlier file whole."""
+    """Write a model's config() and state to `path` (".npz" added if missing); returns the file name.  Written
+    to a temporary file of its own, then renamed: an interrupted save leaves any earlier file whole."""
     path = npz_path(path)
     state = dict(state)
     arrays = {"format": np.array(FORMAT_VERSION), "config": np.array(json.dumps(config)),
@@ -127,9 +121,8 @@ def _differences(mine, theirs):
 
 
 def read(config, template, path):
-    """The state saved in `path`, checked against a model's config() and its current state `template`
-    (architecture, shapes, finite values), ready for the model to apply; raises FileNotFoundError or ValueError
-    (naming what is wrong) otherwise."""
+    """The state in `path`, checked against the model's config() and its current state `template`
+    (architecture, shapes, finite values); FileNotFoundError or ValueError naming what is wrong otherwise."""
     path = npz_path(path)
     data = _open(path)
     if "format" not in data or "config" not in data:
@@ -189,8 +182,8 @@ def read(config, template, path):
 
 
 def _check_optimizer_state(path, where, opt, step):
-    """Refuse an optimiser state no training could have left: a step count below 0 or above the model's steps,
-    negative second moments (Adam's v is a mean of squares), a learning rate not > 0."""
+    """Refuse an optimiser state no training could have left: a step count outside 0..step,
+    negative second moments, a learning rate not > 0."""
     if "t" in opt and not 0 <= opt["t"] <= step:
         raise _refuse(path, f"its {where} step count is {opt['t']}, expected a whole number from 0 to the "
                             f"model's {step} steps")
@@ -201,8 +194,7 @@ def _check_optimizer_state(path, where, opt, step):
 
 
 def _from_format_1(data, config):
-    """A format-1 archive completed to format 2 (config is updated in place): potential_scale 1 for a DeLaN, a
-    fresh schedule at the file's learning rate, an empty validation history."""
+    """A format-1 archive completed to format 2 (config updated in place)."""
     if config.get("class") == "DeLaN":
         config.setdefault("potential_scale", 1.0)
     return {**data, "schedule.base_lr": data["optimizer.lr"], "schedule.since": np.array(0),

@@ -1,18 +1,13 @@
-"""Optimisers: what one training step does with the gradient.  Adam is the default; SGD with momentum shows the seam.
+"""Optimisers: what a training step does with the gradient.  Adam is the default; SGD with momentum.
 
-An optimiser holds its learning rate `lr` (settable at any time, also in the middle of a fit), its
-hyperparameters and its state (moment estimates, step count).  The model calls
+    theta = optimizer.step(theta, g)       # a new array; theta is not modified
 
-    theta = optimizer.step(theta, g)       # a new array; theta itself is not modified
-
-once per training step.  `state()` exports the state as arrays and numbers (copies) and `set_state(state)` puts
-it back: the model uses them for save/load and to undo a failed fit.  `config()` names the optimiser and its
-hyperparameters, for the saved file and for repr.
+An optimiser holds `lr` (settable at any time), its hyperparameters and its state; `state()` / `set_state()`
+export and restore the state (save/load, undoing a failed fit); `config()` names it and its hyperparameters.
 
     >>> opt = SGD(lr=0.1, momentum=0.5)
     >>> opt.step(np.array([1.0]), np.array([2.0]))       # v = 2, theta - lr v
-    array([0.8])
-"""
+    array([0.8])"""
 import math
 
 import numpy as np
@@ -64,14 +59,12 @@ class Optimizer:
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba), as autograd.misc.optimizers.adam, with its moments kept between calls:
+    """Adam (Kingma & Ba), as autograd.misc.optimizers.adam, its moments kept between calls:
 
         m = b1 m + (1 - b1) g,   v = b2 v + (1 - b2) g^2,
-        theta -= lr * mhat / (sqrt(vhat) + eps)   with mhat = m / (1 - b1^t), vhat = v / (1 - b2^t).
+        theta -= lr * mhat / (sqrt(vhat) + eps)   with mhat = m / (1 - b1^t), vhat = v / (1 - b2^t)
 
-    The bias corrections are folded into two scalars (the same step, fewer passes over theta).  Each step is at
-    most a few times lr per weight when g is finite, so theta stays finite.
-    """
+    (the bias corrections folded into two scalars)."""
 
     name = "adam"
     hyper = ("b1", "b2", "eps")
@@ -138,8 +131,8 @@ OPTIMIZERS = {cls.name: cls for cls in (Adam, SGD)}
 
 
 def make_optimizer(optimizer, lr):
-    """A fresh optimiser for a model with learning rate lr, from a name in OPTIMIZERS, a config() dict or an
-    Optimizer object (copied: its hyperparameters, the model's lr; its own lr, if it has one, must agree)."""
+    """A fresh optimiser with learning rate lr from a name in OPTIMIZERS, a config() dict or an
+    Optimizer (copied; its own lr, if any, must agree)."""
     if isinstance(optimizer, Optimizer):
         if optimizer.lr is not None and optimizer.lr != lr:
             raise ValueError(f"the learning rate is given twice and disagrees: lr={lr:g} and {optimizer!r}; "

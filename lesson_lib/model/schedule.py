@@ -1,24 +1,15 @@
 """The learning-rate schedule: lower the rate when the validation loss stops improving, or jumps.
 
-`fit` evaluates the loss on its validation samples (lesson_lib.model.validation) every few steps and asks
-`Schedule.update(v, best)` what to do, `best` being the lowest validation loss of this call so far.  It answers
-(keep, change):
+Every validation, `Schedule.update(v, best)` answers (keep, change):
 
-    keep        v < best: new best weights (fit keeps a copy of them and of the optimiser's state).
-    "spike"     v > SPIKE x best, or v not finite: the last steps overshot.  fit goes back to the best weights
-                and to the optimiser state saved with them (Adam's moments belong to those weights), and the
-                rate is multiplied by FACTOR.
-    "plateau"   PATIENCE evaluations in a row without progress, i.e. without a loss THRESHOLD (relative) below
-                the best: the rate is multiplied by FACTOR.  A new best by a hair is kept but is no progress:
-                along fast trajectories the validation loss jitters by tens of per cent at a too high rate, and
-                tiny new bests would keep the rate there.
-    None        no change.
+    keep        v < best: new best weights (fit keeps them and their optimiser state)
+    "spike"     v > SPIKE x best, or not finite: fit goes back to the best weights; rate x FACTOR
+    "plateau"   PATIENCE evaluations without a loss THRESHOLD (relative) below the best: rate x FACTOR
+    None        no change
 
-The rate never drops below base_lr x MIN_FACTOR.  base_lr is the rate the user chose (DeLaN(lr=...) or
-model.lr = ...): model.reset() returns to it.  Like PyTorch's ReduceLROnPlateau, but a spike also goes back to
-the best weights.  The schedule's state (base_lr, and `since`: evaluations without progress) is saved with the
-model and restored by fit's transaction.  benchmarks/bench_trajectories.py measures the settings below.
-"""
+The rate stays >= base_lr x MIN_FACTOR; base_lr is the rate the user chose (reset() returns to it).  Like
+PyTorch's ReduceLROnPlateau, but a spike also goes back to the best weights.  The state (base_lr, since) is
+saved with the model.  benchmarks/bench_trajectories.py measures the settings."""
 import math
 
 PATIENCE = 10        # evaluations without progress before the rate is lowered (1,000 steps at 100 per evaluation)
@@ -45,8 +36,8 @@ class Schedule:
         self.base_lr, self.since = float(state["base_lr"]), int(state["since"])
 
     def update(self, v, best):
-        """(keep, change) after the validation loss v, given the best of this call: keep says whether v is a new
-        best, change is "spike", "plateau" or None."""
+        """(keep, change) after the validation loss v, given the call's best: keep says whether v is a
+        new best, change is "spike", "plateau" or None."""
         if not math.isfinite(v) or v > SPIKE * best:
             self.since = 0
             return False, "spike"

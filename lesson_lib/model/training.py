@@ -1,23 +1,13 @@
-"""Training shared by the DeLaN and the black box: parameters, settings, state, the optimiser, the divergence guard.
+"""Training shared by the DeLaN and the black box: weights, state, the optimiser, the divergence guard.
 
-A model subclass provides `_architecture()` (its layer sizes), `_init_theta(rng)` (all weights as one flat vector
-theta) and `_loss(theta, batch)`, an autograd-differentiable scalar (batch: q, qd, qdd, target, inv_scale: see
-Trainable._samples).  The public `loss(theta, batch)` checks its arguments, then calls `_loss`; `fit` differentiates
-`_loss` (through `_loss_and_grad`) on the batches it builds itself.  `fit` continues from the current parameters
-and optimiser state, so calling it again (pressing "Train" again) carries on rather than restarting.
+A subclass provides `_architecture()` (layer sizes), `_init_theta(rng)` (the flat weights theta) and
+`_loss(theta, batch)`, an autograd-differentiable scalar on a batch (q, qd, qdd, target, inv_scale), each (B, n).
+`fit` continues from the current weights and optimiser state: pressing "Train" again carries on.  It holds out a
+validation split (model.validation), lowers the learning rate on plateaus and spikes (model.schedule) and ends
+with the best weights it saw; the last weights stay the resume point of the next call (`resumes`).
 
-Training that does not get worse: `fit` holds out a validation split (lesson_lib.model.validation: whole
-trajectories when the data say which samples belong together), evaluates it every `validation_interval` steps,
-lowers the learning rate on plateaus and spikes (lesson_lib.model.schedule) and ends the call with the best
-weights it saw (and the optimiser state saved with them), unless told otherwise.  Training itself goes on where
-it stopped: when the best weights are not the last ones, the last weights and their optimiser state are kept as
-the resume point of the next call (`resumes`), so a model that must first get worse on the validation samples
-before it gets better is not sent back to the same weights at every press.
-
-Transactions: `fit`, `load`, `set_params` and `reset` either complete or leave the model exactly as it was
-(weights, optimiser state and learning rate, step, loss and validation histories, schedule, scales, the
-minibatch random state), also when interrupted (KeyboardInterrupt) or when a callback raises.
-"""
+`fit`, `load`, `set_params` and `reset` are transactions: they complete or leave the model exactly as it was,
+also when interrupted or when a callback raises."""
 import contextlib
 import math
 from collections.abc import Mapping
@@ -43,19 +33,18 @@ VALIDATE_EVERY = 100     # steps between validation evaluations (more for large 
 
 
 def validation_interval(n_validation, batch_size):
-    """Steps between two evaluations of the validation loss: VALIDATE_EVERY, or more when the validation set is
-    large, so that evaluating it (forward only, about a third of a step per batch_size samples) costs at most
-    about 3 % of the training time."""
+    """Steps between validation evaluations: VALIDATE_EVERY, or more for a large validation set,
+    so that evaluating it costs at most about 3 % of the training time."""
     return max(VALIDATE_EVERY, 10 * math.ceil(n_validation / batch_size))
 
 
 class TrainingDiverged(RuntimeError):
-    """Raised when a training step produced a non-finite or exploding loss; the state before the call is kept."""
+    """A training step gave a non-finite or exploding loss; the model is as it was before the call."""
 
 
 def init_mlp(rng, sizes, out_scale=1.0):
-    """Flat weight vector (layout of lesson_lib.model.definition.unflatten) of an MLP with these layer sizes:
-    W ~ N(0, 1/fan_in), the last layer scaled by out_scale, biases zero."""
+    """Flat weights (definition.unflatten's layout) of an MLP with these layer sizes: W ~ N(0, 1/fan_in),
+    the last layer times out_scale, biases zero."""
     parts = []
     for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         scale = (out_scale if i == len(sizes) - 2 else 1.0) / np.sqrt(fan_in)
@@ -64,24 +53,21 @@ def init_mlp(rng, sizes, out_scale=1.0):
 
 
 def _minibatch_rows(rng, N, B, steps, chunk=256):
-    """The sample rows (B,) of each of `steps` minibatches, uniform over N, drawn `chunk` steps at a time: numpy's
-    Generator gives the same numbers (and ends in the same state) as one draw of B rows per step, in one call
-    per chunk instead of one per step."""
+    """The rows (B,) of each of `steps` minibatches, uniform over N, drawn `chunk` steps per call
+    (the same numbers as one draw per step)."""
     for start in range(0, steps, chunk):
         yield from rng.integers(0, N, (min(chunk, steps - start), B))
 
 
 def _scales(model):
-    """The model's scale settings for a message, e.g. "eps=0.001, potential_scale=20"."""
+    """The model's scales for a message, e.g. "eps=0.001, potential_scale=20"."""
     return ", ".join(f"{k}={getattr(model, k):g}" for k in ("eps", "potential_scale") if hasattr(model, k)) or \
         "the torque scale comes from the data"
 
 
 class DivergenceGuard:
-    """Watches one fit call's losses.  The reference is the call's first loss, taken at the state the call
-    started from (a state that passed the guard: the loss after each call's last update is checked too).  A loss
-    that is not finite, a gradient that is not finite, or a loss above 1000 x max(reference, 1e-3) raises
-    TrainingDiverged; the caller's transaction then puts the model back as it was before the call."""
+    """Watches one fit call's losses against its first one: a non-finite loss or gradient, or a loss
+    above 1000 x max(first, 1e-3), raises TrainingDiverged."""
 
     def __init__(self, model):
         self.model, self.start, self.ref = model, model.step, None
@@ -111,10 +97,8 @@ class DivergenceGuard:
 
 
 class BestWeights:
-    """The best weights of one fit call and the optimiser state that goes with them (Adam's moments and step
-    count belong to those weights).  The first candidate is the weights the model held when the call started,
-    with their validation loss, or none (loss inf) for an untrained model: a random network is no model to go
-    back to, and training often gets worse on the validation samples before it gets better."""
+    """The best weights of one fit call and their optimiser state.  The first candidate is the weights
+    the call started from, or none (loss inf) for an untrained model."""
 
     def __init__(self, model, loss):
         self.model = model
@@ -124,12 +108,12 @@ class BestWeights:
         self.loss, self.pair = loss, _weights_and_moments(self.model)
 
     def restore(self):
-        """Put the best weights and their optimiser state back; the learning rate stays the current one."""
+        """Put the best weights and their optimiser state back, at the current learning rate."""
         _apply(self.model, self.pair)
 
 
 def _weights_and_moments(model):
-    """The model's weights and optimiser state, as copies."""
+    """Copies of the model's weights and optimiser state."""
     return {"params": model.theta.copy(), "optimizer": model.optimizer.state()}
 
 
@@ -141,13 +125,10 @@ def _apply(model, pair):
 
 
 class Trainable:
-    """Weights as one flat vector theta, trained by an optimiser (Adam by default) on minibatches of
-    inverse-dynamics samples.
+    """Weights as one flat vector theta, trained by an optimiser on minibatches of inverse-dynamics samples.
 
-    Training steps compute in `train_dtype`, float32 like PyTorch's default (twice as fast on large layers
-    as float64, and precise far beyond the lesson's tolerance); the weights, the optimiser state and every
-    prediction stay float64.
-    """
+    Steps compute in `train_dtype` (float32, like PyTorch's default); weights, optimiser state and predictions are
+    float64."""
 
     train_dtype = np.float32
     squares_velocities = False          # does the training step square qd? (the float32 data check)
@@ -173,9 +154,8 @@ class Trainable:
     # ------------------------------------------------------------------ settings
     @property
     def lr(self):
-        """The current learning rate (the optimiser's; fit's schedule lowers it on plateaus and spikes); settable,
-        e.g. model.lr = 1e-3, also between or during fits: the schedule then starts from it, and reset() returns
-        to it."""
+        """The current learning rate; settable between or during fits (the schedule starts from it, and
+        reset() returns to it)."""
         return self.optimizer.lr
 
     @lr.setter
@@ -184,8 +164,8 @@ class Trainable:
         self.schedule.base_lr = self.optimizer.lr
 
     def config(self):
-        """The architecture and settings: class, n_dof, hidden, activation (eps and potential_scale for the DeLaN),
-        the optimiser's name and hyperparameters, seed and batch_size.  A saved file records them."""
+        """Class, architecture fields, optimiser (name and hyperparameters), seed and batch_size: what a
+        saved file records."""
         optimizer = {k: v for k, v in self.optimizer.config().items() if k != "lr"}
         return {"class": type(self).__name__, **{f: getattr(self, f) for f in self.architecture_fields},
                 "optimizer": optimizer, "seed": self.seed, "batch_size": self.batch_size}
@@ -205,8 +185,8 @@ class Trainable:
                 "batch_rng": np.random.default_rng([self.seed, 1]).bit_generator.state}
 
     def _state(self):
-        """Everything training changes, as copies: weights, step, loss and validation histories, the resume
-        point, optimiser state (with lr), schedule, scales, the minibatch random state."""
+        """Copies of everything training changes: weights, step, histories, resume point, optimiser and
+        schedule state, scales, the minibatch random state."""
         resume = None if self._resume is None else {"params": self._resume["params"].copy(),
                                                     "optimizer": {k: np.copy(v) if isinstance(v, np.ndarray) else v
                                                                   for k, v in self._resume["optimizer"].items()}}
@@ -217,7 +197,7 @@ class Trainable:
                 "tau_scale": self.tau_scale.copy(), "batch_rng": self._batch_rng.bit_generator.state}
 
     def _set_state(self, state):
-        """Put back a state from _state() or _initial_state() (or a checked file)."""
+        """Put back a state from _state(), _initial_state() or a checked file."""
         self.theta = np.array(state["params"], dtype=float)
         self.step = int(state["step"])
         self.loss_history = [float(x) for x in state["loss_history"]]
@@ -232,7 +212,7 @@ class Trainable:
 
     @contextlib.contextmanager
     def _transaction(self):
-        """Run the body; if it raises anything (also KeyboardInterrupt), put the model back as it was."""
+        """Run the body; if it raises anything (KeyboardInterrupt too), put the model back."""
         before = self._state()
         try:
             yield
@@ -241,10 +221,8 @@ class Trainable:
             raise
 
     def reset(self):
-        """Re-initialise the weights, the optimiser state, the step count, the histories, the schedule, the
-        scales and the minibatch random state from the seed: the untrained model, at the learning rate the user
-        chose (the schedule's reductions are undone).  A transaction: it completes or leaves the model as it
-        was."""
+        """The untrained model again, from the seed, at the learning rate the user chose.  A
+        transaction."""
         state = self._initial_state()
         with self._transaction():
             self._set_state(state)
@@ -254,32 +232,27 @@ class Trainable:
         return self.theta.copy()
 
     def set_params(self, flat):
-        """Set the weights from a flat vector of the length get_params() returns (finite real numbers); training
-        goes on from them (the resume point, if any, is dropped).  Checked before anything changes: a wrong
-        length, type or a NaN leaves the model as it was."""
+        """Set the weights from a flat vector like get_params(); training goes on from them.
+        Checked first: a wrong length, type or a NaN leaves the model as it was."""
         theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")
         with self._transaction():
             self.theta, self._resume = theta, None
 
     @property
     def resumes(self):
-        """True when the next fit goes on from other weights than the model's: the last weights of the previous
-        call, which were worse on the validation samples than the best ones the model kept."""
+        """True when the next fit goes on from the previous call's last weights, which were worse on
+        the validation samples than the best ones the model kept."""
         return self._resume is not None
 
     def save(self, path):
-        """Save the architecture and settings, the weights, the optimiser state (with the learning rate), the
-        schedule, the step count, the loss and validation histories, the scales and the minibatch random state to
-        `path` (".npz" is added if missing, as np.savez does); returns the file name.  See
-        lesson_lib.model.model_file for the format."""
+        """Write the model to `path` (".npz" added if missing, as np.savez does); returns the file name.
+        Format: lesson_lib.model.model_file."""
         return model_file.save(self.config(), self._state(), path)
 
     def load(self, path):
-        """Load what save() wrote (".npz" is added if missing) and return the model: everything save() stored,
-        the learning rate included (seed and batch_size stay this model's).  The file must hold the same
-        architecture (class, n_dof, hidden, activation, eps and potential_scale for the DeLaN, optimiser and its
-        hyperparameters); a mismatch is refused, naming each differing field and the model to build instead.  A
-        transaction: a missing, corrupt, truncated or foreign file raises and leaves the model exactly as it was."""
+        """Load what save() wrote and return the model (seed and batch_size stay this model's).  A file of
+        another architecture is refused, naming each differing field.  A transaction: a missing, corrupt or foreign
+        file leaves the model as it was."""
         state = model_file.read(self.config(), self._state(), path)
         with self._transaction():
             self._set_state(state)
@@ -287,15 +260,15 @@ class Trainable:
 
     # ------------------------------------------------------------------ inputs of the public methods
     def _states(self, **arrays):
-        """Checked state arrays, each (B, n), and whether they were single states; B within the model's limit."""
+        """Checked state arrays, each (B, n), and whether they were single states; B within the limit."""
         checked, single = as_states(self.n_dof, **arrays)
         within_limit("the number of states in one call", len(checked[0]), self.max_states,
                      fix="evaluate the states in smaller chunks")
         return checked, single
 
     def _finite(self, what, values, **inputs):
-        """values (an array or a tuple of arrays) if every entry is finite; else ValueError naming the inputs'
-        largest magnitudes: finite inputs far beyond anything the model was built for overflowed in float64."""
+        """values (an array or a tuple of arrays) if all finite; else ValueError naming the inputs'
+        largest magnitudes (finite inputs that overflowed)."""
         arrays = values if isinstance(values, tuple) else (values,)
         if all(np.all(np.isfinite(a)) for a in arrays):
             return values
@@ -306,11 +279,11 @@ class Trainable:
 
     # ------------------------------------------------------------------ training
     def _data_scales(self, q, qd, qdd, tau_scale):
-        """The data-dependent scales set once, before the first step: {attribute: value}."""
+        """The data-dependent scales set before the first step: {attribute: value}."""
         return {"tau_scale": tau_scale}
 
     def _data(self, q, qd, qdd, tau, traj):
-        """fit's data as arrays (q, qd, qdd, tau, traj) from either form: arrays, or a data dict as q."""
+        """fit's data as arrays (q, qd, qdd, tau, traj), from arrays or from one data dict as q."""
         if not isinstance(q, Mapping):
             return q, qd, qdd, tau, traj
         given = [name for name, x in (("qd", qd), ("qdd", qdd), ("tau", tau)) if x is not None]
@@ -322,28 +295,16 @@ class Trainable:
 
     def fit(self, q, qd=None, qdd=None, tau=None, steps=2000, callback=None, every=250, traj=None,
             validation=VALIDATION, restore_best=True):
-        """Run `steps` more optimiser steps on minibatches of the training samples; returns this call's losses.
+        """Run `steps` more optimiser steps on minibatches; returns this call's losses.
 
-        Data: the arrays q, qd, qdd, tau, each (N, n) with N >= 2, or one data dict as the first argument,
-        fit(data, steps=...), e.g. from sample_uniform or sample_trajectories (its "traj" is used).  traj: (N,)
-        whole numbers, the trajectory of each sample (optional).  The data are checked once, before any step
-        (see lesson_lib.model.training_data).
-
-        validation: the fraction of the samples held out (default VALIDATION; 0 for none): whole trajectories
-        when traj is known, else single samples, the same ones at every call (lesson_lib.model.validation).  They
-        are never trained on; every `validation_interval` steps fit evaluates the loss on them (the mean squared
-        scaled torque error, every sample weighing 1), keeps the best weights, and lowers the learning rate on
-        plateaus and spikes (lesson_lib.model.schedule).
-        restore_best: end the call with the best weights it saw (the model's weights when it started included,
-        unless untrained), with their optimiser state; False keeps the last weights.  Either way the next call's
-        training goes on from the last weights and their optimiser state (see `resumes`).
-        model.validation_history lists (step, validation loss, learning rate) at each evaluation and, at the end
-        of each call, for the weights the model keeps.
-
-        callback(model) is called every `every` steps (for live plots).  A transaction: if the loss diverges
-        (TrainingDiverged), the callback raises, or the call is interrupted (KeyboardInterrupt), the model is put
-        back exactly as it was before the call, and the exception is raised.
-        """
+        Data: q, qd, qdd, tau, each (N, n) with N >= 2, or one data dict, fit(data, steps=...); traj (N,) the
+        trajectory of each sample (optional).  Checked once, before any step (model.training_data).
+        validation: the fraction held out (0 for none), whole trajectories when traj is known; every
+        `validation_interval` steps the loss on it decides the best weights and the learning rate
+        (model.validation_history: (step, validation loss, lr)).
+        restore_best: end with the best weights seen (else the last); the next call goes on from the last either way.
+        callback(model) every `every` steps.  A transaction: on TrainingDiverged, a raising callback or
+        KeyboardInterrupt the model is put back as it was, and the exception is raised."""
         steps = within_limit("steps", integer("steps", steps, low=0, hint="e.g. steps=2000"), MAX_STEPS_PER_CALL,
                              fix="call fit several times (it continues where it stopped)")
         if callback is not None and not callable(callback):
@@ -370,40 +331,34 @@ class Trainable:
         return losses
 
     def _after_fit(self, q, qdd):
-        """What a model checks once a fit call trained on q, qdd (each (N, n)): nothing here (DeLaN: a collapsed M)."""
+        """What a model checks after training on q, qdd (N, n): nothing here (DeLaN: a collapsed M)."""
 
     def training_batch(self, data):
-        """The batch `fit` builds from a data dict (q, qd, qdd, tau, each (N, n); e.g. sample_uniform(chain)), in
-        float64 and whole: (q, qd, qdd, target, inv_scale), each (N, n), with target = tau * inv_scale and
-        inv_scale = sqrt(w) / tau_scale (w the samples' weights, lesson_lib.model.training_data.sample_weights;
-        tau_scale the model's torque scales, set by its first fit).  `model.loss(theta, batch)` is fit's loss on it."""
+        """fit's batch of a data dict, in float64 and whole: (q, qd, qdd, target, inv_scale),
+        each (N, n), target = tau inv_scale, inv_scale = sqrt(w) / tau_scale (w: sample_weights)."""
         d = as_data("data", data, self.n_dof)
         q, qd, qdd, tau = (d[k] for k in ("q", "qd", "qdd", "tau"))
         return self._batch(self._samples(q, qd, qdd, tau, np.sqrt(sample_weights(qd, qdd)), dtype=float))
 
     def loss(self, theta, batch):
-        """The loss `fit` minimises, a scalar differentiable by autograd in theta (grad(model.loss)), at the flat
-        weights theta (n_weights,), like get_params(), on a batch from training_batch(data): (q, qd, qdd, target,
-        inv_scale), each (B, n), B >= 1.  It does not change the model.  Both arguments are checked first (length,
-        shapes, types, NaN or inf), with a message saying what is wrong; what the loss computes is the model's
-        `_loss` (DeLaN._loss, BlackBox._loss)."""
+        """fit's loss at the flat weights theta on a batch from training_batch, differentiable by
+        autograd in theta; both arguments checked first.  It does not change the model."""
         return self._loss(self._checked_theta(theta), self._checked_batch(batch))
 
     def _loss_and_grad(self, theta, batch):
-        """fit's loss and its gradient in theta: autograd.value_and_grad of _loss (a subclass may give the same
-        numbers faster: DeLaN calls its fused loss's VJP directly)."""
+        """fit's loss and its gradient in theta (autograd; DeLaN's fast path gives the same numbers)."""
         return value_and_grad(self._loss)(theta, batch)
 
     def _checked_theta(self, theta):
-        """theta as it is (an array or autograd's box of one, so that grad(model.loss) works) once its value passed
-        as_vector, or as_vector's float copy of a list."""
+        """theta as it is (an array or autograd's box of one) once its value passed as_vector,
+        or as_vector's float copy of a list."""
         value = getval(theta)
         checked = as_vector("theta", value, self.theta.size, hint=" (the flat weights, like get_params())")
         return theta if isinstance(value, np.ndarray) and value.dtype.kind == "f" else checked
 
     def _checked_batch(self, batch):
-        """The batch's five arrays as they are (a float32 batch stays float32) once as_data found each a finite
-        (B, n) array with one B >= 1 for all, or its float copies of lists."""
+        """The batch's five arrays as they are (float32 stays float32) once checked as finite
+        (B, n) arrays with one B >= 1, or float copies of lists."""
         if not isinstance(batch, (tuple, list)) or len(batch) != len(BATCH):
             raise TypeError(f"batch must be the {len(BATCH)} arrays ({', '.join(BATCH)}) that "
                             f"model.training_batch(data) returns, got {described(batch)}")
@@ -413,25 +368,21 @@ class Trainable:
                      for k, x, v in zip(BATCH, batch, values))
 
     def _samples(self, q, qd, qdd, tau, root_weight, dtype=None):
-        """Samples as rows (5n, N) in `dtype` (default: train_dtype, float32): q, qd, qdd, target = tau * inv_scale
-        and inv_scale = sqrt(weight) / tau_scale, so that the loss, mean((tau_hat * inv_scale - target)^2), is each
-        sample's weighted, scaled squared torque error.  root_weight: (N,) or a number (1 for the validation samples: the weights help the
-        optimiser (see sample_weights); the validation loss measures what the model is for, the torque error on
-        new samples)."""
+        """Samples as rows (5n, N) in `dtype` (default train_dtype): q, qd, qdd, target = tau
+        inv_scale, inv_scale = root_weight / tau_scale; root_weight (N,) or 1 (the validation samples)."""
         inv_scale = np.reshape(root_weight, (-1, 1)) / self.tau_scale
         inv_scale = np.broadcast_to(inv_scale, tau.shape)
         return np.ascontiguousarray(np.concatenate([q, qd, qdd, tau * inv_scale, inv_scale], axis=1).T,
                                     dtype=self.train_dtype if dtype is None else dtype)
 
     def _batch(self, cols):
-        """The loss's batch (q, qd, qdd, target, inv_scale), each (B, n), from sample columns (5n, B)."""
+        """The loss's batch (q, qd, qdd, target, inv_scale), each (B, n), from sample rows (5n, B)."""
         n = self.n_dof
         return cols[:n].T, cols[n:2 * n].T, cols[2 * n:3 * n].T, cols[3 * n:4 * n].T, cols[4 * n:].T
 
     def _train(self, samples, validation_set, steps, callback, every, restore_best):
-        """The training loop: per step a minibatch, the loss and its gradient, the guard, the optimiser's update,
-        the bookkeeping, the validation (every `validation_interval` steps) and the callback; then the guard on
-        the loss after the last update, and the best weights of the call."""
+        """The loop: per step a minibatch, loss and gradient, the guard, the update, the bookkeeping,
+        validation and callback; then the guard on the last loss and the call's best weights."""
         loss_and_grad = self._loss_and_grad
         guard, losses = DivergenceGuard(self), []
         N = samples.shape[1]
@@ -466,7 +417,7 @@ class Trainable:
         return float(self._loss(self.theta, validation_set))
 
     def _validate(self, best, validation_set):
-        """One evaluation: the schedule's verdict on the validation loss, and what follows from it."""
+        """One validation evaluation: the schedule's verdict and what follows from it."""
         v = self._validation_loss(validation_set)
         keep, change = self.schedule.update(v, best.loss)
         if keep:
@@ -478,8 +429,8 @@ class Trainable:
         self.validation_history.append((self.step, v, self.lr))
 
     def _finish(self, best, validation_set, restore_best):
-        """End of a call: the last weights are a candidate too; go back to the best unless told otherwise, and
-        record the validation loss of the weights the model keeps."""
+        """End of a call: the last weights are a candidate too; go back to the best unless told
+        otherwise; record the validation loss of the weights kept."""
         v = self._validation_loss(validation_set)
         if v < best.loss:
             best.keep(v)

@@ -1,17 +1,11 @@
-"""What `fit` accepts as training data, checked once per call before any step, and why; and how much each
-sample weighs in the loss.
+"""What `fit` accepts as training data (checked once per call, before any step), and each sample's weight.
 
-- Shapes, types and finiteness: lesson_lib._validate.as_states (q, qd, qdd, tau each (N, n)).
-- At least 2 samples, and every joint's torque must vary across them: the loss divides each joint's torque
-  error by the training torques' standard deviation, and data in which a joint's torque never changes cannot
-  teach how that torque depends on the state.
-- The float32 training step must not overflow (float32 ends at 3.4e38).  Values beyond FLOAT32_SAFE do not fit
-  with room to spare; angles beyond Q_PRECISE lose their precision (float32 keeps 7 digits, so the spacing
-  near q = 1e4 rad is 1e-3 rad) while only their cos and sin matter; and the torque error, divided by the
-  torques' spread, is squared by the loss, so the scaled torques and (for the DeLaN, whose step squares
-  velocities in its Coriolis terms) qd^2 / std(tau) and qdd / std(tau) must stay below SCALED_SAFE
-  (overflow comes near 1e19, the rest is room for the weights and the sums over a batch).
-"""
+- Shapes, types, finiteness: _validate.as_states (q, qd, qdd, tau each (N, n)).
+- At least 2 samples, and every joint's torque varies: the loss divides each joint's error by its torques'
+  standard deviation.
+- The float32 step must not overflow: values below FLOAT32_SAFE, angles below Q_PRECISE (float32's spacing at
+  1e4 rad is 1e-3 rad), and the scaled torques, qdd / std(tau) and (DeLaN: c is quadratic in qd)
+  qd² / std(tau) below SCALED_SAFE."""
 import numpy as np
 
 from .._validate import as_states
@@ -33,9 +27,8 @@ def _refuse(text):
 
 
 def check_training_data(n_dof, q, qd, qdd, tau, tau_scale=None, squares_velocities=False):
-    """Return (q, qd, qdd, tau) as float (N, n) arrays and the torque scale the loss will divide by (the data's
-    per-joint standard deviation, or `tau_scale` if the model already has one), or raise ValueError saying what
-    in the data is wrong and what to do."""
+    """(q, qd, qdd, tau) as float (N, n) arrays and the torque scale the loss divides by (the
+    per-joint standard deviation, or the model's `tau_scale`), or ValueError saying what is wrong and the fix."""
     (q, qd, qdd, tau), _ = as_states(n_dof, q=q, qd=qd, qdd=qdd, tau=tau)
     N = len(q)
     if N < 2:
@@ -81,20 +74,11 @@ def check_training_data(n_dof, q, qd, qdd, tau, tau_scale=None, squares_velociti
 def sample_weights(qd, qdd, scale=POTENTIAL_SCALE):
     """Each sample's weight in the training loss, (N,), mean 1:
 
-        w_i  proportional to  1 / (1 + (|qdd_i| / scale)^2 + (|qd_i|^2 / scale)^2),   scale in 1/s^2.
+        w_i  proportional to  1 / (1 + (|qdd_i| / scale)^2 + (|qd_i|^2 / scale)^2),   scale = POTENTIAL_SCALE 1/s^2.
 
-    Why: tau = M qdd + c + g, and a model whose M, dM/dq and g are off by the same relative amount makes a
-    torque error of about |M qdd| + |c| + |g|, which grows like |qdd| (M qdd) and |qd|^2 (c = C qd).  Along fast
-    motions (the double pendulum's trajectories reach 30 rad/s and 400 rad/s^2 while tau stays below 5 N m) the
-    plain mean squared error is ruled by the fastest samples and leaves M wrong where the arm moves slowly;
-    dividing each squared error by the size it can be expected to have (weighted least squares) asks for the
-    same relative accuracy everywhere.  The sizes are compared in the DeLaN's units: an inertia of 1 kg m^2
-    against a gravity torque of POTENTIAL_SCALE N m, hence scale = POTENTIAL_SCALE (1/s^2).  The weights of
-    slow motions (letters, |qd| < 1 rad/s, |qdd| < 17 rad/s^2) stay within a factor of 1.7, of the uniform
-    samples (|qd| <= 3, |qdd| <= 10) within 2; along the fast trajectories they spread over 3,000.  Validation
-    uses no weights.
-    benchmarks/bench_trajectories.py measures the effect.
-    """
+    A model off by a relative amount makes a torque error that grows like |qdd| (M qdd) and |qd|^2 (c): dividing
+    by the expected size asks for the same relative accuracy everywhere, not just on the fastest samples.
+    Validation uses no weights; benchmarks/bench_trajectories.py measures the effect."""
     speed2, accel = np.sum(qd * qd, axis=1), np.sqrt(np.sum(qdd * qdd, axis=1))
     w = np.reciprocal(1.0 + (accel / scale) ** 2 + (speed2 / scale) ** 2)
     return w / w.mean()

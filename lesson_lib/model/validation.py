@@ -1,22 +1,14 @@
 """The validation split: the samples `fit` holds out to judge the weights, never to train on.
 
-A trained model is judged on samples it did not train on.  Samples recorded along one trajectory are
-correlated (neighbours in time are nearly the same state), so when the data say which samples belong together
-("traj", one id per sample) whole trajectories are held out: no trajectory is in both sets.  Without "traj"
-single samples are held out at random.
-
     train_rows, validation_rows = split(N, traj=None, fraction=0.05, seed=0)
 
-- fraction 0 holds out nothing.  Otherwise at least one sample (one trajectory), and at least one sample (one
-  trajectory) is left to train on: with traj, trajectories are taken in a seeded random order until they hold
-  `fraction` of the samples, so 8 trajectories and fraction 0.05 hold out one trajectory (1/8 of the samples).
-- The same N, traj, fraction and seed always give the same rows (each press of "Train" validates on the same
-  samples), drawn from their own generator (the model's seed and stream 2): the minibatches are not affected.
-- Rows are returned sorted, as int arrays.
+With "traj" (one trajectory id per sample) whole trajectories are held out, taken in a seeded order until they
+hold `fraction` of the samples (neighbours in time are nearly the same state); without it, single samples.
+fraction 0 holds out nothing; otherwise at least one sample (trajectory) is held out and one left to train on.
+The same arguments give the same rows, sorted int arrays, from their own generator (seed, stream 2).
 
     >>> split(10, fraction=0.2, seed=0)[1]
-    array([3, 7])
-"""
+    array([3, 7])"""
 import numpy as np
 
 from .._validate import number, trajectory_ids

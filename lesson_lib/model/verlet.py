@@ -1,34 +1,21 @@
 """Training a DeLaN from recorded positions through Störmer–Verlet: no measured, nor differentiated, q̈.
 
-A robot records q_k at a fixed step h, with noise (lesson_lib.data.sensors.record).  Differencing twice amplifies
-the noise by 1/h² and a smoothing filter biases q̈ (sensors.estimate).  Here the *model's* accelerations
-a_k = M(q_k)⁻¹ (tau_k - c(q_k, qd_k) - g(q_k)) (definition.forward_dynamics) are integrated instead, by the position
-form of Störmer–Verlet, q_{k+1} - 2 q_k + q_{k-1} = h² a_k (time-symmetric and second order; for a constant M
-the variational integrator of the trapezoidal discrete Lagrangian).  Applied i times around q_k it telescopes:
+Differencing noisy positions twice amplifies the noise by 1/h² and smoothing biases q̈ (sensors.estimate).  Here
+the model's accelerations a_k = M(q_k)⁻¹ (tau_k - c - g) (definition.forward_dynamics) are integrated instead:
+Störmer–Verlet, q_{k+1} - 2 q_k + q_{k-1} = h² a_k, applied s times around q_k telescopes to
 
-    q_{k+i} - 2 q_k + q_{k-i} = h² sum_{j=-i+1}^{i-1} (i - |j|) a_{k+j}
-
-so the positions `span` samples either side of q_k say what the model's accelerations must add up to.  The loss,
-in rad/s² (both sides divided by (span h)²), scaled per joint by the spread of q̈:
-
-    r_k  = (q_{k+s} - 2 q_k + q_{k-s}) / (s h)²  -  sum_j (s - |j|) / s² a_{k+j}          (s = span in samples)
+    r_k  = (q_{k+s} - 2 q_k + q_{k-s}) / (s h)²  -  sum_{|j|<s} (s - |j|) / s² a_{k+j}     (rad/s²)
     loss = mean over k and the joints of (r_k / qdd_scale)²
 
-The measured noise enters r_k as sqrt(6) sigma / (s h)² (0.1 rad/s² for sigma = 1e-4 rad, s h = 0.05 s), on the
-side of the equation the model does not touch, so it adds variance but no bias; the triangular average acts on the
-model's accelerations exactly as the integrator does, so it adds no smoothing bias either.  The accelerations need
-q̇ at each sample (in c): the Savitzky–Golay estimate (first derivative: little noise) of sensors.estimate.
+The noise sits on the side the model does not touch (variance, no bias), and the triangular sum is the
+integrator's own (no smoothing bias).  q̇ in c is the Savitzky–Golay estimate of sensors.estimate.
 
-    model = DeLaN(seed=0)
-    model.fit(estimate(rec), steps=6000)            # warm start: Savitzky–Golay q̈ and inverse dynamics (fast)
+    model.fit(estimate(rec), steps=6000)            # warm start on Savitzky–Golay q̈
     fit_verlet(model, rec, steps=1000)              # then through the integrator
 
-Batches are `chunks` runs of `chunk` consecutive samples of one trajectory (the accelerations are computed once
-per run and shared by every window inside it); autograd differentiates definition.forward_dynamics, the solve and the
-triangular sums.  The network's jet inside it is the fast path's fused one (fast.fused.network_jet, the same numbers
-as definition.network_jet, tests/test_definition.py): the rest is the definition.
-benchmarks/bench_sensors.py compares it with the filters.
-"""
+A batch is `chunks` runs of `chunk` consecutive samples of one trajectory; the network's jet is the fast path's
+(fast.fused.network_jet), the rest is the definition under autograd.  benchmarks/bench_sensors.py compares it
+with the filters."""
 import math
 
 import autograd.numpy as anp
@@ -44,22 +31,21 @@ from .training import TrainingDiverged
 
 
 def verlet_weights(span, chunk):
-    """K (chunk - 2 span, chunk): row r gives the weights (span - |j|) / span² on a_{r + span + j}, so that
-    K @ a is each window's model side of the telescoped Störmer–Verlet equation (module docstring), in rad/s²."""
+    """K (chunk - 2 span, chunk): row r holds (span - |j|) / span² at column r + span + j, so K @ a is
+    each window's model side, in rad/s²."""
     j = np.arange(chunk)[None, :] - np.arange(span, chunk - span)[:, None]
     return np.maximum(span - np.abs(j), 0) / span**2
 
 
 def position_second_differences(q, span, h):
-    """(q_{k+s} - 2 q_k + q_{k-s}) / (s h)² for every centre k with s = span samples either side: q (..., T, n)
-    gives (..., T - 2 span, n), in rad/s²."""
+    """(q_{k+s} - 2 q_k + q_{k-s}) / (s h)² for every centre k, s = span: q (..., T, n) ->
+    (..., T - 2 span, n), in rad/s²."""
     return (q[..., 2 * span:, :] - 2 * q[..., span:-span, :] + q[..., :-2 * span, :]) / (span * h) ** 2
 
 
 def verlet_loss(theta, arch, batch):
-    """The loss of the module docstring on one batch (q_meas, q, qd, tau, K, h, span, qdd_scale): q_meas the
-    recorded positions (C, T, n); q, qd, tau (C * T, n) the states and torques where the model's accelerations are
-    evaluated; K = verlet_weights(span, T)."""
+    """The module's loss on one batch: q_meas (C, T, n) the recorded positions; q, qd, tau (C T, n) where
+    the accelerations are evaluated; K = verlet_weights(span, T)."""
     q_meas, q, qd, tau, K, h, span, qdd_scale = batch
     learned = definition.learned_jet(theta, arch, q, network_jet)  # pragma: no mutate (plain jet: same a)
     a = definition.forward_dynamics(arch, *learned, qd, tau).reshape(q_meas.shape)
@@ -83,11 +69,10 @@ def _runs(recording, chunk):
 
 
 def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=1e-3, seed=0, window=0.1):
-    """Train `model` (a DeLaN) from `recording` (sensors.record: q, tau, t, traj) through Störmer–Verlet (see the
-    module) for `steps` Adam steps of `chunks` runs of `chunk` samples, the rate falling from lr to 0 along a
-    half cosine (a constant rate lets the noisy batches undo the progress); span: seconds either side of each centre
-    (made a whole number of samples); window: the Savitzky–Golay window that gives q̇ (sensors.estimate).
-    Returns the losses.  On a non-finite loss or gradient it raises TrainingDiverged and keeps the weights it had."""
+    """Train a DeLaN from `recording` (sensors.record) through Störmer–Verlet for `steps` Adam steps of
+    `chunks` runs of `chunk` samples, lr falling to 0 along a half cosine; span in seconds either side of each
+    centre; window: the Savitzky–Golay window for q̇.  Returns the losses; raises TrainingDiverged on a non-finite
+    loss or gradient, keeping the weights it had."""
     from .delan import DeLaN
     if not isinstance(model, DeLaN):
         raise TypeError(f"model must be a DeLaN (its mass matrix and potential are what the integrator uses), got "

@@ -4,26 +4,19 @@
     loss_and_grad(theta, arch, batch)    the loss and its gradient without autograd's tracing (what fit calls)
     torque(arch, J, qd, qdd)             the definition's tau from the network's jet (DeLaN.inverse_dynamics)
 
-The same numbers as lesson_lib.model.definition.loss (tests/test_definition.py), computed as
+The same numbers as definition.loss (tests/test_definition.py):
 
-    J    = the network's jet at the features' jet               (jet.jet_forward, softplus on L's diagonal)
-    tau  = M qdd + c + g from J                                 (quadratic.torque: the definition's tau as a
-                                                                 quadratic form, for up to MAX_QUADRATIC_JOINTS)
+    J    = the network's jet                   (jet.jet_forward, softplus on L's diagonal)
+    tau  = M qdd + c + g from J                (quadratic.torque, up to MAX_QUADRATIC_JOINTS)
     loss = mean((tau * inv_scale - target)^2)
 
-Reverse, for G = d out / d loss: d loss / d tau = 2 G err inv_scale / err.size, back through the quadratic form
-to d loss / d J, back through the network (jet.jet_backward) to d loss / d theta.  Larger arms take the
-definition's loss with the network's jet as one node (network_jet below), differentiated by autograd.
+Reverse: d loss / d tau = 2 G err inv_scale / err.size, through the quadratic form to d loss / d J, through the
+network (jet.jet_backward) to d loss / d theta.  Larger arms differentiate the definition's loss by autograd.
 
-A fused primitive runs many numpy operations as ONE autograd node with a hand-written vector-Jacobian product
-whose reverse pass needs the forward pass's intermediate arrays ("pieces").  autograd builds a primitive's VJP
-right after running it, on the very value it returned, so the pieces are handed over through one slot:
-
-    forward (traced)  ->  slot = (ans, pieces)  ->  VJP maker takes the pieces if slot holds this ans; slot cleared
-
-A call outside autograd tracing skips the primitive and returns forward(...)[0], so nothing is kept; if the slot
-does not hold this call's result, the pieces are recomputed (the same numbers).
-"""
+A fused primitive is many numpy operations as ONE autograd node with a hand-written VJP that needs the forward
+pass's intermediate arrays ("pieces").  autograd builds a primitive's VJP right after running it, so the pieces
+pass through one slot: forward -> slot = (ans, pieces) -> the VJP maker takes them if the slot holds this ans.
+Outside tracing only forward(...)[0] runs; a missed slot recomputes the pieces."""
 import autograd
 import numpy as np
 from autograd.extend import defvjp_argnums, primitive, vspace
@@ -45,13 +38,11 @@ def _take(ans):
 
 
 def fused_primitive(forward, make_vjp, wrt=None):
-    """Turn forward(*args) -> (ans, pieces) into f(*args) = ans, differentiable by autograd.
+    """forward(*args) -> (ans, pieces) made f(*args) = ans, differentiable by autograd.
 
-    make_vjp(argnums, pieces, *args) returns G -> tuple of d loss / d args[i] for i in argnums (G = d loss / d ans).
-    wrt: the argument positions that can be differentiated (None: any); asking for another one raises.
-    f.value_and_grad(*args): the value and the gradients in the `wrt` arguments of a scalar f, by the same
-    forward pass and VJP without autograd's tracing (only when wrt is given).
-    """
+    make_vjp(argnums, pieces, *args) returns G -> (d loss / d args[i] for i in argnums).  wrt: the differentiable
+    argument positions (None: any).  f.value_and_grad(*args) (only with wrt): a scalar f's value and gradients,
+    by the same passes without tracing."""
     @primitive
     def traced(*args):
         ans, pieces = forward(*args)
@@ -75,8 +66,7 @@ def fused_primitive(forward, make_vjp, wrt=None):
         return forward(*args)[0]
 
     def value_and_grad(*args):
-        """(f(*args), d f / d args[i] for each i in wrt) for a scalar f: the forward pass, then the VJP at G = 1,
-        the numbers autograd.value_and_grad gives, to the bit, with no boxes, no graph and no slot."""
+        """(f(*args), d f / d args[i] for i in wrt): the VJP at G = 1, autograd's numbers."""
         ans, pieces = forward(*args)
         return ans, make_vjp(wrt, pieces, *args)(vspace(ans).ones())
 
@@ -107,10 +97,8 @@ _jet_mlp = fused_primitive(_jet_forward, _jet_vjp, wrt=(0, 1))
 
 
 def jet_mlp(X, theta, sizes, activation, n_softplus=0):
-    """The network as ONE autograd primitive, differentiable in X and theta: input jet X (1+n, B, sizes[0]) ->
-    output jet J (sizes[-1], 1+n, B); hidden layers use `activation`, the last layer softplus on its first
-    n_softplus outputs and identity on the rest.  Computes in X's precision (fit passes float32 features; the
-    weights and their gradient stay float64)."""
+    """The network as ONE autograd node, differentiable in X and theta: input jet X (1+n, B, sizes[0]) ->
+    output jet J (sizes[-1], 1+n, B); softplus on the first n_softplus outputs.  In X's precision."""
     return _jet_mlp(X, theta, sizes, activation, n_softplus)
 
 
@@ -121,8 +109,8 @@ def network_jet(theta, arch, q):
 
 
 def torque(arch, J, qd, qdd):
-    """definition.torque (B, n) from the network's jet J (n_out, 1+n, B) (L's diagonal after softplus) and qd,
-    qdd (B, n): its quadratic form where it fits (one matrix product), else the definition itself."""
+    """definition.torque (B, n) from the jet J (n_out, 1+n, B) (L's diagonal after softplus) and qd, qdd
+    (B, n): its quadratic form where it fits, else the definition."""
     if quadratic.fits(arch.n_dof):
         return quadratic.torque(arch, J, qd.T, qdd.T)[0].T
     return quadratic.definition_torque(arch, J, qd, qdd).T
@@ -161,8 +149,7 @@ def _arguments(theta, arch, batch):
 
 
 def loss(theta, arch, batch):
-    """definition.loss(theta, arch, batch), differentiable in theta, in the batch's precision (float32 in fit;
-    the gradient comes back in theta's)."""
+    """definition.loss(theta, arch, batch), differentiable in theta, in the batch's precision."""
     if quadratic.fits(arch.n_dof):
         return _loss(*_arguments(theta, arch, batch))
     return definition.loss(theta, arch, batch, jet=network_jet)

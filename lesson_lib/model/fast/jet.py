@@ -1,18 +1,12 @@
 """The network pushing a first-order jet in q through its layers: each layer's forward and reverse pass.
 
-A *jet* carries a layer's value and its first derivative with respect to the joint angles q together.  Inside
-the network a jet is one array X of shape (1 + n, B, H): X[0] is the value h(q) over the batch and X[1 + k] is
-dh/dq_k.  A dense layer z = W h + b with activation a = s(z) maps a jet to a jet:
+A jet is one array X (1 + n, B, H): X[0] the value h(q) over the batch, X[1 + k] = dh/dq_k.  A layer maps a jet
+to a jet, exactly:
 
-    value       a      = s(W h + b)
-    derivative  da/dqk = s'(z) * (W dh/dqk)          (chain rule, exact: no finite differences)
+    a = s(W h + b),   da/dq_k = s'(z) * (W dh/dq_k)
 
-The last layer is computed transposed, so the network's output jet J has shape (n_out, 1 + n, B): J[m, 0] is
-output m over the batch and J[m, 1 + k] its derivative by q_k, the batch on the last, contiguous axis.  The
-same numbers as lesson_lib.model.definition.network_jet.  Each layer is one matrix product over all 1 + n rows
-of the jet and about ten in-place array operations: on a 2-core machine the number of numpy calls, not the
-arithmetic, sets the time of a small network.  lesson_lib.model.fast.fused makes the passes one autograd node.
-"""
+The last layer is computed transposed: the output jet J is (n_out, 1 + n, B), the batch on the contiguous axis.
+The same numbers as definition.network_jet; one matrix product per layer over all 1 + n rows."""
 
 import numpy as np
 
@@ -20,11 +14,8 @@ from ..activations import activate
 
 
 def periodic_features(q):
-    """Input jet of the features phi(q) = [cos q, sin q]: shape (1 + n, B, 2n) for q of shape (B, n).
-
-    d cos(q_k)/dq_k = -sin(q_k) and d sin(q_k)/dq_k = cos(q_k); all other derivatives are zero.
-    The features are bounded and 2*pi-periodic, like the true mass matrix and gravity.
-    """
+    """Input jet of phi(q) = [cos q, sin q]: (1 + n, B, 2n) for q (B, n); d cos q_k / dq_k =
+    -sin q_k, d sin q_k / dq_k = cos q_k, all other derivatives zero."""
     B, n = q.shape
     c, s = np.cos(q), np.sin(q)
     X = np.zeros((1 + n, B, 2 * n), dtype=q.dtype)
@@ -37,8 +28,8 @@ def periodic_features(q):
 
 # ---------------------------------------------------------------- one hidden layer: forward, then reverse
 def hidden_forward(X, W, b, act):
-    """One hidden layer z = W h + b, a = s(z) on a jet X (1+n, B, H_in) -> A (1+n, B, H_out), computed in place
-    in the matrix product's result.  Returns A and the record the reverse pass needs: (X, A, s', s''/s')."""
+    """z = W h + b, a = s(z) on a jet X (1+n, B, H_in) -> A (1+n, B, H_out), in place in the product;
+    and the record (X, A, s', s''/s') for the reverse pass."""
     K, B, H_in = X.shape
     A = (X.reshape(K * B, H_in) @ W.T).reshape(K, B, len(W))
     A[0] += b
@@ -70,9 +61,8 @@ def hidden_backward(G, W, record, dW, db, input_grad=True):
 
 # ---------------------------------------------------------------- the output layer: forward, then reverse
 def output_forward(X, W, b, n_softplus):
-    """The last layer, transposed: jet X (1+n, B, H) -> J (n_out, 1+n, B); softplus on the first n_softplus
-    outputs (L's diagonal), identity on the rest.  Returns J and the record (X, J, s', s''/s') for the reverse
-    pass (s' and s''/s' are None without softplus)."""
+    """The last layer, transposed: X (1+n, B, H) -> J (n_out, 1+n, B), softplus on the first
+    n_softplus outputs; and the record (X, J, s', s''/s') (None, None without softplus)."""
     K, B, H = X.shape
     J = (W @ X.reshape(K * B, H).T).reshape(len(W), K, B)
     J[:, 0] += b[:, None]
@@ -84,8 +74,8 @@ def output_forward(X, W, b, n_softplus):
 
 
 def output_backward(G, W, record, dW, db):
-    """Reverse pass of output_forward: G = d loss / d J (n_out, 1+n, B) (not modified); fills dW and db; returns
-    d loss / d X (1+n, B, H).  Through softplus as in hidden_backward, on the first len(s') outputs."""
+    """Reverse of output_forward: G = d loss / d J (not modified); fills dW, db; returns
+    d loss / d X (1+n, B, H).  Through softplus as in hidden_backward."""
     X, J, s1, curv = record
     K, B, H = X.shape
     G = G.copy()                                    # ours from here on: updated in place
@@ -114,8 +104,8 @@ def jet_forward(X, layers, hidden_act, n_softplus):
 
 
 def jet_backward(layers, records, G, grads, input_grad=True):
-    """Reverse pass through jet_forward.  G = d loss / d J (n_out, 1+n, B); grads: the layers' (dW, db) arrays
-    to fill (views into one flat gradient vector).  Returns d loss / d input jet (None if not input_grad)."""
+    """Reverse of jet_forward: G = d loss / d J (n_out, 1+n, B); grads: the layers' (dW, db) to fill.
+    Returns d loss / d input jet (None if not input_grad)."""
     G = output_backward(G, layers[-1][0], records[-1], *grads[-1])
     for i in range(len(layers) - 2, -1, -1):
         G = hidden_backward(G, layers[i][0], records[i], *grads[i], input_grad=i > 0 or input_grad)

@@ -1,30 +1,19 @@
 """The torque as a quadratic form in the network's jet: one matrix product per batch instead of ~30 small ones.
 
-tau = M qdd + c + g is, at every sample, a fixed polynomial of the jet J and the joint rates:
-M = L L^T + eps I and c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k are quadratic in L's entries and their
-q-derivatives (all in J), g = v_scale dV/dq is linear in J, M qdd is linear in qdd and c quadratic in qd.  With
-the jet flattened and a constant 1 appended (for eps and the linear terms),
+tau = M qdd + c + g is a fixed polynomial of the jet J and the rates: quadratic in L's entries and their
+q-derivatives (M, c), linear in J (g), linear in qdd, quadratic in qd.  With a constant 1 appended to the jet,
 
-    Ja    = [J_1 .. J_P', 1]                                (P = P' + 1 entries, P' = n_out (1 + n))
-    mono  = [qdd_1 .. qdd_n,  qd_j qd_l (j <= l),  1]       (Mo = n + n(n+1)/2 + 1 monomials)
+    Ja    = [J_1 .. J_P', 1]                                (P = P' + 1, P' = n_out (1 + n))
+    mono  = [qdd_1 .. qdd_n,  qd_j qd_l (j <= l),  1]       (Mo monomials)
     tau_i = sum_m mono_m  Ja^T C_im Ja                      (C_im symmetric P x P, the same at every sample)
 
-Forward (batch on the last axis):  F_ip = sum_{r,m} C_iprm Ja_r mono_m  (ONE matrix product over the batch),
-tau_i = sum_p Ja_p F_ip.   Reverse: C symmetric in (p, r), so d tau_i / d Ja_p = 2 F_ip and
-d loss / d J_p = 2 sum_i (d loss / d tau_i) F_ip.
+Forward: F_ip = sum_{r,m} C_iprm Ja_r mono_m (ONE product over the batch), tau_i = sum_p Ja_p F_ip.
+Reverse: C symmetric in (p, r), so d loss / d J_p = 2 sum_i (d loss / d tau_i) F_ip.
 
-The coefficients are read off the definition's torque (lesson_lib.model.definition.torque, in float64, once
-per arm size, eps and v_scale) by polarization.  For the monomials, at any jet:  kappa_1 = tau(qd = 0, qdd = 0),
-kappa_qdd_j = tau(0, e_j) - kappa_1,  kappa_jj = tau(e_j, 0) - kappa_1,
-kappa_jl = tau(e_j + e_l, 0) - tau(e_j, 0) - tau(e_l, 0) + kappa_1.  Each kappa is a quadratic
-kappa(J) = J^T A J + 2 b.J + c in the jet, and  c = kappa(0),  b_p = (kappa(e_p) - kappa(-e_p)) / 4,
-A_pp = (kappa(e_p) + kappa(-e_p)) / 2 - c,  A_pr = (kappa(e_p + e_r) - kappa(e_p) - kappa(e_r) + c) / 2.
-The evaluations are small whole numbers, so the coefficients come out exact to float64 rounding.
-
-Only for small arms: C has n P^2 Mo entries, 2,028 for n = 2 and 25,230 for n = 3, but 188,160 for n = 4 (more
-arithmetic per sample than the network itself), so `fits` says which sizes use this form; larger arms use
-the definition itself (lesson_lib.model.fast.fused picks).
-"""
+C is read off definition.torque by polarization (float64, once per n, eps, v_scale): the rate monomials'
+coefficients kappa from tau at (qd, qdd) = (0, 0), (0, e_j), (e_j, 0), (e_j + e_l, 0); each kappa(J) =
+J^T A J + 2 b.J + c from its values at 0, ±e_p and e_p + e_r.  The points are small whole numbers: exact to
+rounding.  C has n P^2 Mo entries (2,028 for n = 2, 188,160 for n = 4), so `fits` says which arms use it."""
 import functools
 
 import numpy as np
@@ -57,8 +46,8 @@ def monomials(qdT, qddT):
 
 
 def _quadratic_parts(kappa, P):
-    """(A, b, c) of kappa(J) = J^T A J + 2 b.J + c from its values at the polarization points of `_points`;
-    kappa (..., 1 + 2P + P(P-1)/2) -> A (..., P, P), b (..., P), c (...)."""
+    """(A, b, c) of kappa(J) = J^T A J + 2 b.J + c from its values at `_points`: kappa
+    (..., 1 + 2P + P(P-1)/2) -> A (..., P, P), b (..., P), c (...)."""
     c, plus, minus, both = kappa[..., 0], kappa[..., 1:1 + P], kappa[..., 1 + P:1 + 2 * P], kappa[..., 1 + 2 * P:]
     p, r = np.triu_indices(P, 1)
     A = np.zeros(kappa.shape[:-1] + (P, P))
@@ -82,8 +71,8 @@ def _rate_points(n):
 
 
 def definition_torque(arch, J, qd, qdd):
-    """The definition's tau (n, B) from a jet J (n_out, 1+n, B) whose first n outputs are L's diagonal after
-    softplus (as jet.jet_forward gives it) and qd, qdd (B, n)."""
+    """The definition's tau (n, B) from a jet J (n_out, 1+n, B) (L's diagonal after softplus) and
+    qd, qdd (B, n)."""
     out, dout, n_L = J[:, 0].T, J[:, 1:].T, len(J) - 1
     L, dL = definition.place_factor(arch, out[:, :n_L], dout[:, :, :n_L])
     return definition.torque(arch, L, dL, definition.potential_jet(arch, out, dout)[1], qd, qdd).T
@@ -91,8 +80,8 @@ def definition_torque(arch, J, qd, qdd):
 
 @functools.lru_cache(maxsize=None)
 def coefficients(n, eps, v_scale, dtype=np.float64):
-    """C as a matrix (n P, P Mo), rows (i, p), columns (r, m), read-only, in dtype (computed in float64), for the
-    DeLaN's output order of L's entries (definition.tril_order(n))."""
+    """C as a read-only matrix (n P, P Mo) in dtype, rows (i, p), columns (r, m), for the DeLaN's output
+    order of L's entries (definition.tril_order)."""
     arch = Architecture(n, (), eps=eps, potential_scale=v_scale)
     n_out = n * (n + 1) // 2 + 1
     P = n_out * (1 + n)
@@ -120,8 +109,7 @@ def coefficients(n, eps, v_scale, dtype=np.float64):
 
 
 def torque(arch, J, qdT, qddT):
-    """tau (n, B) from the jet J (n_out, 1+n, B) (L's diagonal after softplus) and qd, qdd (n, B); and the form
-    F (n, P, B) for the reverse pass."""
+    """tau (n, B) from J (n_out, 1+n, B) and qd, qdd (n, B); and the form F (n, P, B) for the reverse pass."""
     n_out, K, B = J.shape
     P = n_out * K
     C = coefficients(arch.n_dof, arch.eps, arch.potential_scale, J.dtype.type)
