@@ -1,24 +1,15 @@
 """Control laws that make the arm follow a joint reference (q_d, qd_d, qdd_d), with e = q_d - q, e_dot = qd_d - qd.
 
-Computed torque (feedback linearisation) with a model's inverse dynamics ID_hat(q, qd, qdd):
+Computed torque with a model's inverse dynamics ID_hat:
 
-    tau = M_hat(q) (qdd_d + K_d e_dot + K_p e) + c_hat(q, qd) + g_hat(q) = ID_hat(q, qd, qdd_d + K_d e_dot + K_p e)
+    tau = M_hat (qdd_d + K_d e_dot + K_p e) + c_hat + g_hat = ID_hat(q, qd, qdd_d + K_d e_dot + K_p e)
 
-The second form needs only `inverse_dynamics`, so one law serves every model: the truth (the chain's RNEA), a
-DeLaN, and the black box, which has no M/c/g split: its feed-forward is its own torque prediction at the commanded
-acceleration qdd_d + K_d e_dot + K_p e.  With the true model the arm obeys M (qdd - qdd_d - K_d e_dot - K_p e) = 0,
-so each joint's error follows e'' + K_d e' + K_p e = 0: with K_p = w^2 and K_d = 2 w, e(t) = (e0 + (e0' + w e0) t)
-exp(-w t).  A model error d_tau enters as e'' + K_d e' + K_p e = -M^-1 d_tau: the better the model, the smaller e.
+The second form needs only `inverse_dynamics`, so one law serves the truth, a DeLaN and the black box.  With the
+true model each joint's error obeys e'' + K_d e' + K_p e = 0 (K_p = w^2, K_d = 2 w: critically damped); a model
+error d_tau enters as -M^-1 d_tau.  PD alone, tau = K_p e + K_d e_dot, has no feed-forward: it lags and sags.
+A digital controller (track, hold=True) needs K_d dt well below 2 (computed torque) or 2 lambda_min(M) (PD).
 
-PD alone: tau = K_p e + K_d e_dot, no model, the same numbers as gains (now in N m/rad and N m s/rad).  It has no
-feed-forward, so it lags the motion and sags under gravity.
-
-A digital controller (lesson_lib.control.track, hold=True) needs a tick dt short against its gains: K_d dt well
-below 2 for computed torque, K_d dt below about 2 lambda_min(M) for PD (at 100 Hz, K_d = 20 is fine for PD only
-while the elbow stays bent: a stretched arm's lambda_min(M) falls to about 0.07 kg m^2).
-
-Gains are a number (every joint) or one number per joint.  Shapes: q, qd, q_d, qd_d, qdd_d, tau are (n,) or (B, n).
-"""
+Gains are one number or one per joint.  Shapes: q, qd, q_d, qd_d, qdd_d, tau (n,) or (B, n)."""
 import numpy as np
 
 from ..physics.chain import PlanarChain
@@ -41,8 +32,8 @@ def _gain(name, k):
 
 
 def check_gain_lengths(gains, n, owner):
-    """Raise unless each gain of `gains` ({what to call it: array}) is one number or one per joint of n; `owner`
-    names what has the n joints ("the model", "the chain")."""
+    """Raise unless each gain ({name: array}) is one number or one per joint of n; `owner` names
+    what has the joints."""
     for name, k in gains.items():
         if k is not None and np.ndim(k) == 1 and len(k) != n:
             raise ValueError(f"{name} has {len(k)} gains but {owner} has {n} joints: give one number for all joints "

@@ -1,18 +1,9 @@
 """Tracking: the TRUE arm follows a joint reference under a control law; errors in the joints and at the pen.
 
-Digital control (hold=True, the default): at each tick t_k = k dt the controller reads the state, its torque is
-saturated to |tau_i| <= tau_max_i and held for dt while RK4 (lesson_lib.physics.integrators.rk4_step) integrates the
-true arm.  That is a robot's controller running at 1/dt Hz: even the true model then tracks with a small error,
-because the torque the motion needs changes within a tick.
-
-Continuous control (hold=False): the law is evaluated at every RK4 stage, the limit dt -> 0 of a digital
-controller.  With the true model and no saturation the error then obeys e'' + K_d e' + K_p e = 0 up to the
-integrator's error.  (The stage times reach the reference because time rides along as an extra coordinate with
-velocity 1 and acceleration 0, which RK4 integrates exactly.)
-
-A reference is any callable t -> (q_d, qd_d, qdd_d), each (B, n), such as a lesson_lib.data.letters.Handwriting;
-its `duration` (s) and `durations` (B,) are used when present.
-"""
+hold=True (default): a digital controller at 1/dt Hz: each tick reads the state, saturates |tau_i| <= tau_max_i
+and holds it while RK4 integrates the true arm.  hold=False: the law at every RK4 stage (dt -> 0; time rides
+along as a coordinate).  A reference is a callable t -> (q_d, qd_d, qdd_d), each (B, n), e.g. a Handwriting;
+its `duration` and `durations` (B,) are used when present."""
 import numpy as np
 
 from .._validate import described, as_state, boolean, callable_arg, has_api, positive_number, within_limit
@@ -45,18 +36,13 @@ def _tau_max(tau_max, n):
 
 
 def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU_MAX, hold=True, q0=None, qd0=None):
-    """Simulate the true arm `chain` (double_pendulum() by default) following `reference` under `controller`.
+    """Simulate `chain` (default double_pendulum()) following `reference` under
+    controller(q, qd, q_d, qd_d, qdd_d) -> tau, from the reference's start unless q0 / qd0 are given; tau_max one
+    limit or one per joint (N m), None for none.
 
-    controller(q, qd, q_d, qd_d, qdd_d) -> tau, e.g. lesson_lib.control.ComputedTorque(model) or PD().
-    The arm starts on the reference (q_d(0), qd_d(0)) unless q0 / qd0 say otherwise.  tau_max: one limit for all
-    joints or one per joint (N m), None for none.
-
-    Returns a dict: "t" (T,), "q", "qd", "q_d", "qd_d", "tau" (applied, saturated) each (T, B, n), "xy", "xy_d"
-    (T, B, 2) the tip's actual and desired positions, "active" (T, B) True while trajectory b runs (up to the first
-    tick at or after its end, the samples of Handwriting.sample), "saturated"
-    (T, B) True where some joint's torque is at its limit, and "dt", "hold", "tau_max", "labels" (the
-    reference's, if it has them).
-    """
+    Returns {"t" (T,), "q", "qd", "q_d", "qd_d", "tau" (applied) (T, B, n), "xy", "xy_d" (T, B, 2) the tip's actual
+    and desired positions, "active" (T, B) while trajectory b runs, "saturated" (T, B), "dt", "hold", "tau_max",
+    "labels"}."""
     chain = double_pendulum() if chain is None else has_api(
         "chain", chain, ("forward_dynamics", "forward_kinematics"), "a PlanarChain such as double_pendulum()")
     callable_arg("controller", controller, "controller(q, qd, q_d, qd_d, qdd_d) -> tau, e.g. ComputedTorque(model)")
@@ -149,9 +135,8 @@ def _tip(chain, q):
 
 
 def tracking_errors(result):
-    """Errors of a `track` result over each trajectory's own duration: dict with
-    "rms_q" (rad, over samples and joints), "rms_xy" and "max_xy" (m, the tip's distance from where it should be),
-    "rms_xy_per_traj" (B,) (m), "max_tau" (N m) and "saturated" (fraction of samples at a torque limit)."""
+    """Errors of a `track` result over each trajectory's duration: "rms_q" (rad), "rms_xy", "max_xy"
+    (m), "rms_xy_per_traj" (B,), "max_tau" (N m), "saturated" (fraction of samples at a limit)."""
     active = result["active"]
     e_q = (result["q_d"] - result["q"])[active]
     e_xy = np.linalg.norm(result["xy_d"] - result["xy"], axis=-1)
@@ -163,8 +148,7 @@ def tracking_errors(result):
 
 
 def compare(controllers, reference, chain=None, **options):
-    """Track `reference` with each controller of a dict {name: controller}: a list of rows
-    {"controller": name, **tracking_errors(...)} (options go to `track`)."""
+    """[{"controller": name, **tracking_errors(...)}] for each of {name: controller} (options go to track)."""
     return [{"controller": name, **tracking_errors(track(c, reference, chain, **options))}
             for name, c in controllers.items()]
 

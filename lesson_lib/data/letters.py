@@ -1,25 +1,16 @@
-"""Letters written by the 2-link arm: the DeLaN paper's kind of trajectory data, made from a font.
+"""Letters written by the 2-link arm: the DeLaN paper's kind of trajectory data (Lutter et al., ICLR 2019).
 
-Lutter et al. (ICLR 2019) let a 2-joint arm write characters, train on some letters and test on others.  Here:
+1. Glyphs: matplotlib's TextPath outlines of each character in FONT (DejaVu Sans, shipped with matplotlib);
+   the pen traces each closed contour.
+2. Smooth curves: each contour as a Fourier series X(s) = a + sum_k A_k cos(2 pi k s) + B_k sin(2 pi k s),
+   low-passed by a Gaussian of width `smooth` (m) so the pen's acceleration stays bounded; straight moves
+   X(s) = a + d s between contours (`pen_down` marks what is drawn).
+3. Timing: each move starts and ends at rest, s(u) = 10 u^3 - 15 u^4 + 6 u^5, u = (t - t0) / T,
+   T = max(length / speed, T_MIN).  One trajectory is one letter (`write_letters`) or one word (`write_word`).
+4. Joints: inverse kinematics on one elbow branch gives q, qd, qdd analytically; tau from the RNEA (+ noise).
 
-1. Glyphs.  matplotlib's TextPath gives each character's outline in the font FONT (DejaVu Sans ships with
-   matplotlib, so every machine draws the same letters) as closed contours.  A font has outlines, not centre
-   lines, so the pen traces each outline ("o" is two ellipses, "l" a thin rounded bar).
-2. Smooth closed curves.  Each contour is resampled evenly in arc length and written as a Fourier series
-   X(s) = a + sum_k A_k cos(2 pi k s) + B_k sin(2 pi k s), s in [0, 1], with a Gaussian low-pass of width `smooth`
-   (m): it rounds the font's sharp corners, so the pen's acceleration stays bounded.  Between two contours the pen
-   moves in a straight line X(s) = a + d s (a planar arm cannot lift it; `pen_down` marks which moves are drawn).
-3. Timing.  Each move starts and ends at rest and follows the minimum-jerk time scaling
-   s(u) = 10 u^3 - 15 u^4 + 6 u^5, u = (t - t0) / T, with T = length / speed (at least T_MIN): the pen's speed
-   along the path is a smooth bell.  The moves follow each other with no pause; one trajectory is one letter
-   (`write_letters`, `letters`) or one word (`write_word`), starting and ending at rest.
-4. Joints.  Inverse kinematics on one elbow branch (lesson_lib.physics.inverse_kinematics) gives q, qd and qdd
-   analytically from X, dX/dt and d2X/dt2; the torques come from the RNEA, gravity on, plus optional sensor noise.
-
-Where: letters stand on the baseline y = BASELINE (m) of a writing line spanning x in LINE, below the shoulder,
-font size SIZE (m per em), so the whole line stays inside the annulus 0.8 m <= |xy| <= 1.7 m of the default arm:
-far from the stretched (r = 2 m) and folded (r = 0) singularities.
-"""
+The writing line (BASELINE, LINE, SIZE in m) stays in the annulus 0.8 m <= |xy| <= 1.7 m of the default arm,
+far from its singularities."""
 import numpy as np
 
 import functools
@@ -76,15 +67,10 @@ def _min_jerk(u):
 
 
 class Handwriting:
-    """Timed pen paths for one or more trajectories and the 2-link arm's joint motion that writes them.
+    """Timed pen paths of one or more trajectories and the arm's joint motion that writes them.
 
-    Built by `write_letters` (one trajectory per letter) or `write_word` (one trajectory).  A Handwriting is a
-    joint reference: `reference(t)` gives (q_d, qd_d, qdd_d), each (n_traj, 2), at any time t (a trajectory that
-    has ended holds its last pose), which is what lesson_lib.control.track follows.
-
-    Attributes: labels (what each trajectory writes), durations (n_traj,) in s, duration (the longest), chain,
-    elbow, n_traj.
-    """
+    A joint reference: `reference(t)` gives (q_d, qd_d, qdd_d), each (n_traj, 2) (an ended trajectory holds its last
+    pose), what control.track follows.  Attributes: labels, durations (n_traj,) s, duration, chain, elbow, n_traj."""
 
     def __init__(self, labels, moves, chain, elbow, speed):
         """moves[b]: list of (a, d, A, B, length, pen_down) of trajectory b, in order (see the module docstring)."""
@@ -110,7 +96,7 @@ class Handwriting:
         return f"Handwriting({self.labels}, durations={np.round(self.durations, 2).tolist()} s)"
 
     def pen(self, traj, t):
-        """Pen position, velocity, acceleration (N, 2) each and pen_down (N,) for trajectory indices traj (N,) at
+        """Pen position, velocity, acceleration (N, 2) and pen_down (N,) for trajectories traj (N,) at
         times t (N,) (s from each trajectory's start)."""
         traj, t = np.asarray(traj, int), np.asarray(t, float)
         if len(t) > _CHUNK:                                            # bounded memory: (N, 2, K) per chunk
@@ -137,12 +123,9 @@ class Handwriting:
     __call__ = reference
 
     def sample(self, dt=0.01, noise=0.0, seed=0):
-        """Samples every dt seconds along each trajectory, t = 0, dt, ... until it has ended (the last sample is at
-        rest), trajectory after trajectory.  Returns the data dict of lesson_lib.data.sample_uniform ("q", "qd",
-        "qdd", "tau", each (N, 2); tau from the RNEA plus Gaussian sensor noise of std `noise` N m, from `seed`) and
-        "traj" (N,) which trajectory, "t" (N,) time within it, "xy" (N, 2) the pen's (tip's) position,
-        "pen_down" (N,) True while drawing a contour and "label" (N,) what the trajectory writes (its letter or
-        word).  Every value has N rows, so any selection of rows (a trajectory, a split) is again such a dict."""
+        """Samples every dt s along each trajectory until it has ended, trajectory after trajectory:
+        sample_uniform's dict ("q", "qd", "qdd", "tau" (N, 2), tau with sensor noise of std `noise` N m) plus "traj",
+        "t", "xy" (N, 2) the pen, "pen_down" and "label" (N,).  Every value has N rows."""
         dt = positive_number("dt", dt)
         noise = number("noise", noise, low=0.0)
         seed = integer("seed", seed, low=0)
@@ -160,8 +143,8 @@ class Handwriting:
 
 
 def _text(name, text):
-    """text if it is a non-empty string of at most MAX_LETTERS characters, each one the font draws (spaces
-    between letters allowed); else a clear error naming the first character that is not."""
+    """text if a non-empty string of at most MAX_LETTERS characters the font draws; else an error naming the
+    first one that is not."""
     if not isinstance(text, str):
         raise TypeError(f"{name} must be a string of letters, e.g. {name}=\"abc\", got {described(text)}")
     if not text.strip():
@@ -228,8 +211,8 @@ def _style(chain, size, speed, smooth, elbow, baseline, line):
 
 def write_letters(chars=TRAIN_LETTERS, chain=None, seed=0, size=SIZE, speed=SPEED, smooth=SMOOTH, elbow=ELBOW,
                   baseline=BASELINE, line=LINE):
-    """One trajectory per character of `chars`, each written alone at a place drawn (from `seed`) along the
-    writing line, so a set of letters covers the line as a word would.  Returns a Handwriting."""
+    """A Handwriting of one trajectory per character of `chars`, each at a place drawn (from `seed`)
+    along the writing line."""
     chain, size, speed, smooth, elbow, baseline, line = _style(chain, size, speed, smooth, elbow, baseline, line)
     rng = np.random.default_rng(integer("seed", seed, low=0))
     labels, moves = [], []
@@ -250,8 +233,7 @@ def write_letters(chars=TRAIN_LETTERS, chain=None, seed=0, size=SIZE, speed=SPEE
 
 
 def write_word(word, chain=None, size=SIZE, speed=SPEED, smooth=SMOOTH, elbow=ELBOW, baseline=BASELINE, line=LINE):
-    """One trajectory that writes `word` centred on the writing line, in one go (the pen moves straight between
-    contours and letters).  A word too long for the line is written smaller.  Returns a Handwriting."""
+    """A Handwriting of one trajectory writing `word` centred on the line (smaller if too long)."""
     chain, size, speed, smooth, elbow, baseline, line = _style(chain, size, speed, smooth, elbow, baseline, line)
     glyphs = _contours(_text("word", word), 1.0)
     if not glyphs:
@@ -265,14 +247,12 @@ def write_word(word, chain=None, size=SIZE, speed=SPEED, smooth=SMOOTH, elbow=EL
 
 
 def letters(chars=TRAIN_LETTERS, chain=None, dt=0.01, noise=0.0, seed=0, **style):
-    """Inverse-dynamics data from the arm writing each letter of `chars` (one trajectory per letter):
-    write_letters(chars, chain, seed, **style).sample(dt, noise, seed).  See Handwriting.sample for the keys."""
+    """write_letters(chars, chain, seed, **style).sample(dt, noise, seed): see Handwriting.sample."""
     return write_letters(chars, chain, seed, **style).sample(dt, noise, seed)
 
 
 def strokes(data, traj=0):
-    """The drawn strokes of trajectory `traj` in a data dict from `letters` or Handwriting.sample: a list of
-    (P, 2) pen paths (pen down), for plotting."""
+    """The drawn strokes of trajectory `traj` in a `letters` data dict: a list of (P, 2) pen paths."""
     if not isinstance(data, Mapping) or any(k not in data for k in ("traj", "xy", "pen_down")):
         raise TypeError(f"data must be a dict from letters(...) or Handwriting.sample(...), with 'traj', 'xy' and "
                         f"'pen_down', got {described(data)}")

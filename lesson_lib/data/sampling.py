@@ -1,10 +1,7 @@
 """Inverse-dynamics data from the RNEA truth: (q, qd, qdd) -> tau, seeded.
 
-A data set is a dict of (N, n) arrays "q", "qd", "qdd", "tau", one row per sample.  Data recorded along motions
-also carry "traj" (N,) ints, the trajectory each sample belongs to, and "t" (N,), its time along that trajectory:
-samples of one trajectory are correlated, so a validation set should hold out whole trajectories (select rows by
-"traj"), not random samples.
-"""
+A data set is a dict of (N, n) arrays "q", "qd", "qdd", "tau"; data along motions also carry "traj" (N,), the
+trajectory of each sample, and "t" (N,), its time (validate on whole trajectories)."""
 import numpy as np
 
 from .._validate import has_api, integer, number, within_limit
@@ -25,12 +22,9 @@ def _size(name, count):
 
 
 def sample_uniform(chain, n_samples=N_SAMPLES, seed=0, qd_max=QD_MAX, qdd_max=QDD_MAX, noise=0.0):
-    """Samples with q uniform on the torus [-pi, pi)^n, qd uniform in [-qd_max, qd_max]^n and qdd uniform in
-    [-qdd_max, qdd_max]^n; tau from the RNEA, plus Gaussian sensor noise of std `noise` (N m) if asked.
-
-    n_samples: 1..MAX_SAMPLES; seed >= 0; qd_max, qdd_max, noise >= 0.
-    Returns a dict of (n_samples, n) arrays "q", "qd", "qdd", "tau".
-    """
+    """q uniform on the torus [-pi, pi)^n, qd in [-qd_max, qd_max]^n, qdd in [-qdd_max, qdd_max]^n;
+    tau from the RNEA plus Gaussian noise of std `noise` (N m).  Returns {"q", "qd", "qdd", "tau"}, each
+    (n_samples, n)."""
     has_api("chain", chain, ("rnea",), _CHAIN)
     n_samples, seed = _size("n_samples", n_samples), _seed(seed)
     qd_max = number("qd_max", qd_max, low=0.0, hint="the largest joint speed in rad/s, e.g. qd_max=3")
@@ -46,18 +40,10 @@ def sample_uniform(chain, n_samples=N_SAMPLES, seed=0, qd_max=QD_MAX, qdd_max=QD
 
 
 def sample_trajectories(chain, n_traj=8, duration=4.0, dt=0.01, seed=0, torque_amp=5.0):
-    """Samples along n_traj trajectories driven by random sinusoidal torques from random initial states.
-
-    Each trajectory starts at q uniform on the torus [-pi, pi)^n and qd uniform in [-1, 1]^n rad/s; each joint's
-    torque is A sin(2 pi f t + phi) with A uniform in [-torque_amp, torque_amp] (N m), f in [0.3, 2] Hz and
-    phi in [0, 2 pi), drawn per trajectory and joint.
-
-    Each trajectory lasts `duration` s, recorded every dt s (steps = round(duration / dt), steps + 1 samples).
-    n_traj >= 1; duration >= dt > 0; seed >= 0; torque_amp >= 0 (N m); n_traj (steps + 1) <= MAX_SAMPLES.
-    Returns the dict of sample_uniform (qdd from the true forward dynamics at each sample) plus "traj" (N,) ints,
-    the trajectory of each sample, and "t" (N,), its time.  Samples are trajectory-major: trajectory 0's samples
-    in time order, then trajectory 1's, and so on, so data["traj"] == k selects one whole trajectory.
-    """
+    """Samples along n_traj trajectories from random states (q on the torus, |qd| <= 1 rad/s)
+    driven by torques A sin(2 pi f t + phi), A in [-torque_amp, torque_amp] N m, f in [0.3, 2] Hz, per trajectory
+    and joint; `duration` s recorded every dt s.  Returns sample_uniform's dict (qdd from the true forward dynamics)
+    plus "traj" and "t", trajectory-major."""
     has_api("chain", chain, ("forward_dynamics",), _CHAIN)
     n_traj, seed = integer("n_traj", n_traj, low=1, hint="the number of trajectories, e.g. n_traj=8"), _seed(seed)
     steps = steps_for(duration, dt)

@@ -1,28 +1,18 @@
 """What a real arm records, and velocities and accelerations estimated from it.
 
-A robot measures joint positions with encoders, at a fixed rate, with noise and a finite resolution, and the
-motor torques with noise of their own; it measures neither q̇ nor q̈.  `record` turns motion data from the truth
-(a dict with "t" and "traj", such as Handwriting.sample or sample_trajectories give, sampled every dt = 1/rate)
-into such a recording, keeping the truth aside for evaluation:
+Encoders measure q at a fixed rate, with noise and a finite resolution; motors report tau with noise; nobody
+measures q̇ or q̈.  `record` turns motion data from the truth (with "t" and "traj") into such a recording:
 
     rec = record(write_letters("ocs").sample(dt=1 / 500), sigma=1e-4)
-    rec["q"], rec["tau"]                  measured: q + N(0, sigma^2) (rounded to `quantum` rad if given), tau + noise
+    rec["q"], rec["tau"]                  measured: q + N(0, sigma^2) (rounded to `quantum` if given), tau + noise
     rec["q_true"], rec["qd_true"], rec["qdd_true"], rec["tau_true"]   the truth, for evaluation only
 
-`estimate` then gives q̇ and q̈ from the measured positions, trajectory by trajectory:
+`estimate` gives q̇ and q̈ from the measured q, trajectory by trajectory:
 
-- "differences": central differences, q̇_k = (q_{k+1} - q_{k-1}) / 2h and q̈_k = (q_{k+1} - 2 q_k + q_{k-1}) / h^2
-  (one-sided at the ends).  No smoothing bias, but the noise is amplified: white noise of std sigma gives q̈
-  errors of std about sqrt(6) sigma / h^2 (sigma = 1e-4 rad at 500 Hz: 61 rad/s^2, larger than the motion's q̈).
-- "savgol" (Savitzky-Golay): a polynomial of degree `order` fitted by least squares to each window of `window`
-  seconds (an odd number of samples), differentiated at the window's centre (at the trajectory's ends, the
-  first and last window's polynomial at those points).  The noise is averaged away (std about
-  sigma / (h^2 sqrt(W^5)) up to a constant, for W samples), at the price of a smoothing bias that grows with the
-  window and with the motion's higher derivatives: benchmarks/bench_sensors.py measures both for the letters.
-
-Both are one matrix product per trajectory (the filter's coefficients are solved once by numpy's least
-squares); the result is a data dict that `fit` takes, with "qd" and "qdd" the estimates.
-"""
+- "differences": q̇_k = (q_{k+1} - q_{k-1}) / 2h, q̈_k = (q_{k+1} - 2 q_k + q_{k-1}) / h^2; no bias, but q̈'s
+  noise is about sqrt(6) sigma / h^2 (61 rad/s^2 for sigma = 1e-4 rad at 500 Hz).
+- "savgol": Savitzky-Golay, a least-squares polynomial of degree `order` over each window, differentiated at
+  its centre: less noise, a smoothing bias that grows with the window (benchmarks/bench_sensors.py)."""
 from collections.abc import Mapping
 
 import numpy as np
@@ -42,12 +32,9 @@ def _motion(data, n):
 
 
 def record(data, sigma=1e-4, quantum=None, tau_sigma=0.0, seed=0):
-    """What the arm's sensors record along the motion in `data` (see the module): measured q and tau, the truth
-    kept aside as q_true, qd_true, qdd_true, tau_true, and t, traj (and any other per-sample keys) as they are.
-
-    sigma: encoder noise std (rad); quantum: encoder resolution (rad per count, e.g. 2 pi / 2**16), None for
-    none; tau_sigma: torque noise std (N m); seed: the noise's generator.
-    """
+    """The recording of the motion in `data`: measured q and tau, the truth kept as q_true, qd_true,
+    qdd_true, tau_true, other per-sample keys as they are.  sigma: encoder noise (rad); quantum: resolution (rad per
+    count) or None; tau_sigma: torque noise (N m); seed."""
     if not isinstance(data, Mapping) or np.ndim(data.get("q")) != 2:
         raise TypeError(f"data must be motion data with 'q' of shape (N, n), 't' and 'traj' (e.g. "
                         f"write_letters('ocs').sample(dt=0.002)), got {described(data)}")
@@ -68,10 +55,9 @@ def record(data, sigma=1e-4, quantum=None, tau_sigma=0.0, seed=0):
 
 
 def savgol_coefficients(window, order, h):
-    """(C, E0, E1): the Savitzky-Golay filter for `window` samples (odd) and polynomial degree `order` at step h.
-    C (3, window): rows give the value, first and second derivative at the window's centre from its samples;
-    E0, E1 (3, half, window): the same at each of the first and last `half` = window // 2 points, from the first
-    and last window (the polynomial fitted there, evaluated off-centre)."""
+    """(C, E0, E1): Savitzky-Golay for `window` (odd) samples, degree `order`, step h.  C (3,
+    window): value, first and second derivative at the centre; E0, E1 (3, window // 2, window): the same at the
+    first and last points, from the first and last window."""
     half = window // 2
     x = np.arange(-half, half + 1) * h                             # sample times relative to the centre
     fit = np.linalg.pinv(np.vander(x, order + 1, increasing=True))  # samples -> polynomial coefficients a_0..a_p
@@ -115,10 +101,9 @@ def _estimate_one(q, h, method, window, order):
 
 
 def estimate(recording, method="savgol", window=0.1, order=3):
-    """A data dict for `fit` from a recording (`record`, or any dict with q, tau, t, traj): q smoothed (savgol) or
-    as measured (differences), qd and qdd estimated per trajectory, tau as measured; the other keys (the truth
-    among them) as they are.  window: the Savitzky-Golay window in s (made an odd number of samples, at least
-    order + 2); order: its polynomial degree (2 to 5)."""
+    """A data dict for `fit` from a recording: q smoothed (savgol) or as measured (differences), qd and
+    qdd estimated per trajectory, tau as measured, the other keys as they are.  window in s (an odd number of
+    samples >= order + 2); order 2 to 5."""
     if not isinstance(recording, Mapping) or any(k not in recording for k in ("q", "tau", "t", "traj")):
         raise TypeError(f"recording must be a dict with 'q', 'tau', 't' and 'traj', as record(...) gives, got "
                         f"{described(recording)}")
@@ -151,7 +136,6 @@ def estimate(recording, method="savgol", window=0.1, order=3):
 
 
 def estimation_errors(data):
-    """RMS errors of the estimates in `data` (from `estimate` on a `record`ing) against the truth kept aside:
-    {"q", "qd", "qdd"} in rad, rad/s, rad/s^2."""
+    """RMS errors of the estimates against the truth: {"q", "qd", "qdd"} in rad, rad/s, rad/s^2."""
     return {k: float(np.sqrt(np.mean((np.asarray(data[k]) - np.asarray(data[f"{k}_true"])) ** 2)))
             for k in ("q", "qd", "qdd")}

@@ -1,9 +1,7 @@
 """Auditing a learned model's inertia: is what plays the role of M a valid mass matrix?
 
-A real mass matrix is symmetric, positive-definite and depends on q only.  For a model we audit its *implied*
-mass matrix, d tau_hat / d qdd: for the DeLaN that is exactly its M(q) (tau is linear in qdd), for the black
-box it is whatever the network's slope happens to be, at each (q, qd, qdd).
-"""
+A mass matrix is symmetric, positive-definite and depends on q only.  A model's *implied* mass matrix is
+d tau_hat / d qdd: the DeLaN's M(q) exactly, the black box's slope at each (q, qd, qdd)."""
 import numpy as np
 
 from .._validate import (array, as_data, as_state, as_states, configurations, has_api, integer, model_output, number,
@@ -16,8 +14,7 @@ SYMMETRY_TOL = 1e-9
 
 
 def is_valid_inertia(M, tol=SYMMETRY_TOL):
-    """True when the square matrix M is symmetric (max |M - M^T| <= tol) and positive-definite (all
-    eigenvalues > 0).  The library's answer to exercise 01."""
+    """True when M is symmetric (max |M - M^T| <= tol) and positive-definite (exercise 01's answer)."""
     M = array("M", M, (2,), "one square matrix (n, n)")
     if M.shape[0] != M.shape[1] or M.size == 0:
         raise ValueError(f"M has shape {M.shape}, expected one square matrix (n, n) with n >= 1")
@@ -34,8 +31,7 @@ def _model(model):
 
 
 def implied_mass_matrix(model, q, qd, qdd):
-    """d tau_hat / d qdd at one state (n, n) or a batch of states (B, n, n): the black box's slope, or the
-    DeLaN's M(q).  q, qd, qdd: (n,) or (B, n), B up to max_configurations(n)."""
+    """d tau_hat / d qdd: (n, n) or (B, n, n) for q, qd, qdd (n,) or (B, n)."""
     _model(model)
     (q, qd, qdd), single = as_states(model.n_dof, q=q, qd=qd, qdd=qdd)
     configurations("q, qd, qdd", len(q), model.n_dof, "split the states into smaller batches")
@@ -49,8 +45,8 @@ def implied_mass_matrix(model, q, qd, qdd):
 
 
 def sample_states(n_dof, count, seed, scale=1.0, qd_max=QD_MAX, qdd_max=QDD_MAX):
-    """Random (q, qd, qdd), each (count, n_dof): q on the whole torus, qd and qdd uniform in `scale` times the
-    training box.  count 0..MAX_SAMPLES, seed >= 0, scale > 0, qd_max and qdd_max >= 0."""
+    """Random (q, qd, qdd), each (count, n_dof): q on the torus, qd and qdd in `scale` times the
+    training box."""
     n_dof = integer("n_dof", n_dof, low=1, high=MAX_JOINTS, hint="the number of joints, e.g. n_dof=2")
     count = within_limit("count", integer("count", count, low=0, hint="the number of states, e.g. count=500"),
                          MAX_SAMPLES, "use fewer states")
@@ -66,8 +62,7 @@ def sample_states(n_dof, count, seed, scale=1.0, qd_max=QD_MAX, qdd_max=QDD_MAX)
 
 
 def inertia_report(M):
-    """Per state: largest asymmetry max |M - M^T| and smallest eigenvalue of the symmetric part (M + M^T)/2
-    (the part that sets the kinetic energy 1/2 qd^T M qd).  M: (n, n) or (B, n, n), B may be 0."""
+    """Per state: max |M - M^T| and the smallest eigenvalue of (M + M^T) / 2; M (n, n) or (B, n, n)."""
     M = array("M", M, (2, 3), "square matrices of shape (n, n) or (B, n, n)")
     if M.shape[-1] != M.shape[-2] or M.shape[-1] == 0:
         raise ValueError(f"M has shape {M.shape}, expected square matrices (n, n) or (B, n, n) with n >= 1")
@@ -78,12 +73,9 @@ def inertia_report(M):
 
 
 def audit(model, scales=(1, 2, 5, 10), count=2000, seed=0):
-    """For each range multiplier s: states with qd, qdd up to s times the training box, and over them the
-    largest asymmetry, the share of states whose implied M is not positive-definite, the smallest eigenvalue,
-    and the worst state (q, qd, qdd) with its implied M.  Returns a list of dicts, one per scale.
-
-    scales: numbers > 0; count: 1..max_configurations(n) states per scale; seed >= 0.
-    """
+    """For each range multiplier in `scales`: over `count` states with qd, qdd up to that multiple of the
+    training box, the largest asymmetry, the share not positive-definite, the smallest eigenvalue and the worst
+    state with its implied M.  A list of dicts, one per scale."""
     _model(model)
     scales = number_list("scales", scales, example="(1, 2, 5, 10)")
     count = integer("count", count, low=1, hint="the number of states per scale, e.g. count=2000")
@@ -117,8 +109,7 @@ def print_audit(rows, name):
 
 
 def velocity_sweep(model, q, qd_values, joint=0):
-    """Implied M at one configuration q (n,) while qd[joint] sweeps qd_values (K,) (other qd and all qdd zero):
-    (K, n, n).  A real inertia would not change at all."""
+    """Implied M at q (n,) while qd[joint] sweeps qd_values (K,): (K, n, n); a real inertia is constant."""
     _model(model)
     n = model.n_dof
     q = as_state("q", q, n, allow_batch=False)
@@ -137,11 +128,9 @@ class InertiaCollapsed(UserWarning):
 
 
 def inertia_collapse(model, data):
-    """Has the learned mass matrix collapsed to eps I on these data?  A DeLaN trained on accelerations that are
-    mostly noise (positions differenced twice) cannot tie the torques to q̈, so it drives L to zero and explains
-    the torques with the potential alone, without saying so.  Returns a dict: "largest_M" (the learned M's
-    largest entry over the data's configurations, kg m^2), "qdd_rms" (rad/s^2), "collapsed" (largest_M below
-    COLLAPSE_FACTOR x eps) and "message" (what is likely wrong and what to do; "" when not collapsed)."""
+    """Has the learned M collapsed to eps I on these data (accelerations mostly noise)?  Returns
+    {"largest_M" (kg m^2), "qdd_rms" (rad/s^2), "collapsed" (largest_M < COLLAPSE_FACTOR eps), "message" (the cause
+    and the fix, or "")}."""
     has_api("model", model, ("mass_matrix",), MODEL)
     d = as_data("data", data, model.n_dof, keys=("q", "qdd"))
     q = d["q"][:: max(1, len(d["q"]) // 2000)]                        # at most about 2000 configurations

@@ -38,11 +38,8 @@ class PlanarChain:
     """
 
     def __init__(self, m, l, lc, I, g=9.81):
-        """m, l, lc, I: one number per link (kg, m, m, kg m^2); g >= 0 (m/s^2), gravity's magnitude.
-
-        Every link needs some inertia about its own joint, I + m lc^2 > 0: that keeps M(q) positive-definite at
-        every q (without it M is singular for the last link, and can become singular for an inner one).
-        """
+        """m, l, lc, I: one number per link (kg, m, m, kg m^2); g >= 0 (m/s^2).  Every link needs
+        I + m lc^2 > 0, which keeps M(q) positive-definite at every q."""
         values = {name: np.atleast_1d(array(name, v, (0, 1), "a list of numbers, one per link"))
                   for name, v in (("m", m), ("l", l), ("lc", lc), ("I", I))}
         lengths = {k: len(a) for k, a in values.items()}
@@ -119,10 +116,8 @@ class PlanarChain:
         return tau
 
     def rnea(self, q, qd, qdd, gravity=True):
-        """Inverse dynamics tau = M(q) qdd + c(q, qd) + g(q) by recursive Newton–Euler.
-
-        q, qd, qdd: (n,) or (B, n).  gravity=False drops g(q).  Returns tau with the same leading shape.
-        """
+        """tau = M(q) qdd + c(q, qd) + g(q) by recursive Newton–Euler; q, qd, qdd (n,) or (B, n);
+        gravity=False drops g(q)."""
         (q, qd, qdd), single = as_states(self.n_dof, q=q, qd=qd, qdd=qdd)
         tau = self._rnea(q, qd, qdd, boolean("gravity", gravity))
         return tau[0] if single else tau

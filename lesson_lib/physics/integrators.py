@@ -1,19 +1,13 @@
 """Three ways to step (q, qd)' = (qd, f(q, qd)) forward in time, and what they do to the energy.
 
-- explicit Euler: q and qd both move with the OLD derivatives; first order; on a conservative system the
-  energy grows steadily.
-- symplectic (semi-implicit) Euler: qd first, then q with the NEW qd; still first order, but it preserves the
-  phase-space structure, so the energy error stays bounded and oscillates instead of drifting.  Strictly that
-  holds for a constant mass matrix (a single link, an oscillator): stepping qd rather than the momentum
-  p = M(q) qd, it is not exactly symplectic for the double pendulum, whose energy error still wobbles far below
-  explicit Euler's but creeps up slowly (at dt = 0.01 s: about 0.13 J in the first 10 s, 0.36 J by 30 s).
-- classical RK4 (rk4_step): fourth order; a tiny error per step that still accumulates
-  (usually as a slow loss of energy), because it is not symplectic.
+- explicit Euler: q and qd move with the OLD derivatives; first order; the energy grows steadily.
+- symplectic (semi-implicit) Euler: qd first, then q with the NEW qd; first order, the energy error stays
+  bounded for a constant M (for the double pendulum, stepping qd rather than p = M qd, it still creeps up
+  slowly, far below explicit Euler's).
+- classical RK4 (rk4_step): fourth order; not symplectic, so its tiny error still accumulates.
 
-States q, qd are (n,) or a batch (B, n); f(q, qd) returns qdd of the same shape.  Each public function checks its
-arguments once; a loop stops a blown-up integration (a state beyond BLOW_UP, or a NaN/inf acceleration) with a
-message that blames the step dt, not the state.
-"""
+q, qd are (n,) or (B, n); f(q, qd) returns qdd of the same shape.  A blown-up integration (a state beyond
+BLOW_UP, or a non-finite acceleration) stops with a message that blames the step dt."""
 import numpy as np
 
 from .._validate import array, as_state, callable_arg, has_api, integer, positive_number, within_limit
@@ -29,8 +23,8 @@ class _BlowUp(Exception):
 
 
 def _guard(f, shape):
-    """f(q, qd, *args) with its output checked on every call (a few microseconds): a non-finite qdd raises
-    _BlowUp; an output of the wrong shape is a mistake in f and raises ValueError."""
+    """f(q, qd, *args) with its output checked on every call: non-finite raises _BlowUp, a wrong shape
+    ValueError."""
     def guarded(q, qd, *args):
         qdd = np.asarray(f(q, qd, *args), dtype=float)
         if qdd.shape != shape:
@@ -99,14 +93,13 @@ def euler_step(f, q, qd, dt):
 
 
 def symplectic_euler_step(f, q, qd, dt):
-    """Semi-implicit Euler: qd_new = qd + dt f(q, qd), then q_new = q + dt qd_new.  The library's answer to the
-    exercise in 05.  f(q, qd) -> qdd; q, qd: (n,) or (B, n); dt > 0 (s)."""
+    """qd_new = qd + dt f(q, qd), then q_new = q + dt qd_new (the answer to 05's exercise);
+    q, qd (n,) or (B, n); dt > 0 (s)."""
     return _one_step(_symplectic_euler, f, q, qd, dt)
 
 
 def rk4_step(f, q, qd, dt):
-    """One classical Runge–Kutta step of (q, qd)' = (qd, f(q, qd)).  f(q, qd) -> qdd; q, qd: (n,) or (B, n);
-    dt > 0 (s)."""
+    """One classical Runge–Kutta step of (q, qd)' = (qd, f(q, qd)); q, qd (n,) or (B, n); dt > 0 (s)."""
     return _one_step(_rk4, f, q, qd, dt)
 
 
@@ -124,9 +117,8 @@ def _steps(steps, batch):
 
 
 def _march(advance, q, qd, dt, steps):
-    """q, qd = advance(k, q, qd) for k = 0..steps-1 on checked arguments: t (steps+1,), q, qd (steps+1, ...).
-    A non-finite acceleration inside a step, or a new state beyond BLOW_UP, raises ValueError naming the step
-    and dt.  (Stopping at BLOW_UP keeps the next step's stages far from floating-point overflow.)"""
+    """q, qd = advance(k, q, qd) for k < steps: t (steps+1,), q, qd (steps+1, ...); ValueError naming the
+    step and dt on a blow-up."""
     qs, qds = [q], [qd]
     for k in range(steps):
         try:
@@ -151,14 +143,11 @@ def _torque(tau_fn, t, q, qd):
 
 
 def rollout(forward_dynamics, q0, qd0, dt=0.01, steps=500, tau_fn=None):
-    """Integrate qdd = forward_dynamics(q, qd, tau) with RK4 from (q0, qd0).
+    """Integrate qdd = forward_dynamics(q, qd, tau) with RK4 from (q0, qd0), (n,) or (B, n).
 
-    forward_dynamics: a callable like PlanarChain.forward_dynamics (or a learned model's).
-    q0, qd0: (n,) or a batch (B, n).  dt > 0 (s).  steps: 0..MAX_STEPS (lesson_lib._validate).
-    tau_fn(t, q, qd) -> tau gives the applied torque, shaped like q (zero when None); it is held over each step.
-    Returns t (steps+1,), q and qd of shape (steps+1, *q0.shape).  A motion that blows up (usually: dt too large)
-    raises ValueError naming the step and the time.
-    """
+    forward_dynamics: like PlanarChain.forward_dynamics (or a learned model's); dt > 0 (s); steps 0..MAX_STEPS;
+    tau_fn(t, q, qd) -> tau, held over each step (zero when None).  Returns t (steps+1,), q and qd
+    (steps+1, *q0.shape)."""
     callable_arg("forward_dynamics", forward_dynamics, "forward_dynamics(q, qd, tau) -> qdd, e.g. "
                  "chain.forward_dynamics")
     q, qd = _pair(q0, qd0, "q0", "qd0")
@@ -179,11 +168,8 @@ def rollout(forward_dynamics, q0, qd0, dt=0.01, steps=500, tau_fn=None):
 
 
 def simulate(step, f, q0, qd0, dt, steps):
-    """Repeat step(f, q, qd, dt) `steps` times from (q0, qd0): returns t (steps+1,), q and qd (steps+1, ...).
-
-    step: one of STEPPERS' values or any function with that signature returning (q_new, qd_new).
-    f(q, qd) -> qdd.  q0, qd0: (n,) or (B, n).  dt > 0 (s).  steps: 0..MAX_STEPS.
-    """
+    """Repeat step(f, q, qd, dt) `steps` times from (q0, qd0): t (steps+1,), q and qd (steps+1, ...).
+    step: one of STEPPERS' values or any function returning (q_new, qd_new)."""
     callable_arg("step", step, "step(f, q, qd, dt) -> (q_new, qd_new), e.g. rk4_step")
     callable_arg("f", f, "f(q, qd) -> qdd")
     q, qd = _pair(q0, qd0, "q0", "qd0")
@@ -213,10 +199,7 @@ def steps_for(duration, dt):
 
 
 def energy_errors(chain, q0, qd0, dt=0.01, duration=10.0):
-    """Unforced motion of `chain` with each stepper: {name: (t, E(t) - E(0))} with E the true total energy (J).
-
-    q0, qd0: one state (n,).  dt > 0 (s); duration >= dt (s), at most MAX_STEPS steps.
-    """
+    """Unforced motion of `chain` from one state (n,) with each stepper: {name: (t, E(t) - E(0))} (J)."""
     has_api("chain", chain, ("forward_dynamics", "total_energy"), "a PlanarChain such as double_pendulum()")
     q0, qd0 = (as_state(k, v, chain.n_dof, allow_batch=False) for k, v in (("q0", q0), ("qd0", qd0)))
     steps, zero = steps_for(duration, dt), np.zeros(chain.n_dof)
