@@ -1,23 +1,14 @@
 """The Bench: train a DeLaN live and watch its learned M(q) (teal, dashed) land on the true M(q) (gold, solid).
 
-    from lesson_lib.ui.bench import Bench
     Bench()            # in a notebook cell: sliders, Train, Reset, readouts, plots, PASS badge
 
-Everything shown is computed by the library: the model (lesson_lib.model.delan), the truth (lesson_lib.physics.chain)
-and the lesson's check (lesson_lib.evaluation.metrics).  Every callback is a method, so tests drive the Bench
-without a browser: set `bench.q0.value`, call `bench.train_button.click()`, then read `bench.badge.value`.
+Everything shown is computed by the library (model.delan, physics.chain, evaluation.metrics).  Tests drive it
+without a browser: set `bench.q0.value`, call `bench.train_button.click()`, read `bench.badge.value`.
 
-One state, one picture: every update (a slider move, a live update while training, the end of a press, Reset)
-first measures the model, then writes every panel from those numbers in one fixed order, the ARIA attributes
-last.  So the matrices, readouts, loss, status, eigenvalue map and its title, plots, progress and badge always
-show the same step.  Figures are drawn once; an update redraws only what moves (blitting), and a full redraw
-happens only when a curve leaves its axis limits or the colour scale.  Text that changes is HTML, not figure
-text (the eigenvalue map's caption).
-
-Errors never vanish: every callback shows its exception in the message area and leaves the Bench usable.
-Train is a transaction: `DeLaN.fit` either completes or raises with the model restored; the Bench then shows
-the restored model.
-"""
+One state, one picture: every update measures the model, then writes every panel from those numbers in one fixed
+order, the ARIA attributes last, so all panels show the same step.  Figures are drawn once and blitted; a full
+redraw only when a curve leaves its limits.  Every callback shows its exception in the message area and leaves
+the Bench usable; Train is fit's transaction."""
 import datetime
 import functools
 import html
@@ -51,8 +42,7 @@ class _Unchecked(traitlets.Any):
 
 
 def _sent_time():
-    """When the page sent the message the kernel is handling: its header's date (the browser's clock, as a
-    datetime), or None where the front end gives none."""
+    """When the page sent the message being handled (its header's date, the browser's clock), or None."""
     try:
         from IPython import get_ipython
         date = get_ipython().kernel.get_parent("shell")["header"]["date"]
@@ -67,9 +57,8 @@ def _sent_time():
 
 
 class _PressButton(widgets.Button):
-    """A Button that knows, for the click it is handling, when the page sent it (`sent`, the browser's clock;
-    None for a click from code or a front end that dates nothing): the Bench ignores a click the page sent while
-    a press was running (a double-click, queued behind the press), and no other."""
+    """A Button that knows when the page sent the click it handles (`sent`, None from code): the Bench
+    ignores a click sent while a press was running (a double-click queued behind it), and no other."""
 
     sent = None
 
@@ -83,9 +72,8 @@ class _PressButton(widgets.Button):
 
 
 class _AngleSlider(widgets.FloatSlider):
-    """A FloatSlider for an angle in radians that refuses what is not a finite real number (NaN, inf, strings,
-    None, booleans, arrays): it keeps its last good value and calls `on_refused(message)`.  Values outside
-    [min, max] are clamped, as FloatSlider does."""
+    """A FloatSlider for an angle (rad) that refuses what is not a finite real number, keeping its last
+    good value and calling `on_refused(message)`; out-of-range values are clamped."""
 
     value = _Unchecked(0.0, help="Float value").tag(sync=True)
 
@@ -167,8 +155,8 @@ def _check_data(data):
 
 
 def _shows_errors(action):
-    """Decorate a widget callback so that any exception it raises is shown in the Bench's message area (ipywidgets
-    would send it to a log the learner does not see); the Bench stays usable."""
+    """Decorate a widget callback so that its exception is shown in the Bench's message area (not
+    ipywidgets' hidden log); the Bench stays usable."""
     def decorate(callback):
         @functools.wraps(callback)
         def wrapper(self, *args):
@@ -183,12 +171,9 @@ def _shows_errors(action):
 class Bench:
     """Interactive DeLaN bench for a 2-joint chain (default: the double pendulum).
 
-    chain: the true robot (PlanarChain with 2 joints); model: a 2-joint DeLaN (default DeLaN(seed=seed,
-    hidden=hidden, lr=lr)); data: dict from sample_uniform (default N_SAMPLES samples drawn with `seed`);
-    steps_per_press: steps per Train press; update_every: steps between live updates while training;
-    grid_points: the torus grid of the PASS check.  Every argument is checked here, with a message that says
-    what is wrong and how to fix it.
-    """
+    chain: a 2-joint PlanarChain; model: a 2-joint DeLaN (default DeLaN(seed, hidden, lr)); data: a sample_uniform
+    dict (default N_SAMPLES with `seed`); steps_per_press; update_every: steps between live updates; grid_points: the
+    PASS check's torus grid.  Every argument is checked."""
 
     def __init__(self, chain=None, model=None, data=None, seed=SEED, hidden=None, lr=None,
                  steps_per_press=STEPS_PER_PRESS, update_every=250, grid_points=GRID_POINTS):
@@ -434,9 +419,8 @@ class Bench:
         return _badge_html("FAIL ✗", palette.FAIL, hint)
 
     def _aria_attrs(self, q, step, check):
-        """What the page cannot get from ipywidgets: names, text alternatives of the two images (they follow
-        the state), live regions, buttons marked aria-disabled while training, and on the root the step and
-        whether training runs (data-bench-step, data-bench-busy: what the browser tests watch)."""
+        """What ipywidgets cannot give the page: names, the images' text alternatives, live regions,
+        aria-disabled buttons while training, and data-bench-step / data-bench-busy on the root (the browser tests')."""
         busy = "true" if self._busy else None
         return {
             "": {"role": "region", "aria-label": "DeLaN Bench", "data-bench-step": step,
@@ -511,8 +495,8 @@ class Bench:
         self.refresh()
 
     def _live(self, start, steps):
-        """The fit callback: measure and show every panel at this step.  A failure here is shown and stops the
-        live updates of this press, but never the training itself."""
+        """The fit callback: measure and show every panel; a failure stops this press's live updates, never
+        the training."""
         def live(model):
             if self._live_error is not None or model.step - start >= steps:   # the final redraw follows
                 return
@@ -526,14 +510,9 @@ class Bench:
         return live
 
     def train(self, steps, sent=None):
-        """Train `steps` more steps with every panel updated every `update_every` steps.
-
-        A transaction: `fit` either completes all steps or raises with the model restored (divergence,
-        interrupt, any error), and the Bench then says so and shows that model.  The buttons stay focusable
-        while training (marked aria-disabled).  `sent`: when the page sent the click that asked for this press
-        (the browser's clock); a click the page sent less than the press's own duration after it was made while
-        the press ran, reached the kernel queued behind it, and is ignored (`_on_train`).
-        """
+        """Train `steps` more steps, every panel updated every `update_every` steps.  A transaction: fit
+        completes or raises with the model restored, and the Bench says so.  `sent`: when the page sent the click; a
+        click sent while the press ran is ignored (`_on_train`)."""
         steps = within_limit("steps", integer("steps", steps, low=1), MAX_STEPS_PER_PRESS,
                              "press Train several times instead")
         if self._busy:

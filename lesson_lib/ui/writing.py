@@ -1,20 +1,14 @@
 """The arm writing: notebook 07's figures, and the writing desk, a widget that writes a typed word with a model.
 
-    from lesson_lib.control import PD, ComputedTorque
-    from lesson_lib.ui.writing import WritingDesk
     WritingDesk({"DeLaN": ComputedTorque(delan), "PD alone": PD()}, word="hello")    # in a notebook cell
 
-The desk tracks a word once per (word, controller, speed) on the TRUE arm (lesson_lib.control.track: computed torque
-or PD at 100 Hz, RK4, torque limits) and keeps the result; the Play button and the slider then only redraw the arm,
-the pen's trace and the error cursor into one PNG (blitting, as the Bench does), so the animation runs the same in
-JupyterLab, Notebook 7 and Voila.  Every callback is a method: tests drive the desk without a browser
-(`desk.word.value = "abc"; desk.write_button.click()`, `desk.frame.value = 40`, then read `desk.readout.value`).
+The desk tracks a word once per (word, controller, speed) on the TRUE arm (control.track at 100 Hz, torque
+limits); Play and the slider then only redraw the arm, the trace and the error cursor into one PNG (blitting), the
+same in JupyterLab, Notebook 7 and Voila.  Tests drive it without a browser (`desk.word.value = "abc";
+desk.write_button.click()`, then read `desk.readout.value`).
 
-The three figures (each returns a pyplot figure; the cell calls plt.show()): `letters_overview` (the letters and the
-joint angles they visit), `torque_parts` (the paper's figure: the torque's parts M(q) q'', c(q, q') and g(q) over
-time, truth against the models, on unseen letters) and `tracking_overview` (the pen's path and its error under
-each controller).  Lengths in m (mm on error axes), torques in N m, angles in rad, time in s.
-"""
+Figures (pyplot; the cell calls plt.show()): `letters_overview`, `torque_parts` (the paper's figure: M q'', c, g
+over time, truth against the models, on unseen letters), `tracking_overview`.  m (mm on error axes), N m, rad, s."""
 import html
 import time
 
@@ -59,9 +53,8 @@ def _draw_arm(ax, points, color="0.25", **style):
 
 # ---------------------------------------------------------------------- figures
 def letters_overview(chain, train, test):
-    """Three panels: the training letters and the unseen ones, side by side; where the arm writes them; and the
-    joint angles (q0, q1) they visit, against the whole torus that uniform samples fill.  train, test: data dicts from
-    lesson_lib.data.letters (Handwriting.sample)."""
+    """The training and unseen letters, where the arm writes them, and the joint angles they visit
+    against the whole torus.  train, test: data dicts from data.letters."""
     fig = plt.figure(figsize=(10, 6.6))
     grid = fig.add_gridspec(2, 2, height_ratios=[1, 1.9])
     a_letters, a_arm, a_q = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])
@@ -105,8 +98,7 @@ def letters_overview(chain, train, test):
 
 
 def _concatenated(data, labels):
-    """Rows of the trajectories that write `labels` (in that order), their time laid end to end, and where each
-    starts: (rows, t, starts)."""
+    """(rows, t, starts): the rows writing `labels` in order, their time end to end, each one's start."""
     rows, t, starts, offset = [], [], [], 0.0
     for label in labels:
         found = np.flatnonzero(np.asarray(data["label"]) == label)
@@ -120,11 +112,8 @@ def _concatenated(data, labels):
 
 
 def torque_parts(chain, data, models, labels):
-    """The DeLaN paper's figure: each part of the torque over time, truth against the models, joint by joint, on
-    the trajectories that write `labels` (e.g. "bqy"), laid end to end.
-
-    Rows: tau, M(q) qdd, c(q, qd), g(q) (truth from the RNEA and the chain's M, c, g); a model with `parts` (a DeLaN)
-    is drawn in every row, one without (a BlackBox) in the tau row only.  models: {name: model}."""
+    """The DeLaN paper's figure on the trajectories writing `labels`, laid end to end: rows tau,
+    M(q) qdd, c(q, qd), g(q), truth against each of {name: model} (a model without `parts` in the tau row only)."""
     rows, t, starts = _concatenated(data, labels)
     q, qd, qdd = (np.asarray(data[k])[rows] for k in ("q", "qd", "qdd"))
     truth = {"tau": np.asarray(data["tau"])[rows], "M_qdd": np.einsum("bij,bj->bi", chain.mass_matrix(q), qdd),
@@ -157,9 +146,8 @@ def torque_parts(chain, data, models, labels):
 
 
 def tracking_overview(results, data, traj=0):
-    """Top: the pen's path (colour) over the path it should draw (grey) for trajectory `traj`, one panel per
-    controller; bottom: the distance between them over time, log scale.  results: {name: lesson_lib.control.track
-    result}; data: the reference sampled at the tracking's dt (Handwriting.sample(dt)), for where the pen is down."""
+    """Per controller, the pen's path over the path it should draw for trajectory `traj`, and the
+    distance between them over time (log scale).  results: {name: track result}; data: the reference at track's dt."""
     names = list(results)
     pen_down = np.asarray(data["pen_down"])[np.asarray(data["traj"]) == traj]
     ticks = int(next(iter(results.values()))["active"][:, traj].sum())
@@ -192,9 +180,8 @@ def tracking_overview(results, data, traj=0):
 
 # ---------------------------------------------------------------------- the writing desk
 class Writing:
-    """One tracked word, precomputed for drawing: ticks t (T,), arm points (T, n + 1, 2), pen xy and desired xy_d
-    (T, 2), pen_down (T,), pen error e_xy (T,) in m, applied tau (T, n), saturated (T,), and the frames: tick
-    indices (F,) drawn by the animation."""
+    """One tracked word, ready to draw: t (T,), arm points (T, n + 1, 2), xy and xy_d (T, 2), pen_down
+    (T,), e_xy (T,) m, tau (T, n), saturated (T,), and frames (F,), the ticks the animation draws."""
 
     def __init__(self, word, name, speed, reference, result, chain, frame_every, seconds=None):
         self.word, self.name, self.speed, self.seconds = word, name, speed, seconds   # seconds: simulating it
@@ -210,15 +197,10 @@ class Writing:
 
 
 class WritingDesk:
-    """Type a word, press Write: the true arm writes it, driven by one of `controllers`, and the animation shows
-    the arm, the pen's trace over the word it should write, and the pen's error.
-
-    controllers: {name: controller} as for lesson_lib.control.compare, e.g. {"DeLaN": ComputedTorque(delan),
-    "PD alone": PD()}.  word: the first word (at most MAX_WORD characters and MAX_SECONDS of writing);
-    controller: the name shown first (default: the first of controllers).  speeds: the pen-speed choices, as
-    multiples of the letters' SPEED (the training data's).  chain: the true arm.  dt: the controller's tick (s).
-    Raises ValueError if the first word cannot be written.
-    """
+    """Type a word, press Write: the true arm writes it under one of `controllers` ({name: controller}),
+    and the animation shows the arm, its trace over the word, and the pen's error.  word: at most MAX_WORD characters
+    and MAX_SECONDS; speeds: multiples of the letters' SPEED; dt: the controller's tick (s).  ValueError if the first
+    word cannot be written."""
 
     def __init__(self, controllers, word="hello", controller=None, speeds=(1.0, 2.0), chain=None, dt=0.01):
         if not isinstance(controllers, dict) or not controllers or not all(
@@ -352,9 +334,8 @@ class WritingDesk:
         return written
 
     def write(self, word=None, controller=None, speed=None, at=0.0):
-        """Show (word, controller, speed), each defaulting to the widgets' values, tracking it first if needed,
-        from the frame at fraction `at` of the writing; on bad input show a message and keep the last good word.
-        Returns True if it was shown."""
+        """Show (word, controller, speed) (defaults: the widgets'), tracking first if needed, from the
+        fraction `at` of the writing; bad input shows a message and keeps the last good word.  True if shown."""
         if self._busy:
             return False
         word = self._clean(self.word.value if word is None else word)

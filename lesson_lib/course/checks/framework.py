@@ -1,6 +1,6 @@
 """The framework every exercise check uses: the registry, running the learner's code, and the one line.
 
-A check is a function of what the learner wrote (usually a function), registered with its notebook:
+A check is a function of what the learner wrote, registered with its notebook:
 
     @register("02_model", hints={"half": "your value is exactly twice the truth: the factor 1/2 is missing"})
     def kinetic_energy(fn):
@@ -9,22 +9,16 @@ A check is a function of what the learner wrote (usually a function), registered
         if abs(got - 2 * truth) < tol:
             raise Fail(f"it returned {num(got)}, expected {num(truth)}", "half")
 
-Calling the registered check, `checks.kinetic_energy(fn)`, prints exactly one line and returns None:
+`checks.kinetic_energy(fn)` prints exactly one line and returns None:
 
     PASS: <check>
     FAIL: <check>: <what is wrong, numbers rounded>. Hint: <the mistake, named>
     NOT ATTEMPTED: <check>: fill in the cell above, then run this cell again.
 
-`evaluate(name, answer)` gives (status, line) without printing (for the
-grader).  A check never raises: an exception from the learner's code
-becomes "FAIL: ...: your code raised <Type>: <message>", anything the learner's code prints or warns is
-swallowed.  NOT ATTEMPTED means the learner's function is still the stub `course build` made; a function that
-has code of the learner's but still reaches the stub's `raise NotImplementedError` line gets a FAIL saying so.
-
-Hints are named: `Fail(what, key)` looks the key up in the check's own hints, then in GENERAL_HINTS.  A hint
-names the mistake (it never prints the solution's line) and may use the lesson's facts, e.g. "{PASS_MAX_ERROR}".
-The tests reach every hint with a wrong answer (tests/checks_cases.py).
-"""
+`evaluate(name, answer)` gives (status, line) without printing (the grader).  A check never raises: the
+learner's exceptions become FAILs, their prints and warnings are swallowed.  NOT ATTEMPTED means the function is
+still `course build`'s stub.  `Fail(what, key)` looks the hint up in the check's hints, then GENERAL_HINTS; a hint
+names the mistake, never the solution, and may use facts ("{PASS_MAX_ERROR}")."""
 import ast
 import contextlib
 import functools
@@ -69,9 +63,8 @@ def quiet():
 
 
 class RemoteAnswer:
-    """An answer the checks reach only through calls: the grader's judge hands one (lesson_tools.grading.wire's
-    Remote) in place of the learner's function, which runs in another process.  `callable`, `type_name` and
-    `source` describe it; `invoke(args, kwargs)` calls it and returns its result as data."""
+    """An answer reached only through calls (the grader's judge: wire.Remote, the learner's function
+    in another process): `callable`, `type_name`, `source`, and `invoke(args, kwargs)` -> the result as data."""
     callable, type_name, source = False, "object", ""
 
     def invoke(self, args, kwargs):
@@ -79,9 +72,8 @@ class RemoteAnswer:
 
 
 class Offered:
-    """Base of the objects a check hands to the learner's function by reference: when grading they stay with the
-    check, and the learner's code gets a proxy.  `attributes`: names of plain values the proxy carries; `methods`:
-    names it calls back; `refusal`: the AttributeError for any other name ("{name}" filled in)."""
+    """Base of what a check hands the learner's function by reference (a proxy when grading):
+    `attributes` the plain values it carries, `methods` the names it calls back, `refusal` for any other name."""
     attributes = ()
     methods = ()
     refusal = "'{name}' is not available in this exercise"
@@ -105,11 +97,9 @@ class LearnerError(Exception):
 
 @dataclass(frozen=True)
 class Check:
-    """A registered check: `name` (also the attribute of lesson_lib.course.checks), the `notebook` whose check
-    cell calls it (e.g. "02_model"), `function`, the name of the learner's function the check cell passes to
-    it, its own `hints` (key -> text), `test`, the body that raises Fail, and `computed_by`, the library's own
-    functions that compute the exercise's answer (an answer that hands its work to one of them is reported by the
-    grader's scan), and `points`, what a PASS is worth in a gradebook (a teacher may set others when grading)."""
+    """A registered check: `name`, `notebook` (e.g. "02_model"), `function` (the learner's function the cell
+    passes), `hints` (key -> text), `test` (the body that raises Fail), `computed_by` (library functions that
+    compute the answer, for the grader's scan) and `points` (what a PASS is worth)."""
     name: str
     notebook: str
     function: str
@@ -132,12 +122,8 @@ class Outcome(NamedTuple):
 
 def register(notebook, function=None, hints=None, computed_by=(), points=1):
     """Decorator: register a check for `notebook`; the decorated name becomes the printing check.
-
-    function: the learner's function the check cell passes (default: the check's own name).
-    hints: this check's hints, key -> text ("{FACT}" fields are filled from lesson_lib.facts).
-    computed_by: dotted names of the library's functions that compute this exercise's answer.
-    points: what a PASS earns in the grader's gradebook (default 1; a positive number).
-    """
+    function: the learner's function (default: the check's name); hints: key -> text ("{FACT}" filled from facts);
+    computed_by: dotted names of library functions computing the answer; points: a PASS's worth (default 1)."""
     if isinstance(points, bool) or not isinstance(points, (int, float)) or not points > 0:
         raise ValueError(f"register({notebook!r}, points={points!r}): points must be a positive number, e.g. 2")
 
@@ -204,8 +190,7 @@ def _short(exc, limit=150):
 
 def call(fn, *args, **kwargs):
     """Call the learner's fn quietly; NotImplementedError passes through, any other error is wrapped.  Every
-    check runs the learner's code through here (the tests make sure).  When `fn` is a RemoteAnswer (the
-    grader's judge), the call is sent to the learner's kernel as plain data and its result comes back as data."""
+    check calls the learner's code through here; a RemoteAnswer's call goes to the learner's kernel as data."""
     remote = isinstance(fn, RemoteAnswer)
     if not (fn.callable if remote else callable(fn)):
         raise Fail(f"expected a function, got {fn.type_name if remote else type(fn).__name__}", "not a function")
@@ -235,8 +220,8 @@ def num(x, digits=3):
 
 
 def as_array(got, shape, what):
-    """The learner's result as a float array of the expected shape, or a Fail saying why not (hints "none",
-    "not numbers", "shape", "not finite"; a check may give its own text for any of them)."""
+    """The learner's result as a float array of the expected shape, or a Fail saying why not (hints
+    "none", "not numbers", "shape", "not finite", each replaceable by the check)."""
     if got is None:
         raise Fail(f"{what} returned None", "none")
     try:
@@ -257,8 +242,8 @@ def close(a, b, tol):
 
 # ---------------------------------------------------------------------- is the learner's function the stub?
 def stub_source(spec):
-    """The source of the stub the learner starts from for spec.function, or None (from stubs.json beside this
-    module, which `python -m lesson_tools build` writes from the teachers' sources)."""
+    """The source of the learner's stub for spec.function (stubs.json, written by lesson_tools build),
+    or None."""
     return _stub_sources().get(spec.notebook, {}).get(spec.function)
 
 
