@@ -9,6 +9,7 @@ with the best weights it saw; the last weights stay the resume point of the next
 `fit`, `load`, `set_params` and `reset` are transactions: they complete or leave the model exactly as it was,
 also when interrupted or when a callback raises."""
 import contextlib
+import copy
 import math
 from collections.abc import Mapping
 
@@ -187,12 +188,9 @@ class Trainable:
     def _state(self):
         """Copies of everything training changes: weights, step, histories, resume point, optimiser and
         schedule state, scales, the minibatch random state."""
-        resume = None if self._resume is None else {"params": self._resume["params"].copy(),
-                                                    "optimizer": {k: np.copy(v) if isinstance(v, np.ndarray) else v
-                                                                  for k, v in self._resume["optimizer"].items()}}
         return {"params": self.theta.copy(), "step": self.step, "loss_history": list(self.loss_history),
                 "validation_history": np.array(self.validation_history, dtype=float).reshape(-1, 3),
-                "resume": resume,
+                "resume": copy.deepcopy(self._resume),
                 "optimizer": self.optimizer.state(), "schedule": self.schedule.state(),
                 "tau_scale": self.tau_scale.copy(), "batch_rng": self._batch_rng.bit_generator.state}
 
@@ -202,9 +200,7 @@ class Trainable:
         self.step = int(state["step"])
         self.loss_history = [float(x) for x in state["loss_history"]]
         self.validation_history = [(int(s), float(v), float(lr)) for s, v, lr in state["validation_history"]]
-        resume = state["resume"]
-        self._resume = None if resume is None else {"params": np.array(resume["params"], dtype=float),
-                                                    "optimizer": dict(resume["optimizer"])}
+        self._resume = copy.deepcopy(state["resume"])
         self.optimizer.set_state(state["optimizer"])
         self.schedule.set_state(state["schedule"])
         self.tau_scale = np.array(state["tau_scale"], dtype=float)
