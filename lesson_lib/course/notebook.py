@@ -1,16 +1,12 @@
 """Kind notebooks: when a cell needs something an earlier cell makes, say which cell to run.
 
-    from lesson_lib.course.notebook import require           # first lines of a cell that needs `model`
-    require("model", cell="'Train the model' (section 2)")
-    require("chain")                                          # made by the first code cell, with the imports
+    require("model", cell="'Train the model' (section 2)")     # first lines of a cell that needs `model`
+    require("chain")                                          # made by the first code cell
 
-`require` raises MissingStep, a NameError whose message names the missing names and the cell that makes them;
-`setup` makes IPython show that message alone (no traceback) and adds a one-line hint under any other NameError.
-Importing lesson_lib.course (any of its modules: the checks, the reveals, this one) in an IPython kernel calls
-`setup`, so a cell run first after a restart says which cell to run even before the first cell has run; outside
-IPython it does nothing.  Every code cell after a notebook's first starts with such an import (a check cell
-imports `checks`): tests/test_edition.py runs each one first in a fresh kernel.
-"""
+`require` raises MissingStep, a NameError naming the missing names and the cell that makes them; `setup` (called
+when lesson_lib.course is imported in IPython) shows that message alone and adds a one-line hint under any other
+NameError.  Every code cell after a notebook's first starts with such an import (tests/test_edition.py runs
+each one first in a fresh kernel)."""
 import inspect
 import textwrap
 
@@ -33,11 +29,8 @@ class MissingStep(NameError):
 
 
 def require(*names, cell=FIRST_CELL):  # pragma: no mutate block (mutmut's trampoline would stand between it and its caller)
-    """Raise MissingStep unless every name in `names` exists in the calling notebook's namespace.
-
-    cell: how the learner finds the cell that makes them, e.g. "'Train both models' (section 2)"; by default the
-    notebook's first code cell.
-    """
+    """Raise MissingStep unless every name in `names` exists in the calling notebook's namespace; cell: how
+    to find the cell that makes them (default: the notebook's first code cell)."""
     scope = inspect.currentframe().f_back.f_globals
     missing = [n for n in names if n not in scope]
     if missing:

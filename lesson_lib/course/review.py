@@ -1,14 +1,11 @@
 """Retrieve and space: the course's retrieval questions as flash cards that come back when they are due.
 
-    from lesson_lib.course.review import review
     review("02")     # the panel: notebook 02's cards join the learner's deck; every card due now is asked
 
-A card is a question and its answer (CARDS, read from cards.json, which `python -m lesson_tools build` writes
-from the notebooks' questions).  The learner types an answer first, then opens the real one and rates their
-recall: again, hard, good or easy.  The schedule is FSRS's (the `fsrs` package, the scheduler Anki uses), replayed
-from the learner's log of events, kept in the browser (lesson_lib.ui.browser_store), so it survives kernel and
-server restarts and can be downloaded and loaded again.  Events: {"t": ISO time, "open": notebook} (its cards
-join the deck) and {"t": ISO time, "card": card id, "rating": 1-4, "answer": the learner's words}."""
+CARDS come from cards.json (`python -m lesson_tools build` writes it from the notebooks' questions).  The learner
+types an answer, opens the real one and rates their recall (again, hard, good, easy).  The schedule is FSRS's
+(the `fsrs` package), replayed from the learner's event log kept in the browser (ui.browser_store): {"t": ISO
+time, "open": notebook} and {"t": ISO time, "card": id, "rating": 1-4, "answer": the learner's words}."""
 import html
 import json
 from datetime import datetime, timedelta, timezone

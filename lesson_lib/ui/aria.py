@@ -1,21 +1,15 @@
 """ARIA attributes for widgets that ipywidgets renders without them.
 
-ipywidgets gives no way to set an attribute on a rendered element: slider handles come without an accessible
-name, images without a text alternative, and an HTML widget replaces its content on every change, so a live
-region written in its markup would be a new element each time (screen readers announce changes to regions that
-stay).  `AriaCarrier` is a hidden HTML widget whose markup holds the attributes the kernel wants, as
-{CSS selector: {attribute: value or None}}, and a one-pixel image whose error handler runs `SCRIPT`: it applies
-the attributes to the elements under the nearest ancestor with the class `root_class`, again whenever widgets
-under it re-render, and stops clicks on buttons marked aria-disabled="true" (buttons that stay focusable while
-they must not act).  The HTML widget puts its value in the page with innerHTML in JupyterLab, Notebook 7 and
-Voila alike, which is what makes this work in all three; tests/test_browser.py checks it there with axe-core.
+ipywidgets sets no attributes on rendered elements (slider handles without names, images without text
+alternatives), and an HTML widget replaces its content on every change (a live region must stay).  `AriaCarrier`
+is a hidden HTML widget holding {CSS selector: {attribute: value or None}} and a one-pixel image whose error
+handler runs `SCRIPT`: it applies the attributes under the nearest ancestor with the class `root_class`, again
+whenever widgets under it re-render, and stops clicks on buttons marked aria-disabled="true".  It works in
+JupyterLab, Notebook 7 and Voila alike (tests/test_browser.py, with axe-core).
 
-The selector "" stands for the root element itself.  Each update carries a sequence number, so an older
-update that runs late never overwrites a newer one.  Once the root's observer is in place, a new carrier is
-applied by it, in the same task that put the carrier in the page: the image's error event comes a task later,
-after the widget messages that follow may already have changed other panels (a live update would then show
-the next update's progress beside this one's step).
-"""
+The selector "" is the root itself.  Each update carries a sequence number, so a late older update never
+overwrites a newer one; once the root's observer is in place it applies a new carrier in the same task that
+put it in the page."""
 import html
 import itertools
 import json
@@ -72,12 +66,12 @@ _sequence = itertools.count(1)
 
 
 class AriaCarrier:
-    """A hidden HTML widget that sets ARIA attributes on the elements of the widget tree it is placed in.
+    """A hidden HTML widget that sets ARIA attributes on the elements of the widget tree it is in.
 
-    carrier = AriaCarrier("bench"); place carrier.widget anywhere under the widget with the class "bench";
-    carrier.set({"img.bench-plot": {"alt": "..."}, "button.bench-train": {"aria-disabled": None}}).
-    `attrs` is the latest dict sent (what the page shows once the script ran).
-    """
+        carrier = AriaCarrier("bench")     # place carrier.widget under the widget with the class "bench"
+        carrier.set({"img.bench-plot": {"alt": "..."}, "button.bench-train": {"aria-disabled": None}})
+
+    `attrs` is the latest dict sent."""
 
     def __init__(self, root_class):
         self.root_class = root_class

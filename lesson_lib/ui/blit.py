@@ -15,14 +15,9 @@ def _chunk(kind, data):
 
 
 def png_bytes(rgb):
-    """A PNG file of an 8-bit RGB image, rgb (h, w, 3) uint8: every row unfiltered (PNG filter type 0), deflated at
-    zlib level 1.
-
-    Why not Pillow's PNG writer: for an RGB image it tries all five PNG filters on every row and keeps the best,
-    which for a figure (flat colours, thin lines) costs more than the compression and gives a file no smaller
-    (benchmarks/bench_bench.py: about 5.6 against 3.3 ms for the Bench's plot, 41 kB either way).  Pillow still
-    reads what this writes (tests/test_blit.py).  Anything else than a non-empty (h, w, 3) uint8 array is refused
-    (a float image would be cast to bytes silently)."""
+    """A PNG of rgb (h, w, 3) uint8: rows unfiltered (filter type 0), deflated at zlib level 1, which for
+    a figure is as small as Pillow's filter search and faster (benchmarks/bench_bench.py).  Anything but a
+    non-empty (h, w, 3) uint8 array is refused."""
     if not (isinstance(rgb, np.ndarray) and rgb.dtype == np.uint8 and rgb.ndim == 3 and rgb.shape[2] == 3
             and rgb.size):
         raise ValueError(f"png_bytes needs a non-empty (h, w, 3) uint8 RGB array, got "
@@ -39,11 +34,9 @@ def png_bytes(rgb):
 class BlittedFigure:
     """A figure rendered to PNG bytes, fast when only its animated artists changed.
 
-    `full()` draws everything and keeps the static background; `fast()` restores that background and draws
-    only the animated artists: blitting, as in matplotlib's animation guide, but into an image widget, so it
-    works the same in JupyterLab, Notebook 7 and Voila.  Artists that change less often (`slow`: they follow
-    the model, not the sliders) are drawn onto a second kept layer, by `fast(slow_changed=True)`.
-    """
+    `full()` draws everything and keeps the static background; `fast()` restores it and draws only the animated
+    artists; `slow` artists (they follow the model, not the sliders) live on a second kept layer, redrawn by
+    `fast(slow_changed=True)`."""
 
     def __init__(self, fig, animated, slow=()):
         self.fig, self.canvas, self.animated, self.slow = fig, FigureCanvasAgg(fig), animated, slow

@@ -1,15 +1,9 @@
-"""The course's colours, one home: the Bench (lesson_lib.ui.bench) and the notebooks' figures (lesson_lib.ui.plots).
+"""The course's colours, one home: the Bench and the notebooks' figures (lesson_lib.ui.plots).
 
-Two promises, checked by tests/test_bench.py:
-- every colour used for text, or for white text on it, has a contrast ratio of at least 4.5:1 against white
-  (WCAG 2 AA; the ratio is `contrast_ratio`);
-- learned and true stay apart for red-green colour-blind learners: under simulated deuteranopia and protanopia
-  (`simulate_cvd`) LEARNED turns bluish and TRUE yellowish, so they differ in hue, the one axis such a learner
-  keeps, not only in lightness.  Lines differ in style as well (learned dashed, true solid), and the marker on
-  the eigenvalue map is white with a black edge, visible on every colour of its colour map.
-
-The course text calls LEARNED "teal" and TRUE "gold".
-"""
+Checked by tests/test_bench.py: every colour for text, or under white text, has a contrast ratio >= 4.5:1 against
+white (WCAG 2 AA, `contrast_ratio`); under simulated deuteranopia and protanopia (`simulate_cvd`) LEARNED turns
+bluish and TRUE yellowish, so they differ in hue, not only lightness.  Learned lines are dashed, true solid.
+The course text calls LEARNED "teal" and TRUE "gold"."""
 import numpy as np
 from matplotlib.colors import to_rgb
 

@@ -1,12 +1,9 @@
-"""Independent truths the checks compare with: closed forms and finite differences, no learner code involved; and
-the inputs the checks try answers on.
+"""Independent truths the checks compare with (closed forms, finite differences, no learner code), and the
+inputs the checks try answers on.
 
-In a learner's notebook the inputs are seeded: the same states, chains and cases every run, so a hint can be
-reproduced.  When the grader's judge runs the checks it sets SALT, a random number of its own that it never sends
-to the learner's kernel: every input is then drawn from (SALT, seed), the test chains have random masses and
-lengths, and fixed cases come in a random order, so no table of the edition's inputs and no memorised call order
-can stand in for an answer.
-"""
+In a notebook the inputs are seeded, so a hint can be reproduced.  The grader's judge sets SALT, a random number
+it never sends to the learner's kernel: inputs are drawn from (SALT, seed), test chains get random masses and
+lengths, fixed cases come in a random order, so no memorised table of inputs can stand in for an answer."""
 import numpy as np
 
 from ...facts import QD_MAX
@@ -59,9 +56,8 @@ def mass_matrix_derivative_fd(chain, q, h=1e-5):
 
 
 def uniform_rods(m, l, g=9.81, nodes=4):
-    """A PlanarChain of uniform rods (masses m, lengths l), each rod's centre of mass lc and inertia I about it
-    found from their definitions, lc = (1/m) ∫ x dm and I = ∫ (x - lc)^2 dm over the rod (linear density m/l),
-    by Gauss-Legendre quadrature, which is exact for these polynomials: no rod formula is written here."""
+    """A PlanarChain of uniform rods (m, l), lc = (1/m) ∫ x dm and I = ∫ (x - lc)^2 dm computed by
+    Gauss-Legendre quadrature (exact here): no rod formula is written here."""
     m, l = np.asarray(m, dtype=float), np.asarray(l, dtype=float)
     t, w = np.polynomial.legendre.leggauss(nodes)                  # nodes and weights on [-1, 1]
     x = (t[None, :] + 1) / 2 * l[:, None]                          # points along each rod, (links, nodes)
