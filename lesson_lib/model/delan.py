@@ -16,7 +16,7 @@ from . import definition
 from .._validate import number
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from ..limits import EPS_MAX, POTENTIAL_SCALE_RANGE
-from .fast import fused
+from .fast import fused, quadratic
 from .fast.jet import periodic_features
 from .training import Trainable, init_mlp
 
@@ -97,10 +97,7 @@ class DeLaN(Trainable):
 
     def _learned(self, q, derivatives=True):
         """(L, dL, V, g) at a checked q (B, n); without derivatives dL (B, 0, n, n) and g (B, 0)."""
-        J, n_L = self._jet(q, derivatives), self.sizes[-1] - 1
-        out, dout = J[:, 0].T, J[:, 1:].T
-        return (*definition.place_factor(self.architecture, out[:, :n_L], dout[:, :, :n_L]),
-                *definition.potential_jet(self.architecture, out, dout))
+        return quadratic.learned(self.architecture, self._jet(q, derivatives))
 
     def _at(self, q, derivatives=True):
         """_learned at q as given (checked), and whether q was a single state."""

@@ -70,12 +70,17 @@ def _rate_points(n):
     return qd, np.concatenate([np.zeros((1, n)), I, np.zeros((n + len(j), n))])
 
 
-def definition_torque(arch, J, qd, qdd):
-    """The definition's tau (n, B) from a jet J (n_out, 1+n, B) (L's diagonal after softplus) and
-    qd, qdd (B, n)."""
+def learned(arch, J):
+    """The definition's (L, dL, V, g) from a jet J (n_out, 1+n, B) whose first n outputs are L's diagonal after
+    softplus (as jet.jet_forward gives it); a jet without derivative rows gives dL (B, 0, n, n) and g (B, 0)."""
     out, dout, n_L = J[:, 0].T, J[:, 1:].T, len(J) - 1
-    L, dL = definition.place_factor(arch, out[:, :n_L], dout[:, :, :n_L])
-    return definition.torque(arch, L, dL, definition.potential_jet(arch, out, dout)[1], qd, qdd).T
+    return (*definition.place_factor(arch, out[:, :n_L], dout[:, :, :n_L]), *definition.potential_jet(arch, out, dout))
+
+
+def definition_torque(arch, J, qd, qdd):
+    """The definition's tau (n, B) from a jet J as `learned` takes it and qd, qdd (B, n)."""
+    L, dL, _, g = learned(arch, J)
+    return definition.torque(arch, L, dL, g, qd, qdd).T
 
 
 @functools.lru_cache(maxsize=None)
