@@ -89,11 +89,16 @@ def blas_threads():
     return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
 
 
-def test_single_blas_thread_sets_one_thread_and_restores_the_count_even_after_an_error():
+@pytest.fixture
+def blas():
+    """Skip where threadpoolctl sees no BLAS library; on Linux numpy's wheels bundle OpenBLAS, so it must be found."""
     if not blas_threads():
-        if sys.platform.startswith("linux"):        # numpy's Linux wheels bundle OpenBLAS: it must be found
+        if sys.platform.startswith("linux"):
             pytest.fail("numpy's bundled OpenBLAS was not found: training would run with BLAS threads")
         pytest.skip(f"no BLAS library threadpoolctl knows is loaded on {sys.platform}; nothing to limit")
+
+
+def test_single_blas_thread_sets_one_thread_and_restores_the_count_even_after_an_error(blas):
     with threadpool_limits(limits=2, user_api="blas"):
         with pytest.raises(ZeroDivisionError):
             with settings.single_blas_thread():
@@ -102,13 +107,15 @@ def test_single_blas_thread_sets_one_thread_and_restores_the_count_even_after_an
         assert set(blas_threads()) == {2}
 
 
-def test_fit_leaves_the_process_as_it_found_it():
-    """No process-wide side effect: the BLAS thread count after a fit (and after a fit that fails) is the one
-    before."""
+def test_fit_trains_on_one_blas_thread_and_leaves_the_process_as_it_found_it(blas):
+    """Training runs with one BLAS thread (seen from fit's callback); no process-wide side effect: the count after
+    a fit (and after a fit that fails) is the one before."""
     from lesson_lib import DeLaN, double_pendulum, sample_uniform
     data = sample_uniform(double_pendulum(), 64, seed=0)
+    seen = []
     with threadpool_limits(limits=2, user_api="blas"):
-        DeLaN(seed=0).fit(data, steps=3)
+        DeLaN(seed=0).fit(data, steps=3, callback=lambda model: seen.append(set(blas_threads())), every=1)
         with pytest.raises(TypeError):
             DeLaN(seed=0).fit(data, steps=3, callback=42)
         assert set(blas_threads()) == {2}
+    assert seen == [{1}] * 3
