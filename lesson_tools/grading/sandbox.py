@@ -53,13 +53,20 @@ def arguments(folder, course, work, disk_mb, hide=()):
     """bwrap's arguments for a kernel whose submission folder is `folder` (see the module's docstring)."""
     from .verified import package_root
     hidden = [d for d in (*HIDDEN, str(package_root()), *map(str, hide)) if os.path.isdir(d)]
+    # A folder inside another hidden one is hidden with it; only where Python, shown again, holds it does it need a
+    # tmpfs of its own, after Python's (an empty one before would show its name, e.g. /tmp/course, inside).
+    tops = [d for d in hidden if not _under(d, [h for h in hidden if h != d])]
+    python = [d for d in _python_dirs() if _under(d, tops)]
+    inner = [d for d in hidden if d not in tops and _under(d, python)]
     args = ["--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--cap-drop", "ALL",
             "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for d in hidden:                                   # empty (read-only at the end); /tmp writable, small
+    for d in tops:                                     # empty (read-only at the end); /tmp writable, small
         args += (["--size", str(TMP_MB * 2**20)] if d == "/tmp" else []) + ["--tmpfs", d]
-    for d in _python_dirs():
-        if _under(d, hidden):
-            args += ["--ro-bind", d, d]
+    for d in python:
+        args += ["--ro-bind", d, d]
+    for d in inner:
+        args += ["--tmpfs", d]
+    hidden = tops + inner
     ipc = Path(folder) / IPC
     args += ["--ro-bind", str(folder), str(folder), "--size", str(IPC_MB * 2**20), "--tmpfs", str(ipc),
              "--ro-bind", str(course), str(course),
