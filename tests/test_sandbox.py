@@ -5,16 +5,19 @@ Where the machine cannot sandbox (no bubblewrap, no user namespaces) these tests
 (REQUIRE_SANDBOX=1), where .ci/run installs bubblewrap and a missing sandbox is a failure.
 """
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
 
 from lesson_tools.build import SOLUTIONS
-from lesson_tools.grading import kernel, sandbox
+from lesson_tools.grading import kernel, sandbox, verified
 from lesson_tools.grading.command import grade
 from lesson_tools.grading.plan import Step
 from lesson_tools.grading.rlimits import Limits
@@ -125,6 +128,36 @@ def test_inside_the_sandbox_there_is_nothing_else_to_reach(tmp_path):
     run = kernel.run([Step(c, "learner", i + 1) for i, c in enumerate(cells)], work, course,
                      Limits(cell_s=60, notebook_s=300, file_mb=100, disk_mb=16))
     host.close()
+    assert run.stop is None and run.completed == len(cells), run
+    assert list(run.errors) == [len(cells) - 1] and "the control" in run.errors[len(cells) - 1], run.errors
+
+
+@pytest.mark.parametrize("inside_python", [False, True], ids=["beside Python", "inside a folder Python is shown from"])
+def test_the_repository_is_hidden_wherever_it_lies(tmp_path, monkeypatch, inside_python):
+    """The course's repository (solutions, grader) under /tmp: beside a Python that is shown again there, neither
+    it nor its name is seen inside; inside a folder Python is shown again from, it is not seen either."""
+    python = Path(tempfile.mkdtemp(dir="/tmp", prefix="lesson-python-"))
+    repo = python / "course" if inside_python else Path(tempfile.mkdtemp(dir="/tmp", prefix="lesson-course-"))
+    try:
+        (repo / "notebooks").mkdir(parents=True)
+        secret = repo / "notebooks" / "solutions.txt"
+        secret.write_text("the answers")
+        shown = sandbox._python_dirs() + [str(python)]
+        monkeypatch.setattr(sandbox, "_python_dirs", lambda: shown)
+        monkeypatch.setattr(verified, "package_root", lambda: repo)
+        course, work = tmp_path / "course", tmp_path / "work"
+        for d in (course, work):
+            d.mkdir()
+        cells = ["import os\nassert os.path.isdir({python!r})   # Python's folder is shown",
+                 "import os\nassert not os.path.exists({secret!r})",
+                 "import os\nassert {name!r} not in os.listdir('/tmp'), os.listdir('/tmp')",
+                 "raise ValueError('the control: a failed assertion is seen')"]
+        cells = [c.format(python=str(python), secret=str(secret), name=repo.name) for c in cells]
+        run = kernel.run([Step(c, "learner", i + 1) for i, c in enumerate(cells)], work, course,
+                         Limits(cell_s=60, notebook_s=300, file_mb=100, disk_mb=16))
+    finally:
+        shutil.rmtree(python)
+        shutil.rmtree(repo, ignore_errors=True)
     assert run.stop is None and run.completed == len(cells), run
     assert list(run.errors) == [len(cells) - 1] and "the control" in run.errors[len(cells) - 1], run.errors
 
