@@ -18,7 +18,14 @@ A check is a function of what the learner wrote, registered with its notebook:
 `evaluate(name, answer)` gives (status, line) without printing (the grader).  A check never raises: the
 learner's exceptions become FAILs, their prints and warnings are swallowed.  NOT ATTEMPTED means the function is
 still `course build`'s stub.  `Fail(what, key)` looks the hint up in the check's hints, then GENERAL_HINTS; a hint
-names the mistake, never the solution, and may use facts ("{PASS_MAX_ERROR}")."""
+names the mistake, never the solution, and may use facts ("{PASS_MAX_ERROR}").
+
+Checks fail closed.  A check reads what the learner's function returned only through the readers below
+(`as_array`, `as_number`, `as_bool`, `as_pair`): plain numbers or a numeric numpy array (a subclass is read as its
+data), of the expected shape, every entry finite; anything else (None, text such as 'nan', NaN or inf, an object
+that merely converts to numbers, a shape that would broadcast) is a FAIL that names it.  Values compare with
+`close`, which is False unless every entry is within the tolerance.  And a check says PASS only when every value
+the learner's function returned went through a reader: a check that forgets to read one cannot pass anyone."""
 import ast
 import contextlib
 import functools
@@ -48,8 +55,12 @@ GENERAL_HINTS = {
                  "line, run the cell, then this one",
     "none": "end your function with `return ...`",
     "not numbers": "return a number or a numpy array",
+    "not a bool": "return True or False, e.g. bool(...) around the condition",
+    "pair": "return the two results as a pair, (first, second)",
     "shape": "check which axis you sum over and that you return the final result",
-    "not finite": "look for a division by zero or an uninitialised array",
+    "not finite": "your result holds NaN (not a number) or inf: look for a division by zero, 0 * inf, the square "
+                  "root or log of a negative number, or an array made with np.empty whose entries were never set",
+    "unread": "this check did not read your result (a fault of the check, not yours): tell your teacher",
 }
 
 
@@ -152,8 +163,43 @@ def evaluate(name, answer):
     return result.status, result.line
 
 
+class _Reading:
+    """What one run of a check received from the learner's function (`returned`) and read through a reader
+    (`read`, by id): PASS needs every returned value read."""
+
+    def __init__(self):
+        self.returned, self.read = [], set()
+
+    def unread(self):
+        return [value for value in self.returned if value is not None and id(value) not in self.read]
+
+
+_READINGS = []          # the runs in progress (innermost last)
+
+
+def _returned(value):
+    if _READINGS:
+        _READINGS[-1].returned.append(value)
+    return value
+
+
+def _read(value):
+    if _READINGS:
+        _READINGS[-1].read.add(id(value))
+
+
 def outcome(spec, answer):
-    """Run spec.test(answer) and turn what happened into an Outcome (never raises)."""
+    """Run spec.test(answer) and turn what happened into an Outcome (never raises).  PASS only when the test
+    ended without a Fail and read every value the learner's function returned (fail closed)."""
+    reading = _Reading()
+    _READINGS.append(reading)
+    try:
+        return _outcome(spec, answer, reading)
+    finally:
+        _READINGS.remove(reading)
+
+
+def _outcome(spec, answer, reading):
     try:
         spec.test(answer)
     except NotImplementedError as exc:
@@ -168,6 +214,8 @@ def outcome(spec, answer):
         return _fail(spec, f"your code raised {_short(e.exc)}", "raised")
     except Exception as exc:                      # noqa: BLE001 -- a check never raises
         return _fail(spec, f"the check could not run ({_short(exc)})", "broken")
+    if reading.unread() or not reading.returned:
+        return _fail(spec, "the check ended without reading what your function returned", "unread")
     return Outcome("pass", f"PASS: {spec.name}", None)
 
 
@@ -196,9 +244,9 @@ def call(fn, *args, **kwargs):
         raise Fail(f"expected a function, got {fn.type_name if remote else type(fn).__name__}", "not a function")
     try:
         if remote:                                # the grader's judge: the function runs in the learner's kernel
-            return fn.invoke(args, kwargs)
+            return _returned(fn.invoke(args, kwargs))
         with quiet():
-            return fn(*args, **kwargs)
+            return _returned(fn(*args, **kwargs))
     except NotImplementedError:
         raise
     except Exception as exc:                      # noqa: BLE001 -- every learner error becomes a FAIL line
@@ -219,25 +267,107 @@ def num(x, digits=3):
     return "[" + ", ".join(num(row, digits) for row in a) + "]"
 
 
+def _numbers(got):
+    """`got` as a float array when it is plain numbers (Python or numpy numbers, a real numeric numpy array, whose
+    subclass is read as its data, or lists and tuples of these), else None: text, None, complex numbers and objects
+    that merely convert to numbers are not."""
+    if isinstance(got, np.ndarray):
+        data = np.ndarray.view(got, np.ndarray)            # the data, not a subclass's behaviour
+        return data.astype(float) if data.dtype.kind in "iufb" else None
+    if isinstance(got, (bool, np.bool_)):
+        return np.array(float(bool(got)))
+    if isinstance(got, int):
+        return np.array(float(int.__index__(got)))
+    if isinstance(got, float):
+        return np.array(float.__float__(got))             # a subclass's own __float__ is not asked
+    if isinstance(got, np.generic):
+        return np.asarray(got).astype(float) if np.asarray(got).dtype.kind in "iufb" else None
+    if isinstance(got, (list, tuple)):
+        items = [_numbers(item) for item in (list if isinstance(got, list) else tuple).__iter__(got)]
+        if any(item is None for item in items):
+            return None
+        try:
+            return np.array(items, dtype=float) if items else np.zeros(0)
+        except ValueError:                                 # ragged: no array
+            return None
+    return None
+
+
 def as_array(got, shape, what):
-    """The learner's result as a float array of the expected shape, or a Fail saying why not (hints
-    "none", "not numbers", "shape", "not finite", each replaceable by the check)."""
+    """The learner's result as a float array of the expected shape, every entry finite, or a Fail saying why not
+    (hints "none", "not numbers", "shape", "not finite", each replaceable by the check)."""
     if got is None:
         raise Fail(f"{what} returned None", "none")
-    try:
-        a = np.asarray(got, dtype=float)
-    except (TypeError, ValueError):
-        raise Fail(f"{what} returned {type(got).__name__}, not numbers", "not numbers") from None
+    a = _numbers(got)
+    if a is None:
+        raise Fail(f"{what} returned {_kind(got)}, not numbers", "not numbers")
+    if not np.all(np.isfinite(a)):
+        raise Fail(f"{what} returned {'NaN' if np.any(np.isnan(a)) else 'inf'} (not a finite number)"
+                   + ("" if a.ndim == 0 else f" in {int(np.sum(~np.isfinite(a)))} of its {a.size} entries"),
+                   "not finite")
     if a.shape != tuple(shape):
         raise Fail(f"{what} returned shape {a.shape}, expected {tuple(shape)}", "shape")
-    if not np.all(np.isfinite(a)):
-        raise Fail(f"{what} returned NaN or inf", "not finite")
+    _read(got)
     return a
 
 
+def shape_of(got):
+    """The shape of the learner's result when it is plain numbers (see as_array), else None: for a hint that
+    names a wrong shape, before the result is read."""
+    a = _numbers(got)
+    return None if a is None else a.shape
+
+
+def as_number(got, what):
+    """The learner's result as one finite float (as_array with shape ())."""
+    return float(as_array(got, (), what))
+
+
+def as_bool(got, what, key="not a bool"):
+    """The learner's result as True or False: a bool or numpy bool only (not 1, 'yes' or NaN), else a Fail."""
+    if not isinstance(got, (bool, np.bool_)):
+        raise Fail(f"{what} returned {_kind(got)}, expected True or False", "none" if got is None else key)
+    _read(got)
+    return bool(got)
+
+
+def as_pair(got, what, key="pair"):
+    """The learner's result as the two values of a pair (a tuple or a list of two), else a Fail."""
+    if got is None:
+        raise Fail(f"{what} returned None", "none")
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        raise Fail(f"{what} returned {_kind(got)}, expected a pair of two values", key)
+    _read(got)
+    first, second = (list if isinstance(got, list) else tuple).__iter__(got)
+    return first, second
+
+
+def read_as(got, kind, what, key):
+    """The learner's result when it is an instance of `kind` (a PlanarChain, a DeLaN), else a Fail."""
+    if not isinstance(got, kind):
+        raise Fail(f"{what} returned {_kind(got)}, expected a {kind.__name__}", key)
+    _read(got)
+    return got
+
+
+def _kind(got):
+    """What a value is, for a message: 'None', "str 'nan'", 'float nan', 'list of 3', 'MyObject'."""
+    if got is None:
+        return "None"
+    if isinstance(got, (str, bytes)):
+        return f"{type(got).__name__} {got[:20]!r}"
+    if isinstance(got, (float, np.floating)) and not np.isfinite(got):
+        return f"{type(got).__name__} {float(got)}"
+    if isinstance(got, (list, tuple)):
+        return f"a {type(got).__name__} of {len(got)}"
+    return type(got).__name__
+
+
 def close(a, b, tol):
-    """True when the arrays a and b (same shape) agree to `tol` in every entry."""
-    return np.shape(a) == np.shape(b) and float(np.max(np.abs(np.asarray(a) - np.asarray(b)), initial=0.0)) <= tol
+    """True only when the arrays a and b have one shape, are finite and agree to `tol` in every entry (NaN and
+    anything else unproven give False)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a.shape == b.shape and bool(np.all(np.isfinite(a))) and bool(np.all(np.abs(a - b) <= tol))
 
 
 # ---------------------------------------------------------------------- is the learner's function the stub?

@@ -1,7 +1,7 @@
 """Checks for 00_start_here: the warm-up exercise."""
 import numpy as np
 
-from .framework import Fail, as_array, call, num, register
+from .framework import Fail, as_number, call, close, num, register
 from .independent import three_link, two_link
 
 
@@ -15,9 +15,9 @@ def total_mass(fn):
     """Warm-up: fn(chain) -> the chain's total mass in kg (the sum of chain.m), for 2 and 3 links.
     Tolerance 1e-12."""
     for chain in (three_link(), two_link()):        # unequal masses first: a mean is no link's mass there
-        got = as_array(call(fn, chain), (), "total_mass")
+        got = as_number(call(fn, chain), "total_mass")
         want = float(np.sum(chain.m))
-        if abs(got - want) > 1e-12:
+        if not close(got, want, 1e-12):
             key = ("mean" if np.isclose(got, np.mean(chain.m)) else "one link" if np.any(np.isclose(got, chain.m))
                    else "sum")
             raise Fail(f"for a {chain.n_dof}-link chain it returned {num(got)} kg, expected {num(want)} kg", key)

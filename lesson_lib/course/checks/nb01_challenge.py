@@ -1,7 +1,7 @@
 """Checks for 01_challenge: could this matrix be an inertia?"""
 import numpy as np
 
-from .framework import Fail, call, num, register
+from .framework import Fail, as_bool, call, num, register
 from .independent import grading, rng, shuffled, three_link, two_link
 
 
@@ -79,11 +79,7 @@ def is_valid_inertia(fn):
     matrices with known answers (_cases)."""
     cases, answers = _cases(), []
     for label, M, _ in cases:
-        got = call(fn, M.copy())
-        if not isinstance(got, (bool, np.bool_)):
-            shown = "" if got is None else f" {num(got)}"
-            raise Fail(f"for {label} it returned {type(got).__name__}{shown}, expected True or False", "bool")
-        answers.append(bool(got))
+        answers.append(as_bool(call(fn, M.copy()), f"for {label} it", "bool"))
     wrong = [(label, got, want) for (label, _, want), got in zip(cases, answers) if got != want]
     if not wrong:
         return

@@ -6,7 +6,7 @@ from autograd import elementwise_grad, jacobian
 
 from ...facts import ACTIVATION
 from ...model.activations import ACTIVATIONS
-from .framework import Fail, Offered, as_array, call, close, num, register
+from .framework import Fail, Offered, as_array, as_number, as_pair, call, close, num, register
 from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, rng, three_link, two_link
 
 
@@ -31,15 +31,19 @@ def kinetic_energy(fn):
             truth = float(chain.kinetic_energy(q, qd))
             M = chain.mass_matrix(q)
             raw = call(fn, M.copy(), qd.copy())
-            if np.shape(raw) == qd.shape and close(np.asarray(raw, dtype=float), 0.5 * qd * (M @ qd), 1e-9):
-                raise Fail(f"for {chain.n_dof} joints it returned {num(raw)}, one number per joint, expected "
+            try:
+                per_joint = as_array(raw, qd.shape, "kinetic_energy")
+            except Fail:
+                per_joint = None
+            if per_joint is not None and close(per_joint, 0.5 * qd * (M @ qd), 1e-9):
+                raise Fail(f"for {chain.n_dof} joints it returned {num(per_joint)}, one number per joint, expected "
                            f"{num(truth)}", "elementwise")
-            got = as_array(raw, (), "kinetic_energy")
+            got = as_number(raw, "kinetic_energy")
             tol = 1e-9 * max(1.0, abs(truth))
-            if abs(got - truth) <= tol:
+            if close(got, truth, tol):
                 continue
             known = {"half": 2 * truth, "sign": -truth, "no M": 0.5 * qd @ qd}
-            key = next((k for k, v in known.items() if abs(got - v) <= tol), "formula")
+            key = next((k for k, v in known.items() if close(got, v, tol)), "formula")
             raise Fail(f"for {chain.n_dof} joints, q = {num(q)}, qd = {num(qd)} it returned {num(got)}, "
                        f"expected {num(truth)}", key)
 
@@ -189,11 +193,8 @@ def layer_jet(fn):
     """
     for n, h_in, h_out, seed in ((2, 4, 4, 5), (2, 4, 6, 6), (3, 6, 5, 7)):
         layer = _Layer(n, h_in, h_out, seed)
-        got = call(fn, layer.W.copy(), layer.b.copy(), layer.h.copy(), layer.dh.copy(), layer.s, layer.ds)
-        if got is None:
-            raise Fail("layer_jet returned None", "none")
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
-            raise Fail(f"layer_jet returned {type(got).__name__}, expected the pair (a, da)", "pair")
+        got = as_pair(call(fn, layer.W.copy(), layer.b.copy(), layer.h.copy(), layer.dh.copy(), layer.s, layer.ds),
+                      "layer_jet")
         B = len(layer.q)
         a = as_array(got[0], (B, h_out), "layer_jet, as its value a,")
         da = as_array(got[1], (B, n, h_out), "layer_jet, as its derivative rows da,")

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ...physics.chain import double_pendulum
-from .framework import Fail, call, num, register
+from .framework import Fail, as_number, as_pair, call, close, num, register
 from .independent import grading, rng
 
 
@@ -44,25 +44,20 @@ def errors_at(fn):
             if diff.max() < np.abs(diff).max() - 1e-6:
                 break
         q = np.roll(q, 100 - int(np.linalg.eigvalsh(model.mass_matrix(q)).min(axis=1).argmin()), axis=0)
-    got = call(fn, model, chain, q)
-    if got is None:
-        raise Fail("errors_at returned None", "none")
-    try:
-        err, lam = (float(v) for v in got)
-    except (TypeError, ValueError):
-        raise Fail(f"errors_at returned {num(got) if np.ndim(got) else repr(got)}, expected two numbers",
-                   "pair") from None
+    first, second = as_pair(call(fn, model, chain, q), "errors_at")
+    err = as_number(first, "errors_at, as its first number (the largest error),")
+    lam = as_number(second, "errors_at, as its second number (the smallest eigenvalue),")
     M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
     want_err, want_lam = mass_matrix_error(model, chain, q), min_eigenvalue(model, q)
-    if abs(err - want_lam) <= 1e-9 and abs(lam - want_err) <= 1e-9 and abs(want_err - want_lam) > 1e-9:
+    if close(err, want_lam, 1e-9) and close(lam, want_err, 1e-9) and not close(want_err, want_lam, 1e-9):
         raise Fail(f"it returned ({num(err)}, {num(lam)}), expected ({num(want_err)}, {num(want_lam)})", "swapped")
-    if abs(err - want_err) > 1e-9:
+    if not close(err, want_err, 1e-9):
         known = {"absolute": (M_hat - M).max(), "mean": np.abs(M_hat - M).mean()}
-        key = next((k for k, v in known.items() if abs(err - v) <= 1e-9), "error")
+        key = next((k for k, v in known.items() if close(err, v, 1e-9)), "error")
         raise Fail(f"max error {num(err)}, expected {num(want_err)}", key)
-    if abs(lam - want_lam) > 1e-9:
+    if not close(lam, want_lam, 1e-9):
         eig = np.linalg.eigvalsh(M_hat)
-        known = {"truth": np.linalg.eigvalsh(M).min(), "ascending": [eig.max(), eig[:, -1].min()],
+        known = {"truth": [np.linalg.eigvalsh(M).min()], "ascending": [eig.max(), eig[:, -1].min()],
                  "one matrix": [eig[0].min(), eig[-1].min()]}
-        key = next((k for k, v in known.items() if np.any(np.abs(lam - np.asarray(v)) <= 1e-9)), "eigenvalue")
+        key = next((k for k, v in known.items() if any(close(lam, x, 1e-9) for x in v)), "eigenvalue")
         raise Fail(f"smallest eigenvalue {num(lam)}, expected {num(want_lam)}", key)

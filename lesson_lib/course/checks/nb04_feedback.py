@@ -1,6 +1,6 @@
 """Checks for 04_feedback: the lesson's criterion, written by the learner."""
 from ... import facts
-from .framework import Fail, call, num, register
+from .framework import Fail, as_bool, call, num, register
 from .independent import grading, rng, shuffled
 
 
@@ -53,10 +53,7 @@ def lesson_passes(fn):
     both sides of each boundary of the current threshold (lesson_lib.facts)."""
     cases, answers = _cases(), []
     for max_error, min_eig, _ in cases:
-        got = call(fn, max_error, min_eig)
-        if got is None:
-            raise Fail("lesson_passes returned None", "none")
-        answers.append(bool(got))
+        answers.append(as_bool(call(fn, max_error, min_eig), f"lesson_passes({num(max_error, 4)}, {num(min_eig, 4)})"))
     wrong = [(e, lam, got, want) for (e, lam, want), got in zip(cases, answers) if got != want]
     if wrong:
         e, lam, got, want = wrong[0]

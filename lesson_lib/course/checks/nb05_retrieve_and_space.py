@@ -2,7 +2,7 @@
 import numpy as np
 
 from ...physics import integrators
-from .framework import Fail, as_array, call, close, num, register
+from .framework import Fail, as_array, as_pair, call, close, num, register
 from .independent import random_states, two_link
 
 
@@ -41,9 +41,7 @@ def symplectic_euler_step(fn):
     Q, QD = random_states(2, 3, 5)
     dt = 0.01
     for q, qd in zip(Q, QD):
-        got = call(fn, f, q.copy(), qd.copy(), dt)
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
-            raise Fail(f"it returned {type(got).__name__}, expected a pair (q_new, qd_new)", "pair")
+        got = as_pair(call(fn, f, q.copy(), qd.copy(), dt), "symplectic_euler_step")
         got = tuple(as_array(g, (2,), "symplectic_euler_step") for g in got)
         right = [integrators.symplectic_euler_step(f, q, qd, dt), _position_first(f, q, qd, dt)]
         if any(all(close(g, w, 1e-12) for g, w in zip(got, want)) for want in right):

@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import facts
 from ...physics.chain import PlanarChain
-from .framework import DETAILS, Fail, LearnerError, call, num, register
+from .framework import DETAILS, Fail, LearnerError, call, close, num, read_as, register
 from .independent import rng, uniform_rods
 
 TRIPLE_LENGTHS = (1.0, 0.8, 0.6)
@@ -29,9 +29,20 @@ def _wrong_part(chain, ref):
               "I about end" if np.allclose(chain.I, ref.I + ref.m * ref.lc**2) else "inertia"),   # parallel axes
              ("gravity g", np.atleast_1d(chain.g), np.atleast_1d(ref.g), "g")]
     for label, got, want, key in parts:
-        if np.shape(got) != np.shape(want) or np.max(np.abs(got - want)) > 1e-9:
+        if not close(got, want, 1e-9):
             return f"{label} are {num(got)}, expected {num(want)}", key
     return None
+
+
+def _rebuilt(chain):
+    """A PlanarChain made afresh from the learner's chain's parameters (checked as any chain's are): what the
+    check judges is the physics those parameters give, not methods a subclass may have changed."""
+    try:
+        return PlanarChain(*(np.array(getattr(chain, k), dtype=float) for k in ("m", "l", "lc", "I")),
+                           g=float(chain.g))
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise Fail(f"its parameters do not make a chain ({type(exc).__name__}: {str(exc)[:120]})",
+                   "type") from None
 
 
 @register("06_mastery_and_project", function="make_triple_pendulum", computed_by=(
@@ -58,9 +69,7 @@ def triple_pendulum(fn):
     Truth: the static torque that holds all three rods horizontal, tau_1 = g sum_i m_i x_ci, worked out by hand,
     then the uniform-rod formulas (lc = l/2, I = m l^2 / 12) for what statics cannot see. Tolerance 1e-9.
     """
-    chain = call(fn)
-    if not isinstance(chain, PlanarChain):
-        raise Fail(f"it returned {type(chain).__name__}, expected a PlanarChain", "type")
+    chain = _rebuilt(read_as(call(fn), PlanarChain, "make_triple_pendulum", "type"))
     if chain.n_dof != 3:
         raise Fail(f"the chain has {chain.n_dof} links, expected 3", "links")
     ref = reference_triple_pendulum()
@@ -68,7 +77,7 @@ def triple_pendulum(fn):
     tau1 = ref.g * np.sum(ref.m * x_c)
     got = chain.rnea([np.pi / 2, 0, 0], [0, 0, 0], [0, 0, 0])[0]
     wrong = _wrong_part(chain, ref)
-    if abs(got - tau1) > 1e-9:
+    if not close(got, tau1, 1e-9):
         raise Fail(f"holding the rods horizontal needs tau_1 = {num(tau1)} N m, your chain needs {num(got)} "
                    f"({wrong[0] if wrong else 'the parameters look right'})", wrong[1] if wrong else "order")
     if wrong:
@@ -104,19 +113,21 @@ def triple_delan(fn):
                        f"pendulum's data ({type(err.exc).__name__}: {str(err.exc)[:90]}...)", "n_dof") from None
         raise
     seconds = time.perf_counter() - start
-    if not isinstance(model, DeLaN):
-        raise Fail(f"it returned {type(model).__name__}, expected a trained DeLaN", "type")
+    read_as(model, DeLaN, "train_triple_delan", "type")
     if model.n_dof != 3:
         raise Fail(f"the model has n_dof = {model.n_dof}, expected 3", "n_dof")
     if model.step == 0:
         raise Fail("the model was never trained (model.step is 0)", "untrained")
     q = rng(7).uniform(-np.pi, np.pi, (TRIPLE_TEST_POINTS, 3))
-    M_hat = model.mass_matrix(q)
+    M_hat = np.asarray(model.mass_matrix(q), dtype=float)
+    if M_hat.shape != (TRIPLE_TEST_POINTS, 3, 3) or not np.all(np.isfinite(M_hat)):
+        raise Fail(f"the learned M is not a finite 3 x 3 matrix at every configuration (shape {M_hat.shape})",
+                   "not finite")
     err = float(np.max(np.abs(M_hat - chain.mass_matrix(q))))
     lam = float(np.linalg.eigvalsh(M_hat).min())
     DETAILS["triple_delan"] = {"seconds": seconds, "steps": model.step, "max_error": err, "min_eig": lam}
     if not lam > 0:
         raise Fail(f"the learned M has smallest eigenvalue {num(lam)}", "spd")
-    if err >= facts.TRIPLE_MAX_ERROR:
+    if not err < facts.TRIPLE_MAX_ERROR:
         raise Fail(f"after {model.step} steps max |M_hat - M| = {num(err)} kg m^2 (needs < "
                    f"{facts.text('TRIPLE_MAX_ERROR')})", "longer")
