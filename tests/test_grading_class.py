@@ -154,12 +154,54 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
         "    import os\n"
         "    os.write(1, b'PASS: {STEP}\\n')\n"
         "    os._exit(0)"),
+    # ... and five more that a watcher in the kernel missed: the library's code is not in the kernel's files at all
+    # (lesson_tools.grading.withheld), so each reaches only a function that raises
+    "turns_off_the_watcher": with_cell(
+        answer_05("    from lesson_lib.physics import integrators\n"
+                  "    return integrators.symplectic_euler_step(f, q, qd, dt)"), f"def {STEP}",
+        "import contextlib\nimport lesson_grading_wire\n"
+        "lesson_grading_wire.watching = lambda names, seen: contextlib.nullcontext()"),
+    "copies_the_code_object": with_cell(
+        answer_05("    return my_step(f, q, qd, dt)"), f"def {STEP}",
+        "import types\nfrom lesson_lib.physics import integrators\n"
+        "my_step = types.FunctionType(integrators._symplectic_euler.__code__, {})"),
+    "borrows_a_library_file_name": with_cell(
+        answer_05("    return helper(f, q, qd, dt)"), f"def {STEP}",
+        "from lesson_lib.physics import integrators\n"
+        "exec(compile('def helper(f, q, qd, dt):\\n    return integrators.symplectic_euler_step(f, q, qd, dt)\\n',"
+        " integrators.__file__, 'exec'))"),
+    "uses_a_pool_started_earlier": with_cell(
+        answer_05("    from lesson_lib.physics import integrators\n"
+                  "    return pool.submit(integrators.symplectic_euler_step, f, q, qd, dt).result()"), f"def {STEP}",
+        "from concurrent.futures import ThreadPoolExecutor\npool = ThreadPoolExecutor(1)\n"
+        "pool.submit(print, 'started').result()"),
+    "forks_a_child": answer_05(
+        "    import json, posix\n"
+        "    from lesson_lib.physics import integrators\n"
+        "    r, w = posix.pipe()\n"
+        "    if posix.fork() == 0:\n"
+        "        try:\n"
+        "            out = [v.tolist() for v in integrators.symplectic_euler_step(f, q, qd, dt)]\n"
+        "        except Exception as exc:\n"
+        "            out = str(exc)\n"
+        "        posix.write(w, json.dumps(out).encode())\n"
+        "        posix._exit(0)\n"
+        "    posix.close(w)\n"
+        "    out = json.loads(posix.read(r, 1 << 16))\n"
+        "    if isinstance(out, str):\n"
+        "        raise RuntimeError(out)\n"
+        "    return tuple(np.array(v) for v in out)"),
 }
+
+# the answers reached only by handing the exercise to the library: in the grader, each finds no code to hand it to
+NOT_IN_THE_ROOM = ("turns_off_the_watcher", "copies_the_code_object", "borrows_a_library_file_name",
+                   "uses_a_pool_started_earlier", "forks_a_child")
 
 
 ANSWERS_05 = ("patches_inside_answer", "reads_callers_frames", "returns_a_payload", "writes_pass_and_exits",
               "looks_up_the_editions_inputs", "hands_over_from_a_thread", "hands_over_under_a_borrowed_name",
-              "hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper")
+              "hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper",
+              *NOT_IN_THE_ROOM)
 
 
 # the answer written above the stub's line, which still runs: the grader must say so, as the check cell does
@@ -182,8 +224,10 @@ def make_class(folder):
         "dave/02_model.ipynb": looping,
         f"erin/{M05}.ipynb": hog,
         "frank/homework.ipynb": answer_loops,
-        **{f"hana/{stem}.ipynb": teacher(stem) for stem in ("01_challenge", "03_guided_practice", "04_feedback",
-                                                            "06_mastery_and_project")},
+        **{f"hana/{stem}.ipynb": teacher(stem) for stem in ("00_start_here", "01_challenge", "03_guided_practice",
+                                                            "04_feedback", "06_mastery_and_project",
+                                                            "07_write_with_the_model",
+                                                            "08_learn_from_what_the_robot_records")},
         "gina/00_start_here.ipynb": learner("00_start_here"),
         f"ivan/{M05}.ipynb": STUB_LEFT,
         "gina/bench_app.ipynb": nbformat.read(str(NOTEBOOKS / "bench_app.ipynb"), as_version=4),
@@ -255,11 +299,12 @@ def test_right_wrong_and_unfilled_answers(graded):
 
 
 def test_every_exercise_of_the_course_passes_through_the_grader(graded):
-    """The teachers' answers to every exercise survive the trip out of the kernel and pass the clean checks."""
+    """The teachers' answers to every exercise survive the trip out of the kernel and pass the clean checks, in a
+    kernel whose library lacks every answer of the notebook (their other cells that use one raise; grading goes on)."""
     rows, _, _ = graded
-    hana = {(f, c): r["verdict"] for (s, f, c), r in rows.items() if s == "hana"}
-    assert set(hana.values()) == {"PASS"} and {c for _, c in hana} == {
-        "is_valid_inertia", "errors_at", "lesson_passes", "triple_pendulum", "triple_delan"}
+    graded_here = {(f, c): r["verdict"] for (s, f, c), r in rows.items() if s in ("hana", "alice")}
+    assert set(graded_here.values()) == {"PASS"}
+    assert {c for _, c in graded_here} | set(CHECKS_05) == set(checks.REGISTRY)    # 05's: carol, below
 
 
 def test_duplicate_downloads_are_both_graded_and_summarised_by_the_best(graded):
@@ -344,13 +389,21 @@ def test_cheats_are_reported_with_what_gave_them_away(graded):
     assert ("defines __reduce__" in detail["returns_a_payload"] and
             f"Verdict without the tampering: FAIL: {STEP}: {STEP} returned Payload, not numbers" in
             detail["returns_a_payload"]), detail
+    # every hand-over to the library reaches a function that only raises: the kernel's copy has no answer in it,
+    # so even the verdict without the tampering is a FAIL that says so
+    withheld = (f"Verdict without the tampering: FAIL: {STEP}: your code raised RuntimeError: "
+                f"lesson_lib.physics.integrators.")
     for name in ("hands_to_the_library", "hands_to_the_library_by_name"):
         assert (f"{STEP} hands the exercise to the library's own lesson_lib.physics.integrators.{STEP}" in detail[name]
-                and "Verdict without the tampering: PASS" in detail[name]), detail[name]
+                and withheld in detail[name]), detail[name]
     seen = f"while it was checked, the answer called the library's own lesson_lib.physics.integrators.{STEP}"
     for name in ("hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper",
-                 "hands_over_from_a_thread", "hands_over_under_a_borrowed_name"):
-        assert seen in detail[name] and "Verdict without the tampering: PASS" in detail[name], detail[name]
+                 "hands_over_under_a_borrowed_name"):
+        assert seen in detail[name] and withheld in detail[name], detail[name]
+    assert seen in detail["hands_over_from_a_thread"] and (      # the thread met the raise; the answer got nothing
+        f"Verdict without the tampering: FAIL: {STEP}: your code raised IndexError" in detail["hands_over_from_a_thread"])
+    for name in NOT_IN_THE_ROOM:
+        assert withheld in detail[name] and "is withheld from this kernel" in detail[name], (name, detail[name])
     assert "uses os._exit" in detail["writes_pass_and_exits"] and "the kernel died" in detail["writes_pass_and_exits"]
     for name in ("edits_check_cell", "edits_check_cell_answer"):
         assert "(a check cell) was edited; the course's check was run" in detail[name]

@@ -162,6 +162,34 @@ def test_the_repository_is_hidden_wherever_it_lies(tmp_path, monkeypatch, inside
     assert list(run.errors) == [len(cells) - 1] and "the control" in run.errors[len(cells) - 1], run.errors
 
 
+@pytest.mark.parametrize("under_hidden", [False, True], ids=["a Python outside /tmp", "a Python under /tmp"])
+def test_a_copy_of_the_library_installed_in_pythons_site_packages_is_not_seen(tmp_path, monkeypatch, under_hidden):
+    """A non-editable install puts lesson_lib, answers and all, into site-packages, which the sandbox shows again:
+    inside, that folder is empty (the kernel imports only its own copy, without the answers), wherever Python is."""
+    site = Path(tempfile.mkdtemp(dir="/tmp" if under_hidden else str(package_root().parent),
+                                 prefix="lesson-site-"))
+    try:
+        for package in verified.PACKAGES:
+            (site / package / "physics").mkdir(parents=True)
+            (site / package / "physics" / "integrators.py").write_text("def symplectic_euler_step(): ...\n")
+        (site / "numpy_like").mkdir()
+        shown = sandbox._python_dirs() + [str(site)]
+        monkeypatch.setattr(sandbox, "_python_dirs", lambda: shown)
+        course, work = tmp_path / "course", tmp_path / "work"
+        for d in (course, work):
+            d.mkdir()
+        cells = ["import os\nassert os.path.isdir({site!r} + '/numpy_like')   # the rest of site-packages is shown",
+                 *[f"import os\nassert os.listdir({str(site / p)!r}) == []" for p in verified.PACKAGES],
+                 "raise ValueError('the control: a failed assertion is seen')"]
+        cells = [c.format(site=str(site)) for c in cells]
+        run = kernel.run([Step(c, "learner", i + 1) for i, c in enumerate(cells)], work, course,
+                         Limits(cell_s=60, notebook_s=300, file_mb=100, disk_mb=16))
+    finally:
+        shutil.rmtree(site)
+    assert run.stop is None and run.completed == len(cells), run
+    assert list(run.errors) == [len(cells) - 1] and "the control" in run.errors[len(cells) - 1], run.errors
+
+
 def test_a_machine_that_cannot_sandbox_is_told_why_and_the_grader_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     sandbox.problem.cache_clear()

@@ -10,6 +10,7 @@ One module per step, in the order a submission meets them:
 - kernel       run the cells in a fresh kernel under limits (rlimits: the OS resource limits wrapper), in the
                sandbox (bubblewrap) and its caps (caps: a control group for memory, processes, CPU time)
 - verified     the course's files and their hashes; the importer that only loads verified lesson_lib files
+- withheld     the kernel's copy of lesson_lib without the notebook's answers (each check's computed_by, the checks)
 - clean        the judge: the course's checks, away from the kernel, on the answers' results as plain data
 - judge        the grader's side of it: start it, tell it when a check cell runs, read its verdict
 - job          one submission, start to end: the task a local worker or a Dask worker runs

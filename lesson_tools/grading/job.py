@@ -2,15 +2,15 @@
 
     rows = grade_task(task)        # task: see make_task; rows: gradebook rows for this submission
 
-In a temporary folder of its own (removed afterwards): a verified copy of lesson_lib for the kernel and a working
-folder.  Then
+In a temporary folder of its own (removed afterwards): a verified copy of lesson_lib for the kernel, without the
+answers of the notebook's exercises (lesson_tools.grading.withheld), and a working folder.  Then
 
 1. make the sandbox's control group (lesson_tools.grading.caps) and start the judge (lesson_tools.grading.judge,
    clean), the process where verdicts are made;
 2. scan the cells the learner wrote (lesson_tools.grading.scan);
 3. run the cells in a limited kernel, each check cell replaced by one that answers the judge's calls with plain
    data (plan, kernel, wire): the judge runs the check and keeps its truths;
-4. check that neither the kernel's copy nor the course's own lesson_lib changed (verified);
+4. check that neither the kernel's copy nor the course's own lesson_lib changed (verified, withheld);
 5. one row per check: the judge's verdict, or TIMEOUT/ERROR where a limit or an error came first, and
    TAMPERED for every check when step 2 or 4 found tampering (the verdict it would have had is kept in the
    detail).
@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 
 from . import gradebook as gb
-from .verified import (CourseFilesChanged, changed, copy_kernel_side, copy_verified, learners_part, package_root,
-                       restore_command)
+from . import withheld
+from .verified import CourseFilesChanged, changed, copy_kernel_side, package_root, restore_command
 
 
 def make_task(submission, course_nb, all_check_names, expected, limits):
@@ -91,7 +91,7 @@ def grade_task(task):
     try:
         course, work = folder / "course", folder / "work"
         work.mkdir()
-        copy_verified(root, learners_part(expected), course)
+        kept = withheld.kernel_copy(root, expected, course, withheld.for_notebook(course_nb))
         copy_kernel_side(root, expected, course)
         nb = nbformat.reads(task["text"], as_version=4)
         with caps_for(limits) as group, Judge(root, expected, limits, folder, kernel.environment(root),
@@ -100,8 +100,7 @@ def grade_task(task):
             protected = protected_names(c.get("source", "") for c in nb.cells if c.get("cell_type") == "code")
             tampered = _tampering(learner, protected, task["check_names"], course_nb)
             run = kernel.run(steps, work, course, limits, judge, group)
-        tampered += [f"a cell changed the course file {rel} (its copy)"
-                     for rel in changed(course, learners_part(expected))]
+        tampered += [f"a cell changed the course file {rel} (its copy)" for rel in changed(course, kept)]
         original = changed(root, expected)
         if original:
             tampered.append(f"the course's own files changed while this notebook ran: {original[:5]}")

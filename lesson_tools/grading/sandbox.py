@@ -14,7 +14,8 @@ Inside, the kernel and everything it starts have
 - no network (a new network namespace: not even the host's loopback, so no Dask scheduler);
 - a read-only view of the system with the places that hold people's files hidden (/home, /root, /tmp, /var,
   /mnt, /media, /srv, /opt and the course's repository, with the solutions and the grader); only Python itself is
-  shown again, read-only;
+  shown again, read-only, without any copy of the course's packages installed in it (a non-editable install of
+  lesson_lib holds the answers the kernel's copy lacks: lesson_tools.grading.withheld);
 - the submission's own folder read-only (its connection file, the judge's socket); the verified copy of lesson_lib
   read-only; writable only three fresh tmpfs of the sandbox's own: `ipc/`, where the kernel makes its sockets
   (IPC_MB; the grader reaches them from outside through /proc/PID/root, `outside`), a working folder of `disk_mb`
@@ -49,6 +50,12 @@ def _under(path, folders):
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
+def installed_copies():
+    """The course's packages installed in this Python's site-packages (a non-editable install): hidden inside."""
+    from .verified import PACKAGES
+    return sorted(os.path.join(d, p) for d in _python_dirs() for p in PACKAGES if os.path.isdir(os.path.join(d, p)))
+
+
 def arguments(folder, course, work, disk_mb, hide=()):
     """bwrap's arguments for a kernel whose submission folder is `folder` (see the module's docstring)."""
     from .verified import package_root
@@ -64,9 +71,10 @@ def arguments(folder, course, work, disk_mb, hide=()):
         args += (["--size", str(TMP_MB * 2**20)] if d == "/tmp" else []) + ["--tmpfs", d]
     for d in python:
         args += ["--ro-bind", d, d]
-    for d in inner:
+    installed = [d for d in installed_copies() if d not in hidden]
+    for d in inner + installed:
         args += ["--tmpfs", d]
-    hidden = tops + inner
+    hidden = tops + inner + installed
     ipc = Path(folder) / IPC
     args += ["--ro-bind", str(folder), str(folder), "--size", str(IPC_MB * 2**20), "--tmpfs", str(ipc),
              "--ro-bind", str(course), str(course),

@@ -4,8 +4,9 @@ The grader takes the course's hashes once, when grading starts: `committed()`, t
 packages (lesson_lib and lesson_tools) as the git commit holds them, and refuses to grade while the files on disk
 differ from them (edited, missing or untracked files, each named, with `restore_command`); only for an installed
 copy without git does it fall back to `manifest()`, the hashes of the files on disk.  Every submission's kernel
-gets `copy_verified` copies of the learners' package only, lesson_lib (a cell that edits lesson_lib then edits its
-own copy, which `changed` reports), and the judge that runs the checks imports both packages through
+gets a copy of the learners' package only, lesson_lib, from these verified bytes and without its notebook's answers
+(lesson_tools.grading.withheld; a cell that edits it edits its own copy, which `changed` reports), and the judge
+that runs the checks imports both packages through
 `VerifiedFinder`, which compiles each module from bytes whose hash it has just checked (never from a cached .pyc)
 and refuses a file that is not in the manifest.
 
@@ -83,11 +84,6 @@ def restore_command(root):
     """The command that puts the packages back as the commit has them, untracked files removed too."""
     return (f"git -C {root} checkout HEAD -- {' '.join(PACKAGES)} && git -C {root} clean -fdx -- "
             f"{' '.join(PACKAGES)}")
-
-
-def learners_part(expected):
-    """The entries of a manifest that belong to lesson_lib, the package a learner's kernel gets."""
-    return {rel: h for rel, h in expected.items() if rel.startswith(LEARNERS + "/")}
 
 
 def changed(root, expected):

@@ -10,7 +10,9 @@ from .framework import Fail, Offered, as_array, as_number, as_pair, call, close,
 from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, rng, three_link, two_link
 
 
-@register("02_model", hints={
+@register("02_model", computed_by=(
+    "lesson_lib.evaluation.generalization.learned_energy",        # 1/2 qd^T M qd + V for a model whose M is M
+), hints={
     "shape": "T is one number, but you returned one number per joint: the product with qd on the left is "
              "still missing",
     "elementwise": "`qd * (M @ qd)` multiplies entry by entry and leaves one number per joint: T is their sum, "
@@ -86,6 +88,7 @@ class _RneaOnly(Offered):
 
 @register("02_model", computed_by=(
     "lesson_lib.physics.chain.PlanarChain.mass_matrix",
+    "lesson_lib.physics.chain.PlanarChain._mass_matrix",
 ), hints={
     "shape": "M must be an n x n matrix, one column per joint (chain.n_dof of them)",
     "no rnea": "build each column from chain.rnea: the check's chain offers nothing else",
@@ -160,7 +163,10 @@ class _Layer:
         return known
 
 
-@register("02_model", hints={
+@register("02_model", computed_by=(
+    "lesson_lib.model.definition.layer_jet",
+    "lesson_lib.model.fast.jet.hidden_forward",                  # the same layer on value and rows stacked
+), hints={
     "pair": "return two arrays, the value a and its derivative rows da, as a pair",
     "shape": "a holds one row per sample, (B, H_out); da one block per joint k, (B, n, H_out), with da[:, k] the "
              "derivative by q_k",
@@ -218,6 +224,7 @@ def _derivative_index_last(dM, qd):
 
 @register("02_model", points=2, computed_by=(
     "lesson_lib.physics.chain.PlanarChain.coriolis",
+    "lesson_lib.model.definition.coriolis",                       # the same Christoffel sum, vectorised
 ), hints={
     "shape": "c has one entry per joint i: sum over j and k only",
     "twice": "your result is twice the truth: the factor 1/2 in the Christoffel symbol is missing",

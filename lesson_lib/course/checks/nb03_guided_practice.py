@@ -12,6 +12,11 @@ from .independent import grading, rng
     "lesson_lib.evaluation.metrics.lesson_check",
     "lesson_lib.evaluation.metrics.compare_mass_matrices",
     "lesson_lib.evaluation.generalization.mass_matrix_error",
+    "lesson_lib.evaluation.audit.inertia_report",
+    "lesson_lib.evaluation.audit.is_valid_inertia",
+    "lesson_lib.course.feedback.diagnose",
+    "lesson_lib.ui.bench.Bench._measure_model",
+    "lesson_lib.ui.bench.Bench._draw_readout",
 ), hints={
     "none": "return both numbers, the error first, then the eigenvalue",
     "pair": "return a pair of single numbers: the largest error over the whole batch, then the smallest "

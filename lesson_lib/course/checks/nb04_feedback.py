@@ -35,6 +35,8 @@ _MISTAKES = {
 
 @register("04_feedback", computed_by=(
     "lesson_lib.evaluation.metrics.lesson_check",
+    "lesson_lib.evaluation.metrics.compare_mass_matrices",
+    "lesson_lib.ui.bench.Bench._badge",
 ), hints={
     "none": "return the value of the condition, True or False",
     "or": "with `or` one condition is enough; the lesson needs both to hold at once (`and`)",

@@ -14,6 +14,7 @@ def _position_first(f, q, qd, dt):
 
 @register("05_retrieve_and_space", computed_by=(
     "lesson_lib.physics.integrators.symplectic_euler_step",
+    "lesson_lib.physics.integrators._symplectic_euler",
 ), hints={
     "pair": "return the pair (q_new, qd_new)",
     "explicit": "that is explicit Euler (q moved with the OLD velocity): update qd first, then move q with the "
