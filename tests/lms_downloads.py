@@ -1,7 +1,7 @@
 """Downloads as learning platforms make them, built by the tests from the course's own notebooks.
 
 Canvas (Assignments > Download Submissions): one zip of files named
-`lastnamefirstname[_LATE]_USERID_SUBMISSIONID_ORIGINAL[-N].ext` (a `-N` suffix for a re-upload within one
+`lastnamefirstname[_LATE]_USERID_ATTACHMENTID_ORIGINAL[-N].ext` (a `-N` suffix for a re-upload within one
 submission).  Moodle (View all submissions > Download all submissions, "in folders"): a folder per person named
 `Full Name_PARTICIPANTID_assignsubmission_file_` holding the files as uploaded, or, without folders, the same prefix
 on each file name.
@@ -12,10 +12,10 @@ from pathlib import Path
 import nbformat
 
 
-def canvas_name(last_first, user_id, submission_id, original, late=False, resubmission=None):
+def canvas_name(last_first, user_id, attachment_id, original, late=False, resubmission=None):
     stem, _, ext = original.rpartition(".")
     tail = f"{stem}-{resubmission}.{ext}" if resubmission else original
-    return f"{last_first}{'_LATE' if late else ''}_{user_id}_{submission_id}_{tail}"
+    return f"{last_first}{'_LATE' if late else ''}_{user_id}_{attachment_id}_{tail}"
 
 
 def moodle_folder(full_name, participant_id, plugin="file"):

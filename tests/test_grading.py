@@ -5,8 +5,10 @@ The end-to-end runs (a synthetic class through the CLI, parallel and Dask equal 
 tests/test_grading_class.py; pytest/nbval on learner notebooks in tests/test_grading_notebooks.py.
 """
 import json
+import os
 import subprocess
 import sys
+import time
 
 import nbformat
 import pytest
@@ -358,9 +360,11 @@ def test_gradebook_round_trips_as_csv_and_json(tmp_path):
     rows = [gradebook.row(who("ann"), "02_model", "ann/02_model.ipynb", "kinetic_energy", "PASS", "PASS: kinetic_energy"),
             gradebook.row(who("bo, jr"), "", "x.txt", "", "NOT GRADED", 'not a notebook: "quoted", 2 lines\nhere')]
     rows = gradebook.score(rows, {"kinetic_energy": 2}, order={"ann/02_model.ipynb": 0, "x.txt": 0})
+    shown = [{k: gradebook.shown(v) for k, v in r.items()} for r in rows]      # the line break written as \\n
+    assert shown[1]["detail"] == 'not a notebook: "quoted", 2 lines\\nhere'
     for name in ("g.csv", "g.json"):
         gradebook.write(rows, tmp_path / name)
-        assert gradebook.read(tmp_path / name) == rows
+        assert gradebook.read(tmp_path / name) == shown
     header = (tmp_path / "g.csv").read_text().splitlines()[0]
     assert header == ",".join(gradebook.COLUMNS)
     assert (rows[0]["points"], rows[0]["max_points"], rows[0]["counted"], rows[0]["attempt"]) == ("2", "2", "yes", "1")
@@ -374,7 +378,8 @@ def test_files_no_person_could_be_found_for_stay_apart_in_the_summary():
     rows = [gradebook.row(gradebook.identity(_unmatched(File(label, (label,), 0, 0.0, None))), "", label, "",
                           "NOT GRADED", "its path does not match --pattern") for label in labels]
     lines = gradebook.summary(gradebook.score(rows, {}, order=dict.fromkeys(labels, 0)))
-    assert lines[:2] == [f"{label}: 0 of 0 points; look at: 1 NOT GRADED" for label in labels], lines
+    assert lines[:2] == [f"{label}: 0 of 0 points; nothing of theirs could be graded ({label[2:]}: its path does "
+                         f"not match --pattern); look at: 1 NOT GRADED" for label in labels], lines
 
 
 def test_summary_counts_the_best_submission_per_notebook_or_the_latest():
@@ -502,3 +507,88 @@ def test_a_gradebook_cell_that_would_be_a_formula_is_written_as_text(tmp_path):
     with open(tmp_path / "g.csv", newline="") as f:
         cells = [c for row in list(csv.reader(f))[1:] for c in row]
     assert {"'=1+2", "'=HYPERLINK(\"x\")_04.ipynb", "'-1 point", "' =1+2", "'@x", "' +x.ipynb", "bob"} <= set(cells)
+
+
+# ---------------------------------------------------------------------- time no student can hold
+def test_waiting_for_a_cpu_is_told_apart_from_sleeping():
+    """Linux's schedstat, read for a process's threads: one that computes beside more hogs than cores waits for a
+    CPU much of its time; one that sleeps does not, however busy the machine."""
+    from lesson_tools.grading.kernel import STARVED, waited_seconds
+    hog = [sys.executable, "-c", "import time\nend = time.time() + 2\nwhile time.time() < end: pass"]
+    others = [subprocess.Popen(hog) for _ in range(2 * (os.cpu_count() or 1))]
+    try:
+        measured = subprocess.Popen(hog)
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(2)"])
+        time.sleep(1.5)
+        hog_waited, slept_waited = waited_seconds([measured.pid]), waited_seconds([sleeper.pid])
+        measured.wait(), sleeper.wait()
+    finally:
+        for p in others:
+            p.kill()
+            p.wait()
+    assert hog_waited > STARVED * 1.5, hog_waited
+    assert slept_waited < 0.1, slept_waited
+
+
+def test_a_notebook_that_sleeps_meets_its_whole_limit_and_was_not_starved(tmp_path):
+    """Four cells of 3 s of sleep with a notebook limit of 5 s end in a TIMEOUT in the second cell, and the run says
+    it was not starved (its time went to sleep, not to waiting for a CPU)."""
+    run = _kernel(tmp_path, ["import time\ntime.sleep(3)"] * 4, cell_s=4, notebook_s=5)
+    assert run.stop == ("TIMEOUT", "code cell 2 was running when the notebook reached 5 s (whole-notebook limit)"), run
+    assert run.wall >= 5 and not run.starved(), (run.wall, run.waited)
+
+
+def test_only_a_starved_submission_is_graded_a_second_time(tmp_path, monkeypatch):
+    """The grader's rule, with what a worker reports faked: a TIMEOUT from a run that waited for a CPU is graded
+    again alone; one from a run that slept is final."""
+    from lesson_tools.grading import command
+    from lesson_tools.grading.job import Graded
+    nb = nbformat.read(str(SOLUTIONS / "04_feedback.ipynb"), as_version=4)
+    (tmp_path / "ann").mkdir()
+    nbformat.write(nb, str(tmp_path / "ann" / "04_feedback.ipynb"))
+    for starved, tries in ((True, 2), (False, 1)):
+        calls = []
+
+        def fake(tasks, workers, starved=starved, calls=calls):
+            for task in tasks:
+                calls.append(task["student"])
+                yield task, Graded([gradebook.row(task["who"], task["notebook"], task["submission"], c.name,
+                                                  gradebook.TIMEOUT, "over") for c in task["course_nb"].checks],
+                                   starved)
+        monkeypatch.setattr(command, "run_local", fake)
+        rows = command.grade([tmp_path], Limits(salt=1), workers=1)
+        assert calls == ["ann"] * tries and {r["verdict"] for r in rows} == {"TIMEOUT"}
+        assert all(("graded a second time alone" in r["detail"]) == starved for r in rows)
+
+
+# ---------------------------------------------------------------------- nothing forged
+FORGED = "ann\nrows: 99 PASS\r\x1b[2K\u202eevil"
+
+
+def test_every_name_path_and_message_shows_its_control_characters_escaped(tmp_path):
+    shown = gradebook.shown(FORGED)
+    assert shown == "ann\\nrows: 99 PASS\\r\\x1b[2K\\u202eevil"
+    assert "\n" not in shown and "\x1b" not in shown and "\u202e" not in shown
+    assert gradebook.shown("a\\nb") != gradebook.shown("a\nb")               # two texts stay two
+    assert gradebook.shown("def f():\n\treturn 1\u202e", keep="\n\t") == "def f():\n\treturn 1\\u202e"
+    row = gradebook.row({"student": FORGED, "student_id": FORGED, "platform": "folder", "late": ""}, "04_feedback",
+                        f"class/{FORGED}.ipynb", "lesson_passes", gradebook.PASS, f"note: {FORGED}")
+    rows = gradebook.score([row], {"lesson_passes": 1})
+    for line in gradebook.summary(rows):
+        assert "\n" not in line and "\r" not in line and "\x1b" not in line and "\u202e" not in line
+    for suffix in (".csv", ".json"):
+        gradebook.write(rows, tmp_path / f"g{suffix}")
+        text = (tmp_path / f"g{suffix}").read_text(encoding="utf-8")
+        assert "\x1b" not in text and "\u202e" not in text and "\r" not in text
+        assert gradebook.read(tmp_path / f"g{suffix}")[0]["detail"] == "note: " + gradebook.shown(FORGED)
+    assert len(table_rows(tmp_path / "g.csv")) == 1 and gradebook.read(tmp_path / "g.json")[0]["student"] == \
+        gradebook.shown(FORGED)
+    from lesson_tools.grading import export
+    export.scores(rows, tmp_path / "scores.csv")
+    assert "\x1b" not in (tmp_path / "scores.csv").read_text() and len(table_rows(tmp_path / "scores.csv")) == 1
+
+
+def table_rows(path):
+    import csv
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))

@@ -329,15 +329,13 @@ def test_an_infinite_loop_in_a_cell_times_out_the_checks_after_it(graded):
     assert CHECKS_02.index("kinetic_energy") < CHECKS_02.index("mass_matrix_from_rnea")    # the loop is between
     for check in CHECKS_02[CHECKS_02.index("mass_matrix_from_rnea"):]:
         verdict, detail = dave[check]
-        assert verdict == "TIMEOUT" and OVER_CELL in detail, detail
-        assert "graded a second time alone" in detail, "a TIMEOUT is recorded only after a second try alone"
+        assert verdict == "TIMEOUT" and OVER_CELL in detail, detail        # (a second try only if it was starved)
 
 
 def test_an_infinite_loop_in_an_answer_times_out_that_check_only(graded):
     frank = verdicts(graded, "frank", "homework.ipynb")              # renamed: matched by its check cells
     verdict, detail = frank["kinetic_energy"]
     assert verdict == "TIMEOUT" and detail.startswith(OVER_CHECK), detail
-    assert "graded a second time alone" in detail
     assert {frank[name][0] for name in CHECKS_02 if name != "kinetic_energy"} == {"PASS"}
 
 

@@ -7,6 +7,7 @@ tests/test_grading_lms.py.
 """
 import csv
 import html
+import io
 import zipfile
 
 import nbformat
@@ -65,6 +66,34 @@ def test_a_moodle_file_is_its_participant_id_never_its_folder(rel):
     who = person(at(rel), M04)
     assert (who.key, who.name, who.platform) == ("moodle:501", "Jane Smith", "moodle")
     assert who.prefix.startswith("Jane Smith_501_assignsubmission_")
+
+
+@pytest.mark.parametrize("rel, claimed", [
+    (f"{moodle_folder('Mallory Mole', 555)}/{moodle_folder('Vic Victim', 777)}{M04}.ipynb", "777"),     # folders
+    (f"{moodle_folder('Mallory Mole', 555)}{moodle_folder('Vic Victim', 777)}{M04}.ipynb", "777"),      # flat
+    (f"moodle/{moodle_folder('Mallory Mole', 555)}/{canvas_name('vicvictim', 777, 2, f'{M04}.ipynb')}", "777"),
+    (f"{moodle_folder('Mallory Mole', 555)}/{M04}.ipynb", None),
+])
+def test_a_moodle_file_is_the_person_moodle_named_whatever_the_student_named_it(rel, claimed):
+    who = person(at(rel), M04)
+    assert (who.key, who.name, who.platform) == ("moodle:555", "Mallory Mole", "moodle")
+    assert who.prefix == moodle_folder("Mallory Mole", 555)
+    assert (who.claim is None) == (claimed is None)
+    if claimed:
+        assert "claims to be " in who.claim and f" {claimed}'s" in who.claim and "graded as moodle id 555's" in who.claim
+
+
+@pytest.mark.parametrize("rel", [
+    canvas_name("molemallory", 555, 1001, canvas_name("victimvic", 777, 1002, f"{M04}.ipynb")),
+    f"{canvas_name('molemallory', 555, 1001, 'mywork')}/{M04}.ipynb",        # an inner zip, unzipped to a folder
+    f"{canvas_name('molemallory', 555, 1001, 'mywork.zip')}/{M04}.ipynb",    # ... read in place
+    f"{canvas_name('molemallory', 555, 1001, 'mywork')}/{moodle_folder('Vic Victim', 777)}{M04}.ipynb",
+])
+def test_a_canvas_file_is_the_person_canvas_named_whatever_the_student_named_it(rel):
+    who = person(at(rel), M04)
+    assert (who.key, who.name, who.platform) == ("canvas:555", "molemallory", "canvas")
+    assert who.prefix == "molemallory_555_1001"
+    assert (who.claim is not None and "777's" in who.claim) == ("777" in rel), who.claim
 
 
 def test_a_teachers_pattern_names_the_person_and_refuses_what_it_does_not_match():
@@ -133,10 +162,36 @@ def test_a_zip_is_read_in_place_and_its_unsafe_entries_are_rows_of_their_own(cou
     assert "climbs out of the zip" in subs["../outside.ipynb"].problem
     assert "climbs out of the zip" in subs["/etc/absolute.ipynb"].problem
     assert subs["link.ipynb"].problem.startswith("not read: a link inside the zip (to '../../notebooks/")
-    assert "a zip inside the zip" in subs["inner.zip"].problem
+    assert subs["inner.zip"].problem == "not graded: an empty zip"
     assert "larger than any notebook" in subs["big.ipynb"].problem
     assert not any("__MACOSX" in label for label in subs)
     assert subs["../outside.ipynb"].person.platform == "unmatched"       # a climbing path names nobody
+
+
+def test_a_zip_inside_the_zip_is_its_persons_submission_read_in_place_under_the_same_limits(course, tmp_path,
+                                                                                            monkeypatch):
+    """A learner who handed a zip in to Canvas: its notebook is theirs (Canvas's name is on the zip), its PDF gets a
+    row of theirs, and a zip inside it, or an unsafe entry, is refused as in the outer zip."""
+    teacher = nbformat.writes(nb(M04)).encode()
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as zf:
+        zf.writestr(f"mywork/{M04}.ipynb", teacher)
+        zf.writestr("mywork/report.pdf", b"%PDF-1.4 binary \xff\xfe")
+        zf.writestr("mywork/deeper.zip", write_zip(tmp_path / "deeper.zip", {"x.ipynb": teacher}).read_bytes())
+        zf.writestr("../../escape.ipynb", teacher)
+        zf.writestr("big.ipynb", teacher + b" " * 200)
+    path = write_zip(tmp_path / "canvas.zip", {canvas_name("kimjisoo", 10012, 50012, "mywork.zip"): inner.getvalue()})
+    monkeypatch.setattr(intake, "MAX_BYTES", len(teacher) + 100)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    subs = {s.label.rsplit(":", 1)[1]: s for s in collect([path], course)}
+    assert sorted(p.name for p in tmp_path.iterdir()) == before           # nothing unpacked beside it
+    assert {s.person.key for name, s in subs.items() if name != "../../escape.ipynb"} == {"canvas:10012"}
+    notebook = subs[f"mywork/{M04}.ipynb"]
+    assert notebook.problem is None and notebook.notebook == M04 and notebook.text.startswith("{")
+    assert subs["mywork/report.pdf"].problem == "not a notebook: a binary file"
+    assert subs["mywork/deeper.zip"].problem == "not read: a zip inside a zip inside the download"
+    assert "climbs out of the zip" in subs["../../escape.ipynb"].problem
+    assert "larger than any notebook" in subs["big.ipynb"].problem
 
 
 def test_a_zip_with_too_many_entries_or_none_that_opens_is_one_row(course, tmp_path, monkeypatch):
@@ -280,6 +335,23 @@ def test_a_feedback_page_escapes_the_learners_code_and_is_named_for_the_platform
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     assert "it said &lt;b&gt;no&lt;/b&gt;" in page and "0 of 1 point<" in page
     assert html.escape("def lesson_passes(max_error, min_eig):", quote=True) in page
+
+
+def test_a_feedback_page_shows_an_exercise_cell_that_does_not_parse_and_hides_what_text_could_reorder(course,
+                                                                                                        tmp_path):
+    learner = nb(M04, False)
+    cell = next(c for c in learner.cells if c.cell_type == "code" and "def lesson_passes" in c.source)
+    cell.source = cell.source.replace("# YOUR CODE HERE", "return max_error < PASS_MAX_ERROR and\n    # \u202eevil")
+    write_tree(tmp_path, {f"ann/{M04}.ipynb": learner})
+    subs = collect([tmp_path / "ann"], course)
+    rows = gradebook.score([gradebook.row(gradebook.identity(s.person), s.notebook, s.label, CHECK_04, "ERROR",
+                                          "the check cell raised NameError") for s in subs],
+                           points.declared(), order={s.label: s.person.order for s in subs})
+    written = feedback.write_all(tmp_path / "fb", subs, rows, course)
+    page = next(p for p in written if p.suffix == ".html").read_text()
+    assert "No cell of this notebook defines" not in page
+    assert "This cell is not valid Python, so it could not run (SyntaxError: invalid syntax (line " in page
+    assert "return max_error &lt; PASS_MAX_ERROR and" in page and "\u202e" not in page and "\\u202eevil" in page
 
 
 # ---------------------------------------------------------------------- the class folder as it is

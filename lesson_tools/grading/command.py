@@ -93,18 +93,19 @@ def parser():
 def _failed(task, exc):
     """Rows for a submission the grader itself could not grade."""
     return [gb.row(task["who"], task["notebook"], task["submission"], c.name, gb.ERROR,
-                   f"the grader could not grade this submission ({type(exc).__name__}: {exc})")
+                   "the grader could not grade this submission", f"{type(exc).__name__}: {exc}")
             for c in task["course_nb"].checks]
 
 
-def _rows_of(task, result, failed):
-    """A task's rows from its result: raise when the course's files changed, ERROR rows when the grader itself
-    failed (kept in `failed`, by task, until a later try of it succeeds)."""
+def _graded(task, result, failed):
+    """A task's Graded result: raise when the course's files changed, ERROR rows when the grader itself failed
+    (kept in `failed`, by task, until a later try of it succeeds)."""
+    from .job import Graded
     if isinstance(result, CourseFilesChanged):
         raise result
     if isinstance(result, Exception):
         failed[id(task)] = result
-        return _failed(task, result)
+        return Graded(_failed(task, result))
     failed.pop(id(task), None)
     return result
 
@@ -216,29 +217,30 @@ def run(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=Non
     subs = collect(paths, course, pattern)
     for sub in subs:
         if sub.problem:
-            rows.append(gb.row(gb.identity(sub.person), sub.notebook, sub.label, "", gb.NOT_GRADED,
-                               sub.problem + (f"; note: {sub.note}" if sub.note else "")))
+            rows.append(gb.row(gb.identity(sub.person), sub.notebook, sub.label, "", gb.NOT_GRADED, sub.problem,
+                               sub.note))
         else:
             tasks.append(make_task(sub, course[sub.notebook], names, expected, limits))
     results = run_dask(tasks, scheduler) if scheduler else run_local(tasks, workers)
     start, failed, timed_out, first = time.monotonic(), {}, [], {}
     for done, (task, result) in enumerate(results, 1):
-        result = _rows_of(task, result, failed)
-        if any(r["verdict"] == gb.TIMEOUT for r in result):
+        graded = _graded(task, result, failed)
+        result = graded.rows
+        if graded.starved and any(r["verdict"] == gb.TIMEOUT for r in result):
             timed_out.append(task)                    # graded again alone below: a busy machine is no verdict
             first[id(task)] = {r["check"]: r["verdict"] for r in result}
         else:
             rows += result
         if log:
-            log(f"[{done}/{len(tasks)}] {task['student']} {task['notebook']}: {gb.tally(result)} "
+            log(f"[{done}/{len(tasks)}] {gb.shown(task['student'])} {task['notebook']}: {gb.tally(result)} "
                 f"({time.monotonic() - start:.0f} s)")
     for task, result in (run_local(timed_out, 1) if timed_out else ()):
-        result = _rows_of(task, result, failed)
+        result = _graded(task, result, failed).rows
         before = first.get(id(task), {})
         again = "; graded a second time alone, after a TIMEOUT when graded with the others"
         rows += [{**r, "detail": r["detail"] + again} if before.get(r["check"]) == gb.TIMEOUT else r for r in result]
         if log:
-            log(f"[again, alone] {task['student']} {task['notebook']}: {gb.tally(result)}")
+            log(f"[again, alone] {gb.shown(task['student'])} {task['notebook']}: {gb.tally(result)}")
     if tasks and len(failed) == len(tasks):
         raise RuntimeError(f"no submission could be graded: {next(iter(failed.values()))}")
     order = {(nb.stem, c.name): c.index for nb in course.values() for c in nb.checks}
@@ -314,7 +316,7 @@ def write_exports(args, rows, roster=None, out=print):
 def _left_out(people, what):
     if not people:
         return ""
-    names = ", ".join(p["student"] for p in people[:8]) + (" ..." if len(people) > 8 else "")
+    names = ", ".join(gb.shown(p["student"]) for p in people[:8]) + (" ..." if len(people) > 8 else "")
     return f"; left out, without a {what} in their file names: {names}"
 
 
@@ -337,7 +339,7 @@ def main(argv=None):
                              f"the course it maps about 700 MB, so every check would end in ERROR; give at least "
                              f"{MIN_MEMORY_MB} (default {Limits().memory_mb})")
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {gb.shown(exc)}", file=sys.stderr)
         return 2
     import secrets
     limits = Limits(cell_s=args.timeout, notebook_s=args.notebook_timeout, memory_mb=args.memory_mb,
@@ -355,17 +357,17 @@ def main(argv=None):
     try:
         subs, rows, course = run(args.paths, limits, args.workers, args.scheduler, log, pattern, points, args.count)
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {gb.shown(exc)}", file=sys.stderr)
         return 2
     except (CourseFilesChanged, RuntimeError, OSError) as exc:
-        print(f"error: grading could not run: {exc}", file=sys.stderr)
+        print(f"error: grading could not run: {gb.shown(exc)}", file=sys.stderr)
         return 1
     if args.out:
         gb.write(rows, args.out)
     else:
         for r in rows:
-            print(f"{r['student']:<14} {r['notebook']:<24} {r['check']:<22} {r['verdict']:<13} "
-                  f"{r['points']:>3}/{r['max_points']:<3} {r['detail']}")
+            print(gb.shown(f"{r['student']:<14} {r['notebook']:<24} {r['check']:<22} {r['verdict']:<13} "
+                           f"{r['points']:>3}/{r['max_points']:<3} {r['detail']}"))
         print()
     for line in gb.summary(rows, args.count):
         print(line)

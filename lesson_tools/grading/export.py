@@ -1,7 +1,8 @@
 """Grades out: the files learning platforms import, from a scored gradebook (gradebook.score).
 
 - `scores`: one row per person: student, student_id, platform, each notebook's points, total, possible, late,
-  counted (the submissions the total counts).
+  counted (the submissions the total counts), ungraded (for someone none of whose files could be graded: why).
+  Everyone with a file in the download has a row, with 0 when nothing of theirs could be graded.
 - `canvas`: Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, then one assignment column
   ("Name (assignment id)" as Canvas's own export heads it, so the import updates that assignment), with the
   "Points Possible" row Canvas's export has.  ID is the Canvas user id from the downloaded file names; the SIS
@@ -27,7 +28,7 @@ def _write(path, header, rows):
     with gb.replaced(path) as f:
         writer = csv.writer(f)
         writer.writerow(header)
-        writer.writerows([gb.csv_cell(v) for v in r] for r in rows)
+        writer.writerows([gb.csv_cell(gb.shown(v) if isinstance(v, str) else v) for v in r] for r in rows)
 
 
 def _people(rows):
@@ -38,12 +39,13 @@ def scores(rows, path):
     """One row per person (see the module's docstring); returns the number of people written."""
     people = _people(rows)
     notebooks = sorted({stem for p in people for stem in p["notebooks"]})
-    header = ("student", "student_id", "platform", *notebooks, "total", "possible", "late", "counted")
+    header = ("student", "student_id", "platform", *notebooks, "total", "possible", "late", "counted", "ungraded")
     body = [(p["student"], p["student_id"], p["platform"],
              *(gb.number(p["notebooks"][s]["points"]) if s in p["notebooks"] else "" for s in notebooks),
              gb.number(p["points"]), gb.number(p["max"]),
              " ".join(s for s, nb in sorted(p["notebooks"].items()) if nb["late"]),
-             " ".join(nb["counted"] for _, nb in sorted(p["notebooks"].items())))
+             " ".join(nb["counted"] for _, nb in sorted(p["notebooks"].items())),
+             "" if p["notebooks"] else "; ".join(p["ungraded"]))
             for p in people]
     _write(path, header, body)
     return len(body)
@@ -91,7 +93,7 @@ def moodle(rows, path, comment=None):
 
 
 def points_comment(person):
-    """A short plain-text comment for a person: points per notebook."""
+    """A short plain-text comment for a person: points per notebook, or why nothing of theirs could be graded."""
     parts = [f"{stem}: {gb.number(nb['points'])} of {gb.number(nb['max'])} points"
              + (" (late)" if nb["late"] else "") for stem, nb in sorted(person["notebooks"].items())]
-    return "; ".join(parts)
+    return "; ".join(parts) or "nothing could be graded: " + "; ".join(person["ungraded"])

@@ -3,15 +3,18 @@ feedback upload finds its student.
 
     written = write_all(folder, submissions, rows, course)
 
-Each page: the notebook, the person, the points, whether it was late and whether it is the submission the score
-counts; then per check its verdict, points and what the check said (the hint names the mistake), and the learner's
-own code for that exercise (the last cell that defines the answer's function).  Everything the learner wrote is
-escaped, and the page forbids scripts (Content-Security-Policy), so nothing in a notebook can run in the teacher's or
-the student's browser.
+Each page: the notebook, the person, the file they handed in (its own name, never the teacher's path), the points,
+whether it was late and whether it is the submission the score counts; then per check its verdict, points and what
+the check said (the hint names the mistake), and the learner's own code for that exercise (the last cell that
+defines the answer's function, shown even when it does not parse).  A page holds the learner's own work and
+nothing else: no other student's name, id or file (the gradebook's `note` column, for the teacher, is left out) and
+no teacher's path.  Everything the learner wrote is escaped, control characters shown (gradebook.shown), and the
+page forbids scripts (Content-Security-Policy), so nothing in a notebook can run in the teacher's or the student's
+browser.
 
 Names and bundles:
 - Canvas: `FOLDER/canvas/<downloaded name>_feedback.html` and `FOLDER/canvas_feedback.zip`; each name starts with the
-  download's `lastnamefirstname_USERID_SUBMISSIONID`, which Canvas's "Upload submission comments" matches.
+  download's `lastnamefirstname_USERID_ATTACHMENTID`, which Canvas's "Upload submission comments" matches.
 - Moodle: `FOLDER/moodle/<Full Name>_<id>_assignsubmission_file_/<file>_feedback.html` and `FOLDER/moodle_feedback.zip`,
   the download's own folder names, which Moodle's "Upload multiple feedback files in a zip" matches.
 - Anything else: `FOLDER/<student>/<file>_feedback.html`.
@@ -47,19 +50,42 @@ def safe(name):
 
 def code_for(cells, course_nb):
     """{check name: the learner's code for its exercise}: the last of the code cells' sources `cells` that defines
-    the check's answer name, or '' when none does."""
+    the check's answer name (or, when none parses, the last that has `def NAME(` in its text), or '' when none does."""
     from .plan import defines
     out = {}
     for check in course_nb.checks:
-        found = [s for s in cells if check.answer_name and defines(s, check.answer_name)]
+        name = check.answer_name
+        found = [s for s in cells if name and defines(s, name)] or \
+                [s for s in cells if name and re.search(rf"^\s*def\s+{re.escape(name)}\s*\(", s, re.MULTILINE)]
         out[check.name] = found[-1] if found else ""
     return out
 
 
+def handed_in(sub):
+    """The name of the file as the learner handed it in: the platform's prefix taken off (Canvas, and Moodle's
+    download without folders), no teacher's folder or zip."""
+    name = sub.file.rel[-1] if sub.file.rel else sub.label.replace(":", "/").rsplit("/", 1)[-1]
+    prefix = sub.person.prefix if sub.person.platform in ("canvas", "moodle") else ""
+    if prefix and name.startswith(prefix):
+        name = name[len(prefix):].lstrip("_") or name
+    return name
+
+
+def _syntax(source):
+    """'SyntaxError: ... (line N)' when the learner's source does not parse, else None."""
+    import ast
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        return f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})"
+    return None
+
+
 def page(sub, rows, code, counted=None):
     """The HTML of one submission's feedback (`rows`: its scored gradebook rows; `code`: from code_for; `counted`:
-    the label of the submission the score counts, when it is another)."""
-    e = html.escape
+    (attempt, file name) of the submission the score counts, when it is another)."""
+    def e(text):
+        return html.escape(gb.shown(text))
     graded = [r for r in rows if r["check"]]
     who = sub.student + (f" ({sub.person.id})" if sub.person.id and sub.person.id != sub.student else "")
     title = f"{sub.notebook or 'Not graded'}: feedback for {who}"
@@ -68,7 +94,7 @@ def page(sub, rows, code, counted=None):
              f"<meta name='viewport' content='width=device-width, initial-scale=1'>\n"
              f"<title>{e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>",
              f"<h1>{e(title)}</h1>",
-             f"<p class='meta'>Learn the structure, not the map &middot; submission <code>{e(sub.label)}</code>"
+             f"<p class='meta'>Learn the structure, not the map &middot; your file <code>{e(handed_in(sub))}</code>"
              + (" &middot; <strong>handed in late</strong>" if sub.person.late else "") + "</p>"]
     if not graded:
         reason = rows[0]["detail"] if rows else (sub.problem or "")
@@ -78,9 +104,10 @@ def page(sub, rows, code, counted=None):
         possible = sum(float(r["max_points"]) for r in graded)
         lines.append(f"<p class='total'>{gb.number(earned)} of {gb.number(possible)} "
                      f"point{'' if possible == 1 else 's'}</p>")
-        if counted != sub.label:
-            lines.append(f"<p>You handed this notebook in more than once; your score counts another submission: "
-                         f"<code>{e(counted or '')}</code>.</p>")
+        if counted is not None:
+            attempt, name = counted
+            lines.append(f"<p>You handed this notebook in more than once; your score counts another of your "
+                         f"submissions: attempt {e(attempt)}, <code>{e(name)}</code>.</p>")
         lines.append("<table>\n<caption class='visually-hidden'>Each exercise's check</caption>\n"
                      "<thead><tr><th scope='col'>exercise</th><th scope='col'>verdict</th><th scope='col'>points</th>"
                      "<th scope='col'>what the check said</th></tr></thead>\n<tbody>")
@@ -92,8 +119,12 @@ def page(sub, rows, code, counted=None):
         for r in graded:
             mine = code.get(r["check"], "")
             lines.append(f"<h3><code>{e(r['check'])}</code></h3>")
-            lines.append(f"<pre><code>{e(mine)}</code></pre>" if mine.strip() else
-                         "<p>No cell of this notebook defines this exercise's function.</p>")
+            broken = _syntax(mine) if mine.strip() else None
+            if broken:
+                lines.append(f"<p>This cell is not valid Python, so it could not run ({e(broken)}). Here it is as "
+                             f"you wrote it:</p>")
+            lines.append(f"<pre><code>{html.escape(gb.shown(mine, keep=chr(10) + chr(9)))}</code></pre>"
+                         if mine.strip() else "<p>No cell of this notebook defines this exercise's function.</p>")
     lines.append("</main>\n</body>\n</html>\n")
     return "\n".join(lines)
 
@@ -102,8 +133,8 @@ def relative_path(sub):
     """Where a submission's page goes under the feedback folder (see the module's docstring)."""
     stem = safe(Path(sub.file.rel[-1] if sub.file.rel else sub.label).stem) + "_feedback.html"
     who = sub.person
-    if who.platform == "canvas":
-        return Path("canvas", stem)
+    if who.platform == "canvas":               # Canvas's prefix first, the learner's own name after it
+        return Path("canvas", safe(f"{who.prefix}_{Path(handed_in(sub)).stem}") + "_feedback.html")
     if who.platform == "moodle":
         return Path("moodle", safe(who.prefix), stem)
     return Path(safe(who.name), stem)
@@ -113,10 +144,11 @@ def write_all(folder, submissions, rows, course):
     """Write every submission's page under `folder` and the Canvas and Moodle bundles; returns the paths written."""
     folder = Path(folder)
     by_label, counted = {}, {}
+    subs = {s.label: s for s in submissions}
     for r in rows:
         by_label.setdefault(r["submission"], []).append(r)
-        if r["counted"] == "yes":
-            counted[(gb.person_key(r), r["notebook"])] = r["submission"]
+        if r["counted"] == "yes" and r["submission"] in subs:
+            counted[(gb.person_key(r), r["notebook"])] = (r["attempt"], handed_in(subs[r["submission"]]), r["submission"])
     written, used = [], set()
     for sub in submissions:
         rel = relative_path(sub)
@@ -129,7 +161,8 @@ def write_all(folder, submissions, rows, course):
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         mine = by_label.get(sub.label, [])
-        path.write_text(page(sub, mine, code, counted.get((gb.person_key(mine[0]), sub.notebook)) if mine else None),
+        other = counted.get((gb.person_key(mine[0]), sub.notebook)) if mine else None
+        path.write_text(page(sub, mine, code, other[:2] if other and other[2] != sub.label else None),
                         encoding="utf-8")
         written.append(path)
     for platform in ("canvas", "moodle"):

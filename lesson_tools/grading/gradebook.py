@@ -1,7 +1,9 @@
 """The gradebook: one row per (submission, check), written as CSV (or JSON), points, and a summary per person.
 
 Columns: student, student_id, platform, notebook, submission, attempt, late, check, verdict, points, max_points,
-counted, detail.  `student_id` is the platform's id (Canvas user id, Moodle participant id, a teacher's pattern's
+counted, detail, note.  `detail` is what the grader says about the work (the learner's feedback page shows it);
+`note` is for the teacher only: the same work as another person's, a name that looks like another's, a file name
+that claims another id.  `student_id` is the platform's id (Canvas user id, Moodle participant id, a teacher's pattern's
 student_id) or the name; `platform` says which (canvas, moodle, pattern, folder, file name); `attempt` numbers a
 person's submissions of one notebook from the earliest (1); `counted` is "yes" on the rows of the submission each
 person's score counts (the best, or the latest with --count latest).  Verdicts:
@@ -16,17 +18,41 @@ import contextlib
 import csv
 import json
 import os
+import unicodedata
 from collections import Counter, defaultdict
 
 from . import intake
 
 COLUMNS = ("student", "student_id", "platform", "notebook", "submission", "attempt", "late", "check", "verdict",
-           "points", "max_points", "counted", "detail")
+           "points", "max_points", "counted", "detail", "note")
 PASS, FAIL, NOT_ATTEMPTED = "PASS", "FAIL", "NOT ATTEMPTED"
 ERROR, TIMEOUT, TAMPERED, NOT_GRADED = "ERROR", "TIMEOUT", "TAMPERED", "NOT GRADED"
 VERDICTS = (PASS, FAIL, NOT_ATTEMPTED, ERROR, TIMEOUT, TAMPERED, NOT_GRADED)
 FROM_STATUS = {"pass": PASS, "fail": FAIL, "not attempted": NOT_ATTEMPTED}
 COUNTS = ("best", "latest")
+
+
+# What the text direction or the terminal obeys but a reader cannot see: bidi embeddings, overrides and isolates
+BIDI = {"\u061c", "\u200e", "\u200f", *map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))}
+NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def shown(text, keep=""):
+    """`text` as the grader prints or writes it: every control character (newline, carriage return, the escape that
+    starts a terminal sequence, ...), line or paragraph separator and bidi control escaped as \\n, \\x1b, \\u202e, and a
+    backslash as two, so no name or message can forge a line, hide text or reorder it, and two texts stay two.
+    `keep`: characters left as they are (a learner's code keeps its newlines and tabs)."""
+    out = []
+    for ch in str(text):
+        if ch in keep:
+            out.append(ch)
+        elif ch in NAMED:
+            out.append(NAMED[ch])
+        elif ch in BIDI or unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def identity(person):
@@ -35,11 +61,11 @@ def identity(person):
             "late": "late" if person.late else ""}
 
 
-def row(who, notebook, submission, check, verdict, detail):
+def row(who, notebook, submission, check, verdict, detail, note=""):
     """A gradebook row; `who`: the identity columns (see `identity`); points are filled in by `score`."""
     assert verdict in VERDICTS, verdict
     return {**dict.fromkeys(COLUMNS, ""), **who, "notebook": notebook or "", "submission": submission,
-            "check": check or "", "verdict": verdict, "detail": detail}
+            "check": check or "", "verdict": verdict, "detail": detail, "note": note or ""}
 
 
 def person_key(r):
@@ -81,13 +107,15 @@ def number(x):
 
 def totals(rows):
     """{person key: {"student", "student_id", "platform", "points", "max", "notebooks": {notebook: {"points", "max",
-    "counted" (the counted submission), "submissions", "late"}}}} from scored rows."""
+    "counted" (the counted submission), "submissions", "late"}}, "ungraded": [why, ...]}} from scored rows.  Everyone
+    with a row is here: a person none of whose files could be graded has no notebooks, 0 points, and the reasons."""
     people = {}
     for r in rows:
-        if not r["check"]:
-            continue
         p = people.setdefault(person_key(r), {"student": r["student"], "student_id": r["student_id"],
-                                              "platform": r["platform"], "notebooks": {}})
+                                              "platform": r["platform"], "notebooks": {}, "ungraded": []})
+        if not r["check"]:
+            p["ungraded"].append(f"{r['submission'].rsplit('/', 1)[-1].split(':')[-1]}: {r['detail']}")
+            continue
         nb = p["notebooks"].setdefault(r["notebook"], {"submissions": set(), "points": 0.0, "max": 0.0,
                                                        "counted": None, "late": False})
         nb["submissions"].add(r["submission"])
@@ -123,10 +151,12 @@ def replaced(path):
 
 
 def write(rows, path):
-    """CSV, or JSON (a list of objects) when the file name ends in .json, written whole or not at all."""
+    """CSV, or JSON (a list of objects) when the file name ends in .json, written whole or not at all; every text
+    shown() (control characters escaped)."""
+    rows = [{k: shown(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows]
     with replaced(path) as f:
         if str(path).lower().endswith(".json"):
-            json.dump(list(rows), f, indent=1, ensure_ascii=False)
+            json.dump(rows, f, indent=1, ensure_ascii=False)
             f.write("\n")
         else:
             writer = csv.DictWriter(f, fieldnames=COLUMNS)
@@ -152,7 +182,8 @@ def read(path):
 
 def summary(rows, count="best"):
     """Lines for a person to read: per person, points per notebook (the counted submission's, saying which when
-    there were several), late hand-ins, and anything that needs a look (TAMPERED, ERROR, TIMEOUT, NOT GRADED)."""
+    there were several), late hand-ins, and anything that needs a look (TAMPERED, ERROR, TIMEOUT, NOT GRADED).
+    Each line is shown() (a name cannot start a line of its own)."""
     people = totals(rows)
     attention = defaultdict(Counter)
     for r in rows:
@@ -160,25 +191,30 @@ def summary(rows, count="best"):
             attention[person_key(r)][r["verdict"]] += 1
     names = Counter(p["student"] for p in people.values())
     lines = []
-    for key in sorted(set(people) | set(attention), key=lambda k: (people.get(k, {}).get("student", k), k)):
-        p = people.get(key, {"notebooks": {}})
-        name = p.get("student") or next(r["student"] for r in rows if person_key(r) == key)
+    for key in sorted(people, key=lambda k: (people[k]["student"], k)):
+        p = people[key]
+        name = p["student"]
         sid = p.get("student_id", "")
-        shown = f"{name} ({sid})" if sid and (sid != name or names[name] > 1) else name
+        named = f"{name} ({sid})" if sid and (sid != name or names[name] > 1) else name
         parts, late = [], []
         for stem, nb in sorted(p["notebooks"].items()):
             many = len(nb["submissions"])
             parts.append(f"{stem} {number(nb['points'])}/{number(nb['max'])}"
                          + (f", {count} of {many}: {nb['counted']}" if many > 1 else ""))
             late += [stem] if nb["late"] else []
-        earned, possible = p.get("points", 0.0), p.get("max", 0.0)
-        line = (f"{shown}: {number(earned)} of {number(possible)} point{'' if possible == 1 else 's'}"
+        earned, possible = p["points"], p["max"]
+        line = (f"{named}: {number(earned)} of {number(possible)} point{'' if possible == 1 else 's'}"
                 + (f" ({'; '.join(parts)})" if parts else ""))
+        if not parts:
+            line += f"; nothing of theirs could be graded ({'; '.join(p['ungraded'])})"
         if late:
             line += f"; late: {', '.join(late)}"
         if attention[key]:
             line += "; look at: " + ", ".join(f"{n} {v}" for v, n in sorted(attention[key].items()))
-        lines.append(line)
+        notes = dict.fromkeys(r["note"] for r in rows if r["note"] and person_key(r) == key)
+        if notes:
+            line += "; note: " + "; ".join(notes)
+        lines.append(shown(line))
     lines.append("rows: " + tally(rows))
     return lines
 

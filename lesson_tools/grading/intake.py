@@ -9,17 +9,23 @@ Who a file belongs to, the first rule that applies:
 1. `--pattern REGEX` given: a regex with a named group `student_id` (and optionally `name`, `late`, `attempt`),
    searched in the file's path relative to the folder or zip given ('/' between parts), as nbgrader's
    FileNameCollectorPlugin does. A file it does not match is not graded (its row says so): nothing is guessed.
-2. Canvas: the file name `lastnamefirstname[_LATE]_USERID_SUBMISSIONID_ORIGINAL[-N].ext`; the user id is the person.
-3. Moodle: a folder (or a file name) `Full Name_PARTICIPANTID_assignsubmission_PLUGIN_...`; the participant id is
-   the person.
+2. Canvas and Moodle: the outermost part of the file's path (the folder given, its folders, the file name) that a
+   platform wrote: Canvas's `lastnamefirstname[_LATE]_USERID_ATTACHMENTID_ORIGINAL[-N].ext` (a file, or the folder
+   or zip of an inner zip it holds; the user id is the person), Moodle's `Full Name_PARTICIPANTID_assignsubmission_
+   PLUGIN_...` (a folder, or the start of a file name in a download without folders; the participant id is the
+   person).  What the student named (ORIGINAL, the file inside Moodle's folder) never decides: when it claims another
+   id, the person's note says so.
 4. A plain folder: the first folder under the folder given is the person; a file directly in it is named by its file
    name less the course notebook's name and a browser's download suffix (`s1042_02_model (1).ipynb` -> s1042).
    A folder that holds one notebook for several people is refused by the grader (`merged_folders`).
 
 Zips (a Canvas download) are read in place, with the limits files have: at most MAX_MEMBERS entries, each at most
-MAX_BYTES (read so, whatever its header claims); an entry whose path climbs out (`..`, absolute), a link, an
-encrypted entry or a zip inside the zip is a file with a `problem` (a row of its own, never read).
+MAX_BYTES (read so, whatever its header claims); an entry whose path climbs out (`..`, absolute), a link or an
+encrypted entry is a file with a `problem` (a row of its own, never read).  A zip inside the zip (a learner who
+handed in a zip) is read in place the same way, under the same limits, its files its person's (the platform's name
+for it is on the inner zip); a zip inside that one is a problem.
 """
+import contextlib
 import os
 import re
 import stat
@@ -30,11 +36,12 @@ from pathlib import Path, PurePosixPath
 
 MAX_BYTES = 16 * 1024 * 1024          # about 20 times the largest notebook of the course, outputs and all
 MAX_MEMBERS = 10_000                  # entries of one zip
+MAX_ZIP_BYTES = 64 * 1024 * 1024      # a zip a learner handed in, inside the platform's zip (read in place)
 SKIPPED = ("__MACOSX", "__pycache__")
 DOWNLOAD_SUFFIX = re.compile(r"(\s*\(\d+\)|[\s_-]*copy(\s*\d+)?)+$", re.IGNORECASE)
-CANVAS = re.compile(r"^(?P<name>[^_/]+?)(?P<late>_LATE)?_(?P<user_id>\d+)_(?P<submission_id>\d+)_"
+CANVAS = re.compile(r"^(?P<name>[^_/]+?)(?P<late>_LATE)?_(?P<user_id>\d+)_(?P<attachment_id>\d+)_"
                     r"(?P<original>.+?)(?:-(?P<resubmission>\d+))?(?P<ext>\.[^./]+)?$")
-MOODLE = re.compile(r"^(?P<name>.+)_(?P<user_id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<rest>.*)$")
+MOODLE = re.compile(r"^(?P<name>.+?)_(?P<user_id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<rest>.*)$")
 PATTERN_GROUPS = ("student_id", "name", "late", "attempt")
 
 
@@ -57,9 +64,12 @@ class File:
     def read_bytes(self):
         """The file's bytes, at most MAX_BYTES + 1 of them (a larger file is refused by its reader)."""
         if isinstance(self.source, tuple):
-            archive, member = self.source
+            archive, member, *inner = self.source
             with zipfile.ZipFile(archive) as zf, zf.open(member) as f:
-                return f.read(MAX_BYTES + 1)
+                if not inner:
+                    return f.read(MAX_BYTES + 1)
+                with zipfile.ZipFile(f) as nested, nested.open(inner[0]) as g:
+                    return g.read(MAX_BYTES + 1)
         with open(self.source, "rb") as f:
             return f.read(MAX_BYTES + 1)
 
@@ -86,6 +96,7 @@ class Person:
     prefix: str = ""
     folder: str = None        # plain folders: the folder that names the person
     within: tuple = ()        # plain folders: what tells submissions in it apart (sub-folders, the name in the file)
+    claim: str = field(default=None, compare=False)   # a name the student chose that claims another id
 
     @property
     def key(self):
@@ -100,41 +111,59 @@ def _skipped(parts):
     return any(part.startswith(".") or part in SKIPPED for part in parts)
 
 
-def _zip_files(path, label):
-    """The entries of the zip at `path`, as Files (problems named, nothing extracted)."""
+def _zip_files(path, label, within=None, outer=()):
+    """The entries of the zip at `path` (or, `within` = (its name, its info) in the zip at `path`, of that inner zip),
+    as Files (problems named, nothing extracted).  `outer`: the inner zip's path parts, which its files' start with."""
+    size, mtime = (within[1].file_size, _zip_time(within[1])) if within else (path.stat().st_size, path.stat().st_mtime)
     try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
-        return [File(label, (), path.stat().st_size, path.stat().st_mtime, path, f"not a zip that can be read: {exc}")]
-    with zf:
-        infos = [i for i in zf.infolist() if not i.is_dir()]
-        if len(infos) > MAX_MEMBERS:
-            return [File(label, (), path.stat().st_size, path.stat().st_mtime, path,
-                         f"not read: the zip holds {len(infos)} files, more than {MAX_MEMBERS} (no class hands in "
-                         f"that many); unzip it and give the folders you mean to grade")]
-        files = []
-        for info in infos:
-            name = info.filename.replace("\\", "/")
-            rel = PurePosixPath(name).parts
-            where = f"{label}:{name}"
-            mtime = _zip_time(info)
-            problem = None
-            if name.startswith("/") or re.match(r"^[A-Za-z]:", name) or ".." in rel:
-                problem = f"not read: its path {name!r} climbs out of the zip"
-            elif _skipped(rel):
-                continue
-            elif stat.S_ISLNK(info.external_attr >> 16):
-                with zf.open(info) as link:
-                    target = link.read(200).decode("utf-8", "replace")
-                problem = f"not read: a link inside the zip (to {target!r}), not a file"
-            elif info.flag_bits & 0x1:
-                problem = "not read: an encrypted entry of the zip"
-            elif name.lower().endswith(".zip"):
-                problem = "not read: a zip inside the zip; unzip it and give its folder"
-            elif info.file_size > MAX_BYTES:
-                problem = f"not graded: {info.file_size / 1e6:.0f} MB is larger than any notebook of the course"
-            files.append(File(where, rel, info.file_size, mtime, (path, info.filename), problem))
-        return files
+        with contextlib.ExitStack() as stack:
+            if within:
+                zf = stack.enter_context(zipfile.ZipFile(stack.enter_context(
+                    stack.enter_context(zipfile.ZipFile(path)).open(within[0]))))
+            else:
+                zf = stack.enter_context(zipfile.ZipFile(path))
+            return _entries(zf, path, label, within, outer, size, mtime)
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
+        return [File(label, outer, size, mtime, (path, within[0]) if within else path,
+                     f"not a zip that can be read: {exc}")]
+
+
+def _entries(zf, path, label, within, outer, size, mtime):
+    infos = [i for i in zf.infolist() if not i.is_dir()]
+    if len(infos) > MAX_MEMBERS:
+        return [File(label, outer, size, mtime, (path, within[0]) if within else path,
+                     f"not read: the zip holds {len(infos)} files, more than {MAX_MEMBERS} (no class hands in that "
+                     f"many)")]
+    files = []
+    for info in infos:
+        name = info.filename.replace("\\", "/")
+        rel = PurePosixPath(name).parts
+        where = f"{label}:{name}"
+        source = (path, within[0], info.filename) if within else (path, info.filename)
+        problem = None
+        if name.startswith("/") or re.match(r"^[A-Za-z]:", name) or ".." in rel:
+            problem = f"not read: its path {name!r} climbs out of the zip"
+        elif _skipped(rel):
+            continue
+        elif stat.S_ISLNK(info.external_attr >> 16):
+            with zf.open(info) as link:
+                target = link.read(200).decode("utf-8", "replace")
+            problem = f"not read: a link inside the zip (to {target!r}), not a file"
+        elif info.flag_bits & 0x1:
+            problem = "not read: an encrypted entry of the zip"
+        elif name.lower().endswith(".zip") and within:
+            problem = "not read: a zip inside a zip inside the download"
+        elif name.lower().endswith(".zip") and info.file_size > MAX_ZIP_BYTES:
+            problem = f"not read: a zip of {info.file_size / 1e6:.0f} MB inside the download, more than a learner hands in"
+        elif name.lower().endswith(".zip"):
+            files += _zip_files(path, where, (info.filename, info), (*outer, *rel))
+            continue
+        elif info.file_size > MAX_BYTES:
+            problem = f"not graded: {info.file_size / 1e6:.0f} MB is larger than any notebook of the course"
+        files.append(File(where, (*outer, *rel), info.file_size, _zip_time(info), source, problem))
+    if not files:
+        return [File(label, outer, size, mtime, (path, within[0]) if within else path, "not graded: an empty zip")]
+    return files
 
 
 def _zip_time(info):
@@ -245,19 +274,22 @@ def person(file, stem=None, pattern=None):
         attempt = int(groups["attempt"]) if (groups.get("attempt") or "").isdigit() else 0
         return Person(sid, normalised(groups.get("name") or sid), "pattern",
                       bool(groups.get("late")), (attempt, file.mtime, file.label), sid)
-    canvas = CANVAS.match(file.rel[-1])
-    if canvas:
-        g = canvas.groupdict()
-        prefix = f"{g['name']}{g['late'] or ''}_{g['user_id']}_{g['submission_id']}"
-        return Person(g["user_id"], normalised(g["name"]), "canvas", bool(g["late"]),
-                      (int(g["submission_id"]), int(g["resubmission"] or 0), file.mtime, file.label), prefix)
-    for part in reversed(file.label.replace(":", "/").split("/")):      # the folder given may be the person's own
-        moodle = MOODLE.match(part)
-        if moodle:
-            g = moodle.groupdict()
-            prefix = f"{g['name']}_{g['user_id']}_assignsubmission_{g['plugin']}_"
-            return Person(g["user_id"], normalised(g["name"]), "moodle", False,
-                          (file.mtime, file.label), prefix)
+    parts = file.label.replace(":", "/").split("/")
+    found = next(((k, kind, m) for k, part in enumerate(parts)      # outermost first: what the platform wrote
+                  for kind, m in (("canvas", CANVAS.match(part)), ("moodle", MOODLE.match(part))) if m), None)
+    if found is not None:
+        k, kind, m = found
+        g = m.groupdict()
+        chosen = g["rest"] if kind == "moodle" else g["original"] + (g["ext"] or "")   # the student's own name
+        claim = _claim([chosen, *parts[k + 1:]], g["user_id"], kind, parts[k])
+        if kind == "canvas":
+            prefix = f"{g['name']}{g['late'] or ''}_{g['user_id']}_{g['attachment_id']}"
+            return Person(g["user_id"], normalised(g["name"]), "canvas", bool(g["late"]),
+                          (int(g["attachment_id"]), int(g["resubmission"] or 0), file.mtime, file.label), prefix,
+                          claim=claim)
+        prefix = f"{g['name']}_{g['user_id']}_assignsubmission_{g['plugin']}_"
+        return Person(g["user_id"], normalised(g["name"]), "moodle", False, (file.mtime, file.label), prefix,
+                      claim=claim)
     from_file = _name_in_file(file.rel[-1], stem)
     if len(file.rel) > 1:
         name = normalised(file.rel[0])
@@ -267,6 +299,16 @@ def person(file, stem=None, pattern=None):
     if not from_file and len(file.label.split("/")) > 1:
         name = normalised(file.label.split("/")[-2])         # nothing left of the file name: the folder given
     return Person(name, name, "file name", False, (file.mtime, file.label), name)
+
+
+def _claim(inner, own_id, platform, written):
+    """A note when a part the student named (`inner`: below the part the platform wrote) claims another id."""
+    for part in inner:
+        for kind, m in (("Canvas user", CANVAS.match(part)), ("Moodle participant", MOODLE.match(part))):
+            if m and m.group("user_id") != own_id:
+                return (f"the name {part!r}, which the student chose, claims to be {kind} {m.group('user_id')}'s; "
+                        f"graded as {platform} id {own_id}'s, from {written!r}, which the platform wrote")
+    return None
 
 
 def _name_in_file(filename, stem):

@@ -1,6 +1,6 @@
 """Grade one submission: the task that runs on a local worker process or on a Dask worker.
 
-    rows = grade_task(task)        # task: see make_task; rows: gradebook rows for this submission
+    graded = grade_task(task)      # task: see make_task; graded.rows: its gradebook rows; graded.starved
 
 In a temporary folder of its own (removed afterwards): a verified copy of lesson_lib for the kernel, without the
 answers of the notebook's exercises (lesson_tools.grading.withheld), and a working folder.  Then
@@ -22,10 +22,18 @@ verify.
 import shutil
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from . import gradebook as gb
 from . import withheld
 from .verified import CourseFilesChanged, changed, copy_kernel_side, package_root, restore_command
+
+
+class Graded(NamedTuple):
+    """One submission's gradebook rows, and whether its kernel was starved of CPU (kernel.KernelRun.starved): only
+    then does a TIMEOUT say more about the machine than about the submission."""
+    rows: list
+    starved: bool = False
 
 
 def make_task(submission, course_nb, all_check_names, expected, limits):
@@ -37,8 +45,7 @@ def make_task(submission, course_nb, all_check_names, expected, limits):
 
 
 def _rows(task, verdicts):
-    note = f"; note: {task['note']}" if task.get("note") else ""
-    return [gb.row(task["who"], task["notebook"], task["submission"], name, verdict, detail + note)
+    return [gb.row(task["who"], task["notebook"], task["submission"], name, verdict, detail, task.get("note"))
             for name, verdict, detail in verdicts]
 
 
@@ -73,8 +80,8 @@ def caps_for(limits):
 
 
 def grade_task(task):
-    """Rows for one submission (see the module's docstring).  Raises CourseFilesChanged when this worker's
-    lesson_lib differs from the grader's hashes: grading itself cannot go on there."""
+    """Graded(rows, starved) for one submission (see the module's docstring).  Raises CourseFilesChanged when this
+    worker's lesson_lib differs from the grader's hashes: grading itself cannot go on there."""
     import nbformat
     from . import kernel
     from .judge import Judge
@@ -117,7 +124,7 @@ def grade_task(task):
             verdicts = [(name, gb.TAMPERED, f"{reasons}. Verdict without the tampering: "
                                             f"{detail if detail.startswith(verdict) else verdict + ': ' + detail}")
                         for name, verdict, detail in verdicts]
-        return _rows(task, verdicts)
+        return Graded(_rows(task, verdicts), run.starved())
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -16,7 +16,11 @@ descriptors 1 and 2, however reached), which go to a file of the submission's (c
 never to the grader's terminal.
 
 With a group, the seconds are the CPU seconds of everything in the sandbox (a loaded machine slows a cell without
-making it use more), with a wall-clock backstop `wall_factor` times as long; without one, wall-clock seconds.
+making it use more), with a wall-clock backstop `wall_factor` times as long for one cell; without one, wall-clock
+seconds.  Either way the notebook as a whole gets `notebook_s` seconds on the clock, all its cells together: no
+submission holds a worker longer, whatever it waits for.  The run also says how long its processes were runnable
+but waited for a CPU (Linux's schedstat): a submission starved by a busy machine waited much of its time, one that
+slept did not (the grader gives only the first a second try).
 Errors raised by cells do not stop the run (a later exercise can still be graded); they are recorded.
 """
 import asyncio
@@ -37,6 +41,40 @@ POLL_S = 0.1               # how often a cell's CPU time is read
 KILL_AFTER_S = 5           # an interrupted cell still running this long after its CPU limit: its sandbox is killed
 TERMINAL = "terminal.log"  # in the submission's folder: what the kernel's processes write to fd 1 and 2
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+STARVED = 0.2              # a run that waited for a CPU longer than this share of its time was starved of it
+
+
+def _descendants(pid):
+    """pid and every process below it (read from /proc: each thread's children)."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        try:
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{tid}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            continue
+    return found
+
+
+def waited_seconds(pids):
+    """Seconds the threads of the processes `pids` spent runnable but waiting on a run queue (the second field of
+    Linux's /proc/PID/task/TID/schedstat), summed; 0 where the system does not say."""
+    total = 0
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    total += int(f.read().split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    return total / 1e9
 
 
 def environment(course):
@@ -56,6 +94,13 @@ class KernelRun:
     completed: int = 0
     stop: tuple = None
     verdicts: dict = field(default_factory=dict)      # check index -> {"status", "line"} from the judge
+    wall: float = 0.0         # seconds on the clock from the kernel's start to the end of the run
+    waited: float = 0.0       # of those, seconds its processes' threads were runnable but waited for a CPU (summed)
+
+    def starved(self):
+        """True when the run waited for a CPU for more than STARVED of its time on the clock: a busy machine, not
+        the submission, used its time."""
+        return self.waited > STARVED * self.wall
 
 
 def _error_text(outputs):
@@ -123,6 +168,12 @@ class _Meter:
     def now(self):
         return self.group.cpu_seconds() if self.group is not None else time.monotonic()
 
+    def waited(self, process):
+        """Seconds the submission's processes have waited for a CPU so far (the group's, or the kernel's tree)."""
+        if process is None:
+            return 0.0
+        return waited_seconds(self.group.pids() if self.group is not None else _descendants(process.pid))
+
     def over_cell(self, where):
         if self.group is None:
             return f"{where} ran longer than {self.limits.cell_s:g} s (per-cell limit)"
@@ -139,11 +190,14 @@ class _Meter:
         return self.over_cell(where) if by_cell else self.over_notebook(where)
 
     def over_clock(self, where, by_cell):
-        limit, what = ((self.limits.cell_s, "per-cell") if by_cell else (self.limits.notebook_s, "whole-notebook"))
         if self.group is None:
             return self.over(where, by_cell)
-        return (f"{where} ran longer than {limit * self.factor:g} s on the clock (the wall-clock backstop of the "
-                f"{what} limit of {limit:g} s of CPU time; the code waited rather than computed)")
+        if not by_cell:
+            return (f"{where} was running when the notebook reached {self.limits.notebook_s:g} s on the clock (the "
+                    f"whole-notebook limit: all its cells together, whatever they wait for)")
+        return (f"{where} ran longer than {self.limits.cell_s * self.factor:g} s on the clock (the wall-clock "
+                f"backstop of the per-cell limit of {self.limits.cell_s:g} s of CPU time; the code waited rather than "
+                f"computed)")
 
 
 async def _watch(km, group, until, over):
@@ -174,13 +228,14 @@ async def _run(steps, workdir, course, limits, run, judge, group):
     client = Client(nb, km=km, timeout=int(limits.cell_s), allow_errors=True, interrupt_on_timeout=False,
                     shutdown_kernel="immediate", record_timing=False)
     client.cap = int(limits.output_mb * 2**20)
-    meter, process = _Meter(group, limits), None
+    meter, process, clock_start = _Meter(group, limits), None, None
     terminal = open(workdir.parent / TERMINAL, "wb")                   # the kernel's fd 1 and 2
     try:
         async with client.async_setup_kernel(env=environment(course), cwd=str(workdir), stdout=terminal,
                                              stderr=terminal):
             process = km.provisioner.process
-            start, clock_end = meter.now(), time.monotonic() + limits.notebook_s * meter.factor   # kernel ready
+            start, clock_start = meter.now(), time.monotonic()           # the kernel is ready
+            clock_end, waited_before = clock_start + limits.notebook_s, meter.waited(process)
             for i, (step, cell) in enumerate(zip(steps, nb.cells)):
                 left, clock_left = limits.notebook_s - (meter.now() - start), clock_end - time.monotonic()
                 if left <= 0 or clock_left <= 0:
@@ -233,6 +288,8 @@ async def _run(steps, workdir, course, limits, run, judge, group):
     except (RuntimeError, TimeoutError, OSError) as exc:
         run.stop = run.stop or ("ERROR", f"the kernel could not run the notebook ({type(exc).__name__}: {exc})")
     finally:
+        if clock_start is not None:
+            run.wall, run.waited = time.monotonic() - clock_start, meter.waited(process) - waited_before
         if process is not None:
             try:
                 os.killpg(process.pid, signal.SIGKILL)      # the kernel's group: anything its code left running

@@ -109,7 +109,8 @@ def identify(file, course, pattern=None):
         nb, text = read(file)
     except (OSError, ValueError) as exc:
         climbs = not file.rel or ".." in file.rel
-        return Submission(file, (not climbs and person(file, None, pattern)) or _unmatched(file), problem=str(exc))
+        who = (not climbs and person(file, None, pattern)) or _unmatched(file)
+        return Submission(file, who, problem=str(exc), note=who.claim)
     stem, how = match(nb, course)
     who = person(file, stem, pattern)
     if who is None:
@@ -120,7 +121,8 @@ def identify(file, course, pattern=None):
     sub = Submission(file, who, stem, how, text, code=code_cells(nb))
     if not course[stem].checks:
         sub.problem = f"{stem} has no graded checks"
-    sub.note = how.split("; ", 1)[1] if "; " in (how or "") else None     # names are flagged across the class
+    notes = [how.split("; ", 1)[1]] if "; " in (how or "") else []         # names are flagged across the class
+    sub.note = "; ".join(notes + ([who.claim] if who.claim else [])) or None
     return sub
 
 
