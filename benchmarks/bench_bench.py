@@ -22,15 +22,15 @@ import numpy as np
 import PIL.Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
-from lesson_lib.ui.bench import Bench                              # noqa: E402
-from lesson_lib.ui.blit import png_bytes                           # noqa: E402
+from lesson_course.ui.bench import Bench                              # noqa: E402
+from lesson_course.ui.blit import png_bytes                           # noqa: E402
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "browser"
 PRESSES = 3
 
 
 def encode_times(figure, repeat=20):
-    """The figure's PNG from the course's writer (lesson_lib.ui.blit.png_bytes) and from Pillow's (as the Bench
+    """The figure's PNG from the course's writer (lesson_course.ui.blit.png_bytes) and from Pillow's (as the Bench
     encoded before, compress_level 1): best time of `repeat` and size of each."""
     rgb = np.asarray(figure.canvas.buffer_rgba())[..., :3]
     image = PIL.Image.fromarray(np.ascontiguousarray(rgb))

@@ -35,7 +35,7 @@ def measure():
     from lesson_lib.control import PD, ComputedTorque
     from lesson_lib.data import write_letters
     from lesson_lib.data.letters import TRAIN_LETTERS
-    from lesson_lib.ui import writing
+    from lesson_course.ui import writing
 
     chain = double_pendulum()
     train = write_letters(TRAIN_LETTERS, chain, seed=0).sample(dt=0.01)
@@ -86,7 +86,7 @@ def main(argv=None):
     checkouts = [ROOT] + ([args.against.resolve()] if args.against else [])
     for checkout in checkouts:
         if not (checkout / "lesson_lib" / "ui" / "writing.py").is_file():
-            parser.error(f"{checkout} has no lesson_lib/ui/writing.py")
+            parser.error(f"{checkout} has no lesson_course/ui/writing.py")
     results = {c: [] for c in checkouts}
     for _ in range(args.rounds):
         for checkout in checkouts:

@@ -19,7 +19,7 @@ mutations: "XX" around it, lower or upper case) that is only text a person reads
   - the message of an exception, i.e. the first argument of a call to an exception class
     (raise ValueError("..."), Fail("...", key): the key is NOT a message),
   - a hint, a fix or an example a message quotes: the arguments `hint`, `fix`, `example`, `expected`, `what`,
-    `what_real` of the library's own functions (lesson_lib._validate's checkers, whose messages print them), the
+    `what_real` of the library's own functions (lesson_lib.validate's checkers, whose messages print them), the
     `text` of the model room's refusals (`_refuse(path, text)`), and the `help` text of a command-line option,
   - an entry added to a list of hints (hints.append("...")),
   - prose printed for the learner: a string literal of two or more words passed to print() (the notebooks' stored
@@ -71,9 +71,9 @@ MUTANTS = ROOT / "mutants"
 
 GROUPS = {  # group -> (goal, module prefixes)
     "physics": (0.90, ("lesson_lib.physics.", "lesson_lib.data.", "lesson_lib.evaluation.", "lesson_lib.control.",
-                       "lesson_lib._validate", "lesson_lib.limits", "lesson_lib.facts")),
+                       "lesson_lib.validate", "lesson_lib.limits", "lesson_lib.facts")),
     "model": (0.90, ("lesson_lib.model.",)),
-    "course": (0.80, ("lesson_lib.course.",)),
+    "course": (0.80, ("lesson_course.",)),
 }
 MESSAGE_PARAMETERS = {"hint", "fix", "example", "expected", "what", "what_real", "text", "help"}
 KILLED = {"killed", "timeout"}

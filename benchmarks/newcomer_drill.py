@@ -54,12 +54,12 @@ DRILLS = [
        "def __init__(self, n_dof=2, hidden=(64, 64),")],
      ["tests/test_facts.py", "tests/test_course.py"], ["hidden=(64, 64)", "lesson_lib.facts.HIDDEN"]),
     ("readout: a new Bench panel (the arm's reach) written only when a slider moves, left out of Bench.PANELS",
-     [("lesson_lib/ui/bench.py", '        self.readout = widgets.HTML().add_class("bench-readout")\n',
+     [("lesson_course/ui/bench.py", '        self.readout = widgets.HTML().add_class("bench-readout")\n',
        '        self.readout = widgets.HTML().add_class("bench-readout")\n'
        '        self.reach = widgets.HTML().add_class("bench-reach")\n'),
-      ("lesson_lib/ui/bench.py", "widgets.VBox([self.readout, self.status, self.badge])",
+      ("lesson_course/ui/bench.py", "widgets.VBox([self.readout, self.status, self.badge])",
        "widgets.VBox([self.readout, self.reach, self.status, self.badge])"),
-      ("lesson_lib/ui/bench.py", "    def _on_slider(self, change):\n        self.update_q()\n",
+      ("lesson_course/ui/bench.py", "    def _on_slider(self, change):\n        self.update_q()\n",
        "    def _on_slider(self, change):\n        self.update_q()\n"
        "        self.reach.value = f\"<div>tip at {float(np.sum(self.chain.l)):.2f} m at most</div>\"\n")],
      ["tests/test_bench.py"], ["reach"]),
@@ -81,7 +81,7 @@ DRILLS = [
        "c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t")],
      ["tests/test_model_optimizers.py"], ["test_each_optimiser_steps_as_its_textbook_says_from_the_first_step_on[adam]"]),
     ("hint: a new hint for 00's check that no wrong answer can reach",
-     [("lesson_lib/course/checks/nb00_start_here.py", '    "sum": "the total mass is the sum',
+     [("lesson_course/checks/nb00_start_here.py", '    "sum": "the total mass is the sum',
        '    "negative": "a mass is never negative: check the sign of what you add",\n'
        '    "sum": "the total mass is the sum')],
      ["tests/test_checks.py"], ["negative"]),

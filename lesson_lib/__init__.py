@@ -8,15 +8,14 @@ Rooms (one concern each; a later room uses the earlier ones, never a copy of the
 - model/       DeLaN (M = L L^T, g = dV/dq, c from dM/dq), BlackBox (the foil), training; definition (the loss in
                plain autograd) and fast/ (the same loss as one fused primitive)
 - evaluation/  mass-matrix error over the torus, SPD margin, torque errors, the lesson's PASS check; audits
-- course/      exercise checks, feedback, predict-first reveals, notebook helpers
 - control/     computed-torque and PD control of the true arm, tracking letters
-- ui/          the Bench widget, the notebooks' figures, the palette
 - facts        the lesson's numbers (PASS threshold, grid size, default training settings), one home each
 - limits       hard limits that keep a call from hanging or exhausting memory, one home each
+- validate     the checks of every public function's arguments, and the messages that say what is wrong
 
-The names below are the public API: `from lesson_lib import DeLaN, double_pendulum, ...`.  The teachers' and
-graders' tools (build, check, release, links, grading) are a package of their own, lesson_tools, which imports
-this one and is never imported by it.
+The names below are the public API: `from lesson_lib import DeLaN, double_pendulum, ...`.  The science only: what
+a notebook calls on top of it (checks, reveals, reviews, the Bench, figures) is lesson_course, and the teachers'
+and graders' tools are lesson_tools; both import this package, which imports neither.
 """
 from .data import sample_trajectories, sample_uniform
 from .evaluation.metrics import (lesson_check, mass_matrix_error, min_eigenvalue, part_errors, torque_nmse,

@@ -1,5 +1,5 @@
 """Every limit of the library, one home each.  Most are hard limits: requests beyond them would hang the kernel or
-exhaust the memory of a learner's machine (Binder gives about 2 GB); each raises lesson_lib._validate.LimitExceeded
+exhaust the memory of a learner's machine (Binder gives about 2 GB); each raises lesson_lib.validate.LimitExceeded
 with the number asked for and the limit, and each is far above every use in the course and its projects (figures
 from a 2-core machine).  The others bound a setting's range (EPS_MAX, POTENTIAL_SCALE_RANGE), say when a
 simulation has diverged (MAX_SPEED), what the arm's motors can give (TAU_MAX) or which arms take a faster path
@@ -44,13 +44,3 @@ def max_states(n_dof, sizes):
     """States one model call may evaluate (or train on at once): a call on B states builds arrays of up to
     B (1 + n) max(widest layer, n^2) numbers (the jet through the widest layer, L's jet)."""
     return MAX_NUMBERS_PER_ARRAY // ((1 + n_dof) * max(max(sizes), n_dof * n_dof))
-
-# ---------------------------------------------------------------------- the Bench and the writing desk
-MAX_STEPS_PER_PRESS = 100_000          # about a minute of training: beyond that a press looks hung
-MAX_GRID_POINTS = 201                  # 201 x 201 = 40,401 configurations per update
-MAX_WORD = 12               # characters the desk writes (a 12-letter word takes about 50 s of writing)
-MAX_SECONDS = 60.0          # s of writing the desk simulates for one word (about 6,000 controller ticks)
-
-# ---------------------------------------------------------------------- the learner's reviews (kept in the browser)
-MAX_REVIEW_EVENTS = 5_000       # events one review history keeps, the newest (a year of daily reviews of every card)
-MAX_ANSWER_CHARS = 1_000        # characters of a learner's typed answer kept with a rating

@@ -12,7 +12,7 @@ The course's notebooks are the ones in lesson_tools/catalog.py.  Commands, from 
 `build` writes the current facts and catalog into the markers of every notebook's markdown and of README.md
 (lesson_tools.markers), stamps every notebook it writes with metadata["lesson"] = {"notebook": "<id>"}
 (the grader matches submissions by it), executes the teachers' source, writes the learner version with the
-solutions stripped and no outputs, and writes the exercises' stubs into lesson_lib/course/checks/stubs.json.
+solutions stripped and no outputs, and writes the exercises' stubs into lesson_course/checks/stubs.json.
 `check` lists every problem: a learner version out of sync with its source or carrying outputs, a stale or
 unknown marker, a fact written bare in prose or code, a missing catalog marker or stamp, stale stubs, a default
 that differs from its fact, and the exercise rules below.
@@ -39,7 +39,7 @@ The exercise pattern (every "Your turn" in the course)
    A block must be indented (inside a def): defining the stub then succeeds, so the learner notebook runs top
    to bottom and the check reports NOT ATTEMPTED.  `build` refuses a block at the top level of a cell.
 4. The check cell comes after it, before the next exercise, in this form: the marker line first (it makes the
-   grader compare the cell), then a call of a registered check (lesson_lib.course.checks.REGISTRY) of this
+   grader compare the cell), then a call of a registered check (lesson_course.checks.REGISTRY) of this
    notebook, passed the learner's function the check expects (its spec.function):
 
        # NBVAL_CHECK_OUTPUT
@@ -71,7 +71,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
 README = ROOT / "README.md"
-STUBS = ROOT / "lesson_lib" / "course" / "checks" / "stubs.json"
+STUBS = ROOT / "lesson_course" / "checks" / "stubs.json"
 
 def stamp(nb, notebook_id):
     """Mark nb as the course's notebook `notebook_id` (metadata["lesson"]), for the grader."""
@@ -216,7 +216,7 @@ def exercise_stubs(teacher):
 
 
 def stubs_text(teachers):
-    """The text of lesson_lib/course/checks/stubs.json for {notebook id: teachers' source}."""
+    """The text of lesson_course/checks/stubs.json for {notebook id: teachers' source}."""
     table = {notebook_id: exercise_stubs(nb) for notebook_id, nb in teachers.items()}
     return json.dumps({k: v for k, v in table.items() if v}, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -282,7 +282,7 @@ def exercise_problems(nb, notebook_id, registry):
                 spec = registry.get(name)
                 if spec is None:
                     problems.append(f"cell {i} calls checks.{name}, which is not a registered check "
-                                    f"(lesson_lib.course.checks.REGISTRY)")
+                                    f"(lesson_course.checks.REGISTRY)")
                     continue
                 used.add(name)
                 waiting = None
@@ -366,7 +366,7 @@ FACT_DEFAULTS = {
                                      "activation": "ACTIVATION", "potential_scale": "POTENTIAL_SCALE"},
     "lesson_lib.model.blackbox:BlackBox": {"hidden": "HIDDEN", "lr": "LR", "batch_size": "BATCH_SIZE",
                                            "activation": "ACTIVATION"},
-    "lesson_lib.ui.bench:Bench": {"seed": "SEED", "steps_per_press": "STEPS_PER_PRESS", "grid_points": "GRID_POINTS"},
+    "lesson_course.ui.bench:Bench": {"seed": "SEED", "steps_per_press": "STEPS_PER_PRESS", "grid_points": "GRID_POINTS"},
     "lesson_lib.data.sampling:sample_uniform": {"n_samples": "N_SAMPLES", "qd_max": "QD_MAX", "qdd_max": "QDD_MAX"},
 }
 
@@ -402,9 +402,10 @@ def _sync_problem(expected, actual):
     return f"cell {i} ('{first}') differs from its teachers' source"
 
 
-# The design card's top level (plus the benchmarks/ and .ci/ folders, the tools' package and the packaging files).
+# The design card's top level (plus the benchmarks/ and .ci/ folders, the course's machinery and the tools'
+# packages, and the packaging files).
 TOP_LEVEL = {"README.md", "requirements.txt", "notebooks", "lesson_lib", "tests", "binder", "benchmarks", ".ci",
-             "lesson_tools", "pyproject.toml", ".gitignore"}
+             "lesson_course", "lesson_tools", "pyproject.toml", ".gitignore"}
 
 
 def layout_problems(root=ROOT):
@@ -428,7 +429,7 @@ def _show(path):
 
 def check(log=print):
     """Every problem (list of strings) in the course's notebooks and README.md (sources only, not outputs)."""
-    from lesson_lib.course.checks import REGISTRY
+    from lesson_course.checks import REGISTRY
     problems, learners, teachers = [], {}, {}
     for entry in catalog.CATALOG:
         path, target = source_path(entry), NOTEBOOKS / f"{entry.id}.ipynb"

@@ -1,4 +1,4 @@
-"""The course's review cards (lesson_lib/course/cards.json), read from the notebooks' retrieval questions, their
+"""The course's review cards (lesson_course/cards.json), read from the notebooks' retrieval questions, their
 one home.  A question is a bold label in a markdown cell, then the question, then its answer folded away:
 
     **A1.** Why must a robot's mass matrix be symmetric positive-definite?       (or **Think!** ...)
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from nbconvert.filters.markdown import markdown2html_mistune
 
-CARDS = Path(__file__).resolve().parents[1] / "lesson_lib" / "course" / "cards.json"
+CARDS = Path(__file__).resolve().parents[1] / "lesson_course" / "cards.json"
 QUESTION = re.compile(r"\*\*(?P<label>[A-Z]\d+\.|Think!)\*\*\s*(?P<question>.+?)\s*<details>\s*<summary>"
                       r"(?:Answer|Reveal)</summary>\s*(?P<answer>.+?)\s*</details>", re.S)
 HEADING = re.compile(r"^#+ .*$", re.M)

@@ -9,11 +9,12 @@ The edition holds, generated from the teachers' sources in notebooks/solutions/ 
 
     notebooks/      the learner notebooks: every solution block replaced by its stub, cells tagged `solution`
                     dropped, no stored outputs or widget state (nothing shown before a prediction); the Bench app
-    lesson_lib/     the library learners import (physics, data, model, evaluation, control, the Bench and
-                    figures, the exercise checks with their hints and reveals), and nothing else
+    lesson_lib/     the science learners import (physics, data, model, evaluation, control)
+    lesson_course/  the course's machinery their notebooks call (the exercise checks with their hints, reveals,
+                    reviews, the Bench, the writing desk, figures), and nothing else
     binder/         the learners' environment: this repository's binder/ (course pins and Voilà only; closing a
                     tab shuts its kernel down)
-    pyproject.toml  installs lesson_lib alone
+    pyproject.toml  installs lesson_lib and lesson_course, with what they import
     README.md       for learners: start here, how checks work, how to hand in a notebook
 
 and nothing of the teachers': no solutions, tests, benchmarks, build or grading code (lesson_tools).  The same
@@ -22,7 +23,7 @@ sources give the same files, byte for byte, so a release with nothing new change
 A branch release lets a Binder link to that branch (`python -m lesson_tools links` points there by default) give
 learners the edition alone: publish it with `git push REMOTE learners`, REMOTE the public repository learners open
 (`--remote NAME` names it once and git remembers it as the branch's pushRemote; with a single remote, that one).
-The course must pass `python -m lesson_tools check` first, and its sources (notebooks/, lesson_lib/, binder/) must
+The course must pass `python -m lesson_tools check` first, and its sources (notebooks/, the packages, binder/) must
 be committed, so that the edition is one commit's; the release refuses otherwise (`--allow-uncommitted` releases
 the work tree as it is, and the branch's commit message says so).
 """
@@ -41,7 +42,7 @@ from .notebook_format import CourseError, learner_version
 
 BRANCH = "learners"
 MARK = "<!-- The learners' edition, written by `python -m lesson_tools release`. Do not edit: edit the teachers' repository. -->"
-LIBRARY = "lesson_lib"
+from lesson_tools.grading.verified import LEARNERS  # noqa: E402 -- the packages learners get
 SKIP = {"__pycache__", ".ipynb_checkpoints"}
 
 PYPROJECT = """\
@@ -50,21 +51,29 @@ requires = ["setuptools>=61"]
 build-backend = "setuptools.build_meta"
 
 [project]
-name = "lesson_lib"
+name = "learn-the-structure"
 version = "0.1.0"
-description = "The library of the course 'Learn the structure, not the map': RNEA truth and a Deep Lagrangian Network"
+description = "The course 'Learn the structure, not the map': RNEA truth, a Deep Lagrangian Network, and the course"
 requires-python = ">=3.11"
-dependencies = ["numpy", "autograd", "matplotlib", "ipywidgets"]
+dependencies = {dependencies}
 
 [tool.setuptools.packages.find]
-include = ["lesson_lib*"]
+include = ["lesson_lib*", "lesson_course*"]
 
 [tool.setuptools.package-data]
-"lesson_lib.course.checks" = ["stubs.json"]
-"lesson_lib.course" = ["cards.json"]
+"lesson_course.checks" = ["stubs.json"]
+"lesson_course" = ["cards.json"]
 """
 
 GITIGNORE = ".venv/\n__pycache__/\n*.pyc\n.ipynb_checkpoints/\n*.egg-info/\n"
+
+
+def edition_pyproject(root=build.ROOT):
+    """The edition's pyproject.toml: the learners' packages, declaring the repository's own dependencies (what they
+    import), not the teachers' tools."""
+    import tomllib
+    declared = tomllib.loads((Path(root) / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    return PYPROJECT.replace("{dependencies}", "[" + ", ".join(f'"{d}"' for d in declared) + "]")
 
 
 class ReleaseError(Exception):
@@ -126,16 +135,15 @@ nbgitpuller pulls this repository's files into each learner's home; the packages
 which installs, from this same release (URL: this repository, BRANCH: this branch; not a learner's set-up):
 
 ```sh
-pip install nbgitpuller -r binder/requirements.txt "lesson_lib @ git+URL@BRANCH"
+pip install nbgitpuller -r binder/requirements.txt "learn-the-structure @ git+URL@BRANCH"
 bash binder/jupyter-settings     # news off, kernels shut down with their tab, idle culling, Voilà without CDNs
 ```
 """
 
 
 def _copy_library(root, dest):
-    """lesson_lib's files (no caches) from the repository at root into dest/lesson_lib."""
-    source = root / LIBRARY
-    for path in sorted(source.rglob("*")):
+    """The learners' packages' files (no caches) from the repository at root into dest."""
+    for path in sorted(p for package in LEARNERS for p in (root / package).rglob("*")):
         rel = path.relative_to(root)
         if SKIP & set(rel.parts) or path.suffix == ".pyc" or not path.is_file():
             continue
@@ -155,7 +163,7 @@ def write_edition(dest, root=build.ROOT):
         nbformat.write(nb, str(dest / "notebooks" / f"{entry.id}.ipynb"))
     _copy_library(Path(root), dest)
     shutil.copytree(Path(root) / "binder", dest / "binder", ignore=shutil.ignore_patterns(*SKIP))
-    (dest / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (dest / "pyproject.toml").write_text(edition_pyproject(root), encoding="utf-8")
     (dest / "README.md").write_text(readme(), encoding="utf-8")
     (dest / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
     return sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
@@ -174,7 +182,7 @@ def _check_out_dir(out, root):
     out, root = out.resolve(), Path(root).resolve()
     if out == root or root.is_relative_to(out):
         raise ReleaseError(f"{out} holds the teachers' repository: give a folder outside it, e.g. ../learners-edition")
-    for inside in (root / LIBRARY, root / "lesson_tools", root / "notebooks"):
+    for inside in (*(root / p for p in LEARNERS), root / "lesson_tools", root / "notebooks"):
         if out.is_relative_to(inside):
             raise ReleaseError(f"{out} is inside {inside}: give a folder outside the course's packages and notebooks")
     if out.exists() and not out.is_dir():
@@ -221,7 +229,7 @@ def commit_branch(folder, branch=BRANCH, root=build.ROOT):
     return commit, True
 
 
-SOURCES = ("notebooks", "lesson_lib", "binder", "pyproject.toml")     # what the edition is written from
+SOURCES = ("notebooks", *LEARNERS, "binder", "pyproject.toml")     # what the edition is written from
 
 
 def uncommitted(root=build.ROOT):

@@ -8,7 +8,7 @@ without a wrong answer, fails tests/test_checks.py.
 import numpy as np
 
 from lesson_lib import DeLaN, PlanarChain, double_pendulum, facts
-from lesson_lib.course import checks
+from lesson_course import checks
 
 
 # ---------------------------------------------------------------------- helpers that write answers

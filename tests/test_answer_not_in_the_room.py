@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from check_cases import RIGHT
-from lesson_lib.course import checks
-from lesson_lib.course.checks import framework
+from lesson_course import checks
+from lesson_course.checks import framework
 from lesson_tools.grading import verified, wire, withheld
 from lesson_tools.grading.clean import Budget
 from lesson_tools.grading.course_notebooks import load
@@ -58,7 +58,7 @@ def test_the_kernels_copy_is_hollow_where_it_must_be_and_the_same_elsewhere(tmp_
     script = textwrap.dedent(f"""
         import importlib, inspect, json, pkgutil
         import lesson_lib
-        from lesson_lib.course import checks
+        from lesson_course import checks
         for info in pkgutil.walk_packages(lesson_lib.__path__, "lesson_lib."):
             importlib.import_module(info.name)                 # every module still imports
         out = {{}}

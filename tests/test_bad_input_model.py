@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_uniform
-from lesson_lib._validate import LimitExceeded
+from lesson_lib.validate import LimitExceeded
 from test_model_training import assert_same, full_snapshot
 
 CHAIN = double_pendulum()

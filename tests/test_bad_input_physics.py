@@ -12,7 +12,7 @@ from bad_input import assert_refused
 
 from lesson_lib import (BlackBox, DeLaN, PlanarChain, double_pendulum, lesson_check, mass_matrix_error, min_eigenvalue,
                         part_errors, rollout, sample_trajectories, sample_uniform, torque_nmse, torus_grid)
-from lesson_lib._validate import LimitExceeded
+from lesson_lib.validate import LimitExceeded
 from lesson_lib.evaluation import audit, generalization
 from lesson_lib.evaluation.metrics import compare_mass_matrices
 from lesson_lib.physics.integrators import energy_errors, euler_step, rk4_step, simulate, symplectic_euler_step

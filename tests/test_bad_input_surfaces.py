@@ -17,7 +17,7 @@ import pytest
 from bad_input import assert_refused
 
 from lesson_lib import BlackBox, DeLaN, PlanarChain, double_pendulum, facts, lesson_check, sample_uniform, torque_nmse
-from lesson_lib._validate import LimitExceeded
+from lesson_lib.validate import LimitExceeded
 from lesson_lib.control import PD, ComputedTorque, track
 from lesson_lib.data.letters import letters, strokes, write_letters, write_word
 from lesson_lib.evaluation import audit, metrics

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from lesson_lib import DeLaN
-from lesson_lib.ui import palette
-from lesson_lib.ui.bench import Bench
+from lesson_course.ui import palette
+from lesson_course.ui.bench import Bench
 
 
 @pytest.fixture(scope="module")
@@ -317,7 +317,7 @@ def test_a_panel_left_out_of_the_declaration_goes_stale_and_is_seen(bench, monke
 def test_the_start_of_a_press_keeps_the_figures_and_every_update_after_it_redraws_them(bench, monkeypatch):
     """The update that starts a press changes the badge, progress and buttons only: nothing the figures show was
     measured since they were drawn, so they keep their PNG; the live update and the final redraw encode both."""
-    from lesson_lib.ui import blit
+    from lesson_course.ui import blit
     bench.reset()                                      # from step 0: a live update at step 250
     encoded = []
     monkeypatch.setattr(blit, "png_bytes", lambda rgb, _encode=blit.png_bytes: encoded.append(1) or _encode(rgb))
@@ -412,7 +412,7 @@ def test_the_marker_on_the_eigenvalue_map_stands_out_on_every_colour_of_the_map(
 
 
 def test_the_bench_and_the_figures_draw_with_the_palette(bench):
-    from lesson_lib.ui import plots
+    from lesson_course.ui import plots
     true, learned, _ = bench._lines[0, 0]
     assert (true.get_color(), learned.get_color()) == (palette.TRUE, palette.LEARNED)
     assert (true.get_linestyle(), learned.get_linestyle()) == ("-", "--")
@@ -423,7 +423,7 @@ def test_the_bench_and_the_figures_draw_with_the_palette(bench):
 
 def test_no_number_is_shown_as_minus_zero(bench):
     """A value that rounds to zero shows as 0.00, not -0.00 (sliders at -0.001 rad, a tiny negative entry)."""
-    from lesson_lib.ui.bench import _fixed
+    from lesson_course.ui.bench import _fixed
     assert [_fixed(v, 2) for v in (-0.001, -0.0, 0.004, -0.006)] == ["0.00", "0.00", "0.00", "-0.01"]
     bench.q0.value, bench.q1.value = -0.001, -0.004
     assert "(0.00, 0.00)" in bench.readout.value and "−0.00" not in bench.readout.value
@@ -443,7 +443,7 @@ def test_a_click_the_page_sent_while_a_press_ran_is_ignored_and_every_later_one_
     ignored.  A click sent after the press ended, however soon, trains; so does a click from code, or from a front
     end that dates nothing."""
     import datetime
-    from lesson_lib.ui import bench as bench_module
+    from lesson_course.ui import bench as bench_module
     bench = Bench(seed=0, steps_per_press=20)
     t0 = datetime.datetime(2026, 12, 4, 12, 0, 0, tzinfo=datetime.timezone.utc)
 
@@ -471,7 +471,7 @@ def test_the_page_sends_dated_clicks_and_the_bench_reads_the_date():
     """_sent_time reads the header's date as a kernel hands it over (a datetime, or an ISO string), else None."""
     import datetime
     from unittest import mock
-    from lesson_lib.ui.bench import _sent_time
+    from lesson_course.ui.bench import _sent_time
     assert _sent_time() is None                                    # no kernel here
     for date in ("2026-12-04T12:00:00.250Z", datetime.datetime(2026, 12, 4, 12, 0, 0, 250000,
                                                                tzinfo=datetime.timezone.utc)):
@@ -486,5 +486,5 @@ def test_the_page_sends_dated_clicks_and_the_bench_reads_the_date():
 
 
 def test_the_sliders_step_a_usable_amount_per_key(bench):
-    from lesson_lib.ui.bench import SLIDER_STEP
+    from lesson_course.ui.bench import SLIDER_STEP
     assert bench.q0.step == bench.q1.step == SLIDER_STEP and 20 <= 1 / SLIDER_STEP <= 50   # 20-50 keys per rad

@@ -1,4 +1,4 @@
-"""The PNG writer of lesson_lib.ui.blit, read back by an independent decoder (Pillow), and the figures it encodes."""
+"""The PNG writer of lesson_course.ui.blit, read back by an independent decoder (Pillow), and the figures it encodes."""
 import io
 import zlib
 
@@ -7,7 +7,7 @@ import PIL.Image
 import pytest
 from matplotlib.figure import Figure
 
-from lesson_lib.ui.blit import BlittedFigure, png_bytes
+from lesson_course.ui.blit import BlittedFigure, png_bytes
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (7, 3), (368, 560), (13, 401)])

@@ -590,7 +590,7 @@ def _save_colour_blind_views(tab, stage):
     """Screenshots of the Bench as learners with deuteranopia and protanopia would see it (palette.simulate_cvd)."""
     import numpy as np
     import PIL.Image
-    from lesson_lib.ui.palette import simulate_cvd
+    from lesson_course.ui.palette import simulate_cvd
     shot = ARTIFACTS / f"{tab.name}-{stage}.png"
     rgb = np.asarray(PIL.Image.open(shot).convert("RGB"), dtype=float) / 255
     for kind in ("deuteranopia", "protanopia"):
@@ -681,7 +681,7 @@ def _click_as_the_button_turns_back(tab, rounds=2):
 def _double_click_and_page_keys(tab):
     """A click as the button turns back trains; a double-click on Train runs one press, not two; PageUp moves a
     slider by five arrow steps; at 1,000 px the eigenvalue map (with its colour bar) is shown whole."""
-    from lesson_lib.ui.bench import SLIDER_STEP
+    from lesson_course.ui.bench import SLIDER_STEP
     page, bench = tab.page, tab.page.locator(".bench")
     step, train = bench.locator(".bench-status .bench-step"), bench.locator("button.bench-train")
     _click_as_the_button_turns_back(tab)
@@ -732,12 +732,12 @@ def test_a_clicked_prediction_is_revealed_as_formatted_text_with_no_word_broken(
     browser reaches the kernel, and the reveal names it, says it is not right and why, lists the others, quotes
     the learner's words and locks the choice; HTML wrapped at spaces, no word split across two lines, nothing
     wider than the output area (screenshots: jupyterlab-prediction, jupyterlab-reveal)."""
-    from lesson_lib.course.reveal import PREDICTIONS
+    from lesson_course.reveal import PREDICTIONS
     page = jupyterlab_tab.page
     page.set_viewport_size({"width": 820, "height": 1000})
     import nbformat
     nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("from lesson_lib.course.reveal import predict, reveal\n\n"
+        nbformat.v4.new_code_cell("from lesson_course.reveal import predict, reveal\n\n"
                                   "my_prediction = predict(\"what_a_delan_learns\")\nmy_prediction"),
         nbformat.v4.new_code_cell("reveal(my_prediction)")],
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
@@ -797,7 +797,7 @@ def test_reviews_come_back_when_due_and_survive_a_restart_and_a_download(request
     import nbformat
     path = ARTIFACTS / "review-check.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "from lesson_lib.course.review import review\n\nreview(\"01\")")], metadata={"kernelspec": {
+        "from lesson_course.review import review\n\nreview(\"01\")")], metadata={"kernelspec": {
             "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}}), str(path))
     notebook = str(path.relative_to(ROOT))
 

@@ -15,9 +15,9 @@ import pytest
 
 import lesson_lib
 from lesson_lib import facts
-from lesson_lib.course import checks
+from lesson_course import checks
 from lesson_tools.build import BEGIN, END, SOLUTIONS, STUB
-from lesson_lib.course.checks import framework
+from lesson_course.checks import framework
 
 from check_cases import RIGHT, WRONG
 
@@ -228,7 +228,7 @@ SALTS = (1, 2**40 + 7, 987654321)          # three judges' salts: each draws oth
 @pytest.mark.parametrize("salt", SALTS)
 @pytest.mark.parametrize("name", NAMES)
 def test_under_the_judges_salt_a_right_answer_still_passes(name, salt, monkeypatch):
-    from lesson_lib.course.checks import independent
+    from lesson_course.checks import independent
     monkeypatch.setattr(independent, "SALT", salt)
     assert checks.evaluate(name, RIGHT[name]) == ("pass", f"PASS: {name}")
 
@@ -236,7 +236,7 @@ def test_under_the_judges_salt_a_right_answer_still_passes(name, salt, monkeypat
 @pytest.mark.parametrize("salt", SALTS)
 @pytest.mark.parametrize("name, key", HINTS)
 def test_under_the_judges_salt_each_mistake_still_gets_its_hint(name, key, salt, monkeypatch):
-    from lesson_lib.course.checks import independent
+    from lesson_course.checks import independent
     monkeypatch.setattr(independent, "SALT", salt)
     result = framework.outcome(checks.REGISTRY[name], WRONG[name][key])
     assert result.status == "fail" and result.hint == key, result.line
@@ -245,7 +245,7 @@ def test_under_the_judges_salt_each_mistake_still_gets_its_hint(name, key, salt,
 def test_under_the_judges_salt_the_inputs_are_new_and_in_a_new_order(monkeypatch):
     """What a notebook's check calls the answer with is not what the judge calls it with: another table of
     inputs for each salt, and fixed cases in another order."""
-    from lesson_lib.course.checks import independent
+    from lesson_course.checks import independent
 
     def inputs(name, salt):
         monkeypatch.setattr(independent, "SALT", salt)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from lesson_lib import PlanarChain
-from lesson_lib.course import checks
-from lesson_lib.course.checks import framework
+from lesson_course import checks
+from lesson_course.checks import framework
 
 from check_cases import RIGHT
 

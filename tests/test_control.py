@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lesson_lib import BlackBox, DeLaN, PlanarChain, double_pendulum, rollout
-from lesson_lib._validate import LimitExceeded
+from lesson_lib.validate import LimitExceeded
 from lesson_lib.control import PD, ComputedTorque, Unstable, compare, track, tracking_errors
 from lesson_lib.data import write_letters
 

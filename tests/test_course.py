@@ -15,11 +15,11 @@ import sys
 import nbformat
 import pytest
 
-from lesson_lib.course import checks
+from lesson_course import checks
 from lesson_tools import build, catalog
 from lesson_tools.build import (CHECK_MARKER, NOTEBOOKS, ROOT, SOLUTIONS, STUB, CourseError, check,
                                      course_problems, is_check_cell, learner_version, strip_solutions)
-from lesson_lib.course.reveal import PREDICTIONS
+from lesson_course.reveal import PREDICTIONS
 
 SOURCES = sorted(SOLUTIONS.glob("*.ipynb"))
 
@@ -256,7 +256,7 @@ def test_solution_markdown_is_dropped():
 def test_cells_run_out_of_order_say_which_cell_to_run():
     from nbclient import NotebookClient
     nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("from lesson_lib.course.notebook import require, setup\nsetup()"),
+        nbformat.v4.new_code_cell("from lesson_course.notebook import require, setup\nsetup()"),
         nbformat.v4.new_code_cell('require("black_box", cell="\'Train both models\' (section 2)")'),
         nbformat.v4.new_code_cell("print(never_defined)")])
     NotebookClient(nb, kernel_name="python3", allow_errors=True).execute()

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from lesson_lib import PlanarChain, double_pendulum, facts
-from lesson_lib.course import feedback
+from lesson_course import feedback
 from lesson_tools import markers
-from lesson_lib.course.checks import framework, nb01_challenge, nb04_feedback, nb05_retrieve_and_space, independent
-from lesson_lib.course.checks.nb06_mastery_and_project import TRIPLE_LENGTHS
-from lesson_lib.course.reveal import PREDICTIONS, predict, reveal
+from lesson_course.checks import framework, nb01_challenge, nb04_feedback, nb05_retrieve_and_space, independent
+from lesson_course.checks.nb06_mastery_and_project import TRIPLE_LENGTHS
+from lesson_course.reveal import PREDICTIONS, predict, reveal
 
 chain = double_pendulum()
 
@@ -21,9 +21,9 @@ chain = double_pendulum()
 # ---------------------------------------------------------------------- notebook: friendly NameErrors
 @pytest.fixture(scope="module")
 def shell():
-    """A real IPython shell with lesson_lib.course.notebook.setup() installed; errors shown are recorded."""
+    """A real IPython shell with lesson_course.notebook.setup() installed; errors shown are recorded."""
     from IPython.core.interactiveshell import InteractiveShell
-    from lesson_lib.course.notebook import setup
+    from lesson_course.notebook import setup
     sh = InteractiveShell.instance()
     setup()
     sh.shown = []
@@ -35,7 +35,7 @@ def shell():
 
 def test_require_names_the_missing_names_and_the_cell_to_run(shell):
     shell.shown.clear()
-    shell.run_cell("from lesson_lib.course.notebook import require\nmodel = 1\n"
+    shell.run_cell("from lesson_course.notebook import require\nmodel = 1\n"
                    "require('model', 'data', 'chain', cell=\"'Train' (section 2)\")")
     ((etype, value, stb),) = shell.shown
     assert etype.__name__ == "MissingStep" and issubclass(etype, NameError)
@@ -61,13 +61,13 @@ def test_other_name_errors_keep_their_traceback_and_get_a_hint(shell):
     assert etype is NameError and "never_defined" in value and len(stb) > 1
     assert any("NameError" in line for line in stb[:-1])
     assert stb[-1].startswith("Hint: ") and "Run > Run All Above Selected Cell" in stb[-1].replace("\u00a0", " ")
-    from lesson_lib.course.notebook import WIDTH     # JupyterLab breaks longer lines mid-word ("Run A / ll Above")
+    from lesson_course.notebook import WIDTH     # JupyterLab breaks longer lines mid-word ("Run A / ll Above")
     assert all(len(line) <= WIDTH for line in stb[-1].splitlines()) and "\n" in stb[-1]
 
 
 def test_setup_outside_ipython_does_nothing(monkeypatch):
     import IPython
-    from lesson_lib.course.notebook import setup
+    from lesson_course.notebook import setup
     monkeypatch.setattr(IPython, "get_ipython", lambda: None)
     assert setup() is None
 
@@ -121,7 +121,7 @@ def test_a_prediction_and_a_reveal_refuse_what_they_cannot_use():
 
 
 def test_reveals_wrap_at_spaces_and_use_the_notebooks_symbols():
-    from lesson_lib.course.reveal import WIDTH
+    from lesson_course.reveal import WIDTH
     for name, p in PREDICTIONS.items():
         choice = predict(name)
         choice.choose(1)
@@ -264,7 +264,7 @@ def test_the_position_first_mistake_moves_q_before_qd():
     (dict(g=9.0), "gravity g are [9.000], expected [9.810]"),
 ])
 def test_the_triple_pendulum_fail_line_names_the_wrong_parameter_and_its_values(change, text):
-    from lesson_lib.course import checks
+    from lesson_course import checks
     l = np.array(TRIPLE_LENGTHS)
     rods = dict(m=[1.0] * 3, l=l, lc=l / 2, I=l**2 / 12, g=9.81)
     status, line = checks.evaluate("triple_pendulum", lambda: PlanarChain(**{**rods, **change}))

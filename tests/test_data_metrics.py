@@ -80,7 +80,7 @@ def test_torus_grid_covers_the_whole_circle():
 
 
 def test_feedback_report_verdicts_and_hints(capsys):
-    from lesson_lib.course.feedback import report
+    from lesson_course.feedback import report
     truth = TruthAsModel()
     truth.step = facts.STEPS_PER_PRESS
     report(truth, chain)

@@ -7,7 +7,7 @@ from autograd import grad, hessian, jacobian, value_and_grad
 
 from lesson_lib import DeLaN, double_pendulum, sample_uniform
 from lesson_lib.physics.chain import PlanarChain
-from lesson_lib.course import checks
+from lesson_course import checks
 from lesson_lib.model import definition
 from lesson_lib.model.fast import fused
 from lesson_lib.model.training_data import sample_weights

@@ -58,18 +58,18 @@ def _files(folder):
 
 def test_the_edition_is_the_course_and_nothing_of_the_teachers(edition):
     assert sorted(p.name for p in edition.iterdir()) == sorted(
-        [".gitignore", "README.md", "binder", "lesson_lib", "notebooks", "pyproject.toml"])
+        [".gitignore", "README.md", "binder", "lesson_course", "lesson_lib", "notebooks", "pyproject.toml"])
     assert sorted(p.stem for p in (edition / "notebooks").iterdir()) == sorted(e.id for e in catalog.CATALOG)
-    tracked = subprocess.run(["git", "ls-files", "lesson_lib"], cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout.split()
-    shipped = [p.relative_to(edition).as_posix() for p in _files(edition / "lesson_lib")]
-    assert sorted(shipped) == sorted(tracked), "the edition's lesson_lib must be the library's files, no more"
+    tracked = subprocess.run(["git", "ls-files", "lesson_lib", "lesson_course"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()
+    shipped = [p.relative_to(edition).as_posix() for p in _files(edition / "lesson_lib") + _files(edition / "lesson_course")]
+    assert sorted(shipped) == sorted(tracked), "the edition's packages must be the learners' files, no more"
     assert sorted(p.name for p in (edition / "binder").iterdir()) == ["jupyter-settings", "postBuild", "requirements.txt",
                                                                       "runtime.txt", "voila-template"]
     assert os.access(edition / "binder" / "jupyter-settings", os.X_OK)
     assert (edition / "binder" / "requirements.txt").read_bytes() == (ROOT / "binder" / "requirements.txt").read_bytes()
     assert os.access(edition / "binder" / "postBuild", os.X_OK)
-    assert 'include = ["lesson_lib*"]' in (edition / "pyproject.toml").read_text()
+    assert 'include = ["lesson_lib*", "lesson_course*"]' in (edition / "pyproject.toml").read_text()
 
 
 def _imports(path):
@@ -82,11 +82,11 @@ def _imports(path):
 
 
 @pytest.mark.parametrize("folder", ["edition", "repository"])
-def test_lesson_lib_never_imports_the_teachers_tools(folder, edition):
+def test_the_learners_packages_never_import_the_teachers_tools(folder, edition):
     base = edition if folder == "edition" else ROOT
-    found = [(p.relative_to(base).as_posix(), name) for p in (base / "lesson_lib").rglob("*.py")
-             for name in _imports(p) if name and name.split(".")[0] == "lesson_tools"]
-    assert not found, f"lesson_lib imports lesson_tools: {found}"
+    found = [(p.relative_to(base).as_posix(), name) for package in ("lesson_lib", "lesson_course")
+             for p in (base / package).rglob("*.py") for name in _imports(p) if name and name.split(".")[0] == "lesson_tools"]
+    assert not found, f"the learners' packages import lesson_tools: {found}"
     assert not list(edition.rglob("lesson_tools")) and not list(edition.rglob("solutions"))
 
 
@@ -94,9 +94,9 @@ def test_the_edition_holds_no_sockets_and_no_profilers(edition):
     """The grader's transport (sockets, the profiler that watches hand-overs) is the grader's: it puts it into each
     sandbox itself; the library learners get imports neither."""
     grader = {"socket", "sys.setprofile", "threading.setprofile"}
-    found = [(p.relative_to(edition).as_posix(), name) for p in (edition / "lesson_lib").rglob("*.py")
-             for name in _imports(p) if name in grader]
-    found += [(p.relative_to(edition).as_posix(), "setprofile") for p in (edition / "lesson_lib").rglob("*.py")
+    sources = [p for package in ("lesson_lib", "lesson_course") for p in (edition / package).rglob("*.py")]
+    found = [(p.relative_to(edition).as_posix(), name) for p in sources for name in _imports(p) if name in grader]
+    found += [(p.relative_to(edition).as_posix(), "setprofile") for p in sources
               if "setprofile" in p.read_text(encoding="utf-8")]
     assert not found, f"the learners' lesson_lib carries the grader's transport: {found}"
     assert [p.name for p in (ROOT / "lesson_tools").rglob("wire.py")] == ["wire.py"]     # it lives with the grader
@@ -171,7 +171,8 @@ def test_every_check_passes_with_the_teachers_answers_put_in(edition, tmp_path):
     """Each stub cell of the edition replaced by the teachers' cell: every check cell then says PASS."""
     answered = tmp_path / "answered"
     (answered / "notebooks").mkdir(parents=True)
-    os.symlink(edition / "lesson_lib", answered / "lesson_lib")
+    for package in ("lesson_lib", "lesson_course"):
+        os.symlink(edition / package, answered / package)
     names = []
     for notebook_id, teacher in _teachers().items():
         nb = nbformat.read(str(edition / "notebooks" / f"{notebook_id}.ipynb"), as_version=4)
@@ -365,7 +366,7 @@ def each_cell_first(edition):
 
 @pytest.mark.parametrize("name", [f"{e.id}.ipynb" for e in catalog.CATALOG])
 def test_every_cell_run_first_after_a_restart_works_or_says_which_cell_to_run(each_cell_first, name):
-    from lesson_lib.course.notebook import RUN_ABOVE
+    from lesson_course.notebook import RUN_ABOVE
     bare = [f"code cell {index} ({source.splitlines()[0][:60]!r}) says only {error['ename']}: {error['evalue']}"
             for index, source, error in each_cell_first[name].result()
             if error is not None and RUN_ABOVE not in ANSI.sub("", "\n".join(error["traceback"])).replace("\u00a0", " ")]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lesson_lib import double_pendulum, facts
-from lesson_lib._validate import LimitExceeded, max_configurations
+from lesson_lib.validate import LimitExceeded, max_configurations
 from lesson_lib.evaluation import audit, generalization, metrics
 
 chain = double_pendulum()
@@ -189,7 +189,7 @@ def test_the_grid_advice_names_the_largest_grid_that_fits(n_dof):
 
 def test_the_grid_advice_survives_a_cube_root_that_rounds_down(monkeypatch):
     # 64 ** (1/3) is 3.9999999999999996 in floating point: the advice must still say 4 (4^3 = 64 fits)
-    from lesson_lib import _validate
+    from lesson_lib import validate as _validate
     for module in (metrics, _validate):
         monkeypatch.setattr(module, "max_configurations", lambda n: 64)
     with pytest.raises(LimitExceeded, match=r"use points <= 4 for 3 joints \(4\^3 = 64 configurations\)"):

@@ -104,7 +104,7 @@ def test_unknown_markers_are_reported():
 
 def test_feedback_hints_read_the_facts_when_called(monkeypatch, capsys):
     from lesson_lib import DeLaN, double_pendulum
-    from lesson_lib.course.feedback import report
+    from lesson_course.feedback import report
     monkeypatch.setattr(facts, "STEPS_PER_PRESS", 1234)
     monkeypatch.setattr(facts, "PASS_MAX_ERROR", 0.15)
     report(DeLaN(seed=0), double_pendulum())

@@ -13,7 +13,7 @@ import time
 import nbformat
 import pytest
 
-from lesson_lib.course import checks
+from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS
 from lesson_tools.grading import course_notebooks, gradebook, verified
 from lesson_tools.grading.judge import Judge
@@ -47,7 +47,7 @@ def test_catalog_knows_every_check_cell_of_the_teachers_sources(course):
 def test_capture_replaces_only_the_check_call(course):
     check = course["03_guided_practice"].checks[0]
     assert check.answer == "errors_at" and check.answer_name == "errors_at"
-    assert check.capture.splitlines() == ["# NBVAL_CHECK_OUTPUT", "from lesson_lib.course import checks", "",
+    assert check.capture.splitlines() == ["# NBVAL_CHECK_OUTPUT", "from lesson_course import checks", "",
                                           "_lesson_capture_(0, lambda: (errors_at))"]
 
 
@@ -163,7 +163,7 @@ def test_plan_replaces_check_cells_puts_back_missing_ones_and_skips_copies(cours
 
 
 # ---------------------------------------------------------------------- the tamper scan
-PROTECTED = protected_names(["import numpy as np\nimport matplotlib.pyplot as plt\nfrom lesson_lib.course import "
+PROTECTED = protected_names(["import numpy as np\nimport matplotlib.pyplot as plt\nfrom lesson_course import "
                              "checks\nfrom lesson_lib import DeLaN, double_pendulum"])
 
 
@@ -178,13 +178,13 @@ PROTECTED = protected_names(["import numpy as np\nimport matplotlib.pyplot as pl
     ("import builtins\nbuiltins.print = len", "builtins"),
     ("import sys\nsys.modules['numpy'] = None", "sys.modules"),
     ("open(checks.__file__, 'w').write('')", "__file__"),
-    ("open('/x/lesson_lib/course/checks.py', 'w')", "installed files"),
+    ("open('/x/lesson_course/checks.py', 'w')", "installed files"),
     ("np.max = lambda *a, **k: 0.0", "np.max"),
     ("DeLaN.mass_matrix = lambda self, q: q", "DeLaN.mass_matrix"),
-    ("from lesson_lib.course.checks import _quiet", "internals"),
+    ("from lesson_course.checks import _quiet", "internals"),
     ("from lesson_tools.grading import job", "grader"),
     ("!rm -rf lesson_lib", "shell command"),
-    ("%%writefile ../lesson_lib/course/checks.py\nx = 1", "%writefile"),
+    ("%%writefile ../lesson_course/checks.py\nx = 1", "%writefile"),
     ("%timeit setattr(checks, 'x', 1)", "setattr"),
     ("exec('checks.x = 1')", "exec"),
     ("getattr(checks, 'RES' + 'ULTS')['x'] = 'pass'", "computed name"),
@@ -275,7 +275,7 @@ def test_an_answer_that_hands_its_work_to_the_library_is_found_three_ways(name):
 # ---------------------------------------------------------------------- verified course files
 def test_manifest_reports_an_edited_added_or_removed_file(tmp_path):
     expected = verified.manifest()
-    assert "lesson_lib/course/checks.py" in expected or "lesson_lib/course/checks/__init__.py" in expected
+    assert "lesson_course/checks.py" in expected or "lesson_course/checks/__init__.py" in expected
     verified.copy_verified(verified.package_root(), expected, tmp_path)
     assert verified.changed(tmp_path, expected) == []
     (tmp_path / "lesson_lib/facts.py").write_text("PASS_MAX_ERROR = 99\n")
@@ -334,7 +334,7 @@ def test_the_judge_refuses_course_files_that_changed(tmp_path):
     expected = verified.manifest()
     copy = tmp_path / "copy"
     verified.copy_verified(verified.package_root(), expected, copy)
-    rel = "lesson_lib/course/checks/__init__.py"
+    rel = "lesson_course/checks/__init__.py"
     with open(copy / rel, "a") as f:
         f.write("\ndef lesson_passes(fn):\n    print('PASS: lesson_passes')\n")
     with Judge(copy, expected, Limits(cell_s=60), tmp_path, None) as judge:

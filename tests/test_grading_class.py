@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from check_cases import RIGHT
-from lesson_lib.course import checks
+from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
 from lesson_tools.grading import caps, gradebook, sandbox
 from lesson_tools.grading.command import grade
@@ -72,7 +72,7 @@ def answer_05(body):
 def table_of_the_editions_inputs():
     """A 05 answer that is a table: the check's inputs in a learner's notebook (seeded, as the edition ships them)
     and the right results, pasted as numbers.  It passes the notebook's own check."""
-    from lesson_lib.course.checks import independent
+    from lesson_course.checks import independent
     assert independent.SALT is None
     table, f = {}, None
 
@@ -378,7 +378,7 @@ def test_cheats_are_reported_with_what_gave_them_away(graded):
     assert "redefines print" in detail["redefines_print"]
     assert "assigns to np.max" in detail["patches_numpy"]
     if not SANDBOXED:                            # in the sandbox the write fails: nothing changed, nothing to see
-        assert "a cell changed the course file lesson_lib/course/checks" in detail["edits_lesson_lib"]
+        assert "a cell changed the course file lesson_course/checks" in detail["edits_lesson_lib"]
     # the answer's numpy patch, its look through the stack and its payload stay in the kernel: the judge's own
     # comparison sees what the function returned
     assert detail["patches_inside_answer"].startswith(f"FAIL: {STEP}: from q = "), detail

@@ -13,7 +13,7 @@ import zipfile
 import nbformat
 import pytest
 
-from lesson_lib.course import checks
+from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS
 from lesson_tools.grading import course_notebooks, export, feedback, gradebook, intake, points
 from lesson_tools.grading.command import collect
@@ -240,7 +240,7 @@ def test_points_are_those_the_checks_declare_and_a_teachers_file_sets_others(tmp
 
 
 def test_a_check_cannot_declare_points_that_are_not_positive():
-    from lesson_lib.course.checks.framework import register
+    from lesson_course.checks.framework import register
     for bad in (0, -1, "2", True, None):
         with pytest.raises(ValueError, match="points must be a positive number"):
             register("04_feedback", points=bad)

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lesson_lib.course import checks
+from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
 from lesson_tools.grading import gradebook
 from lesson_tools.grading.command import grade

@@ -1,5 +1,6 @@
-"""How the two packages import each other and themselves: lesson_lib never imports lesson_tools, and no module
-imports another that (directly or through others) imports it back, counting imports inside functions too.
+"""How the three packages import each other and themselves: each only those below it (lesson_tools imports
+lesson_course and lesson_lib, lesson_course imports lesson_lib, lesson_lib neither), and no module imports another
+that (directly or through others) imports it back, counting imports inside functions too.
 
 An import of a package's own ancestors (`from .. import facts` inside lesson_lib.model) is left out: Python
 imports a module's parent packages first in any case, so that is no cycle a reader has to follow.
@@ -8,7 +9,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("lesson_lib", "lesson_tools")
+PACKAGES = ("lesson_lib", "lesson_course", "lesson_tools")      # each may import only those before it
 
 
 def modules():
@@ -84,10 +85,11 @@ def cycles(edges):
     return out
 
 
-def test_lesson_lib_never_imports_lesson_tools():
-    bad = sorted((a, b) for a, targets in graph().items() if a.startswith("lesson_lib")
-                 for b in targets if b.startswith("lesson_tools"))
-    assert not bad, f"lesson_lib imports the teachers' tools: {bad}"
+def test_each_package_imports_only_the_packages_below_it():
+    rank = {package: k for k, package in enumerate(PACKAGES)}
+    bad = sorted((a, b) for a, targets in graph().items() for b in targets
+                 if rank[b.split(".")[0]] > rank[a.split(".")[0]])
+    assert not bad, f"a package imports one above it (the science the course, or either the teachers' tools): {bad}"
 
 
 def test_no_import_cycles():

@@ -23,7 +23,7 @@ import pytest
 from kernel_sockets import nbconvert_options
 from test_edition import check_lines
 
-from lesson_lib.course.checks import REGISTRY
+from lesson_course.checks import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"

@@ -1,6 +1,6 @@
 """The code keeps no dead weight: ruff (pinned in requirements.txt; its rules, Pyflakes with unused imports and
-variables, in pyproject.toml) finds nothing in the library, the tools, the tests or the benchmarks; and the
-library keeps its limits in one home, lesson_lib/limits.py."""
+variables, in pyproject.toml) finds nothing in the packages, the tests or the benchmarks; and each learners' package
+keeps its limits in one home, its limits.py."""
 import ast
 import re
 import shutil
@@ -14,17 +14,19 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_ruff_finds_nothing():
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     assert ruff, "ruff is not installed: pip install -r requirements.txt"
-    found = subprocess.run([ruff, "check", "--no-cache", "lesson_lib", "lesson_tools", "tests", "benchmarks"],
+    found = subprocess.run([ruff, "check", "--no-cache", "lesson_lib", "lesson_course", "lesson_tools", "tests",
+                            "benchmarks"],
                            cwd=ROOT, capture_output=True, text=True)
     assert found.returncode == 0, found.stdout + found.stderr
 
 
-def test_every_limit_of_the_library_lives_in_limits_py():
-    """A module-level name with MAX in it (MAX_STEPS, EPS_MAX) is a limit: lesson_lib.limits is its one home
-    (lesson_lib.facts holds the lesson's numbers, QD_MAX and PASS_MAX_ERROR among them)."""
+def test_every_limit_lives_in_its_packages_limits_py():
+    """A module-level name with MAX in it (MAX_STEPS, EPS_MAX) is a limit: lesson_lib.limits is its one home, or
+    lesson_course.limits for the course's machinery (lesson_lib.facts holds the lesson's numbers, QD_MAX and
+    PASS_MAX_ERROR among them)."""
     elsewhere = []
-    for path in sorted((ROOT / "lesson_lib").rglob("*.py")):
-        if path.name in ("limits.py", "facts.py") and path.parent.name == "lesson_lib":
+    for path in sorted(p for package in ("lesson_lib", "lesson_course") for p in (ROOT / package).rglob("*.py")):
+        if path.name in ("limits.py", "facts.py") and path.parent.name in ("lesson_lib", "lesson_course"):
             continue
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] \

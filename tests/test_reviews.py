@@ -1,4 +1,4 @@
-"""The review cards and their schedule (lesson_lib/course/review.py): the cards come from the notebooks'
+"""The review cards and their schedule (lesson_course/review.py): the cards come from the notebooks'
 questions; FSRS's schedule is replayed from the learner's log, so a card rated "again" comes back before one rated
 "easy", the same log gives the same schedule, and a log that is not one is refused item by item, never garbage.
 The browser side (localStorage, download and load, a restart): tests/test_browser.py."""
@@ -8,9 +8,9 @@ from datetime import datetime, timedelta, timezone
 import nbformat
 import pytest
 
-from lesson_lib.course import review as reviews
-from lesson_lib.course.review import CARDS, RATINGS, ReviewPanel, due, interval, schedule, valid_events
-from lesson_lib.limits import MAX_ANSWER_CHARS, MAX_REVIEW_EVENTS
+from lesson_course import review as reviews
+from lesson_course.review import CARDS, RATINGS, ReviewPanel, due, interval, schedule, valid_events
+from lesson_course.limits import MAX_ANSWER_CHARS, MAX_REVIEW_EVENTS
 from lesson_tools import build, catalog
 from lesson_tools.cards import notebook_cards
 

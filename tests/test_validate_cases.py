@@ -1,4 +1,4 @@
-"""lesson_lib._validate on hand-worked cases: the limits' exact boundaries, what a message shows of the value it
+"""lesson_lib.validate on hand-worked cases: the limits' exact boundaries, what a message shows of the value it
 refuses, the data dict's optional keys, and the defaults of its message parts."""
 import ast
 import re
@@ -6,8 +6,8 @@ import re
 import numpy as np
 import pytest
 
-from lesson_lib import _validate as v
-from lesson_lib._validate import LimitExceeded
+from lesson_lib import validate as v
+from lesson_lib.validate import LimitExceeded
 from lesson_lib.limits import MAX_MATRIX_ENTRIES
 
 N = 5

@@ -14,8 +14,8 @@ from check_cases import RIGHT, WRONG
 from test_checks import define
 
 from lesson_lib import DeLaN, double_pendulum
-from lesson_lib.course import checks
-from lesson_lib.course.checks import framework
+from lesson_course import checks
+from lesson_course.checks import framework
 from lesson_tools.grading import wire
 from lesson_tools.grading.clean import Budget, judge
 
@@ -301,7 +301,7 @@ def _key(args):
 
 @pytest.fixture
 def no_salt(monkeypatch):
-    from lesson_lib.course.checks import independent
+    from lesson_course.checks import independent
     monkeypatch.setattr(independent, "SALT", None)
     return independent
 
@@ -333,7 +333,7 @@ def test_a_memorised_order_of_calls_passes_in_a_notebook_and_fails_before_the_ju
 
 
 def test_each_judge_draws_a_salt_of_its_own():
-    from lesson_lib.course.checks import independent
+    from lesson_course.checks import independent
     from lesson_tools.grading.clean import salt_the_inputs
     before = independent.SALT
     try:

@@ -12,8 +12,8 @@ from lesson_lib import BlackBox, DeLaN, double_pendulum
 from lesson_lib.control import PD, ComputedTorque, track
 from lesson_lib.data import write_letters, write_word
 from lesson_lib.data.letters import SPEED
-from lesson_lib.ui import writing
-from lesson_lib.ui.writing import MAX_WORD, WritingDesk
+from lesson_course.ui import writing
+from lesson_course.ui.writing import MAX_WORD, WritingDesk
 
 matplotlib.use("Agg")
 chain = double_pendulum()

@@ -16,7 +16,7 @@ import numpy as np
 import functools
 from collections.abc import Mapping
 
-from .._validate import LimitExceeded, described, integer, number, positive_number, within_limit
+from ..validate import LimitExceeded, described, integer, number, positive_number, within_limit
 from ..limits import MAX_LETTERS, MAX_SAMPLES
 from ..physics.chain import double_pendulum
 from ..physics.inverse_kinematics import check_elbow, joint_motion, reach

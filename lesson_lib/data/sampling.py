@@ -4,7 +4,7 @@ A data set is a dict of (N, n) arrays "q", "qd", "qdd", "tau"; data along motion
 trajectory of each sample, and "t" (N,), its time (validate on whole trajectories)."""
 import numpy as np
 
-from .._validate import has_api, integer, number, within_limit
+from ..validate import has_api, integer, number, within_limit
 from ..limits import MAX_SAMPLES
 from ..facts import N_SAMPLES, QD_MAX, QDD_MAX
 from ..physics.integrators import rollout, steps_for

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validate import described, array, as_data, choice, integer, number, positive_number
+from ..validate import described, array, as_data, choice, integer, number, positive_number
 
 METHODS = ("differences", "savgol")
 

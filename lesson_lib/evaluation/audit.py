@@ -4,7 +4,7 @@ A mass matrix is symmetric, positive-definite and depends on q only.  A model's 
 d tau_hat / d qdd: the DeLaN's M(q) exactly, the black box's slope at each (q, qd, qdd)."""
 import numpy as np
 
-from .._validate import (array, as_data, as_state, as_states, configurations, has_api, integer, model_output, number,
+from ..validate import (array, as_data, as_state, as_states, configurations, has_api, integer, model_output, number,
                          number_list, within_limit)
 from ..limits import MAX_JOINTS, MAX_SAMPLES
 from ..facts import QD_MAX, QDD_MAX

@@ -9,7 +9,7 @@ torques with the RNEA, so the data stay exact.
 """
 import numpy as np
 
-from .._validate import array, as_data, as_states, has_api, integer, number, number_list, sign, within_limit
+from ..validate import array, as_data, as_states, has_api, integer, number, number_list, sign, within_limit
 from ..limits import MAX_SAMPLES
 from ..data import sample_uniform
 from ..facts import QD_MAX, QDD_MAX

@@ -5,11 +5,11 @@ grid of the whole (q0, q1) torus and the learned M's smallest eigenvalue > 0 eve
 
 A model here is anything with n_dof and the methods a metric calls (DeLaN, BlackBox, or the truth dressed as a
 model); a chain is a PlanarChain.  Configurations q are (n,) or (B, n) with B >= 1, at most
-lesson_lib._validate.max_configurations(n) per call.
+lesson_lib.validate.max_configurations(n) per call.
 """
 import numpy as np
 
-from .._validate import (array, as_data, as_state, configurations, has_api, integer, max_configurations,
+from ..validate import (array, as_data, as_state, configurations, has_api, integer, max_configurations,
                          model_output, same_dof)
 from .. import facts
 from ..facts import GRID_POINTS

@@ -10,7 +10,7 @@ from collections import namedtuple
 import autograd.numpy as anp
 import numpy as np
 
-from .._validate import choice
+from ..validate import choice
 
 Activation = namedtuple("Activation", "reference fast")
 

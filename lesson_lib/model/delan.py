@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from . import definition
-from .._validate import number
+from ..validate import number
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from ..limits import EPS_MAX, POTENTIAL_SCALE_RANGE
 from .fast import fused, quadratic

@@ -16,7 +16,7 @@ import secrets
 
 import numpy as np
 
-from .._validate import described
+from ..validate import described
 from ..facts import EPS, POTENTIAL_SCALE
 from .optimizers import OPTIMIZERS, Adam
 

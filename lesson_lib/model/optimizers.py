@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .._validate import described, number, positive_number
+from ..validate import described, number, positive_number
 
 
 class Optimizer:

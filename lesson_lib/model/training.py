@@ -19,7 +19,7 @@ from autograd.tracer import getval
 
 from . import model_file
 from .fast.settings import single_blas_thread
-from .._validate import described, as_data, as_states, as_vector, boolean, integer, positive_number, sizes, within_limit
+from ..validate import described, as_data, as_states, as_vector, boolean, integer, positive_number, sizes, within_limit
 from ..facts import LR, VALIDATION
 from .activations import check_activation
 from .definition import n_weights

@@ -8,7 +8,7 @@
   qd² / std(tau) below SCALED_SAFE."""
 import numpy as np
 
-from .._validate import as_states
+from ..validate import as_states
 from ..facts import POTENTIAL_SCALE
 
 FLOAT32_SAFE = 1e30

@@ -11,7 +11,7 @@ The same arguments give the same rows, sorted int arrays, from their own generat
     array([3, 7])"""
 import numpy as np
 
-from .._validate import number, trajectory_ids
+from ..validate import number, trajectory_ids
 
 
 def check_fraction(fraction):

@@ -22,7 +22,7 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import value_and_grad
 
-from .._validate import described, integer, positive_number
+from ..validate import described, integer, positive_number
 from ..data.sensors import estimate
 from . import definition
 from .fast.fused import network_jet

@@ -11,7 +11,7 @@ Every function takes one state of shape (n,) or a batch of shape (B, n) and retu
 """
 import numpy as np
 
-from .._validate import array, as_state, as_states, boolean, number, positive_number
+from ..validate import array, as_state, as_states, boolean, number, positive_number
 
 
 def _cross(ax, ay, bx, by):

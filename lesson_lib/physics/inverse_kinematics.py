@@ -19,7 +19,7 @@ Shapes: xy, xyd, xydd are (2,) or (B, 2); q, qd, qdd come back with the same lea
 """
 import numpy as np
 
-from .._validate import as_state, as_states, sign
+from ..validate import as_state, as_states, sign
 
 SINGULAR = 1e-6     # |sin q1| below this: the arm is stretched or folded, J(q) singular to rounding
 

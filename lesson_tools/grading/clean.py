@@ -150,12 +150,12 @@ def judge(checks, channel, hello, name, budget, handed=None):
 
 
 def salt_the_inputs(salt=None):
-    """Set the salt every check of this judge draws its inputs with (lesson_lib.course.checks.independent.SALT):
+    """Set the salt every check of this judge draws its inputs with (lesson_course.checks.independent.SALT):
     the grading run's (`salt`, random for each run unless the teacher gives --salt), or a random one of its own.  It
     is never sent to the kernel, so no table of the edition's inputs and no memorised order of calls can stand in
     for an answer."""
     import secrets
-    from lesson_lib.course.checks import independent
+    from lesson_course.checks import independent
     independent.SALT = int(salt) if salt is not None else secrets.randbits(62)
 
 
@@ -163,7 +163,7 @@ def serve(request, out):
     """Judge check after check as the grader asks (see the module's docstring)."""
     import numpy  # noqa: F401
     import lesson_lib  # noqa: F401 -- the public API (physics, data, model, evaluation)
-    from lesson_lib.course import checks
+    from lesson_course import checks
     salt_the_inputs(request.get("salt"))
 
     token, cell_s = request["token"], float(request["cell_s"])

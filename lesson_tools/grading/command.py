@@ -163,7 +163,7 @@ def course_files():
     import nbformat
     root = package_root()
     inodes, digests = {}, set()
-    for folder in ("notebooks", "lesson_lib", "lesson_tools"):
+    for folder in ("notebooks", "lesson_lib", "lesson_course", "lesson_tools"):
         for path in (root / folder).rglob("*"):
             if path.is_file() and not path.is_symlink():
                 st = path.stat()

@@ -56,7 +56,7 @@ def _first_line(source):
 def _tampering(learner, protected, check_names, course_nb):
     """What the scan finds in the learner's cells, and every exercise answer that hands its work to the library's
     own implementation of it (each check's `computed_by`)."""
-    from lesson_lib.course.checks import REGISTRY
+    from lesson_course.checks import REGISTRY
     from .scan import handovers, scan
     found = []
     for number, source in learner:

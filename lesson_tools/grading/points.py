@@ -15,7 +15,7 @@ from .intake import UsageError
 
 def declared():
     """{check: points} as the course's checks declare them."""
-    from lesson_lib.course.checks import REGISTRY
+    from lesson_course.checks import REGISTRY
     return {name: spec.points for name, spec in REGISTRY.items()}
 
 

@@ -13,9 +13,9 @@ import ast
 import re
 
 # modules whose contents the checks rely on: changing their attributes is monkeypatching
-PROTECTED_MODULES = ("lesson_lib", "numpy", "autograd", "math", "sys", "os", "builtins", "IPython", "cloudpickle",
+PROTECTED_MODULES = ("lesson_lib", "lesson_course", "numpy", "autograd", "math", "sys", "os", "builtins", "IPython", "cloudpickle",
                      "pickle", "importlib", "io", "contextlib", "warnings")
-ALWAYS_PROTECTED = {"checks", "np", "numpy", "sys", "os", "builtins", "lesson_lib"}
+ALWAYS_PROTECTED = {"checks", "np", "numpy", "sys", "os", "builtins", "lesson_lib", "lesson_course"}
 NAMES = {
     "builtins": "uses the builtins module", "__builtins__": "uses __builtins__",
     "__import__": "imports by __import__", "importlib": "uses importlib", "exec": "runs code with exec",
@@ -120,9 +120,9 @@ class _Scanner(ast.NodeVisitor):
         for name, alias in names:
             if "print" in (name, alias):
                 self.flag(node, "redefines print")
-            if alias == "checks" or (name == "checks" and module != "lesson_lib.course"):
+            if alias == "checks" or (name == "checks" and module != "lesson_course"):
                 self.flag(node, f"binds checks to {module}.{name}")
-            if module.startswith("lesson_lib") and name.startswith("_"):
+            if module.startswith(("lesson_lib", "lesson_course")) and name.startswith("_"):
                 self.flag(node, f"imports lesson_lib internals ({module}.{name})")
             if module.endswith("course.checks") and name not in self.check_names:
                 self.flag(node, f"reaches into the checks ({name})")
@@ -212,7 +212,7 @@ class _Scanner(ast.NodeVisitor):
     def _text(self, node, text):
         if VERDICT_LINE.search(text):
             self.flag(node, f"writes a line that looks like a check's verdict ({text.strip()[:40]!r})")
-        elif "lesson_lib" in text or "lesson_tools" in text or "site-packages" in text:
+        elif any(word in text for word in ("lesson_lib", "lesson_course", "lesson_tools", "site-packages")):
             self.flag(node, "names the course's or Python's installed files in a string")
 
 
@@ -241,7 +241,7 @@ def handovers(sources, function, computed_by):
     imported = {}
     for tree in filter(None, trees):
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lesson_lib"):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("lesson_lib", "lesson_course")):
                 imported.update({a.asname or a.name: last[a.name] for a in node.names if a.name in last})
     found = []
     for position, tree in enumerate(trees):

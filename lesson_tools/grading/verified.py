@@ -23,8 +23,8 @@ import os
 import sys
 from pathlib import Path
 
-LEARNERS = "lesson_lib"                 # what a learner's kernel imports
-PACKAGES = (LEARNERS, "lesson_tools")   # what the hashes cover
+LEARNERS = ("lesson_lib", "lesson_course")     # what a learner's kernel imports: the science, the course's machinery
+PACKAGES = (*LEARNERS, "lesson_tools")         # what the hashes cover
 
 
 class CourseFilesChanged(Exception):
@@ -32,7 +32,7 @@ class CourseFilesChanged(Exception):
 
 
 def package_root():
-    """The folder that contains lesson_lib/ and lesson_tools/ (the repository root for an editable install)."""
+    """The folder that contains the packages (the repository root for an editable install)."""
     return Path(__file__).resolve().parents[2]
 
 
@@ -89,7 +89,7 @@ def restore_command(root):
 def changed(root, expected):
     """Relative paths under root that differ from `expected`: edited, missing or added files (of the packages
     `expected` covers)."""
-    packages = [p for p in PACKAGES if any(rel.startswith(p + "/") for rel in expected)] or [LEARNERS]
+    packages = [p for p in PACKAGES if any(rel.startswith(p + "/") for rel in expected)] or list(LEARNERS)
     actual = manifest(root, packages)
     return sorted(rel for rel in set(actual) | set(expected) if actual.get(rel) != expected.get(rel))
 

@@ -34,7 +34,7 @@ import struct
 
 import numpy as np
 
-from lesson_lib.course.checks.framework import Offered, RemoteAnswer, quiet
+from lesson_course.checks.framework import Offered, RemoteAnswer, quiet
 
 KERNEL_MODULE = "lesson_grading_wire"     # this file's name in the sandbox, beside the kernel's lesson_lib
 
@@ -293,7 +293,7 @@ def _code_objects(names):
             for attr in parts[cut:]:
                 obj = getattr(obj, attr, None)
             break
-        owners = [k for k in getattr(obj, "__mro__", ()) if str(k.__module__).startswith("lesson_lib")]
+        owners = [k for k in getattr(obj, "__mro__", ()) if str(k.__module__).startswith(("lesson_lib", "lesson_course"))]
         for f in [v for k in owners for v in vars(k).values()] if owners else [obj]:
             code = getattr(getattr(f, "__func__", f), "__code__", None)
             if code is not None:
@@ -304,12 +304,13 @@ def _code_objects(names):
 WATCHER_OFF = "the grader's watcher"     # what `seen` gets when the answer switched the watching off or emptied it
 
 
-def _library_folder():
-    """The folder of the lesson_lib this process imported (the kernel's verified copy): callers whose code was
-    compiled from a file under it are the library's."""
+def _library_folders():
+    """The folders of the lesson_lib and lesson_course this process imported (the kernel's verified copy): callers
+    whose code was compiled from a file under them are the library's."""
     import os
+    import lesson_course
     import lesson_lib
-    return os.path.dirname(os.path.abspath(lesson_lib.__file__)) + os.sep
+    return tuple(os.path.dirname(os.path.abspath(p.__file__)) + os.sep for p in (lesson_lib, lesson_course))
 
 
 @contextlib.contextmanager
@@ -326,7 +327,7 @@ def watching(names, seen):
     if not codes:
         yield
         return
-    library, expected = _library_folder(), dict(codes)
+    library, expected = _library_folders(), dict(codes)
 
     def profile(frame, event, arg):
         if event == "call" and frame.f_code in codes:

@@ -24,9 +24,9 @@ import ast
 import hashlib
 from pathlib import Path
 
-LIBRARY = "lesson_lib"
-CHECKS = "lesson_lib/course/checks/"             # the checks: judged in the judge, hollow in the kernel
-KEPT_IN_CHECKS = {"lesson_lib/course/checks/framework.py"}   # what the kernel side of the wire needs (no truths)
+from .verified import LEARNERS
+CHECKS = "lesson_course/checks/"             # the checks: judged in the judge, hollow in the kernel
+KEPT_IN_CHECKS = {"lesson_course/checks/framework.py"}   # what the kernel side of the wire needs (no truths)
 EVERYTHING = "*"                                 # every function and lambda of a module
 WITHHELD = ("{name} is withheld from this kernel while the notebook is graded: it computes the answer of an "
             "exercise, and the grader judges your own function")
@@ -36,7 +36,7 @@ CHECK_WITHHELD = "{name} is withheld from this kernel while the notebook is grad
 def for_notebook(course_nb):
     """The dotted names withheld from the kernel of a submission of `course_nb`: what its checks' `computed_by`
     name."""
-    from lesson_lib.course.checks import REGISTRY
+    from lesson_course.checks import REGISTRY
     return sorted({name for check in course_nb.checks if check.name in REGISTRY
                    for name in REGISTRY[check.name].computed_by})
 
@@ -136,10 +136,10 @@ def plan(files, names):
 
 
 def kernel_copy(root, expected, dest, names):
-    """Copy lesson_lib's verified files (manifest `expected`) from root to dest, hollowing what `plan` says; returns
+    """Copy the learners' packages' verified files (manifest `expected`) from root to dest, hollowing what `plan` says; returns
     the manifest of what was written ({relative path: sha256}), for a later look at whether a cell changed it."""
     from .verified import verified_bytes
-    files = {rel for rel in expected if rel.startswith(LIBRARY + "/")}
+    files = {rel for rel in expected if rel.split("/", 1)[0] in LEARNERS}
     hollowed = plan(files, names)
     written = {}
     for rel in sorted(files):

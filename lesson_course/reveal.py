@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import ipywidgets as widgets
 
-from .._validate import integer
+from lesson_lib.validate import integer
 
 from .notebook import WIDTH, wrapped  # noqa: F401 -- WIDTH: the width the reveals wrap to
 

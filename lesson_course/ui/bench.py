@@ -23,15 +23,15 @@ from . import palette
 from .blit import BlittedFigure
 from .aria import AriaCarrier
 from ..limits import MAX_GRID_POINTS, MAX_STEPS_PER_PRESS
-from .._validate import as_data, integer, number, within_limit
-from ..data import sample_uniform
-from ..evaluation.metrics import compare_mass_matrices, torque_nmse, torus_grid
-from ..facts import GRID_POINTS, HIDDEN, LR, N_SAMPLES, PASS_MAX_ERROR, SEED, STEPS_PER_PRESS
-from ..model.blackbox import BlackBox
-from ..model.fast.settings import single_blas_thread
-from ..model.delan import DeLaN
-from ..model.training import TrainingDiverged
-from ..physics.chain import PlanarChain, double_pendulum
+from lesson_lib.validate import as_data, integer, number, within_limit
+from lesson_lib.data import sample_uniform
+from lesson_lib.evaluation.metrics import compare_mass_matrices, torque_nmse, torus_grid
+from lesson_lib.facts import GRID_POINTS, HIDDEN, LR, N_SAMPLES, PASS_MAX_ERROR, SEED, STEPS_PER_PRESS
+from lesson_lib.model.blackbox import BlackBox
+from lesson_lib.model.fast.settings import single_blas_thread
+from lesson_lib.model.delan import DeLaN
+from lesson_lib.model.training import TrainingDiverged
+from lesson_lib.physics.chain import PlanarChain, double_pendulum
 
 SLIDER_STEP = 0.05                     # rad per arrow key (PageUp/PageDown: 5 steps); the readout takes any value
 

@@ -4,7 +4,7 @@
     require("chain")                                          # made by the first code cell
 
 `require` raises MissingStep, a NameError naming the missing names and the cell that makes them; `setup` (called
-when lesson_lib.course is imported in IPython) shows that message alone and adds a one-line hint under any other
+when lesson_course is imported in IPython) shows that message alone and adds a one-line hint under any other
 NameError.  Every code cell after a notebook's first starts with such an import (tests/test_edition.py runs
 each one first in a fresh kernel)."""
 import inspect

@@ -14,8 +14,8 @@ from pathlib import Path
 import fsrs
 import ipywidgets as widgets
 
-from ..limits import MAX_ANSWER_CHARS, MAX_REVIEW_EVENTS
-from ..ui.browser_store import BrowserStore
+from .limits import MAX_ANSWER_CHARS, MAX_REVIEW_EVENTS
+from .ui.browser_store import BrowserStore
 
 CARDS = json.loads((Path(__file__).with_name("cards.json")).read_text(encoding="utf-8"))
 """{card id "NN:label": {"notebook": where it is asked, "after": the notebook whose panel adds it to the deck,

@@ -6,8 +6,8 @@ it never sends to the learner's kernel: inputs are drawn from (SALT, seed), test
 lengths, fixed cases come in a random order, so no memorised table of inputs can stand in for an answer."""
 import numpy as np
 
-from ...facts import QD_MAX
-from ...physics.chain import PlanarChain, double_pendulum
+from lesson_lib.facts import QD_MAX
+from lesson_lib.physics.chain import PlanarChain, double_pendulum
 
 SALT = None         # set by the grader's judge (lesson_tools.grading.clean): inputs no one can predict
 

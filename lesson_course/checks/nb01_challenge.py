@@ -58,8 +58,8 @@ _MISTAKES = {
     "lesson_lib.evaluation.audit.inertia_report",
     "lesson_lib.evaluation.metrics.min_eigenvalue",
     "lesson_lib.evaluation.metrics.compare_mass_matrices",
-    "lesson_lib.ui.bench.Bench._measure_model",
-    "lesson_lib.ui.bench.Bench._draw_readout",
+    "lesson_course.ui.bench.Bench._measure_model",
+    "lesson_course.ui.bench.Bench._draw_readout",
 ), hints={
     "bool": "return True or False, e.g. bool(...) around the condition",
     "entries": "positive-definite is about the eigenvalues, not the entries: [[1, 2], [2, 1]] has only positive "

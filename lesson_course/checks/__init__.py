@@ -1,6 +1,6 @@
 """Checks for the course's exercises, one module per notebook, each registered by `framework.register`.
 
-    from lesson_lib.course import checks
+    from lesson_course import checks
     checks.kinetic_energy(kinetic_energy)        # in a check cell: prints one PASS / FAIL / NOT ATTEMPTED line
     checks.evaluate("kinetic_energy", fn)        # the same without printing: (status, line)
     checks.REGISTRY["kinetic_energy"]            # .name, .notebook ("02_model"), .function (the learner's)

@@ -1,7 +1,7 @@
 """Checks for 03_guided_practice: the two measurements behind the PASS check, at configurations never seen."""
 import numpy as np
 
-from ...physics.chain import double_pendulum
+from lesson_lib.physics.chain import double_pendulum
 from .framework import Fail, as_number, as_pair, call, close, num, register
 from .independent import grading, rng
 
@@ -14,9 +14,9 @@ from .independent import grading, rng
     "lesson_lib.evaluation.generalization.mass_matrix_error",
     "lesson_lib.evaluation.audit.inertia_report",
     "lesson_lib.evaluation.audit.is_valid_inertia",
-    "lesson_lib.course.feedback.diagnose",
-    "lesson_lib.ui.bench.Bench._measure_model",
-    "lesson_lib.ui.bench.Bench._draw_readout",
+    "lesson_course.feedback.diagnose",
+    "lesson_course.ui.bench.Bench._measure_model",
+    "lesson_course.ui.bench.Bench._draw_readout",
 ), hints={
     "none": "return both numbers, the error first, then the eigenvalue",
     "pair": "return a pair of single numbers: the largest error over the whole batch, then the smallest "
@@ -37,8 +37,8 @@ def errors_at(fn):
     """fn(model, chain, q) -> (largest |M_hat - M| entry over the batch, smallest eigenvalue of M_hat over the
     batch), on an untrained DeLaN (large errors) at 200 seeded configurations, against
     lesson_lib.evaluation.metrics. Tolerance 1e-9."""
-    from ...evaluation.metrics import mass_matrix_error, min_eigenvalue
-    from ...model.delan import DeLaN
+    from lesson_lib.evaluation.metrics import mass_matrix_error, min_eigenvalue
+    from lesson_lib.model.delan import DeLaN
 
     chain, q = double_pendulum(), rng(11).uniform(-np.pi, np.pi, (200, 2))   # the lesson's arm: M_hat below M
     model = DeLaN(seed=5)

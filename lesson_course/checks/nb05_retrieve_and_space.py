@@ -1,7 +1,7 @@
 """Checks for 05_retrieve_and_space: a symplectic Euler step, from memory."""
 import numpy as np
 
-from ...physics import integrators
+from lesson_lib.physics import integrators
 from .framework import Fail, as_array, as_pair, call, close, num, register
 from .independent import random_states, two_link
 

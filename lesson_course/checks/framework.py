@@ -40,7 +40,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ... import facts
+from lesson_lib import facts
 
 REGISTRY = {}    # check name -> Check
 DETAILS = {}     # extra numbers a check measured (e.g. training time), for a later cell to show

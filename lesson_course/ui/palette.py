@@ -1,4 +1,4 @@
-"""The course's colours, one home: the Bench and the notebooks' figures (lesson_lib.ui.plots).
+"""The course's colours, one home: the Bench and the notebooks' figures (lesson_course.ui.plots).
 
 Checked by tests/test_bench.py: every colour for text, or under white text, has a contrast ratio >= 4.5:1 against
 white (WCAG 2 AA, `contrast_ratio`); under simulated deuteranopia and protanopia (`simulate_cvd`) LEARNED turns

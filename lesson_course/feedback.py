@@ -1,12 +1,12 @@
 """The lesson's PASS check as a learner reads it: a verdict, the numbers, and specific hints when it fails.
 
-    from lesson_lib.course.feedback import report
+    from lesson_course.feedback import report
     report(model, chain)     # prints "PASS: ..." or "FAIL: ..." followed by what to do
 """
 import numpy as np
 
-from .. import facts
-from ..evaluation.metrics import compare_mass_matrices, torus_grid
+from lesson_lib import facts
+from lesson_lib.evaluation.metrics import compare_mass_matrices, torus_grid
 from .notebook import wrapped
 
 

@@ -1,10 +1,10 @@
 """Figures for the course notebooks 01, 02, 05, 06 and 08: each function draws one figure and returns it; the
-notebook cell calls plt.show().  Every axis is labelled with its unit.  Colours come from lesson_lib.ui.palette
+notebook cell calls plt.show().  Every axis is labelled with its unit.  Colours come from lesson_course.ui.palette
 (the truth gold, DeLaN teal, the black box grey, as on the Bench), and lines also differ in style or width."""
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..evaluation.audit import velocity_sweep
+from lesson_lib.evaluation.audit import velocity_sweep
 from .palette import BLACK_BOX, OTHER
 from .palette import LEARNED as DELAN
 from .palette import TRUE as TRUTH

@@ -4,8 +4,8 @@ import time
 
 import numpy as np
 
-from ... import facts
-from ...physics.chain import PlanarChain
+from lesson_lib import facts
+from lesson_lib.physics.chain import PlanarChain
 from .framework import DETAILS, Fail, LearnerError, call, close, num, read_as, register
 from .independent import rng, uniform_rods
 
@@ -46,8 +46,8 @@ def _rebuilt(chain):
 
 
 @register("06_mastery_and_project", function="make_triple_pendulum", computed_by=(
-    "lesson_lib.course.checks.nb06_mastery_and_project.reference_triple_pendulum",
-    "lesson_lib.course.checks.independent.uniform_rods",
+    "lesson_course.checks.nb06_mastery_and_project.reference_triple_pendulum",
+    "lesson_course.checks.independent.uniform_rods",
 ), hints={
     "type": "return the chain itself, a PlanarChain built from the rods' masses, lengths, centres of mass and "
             "inertias",
@@ -98,8 +98,8 @@ def triple_delan(fn):
     measures on 2000 random configurations (seed 7): PASS when max |M_hat - M| < facts.TRIPLE_MAX_ERROR kg m^2
     (the true entries reach about 6.8) and the learned M's smallest eigenvalue is > 0 everywhere.
     """
-    from ...data import sample_uniform
-    from ...model.delan import DeLaN
+    from lesson_lib.data import sample_uniform
+    from lesson_lib.model.delan import DeLaN
 
     chain = reference_triple_pendulum()
     data = sample_uniform(chain, facts.N_SAMPLES, seed=facts.SEED)

@@ -2,7 +2,7 @@
 each a dict with an ISO time "t") is mirrored into the browser's localStorage under KEY, so it outlives the
 kernel, the server and a Binder session; it draws "Download my reviews" (a JSON file, since Binder keeps no
 files) and "Load reviews" (merges such a file back).  Kernel and browser merge their logs as a union ordered by
-time, so neither side can wipe the other, kept by the history's rule (lesson_lib.course.review.compacted): one
+time, so neither side can wipe the other, kept by the history's rule (lesson_course.review.compacted): one
 "open" event per notebook, and the newest MAX_REVIEW_EVENTS others."""
 import anywidget
 import traitlets
@@ -21,7 +21,7 @@ const parse = (text) => {
 const MAX = %(max)d;
 const byTime = (x, y) => (x.t < y.t ? -1 : x.t > y.t ? 1 : 0);
 const isOpen = (e) => e.open !== undefined;
-// the union by the history's own rule (lesson_lib.course.review.compacted): a notebook's first "open" event
+// the union by the history's own rule (lesson_course.review.compacted): a notebook's first "open" event
 // (a later one adds nothing), and the newest MAX other events
 const merge = (a, b) => {
   const seen = new Map();

@@ -4,8 +4,8 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import elementwise_grad, jacobian
 
-from ...facts import ACTIVATION
-from ...model.activations import ACTIVATIONS
+from lesson_lib.facts import ACTIVATION
+from lesson_lib.model.activations import ACTIVATIONS
 from .framework import Fail, Offered, as_array, as_number, as_pair, call, close, num, register
 from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, rng, three_link, two_link
 

@@ -1,5 +1,5 @@
 """Checks for 04_feedback: the lesson's criterion, written by the learner."""
-from ... import facts
+from lesson_lib import facts
 from .framework import Fail, as_bool, call, num, register
 from .independent import grading, rng, shuffled
 
@@ -36,7 +36,7 @@ _MISTAKES = {
 @register("04_feedback", computed_by=(
     "lesson_lib.evaluation.metrics.lesson_check",
     "lesson_lib.evaluation.metrics.compare_mass_matrices",
-    "lesson_lib.ui.bench.Bench._badge",
+    "lesson_course.ui.bench.Bench._badge",
 ), hints={
     "none": "return the value of the condition, True or False",
     "or": "with `or` one condition is enough; the lesson needs both to hold at once (`and`)",
