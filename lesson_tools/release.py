@@ -63,6 +63,7 @@ include = ["lesson_lib*", "lesson_course*"]
 [tool.setuptools.package-data]
 "lesson_course.checks" = ["stubs.json"]
 "lesson_course" = ["cards.json"]
+"lesson_lib.data" = ["glyphs.json"]
 """
 
 GITIGNORE = ".venv/\n__pycache__/\n*.pyc\n.ipynb_checkpoints/\n*.egg-info/\n"

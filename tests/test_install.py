@@ -86,6 +86,41 @@ def test_learners_pins_in_binder_and_the_tools_beside_them_in_requirements():
                                      f"to binder/requirements.txt; it pins {sorted(root)}")
 
 
+def third_party_imports(package):
+    """{distribution name: [modules that import it]} of the package's modules, imports inside functions too."""
+    import ast
+    from importlib.metadata import packages_distributions
+    dists, found = packages_distributions(), {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            for name in names:
+                top = name.split(".")[0]
+                if top in sys.stdlib_module_names or top in ("lesson_lib", "lesson_course", "lesson_tools"):
+                    continue
+                assert top in dists, f"{path.relative_to(ROOT)} imports {top}, which no installed distribution holds"
+                found.setdefault(normalised(dists[top][0]), []).append(path.relative_to(ROOT).as_posix())
+    return found
+
+
+def normalised(name):
+    return re.sub(r"[-_.]+", "-", re.split(r"[\[<>=;\s]", name)[0]).lower()
+
+
+def test_each_package_declares_exactly_what_it_imports():
+    """pyproject's dependencies are what lesson_lib and lesson_course import, the extra `tools` what lesson_tools
+    imports besides, no more and no less; the science imports numpy, autograd and threadpoolctl alone."""
+    import tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    base = {normalised(d) for d in project["dependencies"]}
+    tools = {normalised(d) for d in project["optional-dependencies"]["tools"]}
+    science, course, teachers = (third_party_imports(p) for p in ("lesson_lib", "lesson_course", "lesson_tools"))
+    assert set(science) <= {"numpy", "autograd", "threadpoolctl"}, science
+    assert set(science) | set(course) == base, f"declared {sorted(base)}; imported {sorted(set(science) | set(course))}"
+    assert set(teachers) - base == tools, f"the extra `tools` declares {sorted(tools)}; imported {sorted(set(teachers) - base)}"
+
+
 def test_binder_runtime_is_python_311():
     text = (BINDER / "runtime.txt").read_text().strip()
     assert text == "python-3.11", f"binder/runtime.txt must say python-3.11 (numpy 2.4 needs >= 3.11), not {text!r}"
@@ -190,6 +225,36 @@ print(json.dumps({"fetchNews": default("@jupyterlab/apputils-extension:notificat
 """
 
 
+IMPORT_EVERY_MODULE = """
+import importlib, pkgutil, sys
+for name in sys.argv[1:]:
+    package = importlib.import_module(name)
+    for info in pkgutil.walk_packages(package.__path__, name + "."):
+        if not info.name.endswith("__main__"):              # a command, run when imported
+            importlib.import_module(info.name)
+print("imported")
+"""
+
+
+@pytest.mark.slow
+def test_the_repository_installs_into_a_clean_environment_with_what_it_declares(tmp_path):
+    """`pip install ".[tools]"` (not editable, with the teachers' lock as constraints) into a new virtualenv gives
+    three packages whose every module imports: the metadata declares all they need."""
+    venv = tmp_path / "venv"
+    env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME"}}
+    py = str(venv / "bin" / "python")
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+        r = subprocess.run([py, "-m", "pip", "install", "-q", "-c", str(ROOT / "requirements.txt"),
+                            f"{ROOT}[tools]"], env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path)
+        assert r.returncode == 0, tail(r.stdout + r.stderr)
+        r = subprocess.run([py, "-c", IMPORT_EVERY_MODULE, "lesson_lib", "lesson_course", "lesson_tools"], env=env,
+                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert r.returncode == 0 and "imported" in r.stdout, tail(r.stdout + r.stderr)
+    finally:
+        shutil.rmtree(venv, ignore_errors=True)
+
+
 @pytest.mark.slow
 def test_fresh_binder_environment_runs_the_notebooks(tmp_path):
     """Binder's steps for the learners' edition in a fresh virtualenv: install its binder/requirements.txt, run
@@ -232,6 +297,8 @@ def test_fresh_binder_environment_runs_the_notebooks(tmp_path):
         for tool in ("lesson_tools", "nbval", "pytest", "dask"):
             r = subprocess.run([py, "-c", f"import {tool}"], cwd=tmp_path, env=env, capture_output=True)
             assert r.returncode != 0, f"{tool} is importable in the learners' environment"
+        run([py, "-c", IMPORT_EVERY_MODULE, "lesson_lib", "lesson_course"], "importing every module", 300,
+            cwd=tmp_path)
         settings = json.loads(run([py, "-c", SETTINGS_CHECK], "reading JupyterLab settings", 60).strip().splitlines()[-1])
         assert settings == {"fetchNews": "false", "kernelShutdown": True, "cull_idle_timeout": 1200,
                             "hides_egg_info": True}, (

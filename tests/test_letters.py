@@ -189,3 +189,22 @@ def test_the_reference_is_the_sampled_motion():
 def test_bad_arguments_get_clear_messages(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_the_glyph_table_is_the_fonts_as_matplotlib_sets_it():
+    """lesson_lib draws letters from a table (no matplotlib in the library): the table is what
+    `python -m lesson_tools.glyphs` writes from matplotlib now, and a word laid out from it is matplotlib's own
+    TextPath of the word, to the kerning's rounding (ligatures aside: the arm writes letter by letter)."""
+    import json
+    from matplotlib.path import Path as MplPath
+    import importlib
+    from lesson_tools import glyphs
+    L = importlib.import_module("lesson_lib.data.letters")
+    assert json.loads(json.dumps(glyphs.table())) == L._glyphs(), "run: python -m lesson_tools.glyphs"
+    for word in ("Wave", "handwriting", "AVa To", "Tokyo, 42!", "déjà vu"):
+        path = TextPath((0, 0), word, size=1.0, prop=FontProperties(family=FONT))
+        theirs = MplPath(path.vertices, path.codes).to_polygons(closed_only=True)
+        ours = L._contours(word, 1.0)
+        assert len(ours) == len(theirs), word
+        gap = max(np.abs(a - b).max() for a, b in zip(ours, theirs))
+        assert gap < glyphs.KERN_MIN * len(word), (word, gap)

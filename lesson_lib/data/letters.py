@@ -1,7 +1,8 @@
 """Letters written by the 2-link arm: the DeLaN paper's kind of trajectory data (Lutter et al., ICLR 2019).
 
-1. Glyphs: matplotlib's TextPath outlines of each character in FONT (DejaVu Sans, shipped with matplotlib);
-   the pen traces each closed contour.
+1. Glyphs: the outlines of each character in FONT (DejaVu Sans) as matplotlib sets them, from the table
+   glyphs.json beside this module (lesson_tools.glyphs writes it), laid out letter by letter with the font's
+   advances and kerning; the pen traces each closed contour.
 2. Smooth curves: each contour as a Fourier series X(s) = a + sum_k A_k cos(2 pi k s) + B_k sin(2 pi k s),
    low-passed by a Gaussian of width `smooth` (m) so the pen's acceleration stays bounded; straight moves
    X(s) = a + d s between contours (`pen_down` marks what is drawn).
@@ -11,10 +12,12 @@
 
 The writing line (BASELINE, LINE, SIZE in m) stays in the annulus 0.8 m <= |xy| <= 1.7 m of the default arm,
 far from its singularities."""
-import numpy as np
-
 import functools
+import json
 from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
 
 from ..validate import LimitExceeded, described, integer, number, positive_number, within_limit
 from ..limits import MAX_LETTERS, MAX_SAMPLES
@@ -35,14 +38,20 @@ _SAMPLES = 512             # points per contour for the Fourier fit
 _CHUNK = 2048              # samples evaluated at once
 
 
+@functools.cache
+def _glyphs():
+    """The glyph table: {"glyphs": {char: {"advance", "contours"}}, "kerning": {pair: offset}}, in em."""
+    return json.loads(Path(__file__).with_name("glyphs.json").read_text(encoding="utf-8"))
+
+
 def _contours(text, size):
     """Closed contours (P, 2) of `text` set at `size` m per em on the baseline y = 0, in the font's order."""
-    from matplotlib.font_manager import FontProperties            # here: `import lesson_lib` stays light
-    from matplotlib.path import Path
-    from matplotlib.textpath import TextPath
-    path = TextPath((0, 0), text, size=size, prop=FontProperties(family=FONT))
-    polys = Path(path.vertices, path.codes).to_polygons(closed_only=True)
-    return [np.asarray(p, float) for p in polys]
+    table, x, out = _glyphs(), 0.0, []
+    for k, ch in enumerate(text):
+        if k:
+            x += table["glyphs"][text[k - 1]]["advance"] + table["kerning"].get(text[k - 1] + ch, 0.0)
+        out += [(np.array(c, dtype=float) + (x, 0.0)) * size for c in table["glyphs"][ch]["contours"]]
+    return out
 
 
 def _fourier(poly, smooth):
@@ -152,24 +161,15 @@ def _text(name, text):
     if len(text) > MAX_LETTERS:
         raise LimitExceeded(f"{name} has {len(text):,} characters, above the limit of {MAX_LETTERS:,}: write fewer "
                             f"letters per call (a line holds about 15)")
-    font = _font()
     for i, ch in enumerate(text):
         if ch == " ":
             continue
-        if not ch.isprintable() or ch.isspace() or font.get_char_index(ord(ch)) == 0:
+        if not ch.isprintable() or ch.isspace() or ch not in _glyphs()["glyphs"]:
             why = ("is not a printable character" if not ch.isprintable() or ch.isspace()
-                   else f"is not in the font {FONT}")
+                   else f"is not among the characters the arm writes (ASCII and Latin-1 letters of {FONT})")
             raise ValueError(f"{name} has {ch!r} (U+{ord(ch):04X}) at position {i}, which {why}: the arm can only "
                              f"write characters the font draws, such as letters, digits and punctuation")
     return text
-
-
-@functools.lru_cache(maxsize=1)
-def _font():
-    """The font's FT2Font, loaded once (to ask which characters it has)."""
-    from matplotlib.font_manager import FontProperties, findfont
-    from matplotlib.ft2font import FT2Font
-    return FT2Font(findfont(FontProperties(family=FONT)))
 
 
 def _moves(contours, smooth):
