@@ -1,6 +1,6 @@
 """The DeLaN's training gradient two ways: plain autograd (lesson_lib.model.definition) and the library's fast path
-(one hand-written autograd primitive, DeLaN._loss), as notebook 02 section 7 compares them, and the same fast path
-as fit runs it (DeLaN._loss_and_grad: the primitive's passes called directly, nothing traced).
+(one hand-written autograd primitive, DeLaN.batch_loss), as notebook 02 section 7 compares them, and the same fast path
+as fit runs it (DeLaN.batch_loss_and_grad: the primitive's passes called directly, nothing traced).
 
 Prints, for the default network and batches of 32, 128 (the training batch) and 1024 states: the best time of
 one loss-and-gradient each way in float64, the library's in float32 (as training runs), the ratio, and the
@@ -43,8 +43,8 @@ def best_ms(f, *args, number=5, repeat=5):
 def main():
     chain, model = double_pendulum(), DeLaN(seed=0)
     theta = model.get_params()
-    plain_grad, library_grad = value_and_grad(definition.loss), value_and_grad(model._loss)
-    fits = model._loss_and_grad                       # what fit runs: the same numbers, no tracing
+    plain_grad, library_grad = value_and_grad(definition.loss), value_and_grad(model.batch_loss)
+    fits = model.batch_loss_and_grad                       # what fit runs: the same numbers, no tracing
     print(f"default DeLaN: hidden {model.hidden}, {theta.size} weights")
     for B in (32, model.batch_size, 1024):
         d = sample_uniform(chain, B, seed=0)

@@ -21,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course o
 
 def autograd_operations_per_step(model, data):
     """The operations autograd records while differentiating one training loss, model.loss (bench_definition's
-    counter); fit's own step (DeLaN._loss_and_grad) calls the loss's passes directly and records none."""
+    counter); fit's own step (DeLaN.batch_loss_and_grad) calls the loss's passes directly and records none."""
     from autograd import value_and_grad
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench_definition import recorded_operations
     batch = model.training_batch({k: data[k][:model.batch_size] for k in ("q", "qd", "qdd", "tau")})
-    return recorded_operations(value_and_grad(model._loss), model.theta, batch)
+    return recorded_operations(value_and_grad(model.batch_loss), model.theta, batch)
 
 
 def run(label):

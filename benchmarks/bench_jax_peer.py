@@ -1,6 +1,6 @@
 """The course's press against a JAX-jit DeLaN written from the same math, timed in the same run (issue 23).
 
-The peer: the default DeLaN (features [cos q, sin q], 2 x 32 isru layers, L with a softplus diagonal + eps,
+The peer: the default DeLaN (features [cos q, sin q], 2 x 32 isru layers, L with a softplus diagonal,
 M = L Lᵀ + eps I, V = v_scale x the last output) in jax.numpy, ∂M/∂q by forward mode (jax.jacfwd), g = ∂V/∂q by
 jax.grad, c = Ṁ q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k, the course's loss on model.training_batch(data) (the same scaled,
 weighted torque error), float32, optax Adam at the course's rate, minibatches of the course's size drawn
@@ -54,7 +54,7 @@ def jax_peer(model, batch):
 
     def mass_matrix(theta, q):
         out = outputs(theta, q)
-        entries = jnp.concatenate([jax.nn.softplus(out[:n]) + EPS, out[n:len(rows)]])
+        entries = jnp.concatenate([jax.nn.softplus(out[:n]), out[n:len(rows)]])
         L = jnp.zeros((n, n), out.dtype).at[rows, cols].set(entries)
         return L @ L.T + EPS * jnp.eye(n, dtype=out.dtype)
 

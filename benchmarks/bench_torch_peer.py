@@ -1,7 +1,7 @@
 """The course's press against a PyTorch DeLaN written from the same math, timed in the same run (issue 23).
 
 The peer: the default DeLaN as bench_jax_peer.py's JAX one (features [cos q, sin q], 2 x 32 isru layers, L with a
-softplus diagonal + eps, M = L Lᵀ + eps I, V = v_scale x the last output, c = Ṁ q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k, g = ∂V/∂q),
+softplus diagonal, M = L Lᵀ + eps I, V = v_scale x the last output, c = Ṁ q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k, g = ∂V/∂q),
 float32, eager PyTorch (no torch.compile), torch.optim.Adam at the course's rate, minibatches of the course's size
 drawn uniformly, the same initial weights as DeLaN(seed=0) and the course's loss on model.training_batch(data),
 the loss's gradient by backward().  Two ways to get ∂M/∂q, --peer:
@@ -60,7 +60,7 @@ def torch_peer(model, batch, peer="jet"):
 
     def torque_jet(params, q, qd, qdd):
         out, dout = network_jet(params, q)
-        entries = torch.cat([torch.nn.functional.softplus(out[:, :n]) + EPS, out[:, n:len(rows)]], dim=1)
+        entries = torch.cat([torch.nn.functional.softplus(out[:, :n]), out[:, n:len(rows)]], dim=1)
         dentries = torch.cat([torch.sigmoid(out[:, None, :n]) * dout[:, :, :n], dout[:, :, n:len(rows)]], dim=2)
         L = (entries @ place.T).reshape(-1, n, n)
         dL = (dentries @ place.T).reshape(-1, n, n, n)                                          # [b, k] = dL/dq_k
@@ -80,7 +80,7 @@ def torch_peer(model, batch, peer="jet"):
 
     def mass_matrix(params, q):
         out = outputs(params, q)
-        L = (place @ torch.cat([torch.nn.functional.softplus(out[:n]) + EPS, out[n:len(rows)]])).reshape(n, n)
+        L = (place @ torch.cat([torch.nn.functional.softplus(out[:n]), out[n:len(rows)]])).reshape(n, n)
         return L @ L.T + EPS * eye
 
     def torque_one(params, q, qd, qdd):

@@ -44,9 +44,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
 from lesson_lib import DeLaN, double_pendulum, lesson_check, sample_trajectories, sample_uniform
-from lesson_lib.model import schedule, training
-from lesson_lib.model import definition
-from lesson_lib.model.fast import fused
+from lesson_lib.model import definition, fast, training
+from lesson_lib.model import training as schedule
 
 PRESSES, STEPS = 8, 1000
 
@@ -80,14 +79,14 @@ class PowerDeLaN(DeLaN):
 
     power_scale = 1.0
 
-    def _loss(self, theta, batch):
+    def batch_loss(self, theta, batch):
         q, qd, qdd, target, inv_scale = batch
         arch = self.architecture
-        tau_hat = definition.torque(arch, *definition.learned_jet(theta, arch, q, fused.network_jet), qd, qdd)
+        tau_hat = definition.torque(arch, *definition.learned_jet(theta, arch, q, fast.jet_node), qd, qdd)
         tau = target / inv_scale
         root_weight = inv_scale[:, 0] * np.float32(self.tau_scale[0])
         power_error = anp.sum(qd * (tau_hat - tau), axis=1) * root_weight / np.float32(self.power_scale)
-        return super()._loss(theta, batch) + anp.mean(power_error * power_error)
+        return super().batch_loss(theta, batch) + anp.mean(power_error * power_error)
 
 
 VARIANTS = {

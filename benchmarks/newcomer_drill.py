@@ -23,9 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SOFTSIGN = '''
-
-def _softsign_fast(z):
+SOFTSIGN_FAST = '''def _softsign(z):
     """s = z / (1 + |z|), s' = 1 / (1 + |z|)^2, s''/s' = -2 sign(z) / (1 + |z|)."""
     d = np.abs(z)
     d += 1.0
@@ -35,20 +33,22 @@ def _softsign_fast(z):
     return z, s1, ratio
 
 
-ACTIVATIONS = {{
-    "softsign": Activation(reference=lambda z: z / (1.0 + anp.abs(z)), fast=_softsign_fast),'''
+FAST = {{"softsign": _softsign, '''
 
 
 def _activation(slope):
-    return ("lesson_lib/model/activations.py", "\n\nACTIVATIONS = {", SOFTSIGN.format(slope=slope))
+    """A softsign in both tables: its reference s(z) in definition.py, its fast s, s', s''/s' in fast.py."""
+    return [("lesson_lib/model/definition.py", "ACTIVATIONS = {\n",
+             "ACTIVATIONS = {\n    \"softsign\": lambda z: z / (1.0 + np.abs(z)),\n"),
+            ("lesson_lib/model/fast.py", "FAST = {", SOFTSIGN_FAST.format(slope=slope))]
 
 
 # (what the newcomer does, [(file, old text, new text)], tests, words the failure must contain; None: must pass)
 DRILLS = [
     ("activation: a new softsign whose fast slope s' is written 1/(1+|z|), not 1/(1+|z|)^2",
-     [_activation("1.0 / d")], ["tests/test_model_activations.py"], ["softsign"]),
+     _activation("1.0 / d"), ["tests/test_model_activations.py"], ["softsign"]),
     ("activation, done right: the same softsign with s' = 1/(1+|z|)^2 (the table's tests pick it up and pass)",
-     [_activation("1.0 / (d * d)")], ["tests/test_model_activations.py"], None),
+     _activation("1.0 / (d * d)"), ["tests/test_model_activations.py"], None),
     ("default: DeLaN's hidden layers changed in delan.py instead of lesson_lib/facts.py",
      [("lesson_lib/model/delan.py", "def __init__(self, n_dof=2, hidden=HIDDEN,",
        "def __init__(self, n_dof=2, hidden=(64, 64),")],
@@ -77,9 +77,9 @@ DRILLS = [
      ["tests/test_model_file.py", "tests/test_bad_input_model.py", "tests/test_model_validation.py",
       "tests/test_delan.py", "tests/test_model_optimizers.py"], None),
     ("optimiser: Adam's bias correction of v without its square root (the first step about 32 times too small)",
-     [("lesson_lib/model/optimizers.py", "c1, c2 = 1 - b1 ** self.t, math.sqrt(1 - b2 ** self.t)",
+     [("lesson_lib/model/training.py", "c1, c2 = 1 - b1 ** self.t, math.sqrt(1 - b2 ** self.t)",
        "c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t")],
-     ["tests/test_model_optimizers.py"], ["test_each_optimiser_steps_as_its_textbook_says_from_the_first_step_on[adam]"]),
+     ["tests/test_model_optimizers.py"], ["test_adam_steps_as_its_textbook_says_from_the_first_step_on"]),
     ("hint: a new hint for 00's check that no wrong answer can reach",
      [("lesson_course/checks/nb00_start_here.py", '    "sum": "the total mass is the sum',
        '    "negative": "a mass is never negative: check the sign of what you add",\n'
@@ -91,7 +91,7 @@ DRILLS = [
      ["tests/test_course.py"], ["09_extra", "is missing"]),
     ("gradient: the quadratic form's mixed terms qd_j qd_l (j < l: arms of 2 and 3 joints, none for 1) read off "
      "with j twice",
-     [("lesson_lib/model/fast/quadratic.py", "- by_qd[..., jo] - by_qd[..., lo] +", "- by_qd[..., jo] - by_qd[..., jo] +")],
+     [("lesson_lib/model/fast.py", "- by_qd[..., jo] - by_qd[..., lo] +", "- by_qd[..., jo] - by_qd[..., jo] +")],
      ["tests/test_model_quadratic.py", "tests/test_definition.py"], ["definitions_torque[", "-2]"]),
     ("window: the Savitzky-Golay window made even instead of odd (one sample off its centre)",
      [("lesson_lib/data/sensors.py", "window += 1 - window % 2", "window += window % 2")],

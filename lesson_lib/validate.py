@@ -119,7 +119,7 @@ def choice(name, x, options):
     return x
 
 
-def sizes(name, x, example="(32, 32)"):
+def layer_widths(name, x, example="(32, 32)"):
     """Return x as a non-empty tuple of ints >= 1 (layer widths), or raise.  A bare int or a string is refused."""
     bad = TypeError(f"{name} must be a tuple of layer widths (whole numbers >= 1), got {described(x)}; "
                     f"e.g. {name}={example}")

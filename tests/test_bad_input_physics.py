@@ -241,7 +241,7 @@ BAD = [
      r"data lacks the key\(s\) 'qdd'"),
     ("test_set speed 0", lambda: generalization.test_set(chain, speed=0), ValueError, r"speed must be > 0"),
     ("test_set count 0", lambda: generalization.test_set(chain, count=0), ValueError, r"count must be >= 1"),
-    ("gen mme dof", lambda: generalization.mass_matrix_error(Truth(three), chain, Z), ValueError,
+    ("gen mme dof", lambda: generalization.implied_mass_matrix_error(Truth(three), chain, Z), ValueError,
      r"model has n_dof = 3"),
     ("compare models empty", lambda: generalization.compare({}, chain, {"a": (1, 1)}), TypeError,
      r"models must be a non-empty dict"),

@@ -9,8 +9,8 @@ from lesson_lib import DeLaN, double_pendulum, sample_uniform
 from lesson_lib.physics.chain import PlanarChain
 from lesson_course import checks
 from lesson_lib.model import definition
-from lesson_lib.model.fast import fused
-from lesson_lib.model.training_data import sample_weights
+from lesson_lib.model import fast
+from lesson_lib.model.training import sample_weights
 
 
 def four_links():
@@ -39,12 +39,12 @@ def test_the_plain_batch_is_the_one_fit_builds():
 
 
 def test_the_public_loss_checks_its_arguments_and_computes_what_fit_minimises():
-    """model.loss (checked) gives _loss's value and gradient to the last bit; a float32 batch stays float32 (fit's
+    """model.loss (checked) gives batch_loss's value and gradient to the last bit; a float32 batch stays float32 (fit's
     precision), lists are read as arrays, and a refused batch leaves no trace (the model is unchanged)."""
     model, batch = setting(2, "isru")
     before = model.get_params()
     value, g = value_and_grad(model.loss)(model.theta, batch)
-    value_unchecked, g_unchecked = value_and_grad(model._loss)(model.theta, batch)
+    value_unchecked, g_unchecked = value_and_grad(model.batch_loss)(model.theta, batch)
     assert value == value_unchecked and np.array_equal(g, g_unchecked)
     single = tuple(x.astype(np.float32) for x in batch)
     assert np.asarray(model.loss(model.theta.astype(np.float32), single)).dtype == np.float32
@@ -64,8 +64,8 @@ def test_fit_gets_autograds_loss_and_gradient_to_the_bit_without_its_tracing(n_d
                                                                              dtype):
     model, batch = setting(n_dof, activation, weight_scale)
     batch = tuple(x.astype(dtype) for x in batch)                    # float32: as fit trains
-    value, g = model._loss_and_grad(model.theta, batch)
-    want_value, want_g = value_and_grad(model._loss)(model.theta, batch)
+    value, g = model.batch_loss_and_grad(model.theta, batch)
+    want_value, want_g = value_and_grad(model.batch_loss)(model.theta, batch)
     assert value == want_value and g.dtype == want_g.dtype
     np.testing.assert_array_equal(g, want_g)
 
@@ -73,8 +73,8 @@ def test_fit_gets_autograds_loss_and_gradient_to_the_bit_without_its_tracing(n_d
 class Doubled(DeLaN):
     """A DeLaN whose loss is twice the DeLaN's: fit must train on it, not on the fused loss it redefines."""
 
-    def _loss(self, theta, batch):
-        return 2.0 * super()._loss(theta, batch)
+    def batch_loss(self, theta, batch):
+        return 2.0 * super().batch_loss(theta, batch)
 
 
 def test_a_subclass_that_redefines_the_loss_is_trained_on_its_own_loss():
@@ -85,8 +85,8 @@ def test_a_subclass_that_redefines_the_loss_is_trained_on_its_own_loss():
     plain.fit(*args, steps=1, validation=0.0)
     assert mine.loss_history[0] == pytest.approx(2 * plain.loss_history[0], rel=1e-6)
     batch = plain.training_batch(d)
-    value, g = mine._loss_and_grad(plain.theta, batch)
-    want_value, want_g = plain._loss_and_grad(plain.theta, batch)
+    value, g = mine.batch_loss_and_grad(plain.theta, batch)
+    want_value, want_g = plain.batch_loss_and_grad(plain.theta, batch)
     assert value == pytest.approx(2 * want_value, rel=1e-12)
     np.testing.assert_allclose(g, 2 * want_g, rtol=1e-12, atol=1e-15)
 
@@ -110,16 +110,16 @@ def test_plain_torque_equals_the_librarys_inverse_dynamics(n_dof, activation, we
 
 @pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)
 def test_the_fused_network_jet_and_its_gradient_equal_plains(n_dof, activation, weight_scale):
-    """fast.fused.network_jet (what fit_verlet's forward dynamics use) against definition.network_jet: the outputs,
+    """fast.jet_node (what fit_verlet's forward dynamics use) against definition.network_jet: the outputs,
     their q-derivatives and the gradient of the accelerations they give, through definition.forward_dynamics."""
     model, (q, qd, _, _, _) = setting(n_dof, activation, weight_scale)
     arch = model.architecture
-    for mine, theirs in zip(fused.network_jet(model.theta, arch, q), definition.network_jet(model.theta, arch, q)):
+    for mine, theirs in zip(fast.jet_node(model.theta, arch, q), definition.network_jet(model.theta, arch, q)):
         np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
     tau = np.random.default_rng(5).normal(size=q.shape)
     grads = [grad(lambda theta: (definition.forward_dynamics(arch, *definition.learned_jet(theta, arch, q, jet), qd,
                                                              tau) ** 2).sum())(model.theta)
-             for jet in (fused.network_jet, definition.network_jet)]
+             for jet in (fast.jet_node, definition.network_jet)]
     assert np.linalg.norm(grads[0] - grads[1]) <= 1e-10 * np.linalg.norm(grads[1])
 
 
@@ -154,13 +154,12 @@ def test_plain_torque_obeys_euler_lagrange(n_dof):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_fast_features_jet_equals_the_definitions_for_every_arm_size(dtype):
-    """fast.jet.periodic_features (what DeLaN's methods and fit use) against definition.features, for 1 to MAX_N_DOF
+    """fast.input_jet (what DeLaN's methods and fit use) against definition.features, for 1 to MAX_N_DOF
     joints in both precisions: a numpy kernel that writes a strided output wrongly shows up here."""
     from lesson_lib.limits import MAX_N_DOF
-    from lesson_lib.model.fast.jet import periodic_features
     for n in range(1, MAX_N_DOF + 1):
         q = np.random.default_rng(n).uniform(-np.pi, np.pi, (16, n))
-        X = periodic_features(q.astype(dtype))
+        X = fast.input_jet(q.astype(dtype))
         phi, dphi = definition.features(q)
         assert X.dtype == dtype
         np.testing.assert_allclose(X[0], phi, atol=1e-6)

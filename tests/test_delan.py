@@ -7,10 +7,8 @@ from autograd.test_util import check_grads
 
 from lesson_lib import BlackBox, DeLaN, TrainingDiverged, double_pendulum, lesson_check, sample_uniform, torque_nmse
 from lesson_lib.model import definition
-from lesson_lib.model.activations import ACTIVATIONS
-from lesson_lib.model.fast import fused
-from lesson_lib.model.fast.fused import jet_mlp
-from lesson_lib.model.fast.jet import periodic_features
+from lesson_lib.model.definition import ACTIVATIONS
+from lesson_lib.model import fast
 
 rng = np.random.default_rng(7)
 chain = double_pendulum()
@@ -49,11 +47,11 @@ def mass_matrix_by_autograd(model, q):
     """M(q) and V(q) for ONE q through a value-only forward pass written in autograd.numpy (no jets, the
     network's raw outputs, the potential's unit applied here)."""
     x = anp.concatenate([anp.cos(q), anp.sin(q)])[None, None, :]
-    y = jet_mlp(x, model.theta, model.sizes, model.activation, model.n_dof)[:, 0, 0]
+    y = fast.mlp(x, model.theta, model.sizes, model.activation, model.n_dof)[:, 0, 0]
     rows, cols = definition.tril_order(model.n_dof)
     P = np.zeros((len(rows), model.n_dof ** 2))                 # places the outputs into L
     P[np.arange(len(rows)), rows * model.n_dof + cols] = 1.0
-    L = anp.reshape(anp.dot(y[:len(rows)], P), (model.n_dof, model.n_dof)) + model.eps * np.eye(model.n_dof)
+    L = anp.reshape(anp.dot(y[:len(rows)], P), (model.n_dof, model.n_dof))
     V = model.potential_scale * y[-1]                                                   # V, in its unit
     return anp.dot(L, L.T) + model.eps * np.eye(model.n_dof), V
 
@@ -100,17 +98,17 @@ def test_fused_primitives_gradients(act):
     n = 3
     arch = definition.Architecture(n, (5, 4), act, 1e-3, 7.5)
     theta = DeLaN(n_dof=n, hidden=(5, 4)).get_params()
-    X = periodic_features(rng.uniform(-3, 3, (4, n)))
-    check_grads(lambda t: jet_mlp(X, t, arch.sizes, act, n), modes=["rev"], order=1)(theta)
-    check_grads(lambda x: jet_mlp(x, theta, arch.sizes, act, n), modes=["rev"], order=1)(X)
+    X = fast.input_jet(rng.uniform(-3, 3, (4, n)))
+    check_grads(lambda t: fast.mlp(X, t, arch.sizes, act, n), modes=["rev"], order=1)(theta)
+    check_grads(lambda x: fast.mlp(x, theta, arch.sizes, act, n), modes=["rev"], order=1)(X)
     q, qd, qdd = (rng.normal(size=(4, n)) for _ in range(3))
     tau, inv_scale = rng.normal(size=(4, n)), rng.uniform(0.1, 2.0, (4, n))
     for v in (1.0, 7.5):
         scaled = arch._replace(potential_scale=v)
         batch = (q, qd, qdd, tau * inv_scale, inv_scale)
-        check_grads(lambda t: fused.loss(t, scaled, batch), modes=["rev"], order=1)(theta)
+        check_grads(lambda t: fast.loss(t, scaled, batch), modes=["rev"], order=1)(theta)
         tau_hat = definition.torque(scaled, *definition.learned_jet(theta, scaled, q), qd, qdd)
-        np.testing.assert_allclose(fused.loss(theta, scaled, batch), np.mean(((tau_hat - tau) * inv_scale) ** 2),
+        np.testing.assert_allclose(fast.loss(theta, scaled, batch), np.mean(((tau_hat - tau) * inv_scale) ** 2),
                                    rtol=1e-12)
     g1, g75 = (definition.learned_jet(theta, arch._replace(potential_scale=v), q)[2] for v in (1.0, 7.5))
     np.testing.assert_allclose(g75, 7.5 * g1, rtol=1e-12)
@@ -208,10 +206,9 @@ def test_values_without_derivatives_and_the_fused_torque_give_the_readable_numbe
 
 
 def test_states_are_evaluated_in_chunks_with_each_state_s_own_numbers(monkeypatch, trained):
-    """A batch larger than EVAL_CHUNK (here 3 chunks and a part, the last one short) gives, row by row, what each
+    """A batch larger than fast.EVAL_CHUNK (here 3 chunks and a part, the last one short) gives, row by row, what each
     state gives alone: no state dropped, repeated or moved to another's row."""
-    import lesson_lib.model.delan as delan
-    monkeypatch.setattr(delan, "EVAL_CHUNK", 8)
+    monkeypatch.setattr(fast, "EVAL_CHUNK", 8)
     q, qd, qdd = (rng.uniform(-3, 3, (29, 2)) for _ in range(3))
     batched = {"M": trained.mass_matrix(q), "g": trained.gravity(q), "V": trained.potential(q),
                "tau": trained.inverse_dynamics(q, qd, qdd), "qdd": trained.forward_dynamics(q, qd, qdd)}

@@ -240,13 +240,14 @@ print("imported")
 def test_the_repository_installs_into_a_clean_environment_with_what_it_declares(tmp_path):
     """`pip install ".[tools]"` (not editable, with the teachers' lock as constraints) into a new virtualenv gives
     three packages whose every module imports: the metadata declares all they need."""
-    venv = tmp_path / "venv"
+    venv, source = tmp_path / "venv", tmp_path / "source"
     env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME"}}
     py = str(venv / "bin" / "python")
+    copy_repo_files(source)                 # the tracked files only: no build/ left by an earlier build
     try:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
         r = subprocess.run([py, "-m", "pip", "install", "-q", "-c", str(ROOT / "requirements.txt"),
-                            f"{ROOT}[tools]"], env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path)
+                            f"{source}[tools]"], env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path)
         assert r.returncode == 0, tail(r.stdout + r.stderr)
         r = subprocess.run([py, "-c", IMPORT_EVERY_MODULE, "lesson_lib", "lesson_course", "lesson_tools"], env=env,
                            capture_output=True, text=True, timeout=300, cwd=tmp_path)

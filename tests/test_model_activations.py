@@ -1,28 +1,26 @@
-"""The activation table: every entry's fast jet function agrees with autograd's derivatives of its reference s(z),
-and the network's gradient is right with each one; a wrong reverse-pass term is caught."""
+"""The activation table: every entry's fast function (lesson_lib.model.fast.FAST) agrees with autograd's derivatives
+of its reference s(z) (definition.ACTIVATIONS), the two tables name the same activations, and the network's gradient
+is right with each one; a wrong reverse-pass term is caught."""
 import numpy as np
 import pytest
 from autograd import elementwise_grad
 from autograd.test_util import check_grads
 
 from lesson_lib import BlackBox, DeLaN
-from lesson_lib.model import activations
-from lesson_lib.model.activations import ACTIVATIONS, Activation
-from lesson_lib.model.definition import n_weights, tril_order
-from lesson_lib.model.fast.fused import jet_mlp
-from lesson_lib.model.fast.jet import periodic_features
+from lesson_lib.model import fast
+from lesson_lib.model.definition import ACTIVATIONS, n_weights, tril_order
 
 # moderate and large |z| (the jet meets both: weights grow during training, and at weight scale 100 in the tests)
 Z = np.concatenate([np.linspace(-8.0, 8.0, 321), [-1e3, -200.0, -50.0, -20.0, 20.0, 50.0, 200.0, 1e3]])
 
 
-def assert_fast_matches_reference(entry):
-    """fast(z) returns s, s' and s''/s' equal to autograd's s, ds/dz and d2s/dz2 / ds/dz of the reference."""
+def assert_fast_matches_reference(reference, fast_s):
+    """fast_s(z) returns s, s' and s''/s' equal to autograd's s, ds/dz and d2s/dz2 / ds/dz of the reference."""
     with np.errstate(over="ignore", invalid="ignore"):      # autograd's tanh' overflows cosh far out
-        s_ref = entry.reference(Z)
-        d1 = elementwise_grad(entry.reference)(Z)
-        d2 = elementwise_grad(elementwise_grad(entry.reference))(Z)
-    s, s1, curv = entry.fast(Z.copy())
+        s_ref = reference(Z)
+        d1 = elementwise_grad(reference)(Z)
+        d2 = elementwise_grad(elementwise_grad(reference))(Z)
+    s, s1, curv = fast_s(Z.copy())
     np.testing.assert_allclose(s, s_ref, rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(s1, d1, rtol=1e-9, atol=1e-15)
     # the ratio where autograd's s' and s'' have not underflowed (far in a flat tail they round to 0 or NaN)
@@ -37,14 +35,18 @@ def assert_network_gradients_right(act):
     tril = tril_order(n)
     sizes = (2 * n, 5, 4, len(tril[0]) + 1)
     theta = 0.8 * np.random.default_rng(5).standard_normal(n_weights(sizes))
-    X = periodic_features(np.random.default_rng(6).uniform(-3, 3, (4, n)))
-    check_grads(lambda t: jet_mlp(X, t, sizes, act, n), modes=["rev"], order=1)(theta)
-    check_grads(lambda x: jet_mlp(x, theta, sizes, act, n), modes=["rev"], order=1)(X)
+    X = fast.input_jet(np.random.default_rng(6).uniform(-3, 3, (4, n)))
+    check_grads(lambda t: fast.mlp(X, t, sizes, act, n), modes=["rev"], order=1)(theta)
+    check_grads(lambda x: fast.mlp(x, theta, sizes, act, n), modes=["rev"], order=1)(X)
+
+
+def test_the_fast_table_has_every_activation_of_the_definition():
+    assert set(fast.FAST) == set(ACTIVATIONS)
 
 
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
 def test_fast_activation_equals_autograd_derivatives_of_its_reference(name):
-    assert_fast_matches_reference(ACTIVATIONS[name])
+    assert_fast_matches_reference(ACTIVATIONS[name], fast.FAST[name])
 
 
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
@@ -63,19 +65,16 @@ def test_every_registered_activation_builds_and_trains_both_models(name):
         assert len(losses) == 3 and np.all(np.isfinite(losses))
 
 
-def broken_isru():
+def broken_isru(z):
     """isru with the reverse pass given s'' instead of s''/s' (a plausible slip)."""
-    def fast(z):
-        s, s1, curv = activations.ACTIVATIONS["isru"].fast(z)
-        return s, s1, curv * s1
-    return Activation(reference=ACTIVATIONS["isru"].reference, fast=fast)
+    s, s1, curv = fast.FAST["isru"](z)
+    return s, s1, curv * s1
 
 
 def test_a_wrong_reverse_pass_term_is_caught(monkeypatch):
-    entry = broken_isru()
     with pytest.raises(AssertionError):
-        assert_fast_matches_reference(entry)
-    monkeypatch.setitem(activations.ACTIVATIONS, "broken", entry)
+        assert_fast_matches_reference(ACTIVATIONS["isru"], broken_isru)
+    monkeypatch.setitem(fast.FAST, "broken", broken_isru)
     with pytest.raises(AssertionError):
         assert_network_gradients_right("broken")
 

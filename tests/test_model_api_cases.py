@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_uniform, torque_nmse
-from lesson_lib.model import SGD, Adam
 
 chain = double_pendulum()
 rng = np.random.default_rng(5)
@@ -75,15 +74,3 @@ def test_black_box_uses_the_activation_it_was_given():
     a, b = BlackBox(seed=3, activation="isru"), BlackBox(seed=3, activation="tanh")
     np.testing.assert_array_equal(a.get_params(), b.get_params())
     assert not np.allclose(a.inverse_dynamics(Q, QD, QDD), b.inverse_dynamics(Q, QD, QDD))
-
-
-def test_optimisers_say_what_they_are():
-    assert repr(SGD(lr=0.1, momentum=0.5)) == "SGD(lr=0.1, momentum=0.5)"
-    assert repr(SGD(momentum=0.5)) == "SGD(momentum=0.5)"
-    assert repr(Adam(lr=0.003)) == "Adam(lr=0.003, b1=0.9, b2=0.999, eps=1e-08)"
-
-
-@pytest.mark.parametrize("momentum", [-0.5, 1.0])
-def test_sgd_momentum_must_be_in_zero_one(momentum):
-    with pytest.raises(ValueError, match=r"^momentum must be >= 0 and < 1"):
-        SGD(lr=0.1, momentum=momentum)

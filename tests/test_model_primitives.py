@@ -8,7 +8,7 @@ import pytest
 from autograd import grad, value_and_grad
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from lesson_lib.model.fast import fused, settings
+from lesson_lib.model import fast, training
 
 
 def square_sum(record):
@@ -20,14 +20,14 @@ def square_sum(record):
     def make_vjp(argnums, pieces, x, a):
         record.append(("vjp", tuple(argnums)))
         return lambda g: (g * a * pieces,)
-    return fused.fused_primitive(forward, make_vjp, wrt=(0,))
+    return fast.fused_primitive(forward, make_vjp, wrt=(0,))
 
 
 def test_untraced_calls_return_the_value_and_keep_nothing():
     record = []
     f = square_sum(record)
     assert f(np.array([1.0, -2.0]), 3.0) == 15.0
-    assert record == ["forward"] and tuple(fused._slot) == (None, None)
+    assert record == ["forward"] and tuple(fast._slot) == (None, None)
 
 
 def test_a_traced_call_hands_its_forward_pass_to_its_reverse_pass():
@@ -36,18 +36,18 @@ def test_a_traced_call_hands_its_forward_pass_to_its_reverse_pass():
     g = grad(f)(np.array([1.0, -2.0]), 3.0)
     np.testing.assert_array_equal(g, [6.0, -12.0])                          # 2 a x
     assert record == ["forward", ("vjp", (0,))]                              # the forward pass ran once
-    assert tuple(fused._slot) == (None, None)
+    assert tuple(fast._slot) == (None, None)
 
 
 def test_the_reverse_pass_recomputes_pieces_it_was_not_handed(monkeypatch):
     record = []
     f = square_sum(record)
-    take = fused._take
+    take = fast._take
 
     def forget(ans):                                   # as if the slot held another call's pieces (and clear it)
         take(ans)
         return None
-    monkeypatch.setattr(fused, "_take", forget)
+    monkeypatch.setattr(fast, "_take", forget)
     np.testing.assert_array_equal(grad(f)(np.array([1.0, -2.0]), 3.0), [6.0, -12.0])
     assert record == ["forward", "forward", ("vjp", (0,))]
 
@@ -58,7 +58,7 @@ def test_value_and_grad_runs_the_same_passes_as_autograd_without_tracing(dtype):
     f = square_sum(record)
     x = np.array([1.0, -2.0], dtype)
     value, (g,) = f.value_and_grad(x, 3.0)
-    assert record == ["forward", ("vjp", (0,))] and tuple(fused._slot) == (None, None)
+    assert record == ["forward", ("vjp", (0,))] and tuple(fast._slot) == (None, None)
     want_value, want_g = value_and_grad(f)(x, 3.0)
     assert value == want_value == 15.0 and g.dtype == want_g.dtype == dtype
     np.testing.assert_array_equal(g, want_g)
@@ -78,7 +78,7 @@ def test_without_wrt_every_argument_can_be_differentiated():
     def make_vjp(argnums, pieces, x, a):
         grads = {0: lambda g: g * 2 * a * x, 1: lambda g: g * np.sum(x * x)}
         return lambda g: tuple(grads[i](g) for i in argnums)
-    f = fused.fused_primitive(forward, make_vjp)
+    f = fast.fused_primitive(forward, make_vjp)
     assert grad(f, 1)(np.array([1.0, -2.0]), 3.0) == 5.0                    # d/da = sum x^2
     assert not hasattr(f, "value_and_grad")                                 # which gradients? wrt says
 
@@ -101,7 +101,7 @@ def blas():
 def test_single_blas_thread_sets_one_thread_and_restores_the_count_even_after_an_error(blas):
     with threadpool_limits(limits=2, user_api="blas"):
         with pytest.raises(ZeroDivisionError):
-            with settings.single_blas_thread():
+            with training.single_blas_thread():
                 assert set(blas_threads()) == {1}
                 1 / 0
         assert set(blas_threads()) == {2}

@@ -1,4 +1,4 @@
-"""The torque as a quadratic form in the jet (lesson_lib.model.fast.quadratic) against the definition's torque
+"""The torque as a quadratic form in the jet (lesson_lib.model.fast.quadratic_torque) against the definition's torque
 evaluated on the same jet, its reverse pass against finite differences and autograd's, and the fused loss's choice
 of form by the arm's size."""
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from autograd import make_vjp
 
 from lesson_lib.model import definition
-from lesson_lib.model.fast import fused, quadratic
+from lesson_lib.model import fast
 
 rng = np.random.default_rng(11)
 
@@ -14,8 +14,8 @@ rng = np.random.default_rng(11)
 @pytest.fixture(autouse=True)
 def fresh_coefficients():
     """Each test reads the coefficients off the torque again, not from the cache an earlier test filled."""
-    quadratic.coefficients.cache_clear()
-    quadratic._pairs.cache_clear()
+    fast.coefficients.cache_clear()
+    fast._pairs.cache_clear()
 
 
 def random_jet(n, B=7, dtype=float, eps=1e-3, v_scale=7.5):
@@ -29,8 +29,8 @@ def random_jet(n, B=7, dtype=float, eps=1e-3, v_scale=7.5):
 @pytest.mark.parametrize("eps, v_scale", [(1e-3, 1.0), (0.05, 20.0)])
 def test_the_quadratic_form_is_the_definitions_torque(n, eps, v_scale):
     arch, J, qd, qdd = random_jet(n, eps=eps, v_scale=v_scale)
-    tau, _ = quadratic.torque(arch, J, qd.T, qdd.T)
-    np.testing.assert_allclose(tau, quadratic.definition_torque(arch, J, qd, qdd), rtol=1e-12, atol=1e-12)
+    tau, _ = fast.quadratic_torque(arch, J, qd.T, qdd.T)
+    np.testing.assert_allclose(tau, fast.definition_torque(arch, J, qd, qdd), rtol=1e-12, atol=1e-12)
     L, dL = definition.place_factor(arch, J[:-1, 0].T, J[:-1, 1:].T)            # and from M, c, g themselves
     M, dM = definition.mass_matrix_jet(arch, L, dL)
     parts = np.einsum("bij,bj->bi", M, qdd) + definition.coriolis(dM, qd) + v_scale * J[-1, 1:].T
@@ -41,21 +41,21 @@ def test_the_quadratic_form_is_the_definitions_torque(n, eps, v_scale):
 def test_the_quadratic_forms_reverse_pass_is_its_derivative(n):
     arch, J, qd, qdd = random_jet(n, B=3)
     G = rng.normal(size=(n, 3))
-    _, F = quadratic.torque(arch, J, qd.T, qdd.T)
-    gJ = quadratic.torque_backward(J, F, G)
+    _, F = fast.quadratic_torque(arch, J, qd.T, qdd.T)
+    gJ = fast.quadratic_backward(J, F, G)
     h = 1e-6
     for index in np.ndindex(J.shape):
         step = np.zeros_like(J)
         step[index] = h
-        up, down = (quadratic.torque(arch, J + s, qd.T, qdd.T)[0] for s in (step, -step))
+        up, down = (fast.quadratic_torque(arch, J + s, qd.T, qdd.T)[0] for s in (step, -step))
         assert gJ[index] == pytest.approx(np.sum(G * (up - down)) / (2 * h), rel=1e-6, abs=1e-8)
-    vjp, _ = make_vjp(lambda j: quadratic.definition_torque(arch, j, qd, qdd))(J)
+    vjp, _ = make_vjp(lambda j: fast.definition_torque(arch, j, qd, qdd))(J)
     np.testing.assert_allclose(gJ, vjp(G), rtol=1e-11, atol=1e-12)
 
 
 def test_the_coefficients_are_symmetric_and_read_only():
     n = 2
-    C = quadratic.coefficients(n, 1e-3, 20.0)
+    C = fast.coefficients(n, 1e-3, 20.0)
     P, Mo = 4 * 3 + 1, 2 + 3 + 1
     assert C.shape == (n * P, P * Mo)
     C4 = C.reshape(n, P, P, Mo)
@@ -66,23 +66,23 @@ def test_the_coefficients_are_symmetric_and_read_only():
 
 def test_float32_jets_stay_float32_and_close_to_float64():
     arch, J, qd, qdd = random_jet(2, B=64, v_scale=20.0)
-    tau64, _ = quadratic.torque(arch, J, qd.T, qdd.T)
-    tau32, F = quadratic.torque(arch, J.astype(np.float32), qd.T.astype(np.float32), qdd.T.astype(np.float32))
+    tau64, _ = fast.quadratic_torque(arch, J, qd.T, qdd.T)
+    tau32, F = fast.quadratic_torque(arch, J.astype(np.float32), qd.T.astype(np.float32), qdd.T.astype(np.float32))
     assert tau32.dtype == F.dtype == np.float32
     np.testing.assert_allclose(tau32, tau64, rtol=1e-4, atol=1e-4 * np.abs(tau64).max())
 
 
 def test_the_loss_takes_the_quadratic_form_up_to_max_quadratic_joints_and_the_definition_above(monkeypatch):
-    assert quadratic.fits(quadratic.MAX_QUADRATIC_JOINTS) and not quadratic.fits(quadratic.MAX_QUADRATIC_JOINTS + 1)
+    assert fast.fits(fast.MAX_QUADRATIC_JOINTS) and not fast.fits(fast.MAX_QUADRATIC_JOINTS + 1)
     from lesson_lib import DeLaN
     model = DeLaN(hidden=(4,))
     batch = tuple(rng.normal(size=(5, 2)) for _ in range(5))
     used, plain = [], definition.loss
-    monkeypatch.setattr(quadratic, "torque", lambda *a: used.append("quadratic") or (np.zeros((2, 5)), None))
+    monkeypatch.setattr(fast, "quadratic_torque", lambda *a: used.append("quadratic") or (np.zeros((2, 5)), None))
     monkeypatch.setattr(definition, "loss", lambda *a, **k: used.append("definition") or plain(*a, **k))
-    fused.loss(model.theta, model.architecture, batch)
-    monkeypatch.setattr(quadratic, "MAX_QUADRATIC_JOINTS", 1)
-    fused.loss(model.theta, model.architecture, batch)
+    fast.loss(model.theta, model.architecture, batch)
+    monkeypatch.setattr(fast, "MAX_QUADRATIC_JOINTS", 1)
+    fast.loss(model.theta, model.architecture, batch)
     assert used == ["quadratic", "definition"]
 
 
@@ -99,7 +99,7 @@ def test_the_loss_computes_in_the_features_precision_and_returns_the_weights(n):
 
     def loss(theta, dtype):
         batch = tuple(x.astype(dtype) for x in (q, qd, qdd, tau * inv_scale, inv_scale))
-        return fused.loss(theta, model.architecture, batch)
+        return fast.loss(theta, model.architecture, batch)
     (v32, g32), (v64, g64) = (value_and_grad(loss)(model.theta, dtype) for dtype in (np.float32, np.float64))
     assert np.asarray(v32).dtype == np.float32 and np.asarray(v64).dtype == np.float64
     assert g32.dtype == g64.dtype == np.float64

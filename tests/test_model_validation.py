@@ -2,19 +2,17 @@
 belong together), the best weights restored with their optimiser state, the learning-rate schedule on plateaus
 and spikes, the samples' weights, the potential's unit; all deterministic, saved with the model and undone by
 fit's transaction."""
-import json
-import re
 
 import numpy as np
 import pytest
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_trajectories, sample_uniform
-from lesson_lib.facts import HIDDEN, VALIDATION
-from lesson_lib.model import schedule
-from lesson_lib.model.schedule import SPIKE
+from lesson_lib.facts import VALIDATION
+from lesson_lib.model import training as schedule
+from lesson_lib.model.training import SPIKE
 from lesson_lib.model.training import validation_interval
-from lesson_lib.model.training_data import sample_weights
-from lesson_lib.model.validation import split
+from lesson_lib.model.training import sample_weights
+from lesson_lib.model.training import split
 from test_model_optimizers import minibatches, sample_rows
 from test_model_training import assert_same, full_snapshot
 
@@ -361,38 +359,17 @@ def test_save_and_load_keep_the_schedule_and_the_validation_history(cls, uniform
     assert_same(full_snapshot(b), full_snapshot(a))
 
 
-def format_1_entries(model, tmp_path):
-    """The arrays of the file format 1 wrote for `model` (no schedule, no validation history, no potential unit)."""
-    with np.load(model.save(tmp_path / "new")) as f:
-        d = {k: f[k] for k in f.files if not k.startswith("schedule.") and k != "validation_history"}
-    config = json.loads(str(d["config"]))
-    del config["potential_scale"]
-    d.update(format=np.array(1), config=np.array(json.dumps(config)))
-    return d
-
-
-def test_a_format_1_file_is_read_with_its_potential_unit_of_1(uniform, tmp_path):
-    old = DeLaN(seed=0, potential_scale=1.0)
-    old.fit(uniform, steps=20, validation=0)
-    np.savez(tmp_path / "old.npz", **format_1_entries(old, tmp_path))
-    build = re.escape(f"DeLaN(n_dof=2, hidden={HIDDEN}, activation='isru', potential_scale=1.0)")
-    with pytest.raises(ValueError, match=r"potential_scale: the file has 1\.0, this model has 20\.0.*" + build):
-        DeLaN().load(tmp_path / "old.npz")
-    loaded = DeLaN(seed=0, potential_scale=1.0).load(tmp_path / "old.npz")
-    np.testing.assert_array_equal(loaded.get_params(), old.get_params())
-    assert loaded.schedule.state() == {"base_lr": 3e-3, "since": 0} and loaded.validation_history == []
-
-
-def test_a_format_1_file_without_its_learning_rate_is_refused_naming_that_entry(tmp_path):
-    d = format_1_entries(DeLaN(seed=0, potential_scale=1.0), tmp_path)
-    del d["optimizer.lr"]                                             # the schedule starts at it: nothing to start at
+def test_a_file_of_another_format_is_refused_naming_the_one_it_reads(tmp_path):
+    with np.load(DeLaN(seed=0).save(tmp_path / "new")) as f:
+        d = {k: f[k] for k in f.files}
+    d["format"] = np.array(1)                                        # the format of a version never released
     np.savez(tmp_path / "old.npz", **d)
-    model = DeLaN(seed=0, potential_scale=1.0)
+    model = DeLaN(seed=0)
     before = full_snapshot(model)
     with pytest.raises(ValueError) as err:
         model.load(tmp_path / "old.npz")
-    assert str(err.value) == (f"cannot load {str(tmp_path / 'old.npz')!r}: its entry 'optimizer.lr' is missing. The "
-                              f"model was not changed.")
+    assert str(err.value) == (f"cannot load {str(tmp_path / 'old.npz')!r}: it has file format array(1); this "
+                              f"lesson_lib reads format 2. The model was not changed.")
     assert_same(full_snapshot(model), before)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 from autograd import elementwise_grad, jacobian
 
 from lesson_lib.facts import ACTIVATION
-from lesson_lib.model.activations import ACTIVATIONS
+from lesson_lib.model.definition import ACTIVATIONS
 from .framework import Fail, Offered, as_array, as_number, as_pair, call, close, num, register
 from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, rng, three_link, two_link
 
@@ -131,7 +131,7 @@ class _Layer:
         draw = rng(seed)
         self.P, self.p = draw.normal(0, 1, (h_in, 2 * n)), draw.normal(0, 0.5, h_in)
         self.W, self.b = draw.normal(0, 1 / np.sqrt(h_in), (h_out, h_in)), draw.normal(0, 1, h_out)
-        self.s = ACTIVATIONS[ACTIVATION].reference
+        self.s = ACTIVATIONS[ACTIVATION]
         self.ds = elementwise_grad(self.s)
         self.q = draw.uniform(-np.pi, np.pi, (batch, n))
         self.h = np.stack([self.input(q) for q in self.q])
@@ -165,7 +165,7 @@ class _Layer:
 
 @register("02_model", computed_by=(
     "lesson_lib.model.definition.layer_jet",
-    "lesson_lib.model.fast.jet.hidden_forward",                  # the same layer on value and rows stacked
+    "lesson_lib.model.fast.hidden_forward",                  # the same layer on value and rows stacked
 ), hints={
     "pair": "return two arrays, the value a and its derivative rows da, as a pair",
     "shape": "a holds one row per sample, (B, H_out); da one block per joint k, (B, n, H_out), with da[:, k] the "

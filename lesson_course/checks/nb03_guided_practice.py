@@ -11,7 +11,7 @@ from .independent import grading, rng
     "lesson_lib.evaluation.metrics.min_eigenvalue",
     "lesson_lib.evaluation.metrics.lesson_check",
     "lesson_lib.evaluation.metrics.compare_mass_matrices",
-    "lesson_lib.evaluation.generalization.mass_matrix_error",
+    "lesson_lib.evaluation.generalization.implied_mass_matrix_error",
     "lesson_lib.evaluation.audit.inertia_report",
     "lesson_lib.evaluation.audit.is_valid_inertia",
     "lesson_course.feedback.diagnose",

@@ -28,7 +28,7 @@ from lesson_lib.data import sample_uniform
 from lesson_lib.evaluation.metrics import compare_mass_matrices, torque_nmse, torus_grid
 from lesson_lib.facts import GRID_POINTS, HIDDEN, LR, N_SAMPLES, PASS_MAX_ERROR, SEED, STEPS_PER_PRESS
 from lesson_lib.model.blackbox import BlackBox
-from lesson_lib.model.fast.settings import single_blas_thread
+from lesson_lib.model.training import single_blas_thread
 from lesson_lib.model.delan import DeLaN
 from lesson_lib.model.training import TrainingDiverged
 from lesson_lib.physics.chain import PlanarChain, double_pendulum

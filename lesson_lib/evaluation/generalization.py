@@ -45,7 +45,7 @@ def torque_error_percent(model, data):
     return float(100 * np.mean(torque_nmse(model, data)))
 
 
-def mass_matrix_error(model, chain, q):
+def implied_mass_matrix_error(model, chain, q):
     """max |M_hat - M| over the configurations q (n,) or (B, n); for a black box its implied M at qd = qdd = 0."""
     has_api("model", model, (), MODEL)
     has_api("chain", chain, ("mass_matrix",), CHAIN)

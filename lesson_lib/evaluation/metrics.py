@@ -17,7 +17,7 @@ from ..limits import MAX_JOINTS
 
 MODEL = "a model such as DeLaN() or BlackBox()"
 WITH_M = ("a model with a mass matrix, such as DeLaN() (for a BlackBox's implied M use "
-          "lesson_lib.evaluation.generalization.mass_matrix_error)")
+          "lesson_lib.evaluation.generalization.implied_mass_matrix_error)")
 CHAIN = "a PlanarChain such as double_pendulum()"
 
 

@@ -5,18 +5,17 @@ import numpy as np
 from autograd import elementwise_grad
 
 from ..facts import ACTIVATION, BATCH_SIZE, HIDDEN, LR
-from .fast.fused import jet_mlp
+from . import fast
 from .training import Trainable, init_mlp
 
 
 class BlackBox(Trainable):
     """MLP tau_hat = tau_scale f([cos q, sin q, qd / s_qd, qdd / s_qdd]); arguments as the DeLaN's."""
 
-    def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, activation=ACTIVATION,
-                 optimizer="adam"):
-        super().__init__(n_dof, hidden, seed, lr, batch_size, activation, optimizer)
+    def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, activation=ACTIVATION):
+        super().__init__(n_dof, hidden, seed, lr, batch_size, activation)
 
-    def _architecture(self):
+    def layer_sizes(self):
         return (4 * self.n_dof, *self.hidden, self.n_dof)
 
     def _initial_state(self):
@@ -29,21 +28,21 @@ class BlackBox(Trainable):
         super()._set_state(state)
         self.input_scale = np.array(state["input_scale"])            # a copy (the file check made it float)
 
-    def _data_scales(self, q, qd, qdd, tau_scale):
-        scales = super()._data_scales(q, qd, qdd, tau_scale)  # pragma: no mutate (the base's scale is tau_scale's)
+    def data_scales(self, q, qd, qdd, tau_scale):
+        scales = super().data_scales(q, qd, qdd, tau_scale)  # pragma: no mutate (the base's scale is tau_scale's)
         scales["input_scale"] = np.array([qd.std(), qdd.std()]) + 1e-8
         return scales
 
-    def _init_theta(self, rng):
+    def initial_weights(self, rng):
         return init_mlp(rng, self.sizes, out_scale=0.5)
 
     def _forward(self, theta, q, qd, qdd):
         """Scaled torque prediction (B, n); differentiable in theta and in qdd."""
         s_qd, s_qdd = (float(s) for s in self.input_scale)        # Python floats keep float32 batches float32
         x = anp.concatenate([anp.cos(q), anp.sin(q), qd / s_qd, qdd / s_qdd], axis=1)
-        return jet_mlp(x[None], theta, self.sizes, self.activation)[:, 0].T
+        return fast.mlp(x[None], theta, self.sizes, self.activation)[:, 0].T
 
-    def _loss(self, theta, batch):
+    def batch_loss(self, theta, batch):
         """fit's loss (unchecked) at theta on a training batch (q, qd, qdd, target, inv_scale), each
         (B, n): mean((tau_hat inv_scale - target)^2), as the DeLaN's."""
         q, qd, qdd, target, inv_scale = batch
@@ -52,14 +51,14 @@ class BlackBox(Trainable):
 
     def inverse_dynamics(self, q, qd, qdd):
         """tau_hat (n,) or (B, n)."""
-        (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
+        (q, qd, qdd), single = self.checked_states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
             tau = self._finite("torque", self._forward(self.theta, q, qd, qdd) * self.tau_scale, q=q, qd=qd, qdd=qdd)
         return tau[0] if single else tau
 
     def implied_mass_matrix(self, q, qd, qdd):
         """d tau_hat / d qdd by autograd, (n, n) or (B, n, n): what plays the role of M(q) in the black box."""
-        (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
+        (q, qd, qdd), single = self.checked_states(q=q, qd=qd, qdd=qdd)
         rows = [elementwise_grad(lambda a, i=i: self._forward(self.theta, q, qd, a)[:, i] * self.tau_scale[i])(qdd)
                 for i in range(self.n_dof)]
         M = np.stack(rows, axis=1)

@@ -6,11 +6,11 @@ from autograd's `elementwise_grad`, and autograd's `grad` differentiates the who
 
     features  phi = [cos q, sin q],  dphi/dq_k
     jet       a = s(z), z = W h + b,  da/dq_k = s'(z) * (W dh/dq_k)     (value and exact q-derivative)
-    L         the first n outputs through softplus (+ eps) on the diagonal, the next n(n-1)/2 below it
+    L         the first n outputs through softplus on the diagonal, the next n(n-1)/2 below it
     V         potential_scale x the last output, so g = dV/dq is potential_scale x its derivative row
     M         = L L^T + eps I,        dM/dq_k = dL/dq_k L^T + L dL/dq_k^T
     c         = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k,   Mdot = sum_k qd_k dM/dq_k
-    tau       = M qdd + c + g
+    tau       = M qdd + c + g                                           (the three parts, summed)
     loss      = mean over the batch and the joints of (tau * inv_scale - target)^2
                 (inv_scale = sqrt(the sample's weight) / the joint's torque scale, target = measured tau * inv_scale)
 
@@ -27,7 +27,20 @@ import numpy as onp
 from autograd import elementwise_grad
 
 from ..facts import ACTIVATION, EPS, POTENTIAL_SCALE
-from .activations import ACTIVATIONS
+from ..validate import choice
+
+# The activations a network may use: name -> s(z) in autograd.numpy (the fast path's own versions,
+# lesson_lib.model.fast.FAST, are held to these).  softplus is also the positive map on L's diagonal.
+ACTIVATIONS = {
+    "isru": lambda z: z / np.sqrt(1.0 + z * z),
+    "tanh": np.tanh,
+    "softplus": lambda z: np.logaddexp(0.0, z),
+}
+
+
+def check_activation(name, argument="activation"):
+    """`name` if it is in ACTIVATIONS, else a ValueError listing the names there are."""
+    return choice(argument, name, tuple(ACTIVATIONS))
 
 
 class Architecture(NamedTuple):
@@ -62,7 +75,7 @@ def layer_jet(W, b, h, dh, s, ds):
 
 def network_jet(theta, arch, q):
     """The network's outputs (B, n_out) and their q-derivatives (B, n, n_out); the last layer is linear."""
-    s = ACTIVATIONS[arch.activation].reference
+    s = ACTIVATIONS[arch.activation]
     *hidden, (W, b) = unflatten(theta, arch.sizes)
     h, dh = features(q)
     for W_i, b_i in hidden:
@@ -72,7 +85,7 @@ def network_jet(theta, arch, q):
 
 def cholesky_jet(arch, out, dout):
     """L (B, n, n) and dL (B, n, n, n) from the outputs: softplus on the n diagonal entries, then placed."""
-    n, softplus = arch.n_dof, ACTIVATIONS["softplus"].reference
+    n, softplus = arch.n_dof, ACTIVATIONS["softplus"]
     n_L = n * (n + 1) // 2
     ddiag = elementwise_grad(softplus)(out[:, :n])[:, None] * dout[:, :, :n]
     return place_factor(arch, np.concatenate([softplus(out[:, :n]), out[:, n:n_L]], 1),
@@ -80,10 +93,9 @@ def cholesky_jet(arch, out, dout):
 
 
 def place_factor(arch, entries, dentries):
-    """L = the entries (B, n_L) in their places + eps on the diagonal, and dL from their derivatives
-    (B, n, n_L).  The diagonal entries must be positive already (softplus)."""
-    n = arch.n_dof
-    return lower_triangular(n, entries) + arch.eps * np.eye(n, dtype=entries.dtype), lower_triangular(n, dentries)
+    """L = the entries (B, n_L) in their places, and dL from their derivatives (B, n, n_L).  The diagonal entries
+    must be positive already (softplus)."""
+    return lower_triangular(arch.n_dof, entries), lower_triangular(arch.n_dof, dentries)
 
 
 def lower_triangular(n, entries):
@@ -129,10 +141,15 @@ def coriolis(dM, qd):
     return np.einsum("bij,bj->bi", Mdot, qd) - 0.5 * np.einsum("bkij,bi,bj->bk", dM, qd, qd)
 
 
-def torque(arch, L, dL, g, qd, qdd):
-    """tau = M(q) qdd + c(q, qd) + g(q) (B, n), from L, dL/dq and g at q."""
+def parts(arch, L, dL, g, qd, qdd):
+    """The manipulator equation's three terms (M(q) qdd, c(q, qd), g(q)), each (B, n), from L, dL/dq and g at q."""
     M, dM = mass_matrix_jet(arch, L, dL)
-    return np.einsum("bij,bj->bi", M, qdd) + coriolis(dM, qd) + g
+    return np.einsum("bij,bj->bi", M, qdd), coriolis(dM, qd), g
+
+
+def torque(arch, L, dL, g, qd, qdd):
+    """tau = M(q) qdd + c(q, qd) + g(q) (B, n): the sum of the parts."""
+    return sum(parts(arch, L, dL, g, qd, qdd))
 
 
 def forward_dynamics(arch, L, dL, g, qd, tau):

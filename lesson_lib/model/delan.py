@@ -2,43 +2,70 @@
 
     tau = M(q) qdd + c(q, qd) + g(q)
 
-A network maps [cos q, sin q] to the n(n+1)/2 entries of a lower-triangular L(q) (softplus + eps on the diagonal)
+A network maps [cos q, sin q] to the n(n+1)/2 entries of a lower-triangular L(q) (softplus on the diagonal)
 and to V(q) in units of `potential_scale` joules; M = L L^T + eps I is SPD for any weights.  dL/dq and g = dV/dq
 come from a first-order jet in q; c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq: nothing Coriolis-shaped is
-learned.  Every equation is a function of model.definition; fit trains through fast.fused.loss_and_grad.
+learned.  Every equation is a function of model.definition; the network's jet, and fit's loss and gradient, come
+from model.fast (the same numbers; at one state the jet is 3.8 times, on the Bench's 41 x 41 grid 4.1 times,
+faster than the definition's plain autograd: benchmarks/bench_definition.py).
 Shapes: q, qd, qdd, tau (n,) or (B, n); M (n, n) or (B, n, n)."""
 import textwrap
 import warnings
 
 import numpy as np
 
-from . import definition
-from ..validate import number
+from . import definition, fast
+from ..validate import as_data, has_api, number
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from ..limits import EPS_MAX, POTENTIAL_SCALE_RANGE
-from .fast import fused, quadratic
-from .fast.jet import periodic_features
 from .training import Trainable, init_mlp
 
-EVAL_CHUNK = 1024       # states per pass of the public methods (each state's jet is its own; benchmarks/bench_bench.py)
+
+COLLAPSE_FACTOR = 20     # a learned M whose largest entry stays below this many eps has collapsed to eps I
+
+
+class InertiaCollapsed(UserWarning):
+    """DeLaN.fit's warning: the mass matrix it learned collapsed to eps I (see inertia_collapse)."""
+
+
+def inertia_collapse(model, data):
+    """Has the learned M collapsed to eps I on these data (accelerations mostly noise)?  Returns
+    {"largest_M" (kg m^2), "qdd_rms" (rad/s^2), "collapsed" (largest_M < COLLAPSE_FACTOR eps), "message" (the cause
+    and the fix, or "")}; model: anything with n_dof and mass_matrix."""
+    has_api("model", model, ("mass_matrix",), "a model with a mass matrix, such as DeLaN()")
+    d = as_data("data", data, model.n_dof, keys=("q", "qdd"))
+    q = d["q"][:: max(1, len(d["q"]) // 2000)]                        # at most about 2000 configurations
+    largest = float(np.abs(model.mass_matrix(q)).max())
+    eps = float(getattr(model, "eps", 1e-3))
+    qdd_rms = float(np.sqrt(np.mean(d["qdd"] ** 2)))
+    collapsed = largest < COLLAPSE_FACTOR * eps
+    message = "" if not collapsed else (
+        f"the learned mass matrix has collapsed to eps I (its largest entry is {largest:.2g} kg m^2 over the "
+        f"data, eps = {eps:g}; the course's arm's is of order 1, and only an arm of a few grams would be that "
+        f"light): the model explains the torques without any inertia. "
+        f"The accelerations in the data (rms {qdd_rms:.3g} rad/s^2) are most likely noise, e.g. encoder positions "
+        f"differenced twice. Estimate q̇ and q̈ with a smoothing filter, "
+        f"lesson_lib.data.sensors.estimate(recording, method='savgol'), and train again from model.reset(); "
+        f"then train on through the integrator, lesson_lib.model.verlet.fit_verlet(model, recording), which "
+        f"needs no q̈ at all.")
+    return {"largest_M": largest, "qdd_rms": qdd_rms, "collapsed": collapsed, "message": message}
 
 
 class DeLaN(Trainable):
     """Deep Lagrangian Network for an n-joint robot; defaults from lesson_lib.facts (benchmarks/bench_delan.py).
 
-    activation: a name in model.activations.ACTIVATIONS; optimizer: "adam", "sgd" or an optimiser object;
-    potential_scale: V's unit in joules.  Every argument and every public method's input is checked; an empty
-    batch (0, n) gives empty results.
+    activation: a name in model.definition.ACTIVATIONS; potential_scale: V's unit in joules.  Every argument and
+    every public method's input is checked; an empty batch (0, n) gives empty results.
 
     >>> model = DeLaN(seed=0)
     >>> bool(np.linalg.eigvalsh(model.mass_matrix([0.3, -1.2])).min() > 0)   # SPD before any training
     True"""
 
-    squares_velocities = True            # c = Mdot qd - ... is quadratic in qd (the float32 data check)
     architecture_fields = ("n_dof", "hidden", "activation", "eps", "potential_scale")
+    network_jet = staticmethod(fast.jet_node)    # definition.network_jet's numbers as one autograd node
 
     def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, eps=EPS, activation=ACTIVATION,
-                 optimizer="adam", potential_scale=POTENTIAL_SCALE):
+                 potential_scale=POTENTIAL_SCALE):
         self.eps = number("eps", eps, low=0.0, high=EPS_MAX, low_open=True,
                           hint=f"eps (kg m^2) is added to every learned mass matrix, M = L L^T + eps I: it keeps M "
                                f"positive-definite for eps > 0, and above {EPS_MAX:g} it would drown the inertia the "
@@ -48,23 +75,22 @@ class DeLaN(Trainable):
                                       hint=f"the unit of the learned potential in J (the network outputs V in "
                                            f"these units; a robot arm's potential is of order 1 to 100 J), e.g. "
                                            f"potential_scale={POTENTIAL_SCALE:g}")
-        super().__init__(n_dof, hidden, seed, lr, batch_size, activation, optimizer)
+        super().__init__(n_dof, hidden, seed, lr, batch_size, activation)
 
     @property
     def architecture(self):
         """The record (definition.Architecture) that, with the weights, fixes the model's function."""
         return definition.Architecture(self.n_dof, self.hidden, self.activation, self.eps, self.potential_scale)
 
-    def _architecture(self):
+    def layer_sizes(self):
         return self.architecture.sizes
 
-    def _init_theta(self, rng):
+    def initial_weights(self, rng):
         return init_mlp(rng, self.sizes, out_scale=0.5)
 
-    def _after_fit(self, q, qdd):
-        """Warn (InertiaCollapsed, naming the data and the fix) when the learned M collapsed to eps I on
-        the configurations just trained on."""
-        from ..evaluation.audit import InertiaCollapsed, inertia_collapse
+    def after_fit(self, q, qdd):
+        """Warn (InertiaCollapsed, naming the data and the fix) when the learned M collapsed to eps I on the
+        configurations just trained on."""
         found = inertia_collapse(self, {"q": q, "qdd": qdd})
         if found["collapsed"]:
             text = textwrap.fill(f"fit: {found['message']}", 88, break_long_words=False, break_on_hyphens=False)
@@ -75,34 +101,23 @@ class DeLaN(Trainable):
         """The weights as a list of (W, b) per layer (views into the flat vector theta)."""
         return definition.unflatten(self.theta, self.sizes)
 
-    def _loss(self, theta, batch):
+    def batch_loss(self, theta, batch):
         """fit's loss (unchecked): definition.loss at theta on a training batch, by the fast path."""
-        return fused.loss(theta, self.architecture, batch)
+        return fast.loss(theta, self.architecture, batch)
 
-    def _loss_and_grad(self, theta, batch):
-        """fit's loss and gradient by fast.fused.loss_and_grad; a subclass that redefines _loss
-        gets autograd's gradient of its own."""
-        if type(self)._loss is not DeLaN._loss:
-            return super()._loss_and_grad(theta, batch)
-        return fused.loss_and_grad(theta, self.architecture, batch)
+    def batch_loss_and_grad(self, theta, batch):
+        """fit's loss and gradient by fast.loss_and_grad; a subclass that redefines batch_loss gets autograd's
+        gradient of its own."""
+        if type(self).batch_loss is not DeLaN.batch_loss:
+            return super().batch_loss_and_grad(theta, batch)
+        return fast.loss_and_grad(theta, self.architecture, batch)
 
     # ------------------------------------------------------------------ public, batched like the RNEA
-    def _jet(self, q, derivatives=True):
-        """The network's jet J (n_out, 1+n, B) at a checked q (B, n), L's diagonal after softplus,
-        EVAL_CHUNK states per pass; without derivatives the values alone, (n_out, 1, B)."""
-        rows = slice(None) if derivatives else slice(0, 1)
-        return np.concatenate([fused.jet_mlp(periodic_features(q[i:i + EVAL_CHUNK])[rows], self.theta, self.sizes,
-                                             self.activation, self.n_dof)
-                               for i in range(0, max(len(q), 1), EVAL_CHUNK)], axis=-1)
-
-    def _learned(self, q, derivatives=True):
-        """(L, dL, V, g) at a checked q (B, n); without derivatives dL (B, 0, n, n) and g (B, 0)."""
-        return quadratic.learned(self.architecture, self._jet(q, derivatives))
-
     def _at(self, q, derivatives=True):
-        """_learned at q as given (checked), and whether q was a single state."""
-        (q,), single = self._states(q=q)
-        return self._learned(q, derivatives), single
+        """(L, dL, V, g) at q as given (checked), and whether q was a single state; without derivatives dL
+        (B, 0, n, n) and g (B, 0)."""
+        (q,), single = self.checked_states(q=q)
+        return fast.learned(self.architecture, fast.jet(self.theta, self.architecture, q, derivatives)), single
 
     def mass_matrix(self, q):
         """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n)."""
@@ -132,12 +147,12 @@ class DeLaN(Trainable):
         return g[0] if single else g
 
     def parts(self, q, qd, qdd):
-        """The three terms of the manipulator equation: dict with "M_qdd", "c", "g", each (n,) or (B, n)."""
-        (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
+        """The three terms of the manipulator equation (definition.parts): dict with "M_qdd", "c", "g", each (n,)
+        or (B, n)."""
+        (q, qd, qdd), single = self.checked_states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
-            L, dL, _, g = self._learned(q)
-            M, dM = definition.mass_matrix_jet(self.architecture, L, dL)
-            terms = (np.einsum("bij,bj->bi", M, qdd), definition.coriolis(dM, qd), g)
+            L, dL, _, g = fast.learned(self.architecture, fast.jet(self.theta, self.architecture, q))
+            terms = definition.parts(self.architecture, L, dL, g, qd, qdd)
         terms = self._finite("torque", terms, q=q, qd=qd, qdd=qdd)
         return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms)}
 
@@ -146,18 +161,19 @@ class DeLaN(Trainable):
         return self.parts(q, qd, np.zeros(self.n_dof))["c"]
 
     def inverse_dynamics(self, q, qd, qdd):
-        """tau_hat = M(q) qdd + c(q, qd) + g(q): (n,) or (B, n) (fused.torque, the definition's
-        torque)."""
-        (q, qd, qdd), single = self._states(q=q, qd=qd, qdd=qdd)
+        """tau_hat = M(q) qdd + c(q, qd) + g(q): (n,) or (B, n) (fast.jet_torque: the definition's torque, read off
+        the jet as one product)."""
+        (q, qd, qdd), single = self.checked_states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
-            tau = self._finite("torque", fused.torque(self.architecture, self._jet(q), qd, qdd), q=q, qd=qd, qdd=qdd)
+            J = fast.jet(self.theta, self.architecture, q)
+            tau = self._finite("torque", fast.jet_torque(self.architecture, J, qd, qdd), q=q, qd=qd, qdd=qdd)
         return tau[0] if single else tau
 
     def forward_dynamics(self, q, qd, tau):
         """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.physics.integrators.rollout)."""
-        (q, qd, tau), single = self._states(q=q, qd=qd, tau=tau)
+        (q, qd, tau), single = self.checked_states(q=q, qd=qd, tau=tau)
         with np.errstate(over="ignore", invalid="ignore"):
-            L, dL, _, g = self._learned(q)
+            L, dL, _, g = fast.learned(self.architecture, fast.jet(self.theta, self.architecture, q))
             qdd = self._finite("acceleration", definition.forward_dynamics(self.architecture, L, dL, g, qd, tau),
                                q=q, qd=qd, tau=tau)
         return qdd[0] if single else qdd

@@ -8,8 +8,7 @@
     resume.params, resume.optimizer.*   where the next fit goes on, if not from params (Trainable.resumes)
     batch_rng     JSON: the minibatch generator's state
 
-`read` checks everything before the model changes.  Format 1 (before the validation split and the schedule) is
-still read: potential_scale 1, a fresh schedule at its learning rate, an empty validation history."""
+`read` checks everything before the model changes."""
 import json
 import os
 import secrets
@@ -18,7 +17,6 @@ import numpy as np
 
 from ..validate import described
 from ..facts import EPS, POTENTIAL_SCALE
-from .optimizers import OPTIMIZERS, Adam
 
 FORMAT_VERSION = 2
 NESTED = ("optimizer", "schedule")     # states stored as one entry per key, e.g. optimizer.m
@@ -32,29 +30,14 @@ def npz_path(path):
     return path if path.endswith(".npz") else path + ".npz"
 
 
-def _optimizer_argument(config):
-    """How a constructor call names this optimiser config (name and hyperparameters, no lr); None for the default."""
-    if config == {k: v for k, v in Adam().config().items() if k != "lr"}:
-        return None
-    cls = OPTIMIZERS.get(config.get("name"))
-    hyper = {k: v for k, v in config.items() if k != "name"}
-    if cls is not None and hyper == {h: getattr(cls(), h) for h in cls.hyper}:
-        return repr(config["name"])
-    name = cls.__name__ if cls is not None else config.get("name")
-    return f"{name}({', '.join(f'{k}={v!r}' for k, v in hyper.items())})"
-
-
 def arguments(config):
-    """The architecture as constructor arguments: "n_dof=2, hidden=(32, 32), activation='isru'" (eps,
-    potential_scale and the optimiser only when not the defaults)."""
+    """The architecture as constructor arguments: "n_dof=2, hidden=(32, 32), activation='isru'" (eps and
+    potential_scale only when not the defaults)."""
     args = [f"n_dof={config['n_dof']}", f"hidden={tuple(config['hidden'])}", f"activation={config['activation']!r}"]
     if "eps" in config and config["eps"] != EPS:
         args.append(f"eps={config['eps']!r}")
     if "potential_scale" in config and config["potential_scale"] != POTENTIAL_SCALE:
         args.append(f"potential_scale={config['potential_scale']!r}")
-    optimizer = _optimizer_argument(config["optimizer"])
-    if optimizer is not None:
-        args.append(f"optimizer={optimizer}")
     return ", ".join(args)
 
 
@@ -130,18 +113,13 @@ def read(config, template, path):
         raise _refuse(path, "it was written by an older lesson_lib without a format version; train the model "
                             "again and save it" if old else
                       f"it is not a model file written by model.save (its arrays are {sorted(data)})")
-    if data["format"].shape != () or int(data["format"]) not in (1, FORMAT_VERSION):
-        raise _refuse(path, f"it has file format {data['format']!r}; this lesson_lib reads formats 1 and "
-                            f"{FORMAT_VERSION}")
+    if data["format"].shape != () or int(data["format"]) != FORMAT_VERSION:
+        raise _refuse(path, f"it has file format {data['format']!r}; this lesson_lib reads format {FORMAT_VERSION}")
     try:
         theirs = json.loads(str(data["config"]))
         theirs = dict(theirs)
     except (ValueError, TypeError):
         raise _refuse(path, "its config entry is not valid JSON") from None
-    if int(data["format"]) == 1:
-        if "optimizer.lr" not in data:
-            raise _refuse(path, "its entry 'optimizer.lr' is missing")
-        data = _from_format_1(data, theirs)
     diffs = _differences(config, theirs)
     if diffs:
         listed = "; ".join(f"{f}: the file has {a!r}, this model has {b!r}" for f, a, b in diffs)
@@ -191,14 +169,6 @@ def _check_optimizer_state(path, where, opt, step):
         raise _refuse(path, f"its {where} second moments v have negative entries (a mean of squares is >= 0)")
     if "lr" in opt and not opt["lr"] > 0:
         raise _refuse(path, f"its {where} learning rate is {opt['lr']}, expected > 0")
-
-
-def _from_format_1(data, config):
-    """A format-1 archive completed to format 2 (config updated in place)."""
-    if config.get("class") == "DeLaN":
-        config.setdefault("potential_scale", 1.0)
-    return {**data, "schedule.base_lr": data["optimizer.lr"], "schedule.since": np.array(0),
-            "validation_history": np.zeros((0, 3))}
 
 
 def _entry(path, data, key, like):

@@ -1,36 +1,236 @@
-"""Training shared by the DeLaN and the black box: weights, state, the optimiser, the divergence guard.
+"""Training shared by the DeLaN and the black box: weights, state, Adam, the schedule, the divergence guard.
 
-A subclass provides `_architecture()` (layer sizes), `_init_theta(rng)` (the flat weights theta) and
-`_loss(theta, batch)`, an autograd-differentiable scalar on a batch (q, qd, qdd, target, inv_scale), each (B, n).
-`fit` continues from the current weights and optimiser state: pressing "Train" again carries on.  It holds out a
-validation split (model.validation), lowers the learning rate on plateaus and spikes (model.schedule) and ends
-with the best weights it saw; the last weights stay the resume point of the next call (`resumes`).
+A model is a Trainable that provides three methods, its public seam: `layer_sizes()`, `initial_weights(rng)` (the
+flat weights theta) and `batch_loss(theta, batch)`, an autograd-differentiable scalar on a batch (q, qd, qdd,
+target, inv_scale), each (B, n); `batch_loss_and_grad` may compute both faster (lesson_lib.model.diagonal is the
+smallest example).  One step of `fit`:
+
+    rows    = a minibatch of the training samples          target = tau inv_scale, inv_scale = sqrt(w) / tau_scale
+    loss, g = model.batch_loss_and_grad(theta, batch)      (DeLaN: lesson_lib.model.fast.loss_and_grad)
+    theta   = Adam(theta, g)                               a loss that explodes or is not finite undoes the call
+
+`fit` continues from the current weights and Adam's moments: pressing "Train" again carries on.  It holds out a
+validation split (whole trajectories when known), lowers the learning rate on plateaus and spikes (Schedule) and
+ends with the best weights it saw; the last weights stay the resume point of the next call (`resumes`).
 
 `fit`, `load`, `set_params` and `reset` are transactions: they complete or leave the model exactly as it was,
 also when interrupted or when a callback raises."""
 import contextlib
 import copy
+import functools
 import math
 from collections.abc import Mapping
 
 import numpy as np
 from autograd import value_and_grad
 from autograd.tracer import getval
+from threadpoolctl import ThreadpoolController
 
 from . import model_file
-from .fast.settings import single_blas_thread
-from ..validate import described, as_data, as_states, as_vector, boolean, integer, positive_number, sizes, within_limit
-from ..facts import LR, VALIDATION
-from .activations import check_activation
-from .definition import n_weights
+from ..validate import (described, as_data, as_states, as_vector, boolean, integer, number, positive_number, layer_widths,
+                        trajectory_ids, within_limit)
+from ..facts import LR, POTENTIAL_SCALE, VALIDATION
+from .definition import check_activation, n_weights
 from ..limits import MAX_BATCH_SIZE, MAX_N_DOF, MAX_STEPS_PER_CALL, MAX_WEIGHTS, max_states
-from .optimizers import make_optimizer
-from .schedule import Schedule
-from .training_data import check_training_data, sample_weights
-from .validation import split
 
 BATCH = ("q", "qd", "qdd", "target", "inv_scale")   # the loss's batch, each (B, n)
 VALIDATE_EVERY = 100     # steps between validation evaluations (more for large validation sets, see below)
+
+
+@functools.cache
+def _blas():
+    """threadpoolctl's view of the BLAS libraries loaded with numpy, found once, at the first training call."""
+    return ThreadpoolController()
+
+
+def single_blas_thread():
+    """A context manager: the body runs with BLAS limited to one thread (a step's products are small, and on 2
+    cores OpenBLAS's threads cost more in hand-over than they save); the previous count is put back after."""
+    return _blas().limit(limits=1, user_api="blas")
+
+
+# ---------------------------------------------------------------------- Adam
+class Adam:
+    """Adam (Kingma & Ba), as autograd.misc.optimizers.adam, its moments kept between calls:
+
+        m = b1 m + (1 - b1) g,   v = b2 v + (1 - b2) g^2,
+        theta -= lr * mhat / (sqrt(vhat) + eps)   with mhat = m / (1 - b1^t), vhat = v / (1 - b2^t)
+
+    (the bias corrections folded into two scalars).  `lr` is settable at any time; state() / set_state() export
+    and restore the moments (save/load, undoing a failed fit)."""
+
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    config = {"name": "adam", "b1": 0.9, "b2": 0.999, "eps": 1e-8}      # what a saved file records
+
+    def __init__(self, lr):
+        self.lr = lr
+        self.m, self.v, self.t = np.zeros(0), np.zeros(0), 0
+
+    @property
+    def lr(self):
+        """The learning rate: a finite number > 0."""
+        return self._lr
+
+    @lr.setter
+    def lr(self, value):
+        self._lr = positive_number("lr", value, hint="e.g. model.lr = 0.003")
+
+    def initial_state(self, n):
+        return {"m": np.zeros(n), "v": np.zeros(n), "t": 0, "lr": self.lr}
+
+    def step(self, theta, g):
+        """One update: the new theta (float64) from theta and the gradient g (both (n,))."""
+        b1, b2, m, v = self.b1, self.b2, self.m, self.v
+        self.t += 1
+        m *= b1
+        m += (1 - b1) * g
+        v *= b2
+        v += (1 - b2) * g * g
+        c1, c2 = 1 - b1 ** self.t, math.sqrt(1 - b2 ** self.t)
+        step = np.sqrt(v)
+        step += self.eps * c2
+        np.divide(m, step, out=step)
+        step *= self.lr * c2 / c1
+        return theta - step
+
+    def state(self):
+        return {"m": self.m.copy(), "v": self.v.copy(), "t": self.t, "lr": self.lr}
+
+    def set_state(self, state):
+        self.m, self.v = np.array(state["m"], dtype=float), np.array(state["v"], dtype=float)
+        self.t, self.lr = int(state["t"]), float(state["lr"])
+
+
+# ---------------------------------------------------------------------- the learning-rate schedule
+# Every validation, Schedule.update(v, best) answers (keep, change): keep when v < best (new best weights, which
+# fit keeps with Adam's state); "spike" when v > SPIKE x best or not finite (fit goes back to the best weights,
+# rate x FACTOR); "plateau" after PATIENCE evaluations without a loss THRESHOLD (relative) below the best (rate x
+# FACTOR); None otherwise.  The rate stays >= base_lr x MIN_FACTOR, base_lr the user's rate (reset() returns to
+# it).  Like PyTorch's ReduceLROnPlateau, but a spike also goes back to the best weights; the state is saved with
+# the model.  benchmarks/bench_trajectories.py measures the settings.
+PATIENCE = 10        # evaluations without progress before the rate is lowered (1,000 steps at 100 per evaluation)
+THRESHOLD = 0.02     # progress: a validation loss at least 2 % below the best
+FACTOR = 0.5         # the rate is multiplied by this on a plateau or a spike
+SPIKE = 10.0         # a validation loss above SPIKE x the best is a spike (3 halved the rate on the ordinary
+                     # ups and downs of the validation loss along fast trajectories: bench_trajectories.py)
+MIN_FACTOR = 1 / 64  # the rate stays >= base_lr x MIN_FACTOR (six halvings)
+
+
+class Schedule:
+    """Plateau-and-spike schedule state: base_lr (the user's rate) and since (evaluations without progress)."""
+
+    def __init__(self, base_lr):
+        self.base_lr, self.since = float(base_lr), 0
+
+    def initial_state(self):
+        return {"base_lr": self.base_lr, "since": 0}
+
+    def state(self):
+        return {"base_lr": self.base_lr, "since": self.since}
+
+    def set_state(self, state):
+        self.base_lr, self.since = float(state["base_lr"]), int(state["since"])
+
+    def update(self, v, best):
+        """(keep, change) after the validation loss v, given the call's best: keep says whether v is a
+        new best, change is "spike", "plateau" or None."""
+        if not math.isfinite(v) or v > SPIKE * best:
+            self.since = 0
+            return False, "spike"
+        self.since = 0 if v < best * (1 - THRESHOLD) else self.since + 1
+        if self.since >= PATIENCE:
+            self.since = 0
+            return v < best, "plateau"
+        return v < best, None
+
+    def lowered(self, lr):
+        """The rate after a plateau or a spike: lr x FACTOR, but not below base_lr x MIN_FACTOR."""
+        return min(lr, max(lr * FACTOR, self.base_lr * MIN_FACTOR))
+
+
+# ---------------------------------------------------------------------- the validation split
+# The samples fit holds out to judge the weights, never to train on: with "traj" (one trajectory id per sample)
+# whole trajectories, taken in a seeded order until they hold `fraction` of the samples (neighbours in time are
+# nearly the same state); without it, single samples.  fraction 0 holds out nothing; otherwise at least one sample
+# (trajectory) is held out and one left to train on.  The same arguments give the same rows, sorted int arrays,
+# from their own generator (seed, stream 2):  split(10, fraction=0.2, seed=0)[1] is array([3, 7]).
+def check_fraction(fraction):
+    """The validation fraction as a float in [0, 0.5] (the validation set must stay the smaller part)."""
+    return number("validation", fraction, low=0.0, high=0.5,
+                  hint="the fraction of the samples held out to judge the weights, e.g. validation=0.05, or 0 for "
+                       "none")
+
+
+def split(n_samples, traj=None, fraction=0.05, seed=0):
+    """(train_rows, validation_rows): sorted int arrays that partition range(n_samples); see the module's rules."""
+    fraction = check_fraction(fraction)
+    traj = None if traj is None else trajectory_ids("traj", traj, n_samples)
+    everything, nothing = np.arange(n_samples), np.zeros(0, dtype=int)
+    if fraction == 0:
+        return everything, nothing
+    rng = np.random.default_rng([seed, 2])
+    if traj is None:
+        if n_samples < 2:
+            raise ValueError(f"a validation split needs at least 2 samples, got {n_samples}; use validation=0")
+        count = min(max(1, round(fraction * n_samples)), n_samples - 1)
+        held = np.sort(rng.permutation(n_samples)[:count])
+        return np.setdiff1d(everything, held), held
+    ids, sizes = np.unique(traj, return_counts=True)
+    if len(ids) < 2:
+        raise ValueError(f"a validation split by trajectory needs at least 2 trajectories, got {len(ids)} "
+                         f"(traj is {ids[0] if len(ids) else 'empty'} throughout); record more trajectories, or "
+                         f"use validation=0 to train on all samples without validation")
+    order = rng.permutation(len(ids))
+    taken = np.searchsorted(np.cumsum(sizes[order]), fraction * n_samples) + 1   # the prefix reaching fraction
+    held_ids = ids[order[:min(taken, len(ids) - 1)]]
+    mask = np.isin(traj, held_ids)
+    return everything[~mask], everything[mask]
+
+
+# ---------------------------------------------------------------------- what fit accepts, and each sample's weight
+# Shapes, types, finiteness: validate.as_states.  At least 2 samples, and every joint's torque varies (the loss
+# divides each joint's error by its torques' standard deviation).  Values a robot's data never reach (above
+# DATA_LIMIT, in any unit) are refused with their units to check: the float32 step would overflow on them.
+DATA_LIMIT = 1e6
+
+
+def _refuse(text):
+    raise ValueError(f"{text}.  The model was not changed.")
+
+
+def check_training_data(n_dof, q, qd, qdd, tau, tau_scale=None):
+    """(q, qd, qdd, tau) as float (N, n) arrays and the torque scale the loss divides by (the per-joint standard
+    deviation, or the model's `tau_scale`), or ValueError saying what is wrong and the fix."""
+    (q, qd, qdd, tau), _ = as_states(n_dof, q=q, qd=qd, qdd=qdd, tau=tau)
+    N = len(q)
+    if N < 2:
+        _refuse(f"training needs at least 2 samples (rows of q, qd, qdd, tau), got {N}")
+    for name, x, unit in (("q", q, "rad"), ("qd", qd, "rad/s"), ("qdd", qdd, "rad/s^2"), ("tau", tau, "N m")):
+        j = int(np.abs(x).max(axis=0).argmax())
+        if np.abs(x[:, j]).max() > DATA_LIMIT:
+            _refuse(f"{name} reaches {np.abs(x[:, j]).max():.3g} {unit} (joint {j}), far beyond any robot's data "
+                    f"(the float32 training step would overflow above about {DATA_LIMIT:g}): check the units of "
+                    f"{name}")
+    spread = tau.std(axis=0)
+    for j in range(n_dof):
+        if spread[j] <= 1e-12 * np.abs(tau[:, j]).max():
+            _refuse(f"the torques of joint {j} do not vary (tau[:, {j}] is {tau[0, j]:g} in all {N} samples): these "
+                    f"data cannot teach the model how that torque depends on the state (the loss divides each "
+                    f"joint's error by its torques' standard deviation); use samples from varied motions")
+    return q, qd, qdd, tau, spread if tau_scale is None else np.asarray(tau_scale, dtype=float)
+
+
+def sample_weights(qd, qdd, scale=POTENTIAL_SCALE):
+    """Each sample's weight in the training loss, (N,), mean 1:
+
+        w_i  proportional to  1 / (1 + (|qdd_i| / scale)^2 + (|qd_i|^2 / scale)^2),   scale = POTENTIAL_SCALE 1/s^2.
+
+    A model off by a relative amount makes a torque error that grows like |qdd| (M qdd) and |qd|^2 (c): dividing
+    by the expected size asks for the same relative accuracy everywhere, not just on the fastest samples.
+    Validation uses no weights; benchmarks/bench_trajectories.py measures the effect."""
+    speed2, accel = np.sum(qd * qd, axis=1), np.sqrt(np.sum(qdd * qdd, axis=1))
+    w = np.reciprocal(1.0 + (accel / scale) ** 2 + (speed2 / scale) ** 2)
+    return w / w.mean()
 
 
 def validation_interval(n_validation, batch_size):
@@ -132,22 +332,21 @@ class Trainable:
     float64."""
 
     train_dtype = np.float32
-    squares_velocities = False          # does the training step square qd? (the float32 data check)
     architecture_fields = ("n_dof", "hidden", "activation")   # a saved file must match these (and the optimiser)
 
-    def __init__(self, n_dof, hidden, seed, lr, batch_size, activation, optimizer):
+    def __init__(self, n_dof, hidden, seed, lr, batch_size, activation):
         self.n_dof = within_limit("n_dof", integer("n_dof", n_dof, low=1, hint="the number of joints, e.g. n_dof=2"),
                                   MAX_N_DOF)
-        self.hidden = sizes("hidden", hidden)
+        self.hidden = layer_widths("hidden", hidden)
         self.activation = check_activation(activation)
         self.seed = integer("seed", seed, low=0, hint="e.g. seed=0")
-        self.sizes = self._architecture()
+        self.sizes = self.layer_sizes()
         within_limit("the network's number of weights", n_weights(self.sizes), MAX_WEIGHTS,
                      fix="use fewer or narrower hidden layers")
         self.max_states = max_states(self.n_dof, self.sizes)
         self.batch_size = within_limit("batch_size", integer("batch_size", batch_size, low=1, hint="e.g. 128"),
                                        min(MAX_BATCH_SIZE, self.max_states), fix="train on smaller minibatches")
-        self.optimizer = make_optimizer(optimizer, positive_number("lr", lr, hint="e.g. lr=0.003"))
+        self.optimizer = Adam(positive_number("lr", lr, hint="e.g. lr=0.003"))
         self.schedule = Schedule(self.optimizer.lr)
         self._batch_rng = np.random.default_rng([self.seed, 1])
         self._set_state(self._initial_state())
@@ -167,9 +366,8 @@ class Trainable:
     def config(self):
         """Class, architecture fields, optimiser (name and hyperparameters), seed and batch_size: what a
         saved file records."""
-        optimizer = {k: v for k, v in self.optimizer.config().items() if k != "lr"}
         return {"class": type(self).__name__, **{f: getattr(self, f) for f in self.architecture_fields},
-                "optimizer": optimizer, "seed": self.seed, "batch_size": self.batch_size}
+                "optimizer": dict(Adam.config), "seed": self.seed, "batch_size": self.batch_size}
 
     def __repr__(self):
         return (f"{type(self).__name__}({model_file.arguments(self.config())}, seed={self.seed}, lr={self.lr:g}, "
@@ -179,7 +377,7 @@ class Trainable:
     def _initial_state(self):
         """The untrained model's state, from the seed, at the learning rate the user chose."""
         n = n_weights(self.sizes)
-        return {"params": self._init_theta(np.random.default_rng(self.seed)), "step": 0, "loss_history": [],
+        return {"params": self.initial_weights(np.random.default_rng(self.seed)), "step": 0, "loss_history": [],
                 "validation_history": np.zeros((0, 3)), "resume": None,
                 "optimizer": {**self.optimizer.initial_state(n), "lr": self.schedule.base_lr},
                 "schedule": self.schedule.initial_state(), "tau_scale": np.ones(self.n_dof),
@@ -255,7 +453,7 @@ class Trainable:
         return self
 
     # ------------------------------------------------------------------ inputs of the public methods
-    def _states(self, **arrays):
+    def checked_states(self, **arrays):
         """Checked state arrays, each (B, n), and whether they were single states; B within the limit."""
         checked, single = as_states(self.n_dof, **arrays)
         within_limit("the number of states in one call", len(checked[0]), self.max_states,
@@ -274,7 +472,7 @@ class Trainable:
                          f"units and scale")
 
     # ------------------------------------------------------------------ training
-    def _data_scales(self, q, qd, qdd, tau_scale):
+    def data_scales(self, q, qd, qdd, tau_scale):
         """The data-dependent scales set before the first step: {attribute: value}."""
         return {"tau_scale": tau_scale}
 
@@ -309,13 +507,12 @@ class Trainable:
         restore_best = boolean("restore_best", restore_best)
         q, qd, qdd, tau, traj = self._data(q, qd, qdd, tau, traj)
         first = self.step == 0
-        q, qd, qdd, tau, tau_scale = check_training_data(self.n_dof, q, qd, qdd, tau,
-                                                         None if first else self.tau_scale, self.squares_velocities)
+        q, qd, qdd, tau, tau_scale = check_training_data(self.n_dof, q, qd, qdd, tau, None if first else self.tau_scale)
         train_rows, validation_rows = split(len(q), traj, validation, self.seed)
         # overflow in a diverging float32 step is reported by the guard, not by numpy's warnings
         with self._transaction(), single_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
             if first:
-                for name, value in self._data_scales(q, qd, qdd, tau_scale).items():
+                for name, value in self.data_scales(q, qd, qdd, tau_scale).items():
                     setattr(self, name, value)
             # the samples as rows (5n, N): one gather per step, and each batch's q.T, qd.T, ... are contiguous
             samples = self._samples(q, qd, qdd, tau, np.sqrt(sample_weights(qd, qdd)))
@@ -323,10 +520,10 @@ class Trainable:
                               if len(validation_rows) else None)
             losses = self._train(samples[:, train_rows], validation_set, steps, callback, every, restore_best)
         if steps:
-            self._after_fit(q, qdd)
+            self.after_fit(q, qdd)
         return losses
 
-    def _after_fit(self, q, qdd):
+    def after_fit(self, q, qdd):
         """What a model checks after training on q, qdd (N, n): nothing here (DeLaN: a collapsed M)."""
 
     def training_batch(self, data):
@@ -339,11 +536,11 @@ class Trainable:
     def loss(self, theta, batch):
         """fit's loss at the flat weights theta on a batch from training_batch, differentiable by
         autograd in theta; both arguments checked first.  It does not change the model."""
-        return self._loss(self._checked_theta(theta), self._checked_batch(batch))
+        return self.batch_loss(self._checked_theta(theta), self._checked_batch(batch))
 
-    def _loss_and_grad(self, theta, batch):
+    def batch_loss_and_grad(self, theta, batch):
         """fit's loss and its gradient in theta (autograd; DeLaN's fast path gives the same numbers)."""
-        return value_and_grad(self._loss)(theta, batch)
+        return value_and_grad(self.batch_loss)(theta, batch)
 
     def _checked_theta(self, theta):
         """theta as it is (an array or autograd's box of one) once its value passed as_vector,
@@ -379,7 +576,7 @@ class Trainable:
     def _train(self, samples, validation_set, steps, callback, every, restore_best):
         """The loop: per step a minibatch, loss and gradient, the guard, the update, the bookkeeping,
         validation and callback; then the guard on the last loss and the call's best weights."""
-        loss_and_grad = self._loss_and_grad
+        loss_and_grad = self.batch_loss_and_grad
         guard, losses = DivergenceGuard(self), []
         N = samples.shape[1]
         B = min(self.batch_size, N)
@@ -404,13 +601,13 @@ class Trainable:
             if callback is not None and self.step % every == 0:
                 callback(self)
         if batch is not None:
-            guard.check(float(self._loss(self.theta, batch)), final=True)
+            guard.check(float(self.batch_loss(self.theta, batch)), final=True)
         if best is not None:
             self._finish(best, validation_set, restore_best)
         return losses
 
     def _validation_loss(self, validation_set):
-        return float(self._loss(self.theta, validation_set))
+        return float(self.batch_loss(self.theta, validation_set))
 
     def _validate(self, best, validation_set):
         """One validation evaluation: the schedule's verdict and what follows from it."""

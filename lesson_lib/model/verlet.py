@@ -13,8 +13,8 @@ integrator's own (no smoothing bias).  q̇ in c is the Savitzky–Golay estimate
     model.fit(estimate(rec), steps=6000)            # warm start on Savitzky–Golay q̈
     fit_verlet(model, rec, steps=1000)              # then through the integrator
 
-A batch is `chunks` runs of `chunk` consecutive samples of one trajectory; the network's jet is the fast path's
-(fast.fused.network_jet), the rest is the definition under autograd.  benchmarks/bench_sensors.py compares it
+A batch is `chunks` runs of `chunk` consecutive samples of one trajectory; the network's jet is the DeLaN's
+(DeLaN.network_jet, one autograd node), the rest is the definition under autograd.  benchmarks/bench_sensors.py compares it
 with the filters."""
 import math
 
@@ -25,9 +25,8 @@ from autograd import value_and_grad
 from ..validate import described, integer, positive_number
 from ..data.sensors import estimate
 from . import definition
-from .fast.fused import network_jet
-from .optimizers import Adam
-from .training import TrainingDiverged
+from .delan import DeLaN
+from .training import Adam, TrainingDiverged
 
 
 def verlet_weights(span, chunk):
@@ -47,7 +46,7 @@ def verlet_loss(theta, arch, batch):
     """The module's loss on one batch: q_meas (C, T, n) the recorded positions; q, qd, tau (C T, n) where
     the accelerations are evaluated; K = verlet_weights(span, T)."""
     q_meas, q, qd, tau, K, h, span, qdd_scale = batch
-    learned = definition.learned_jet(theta, arch, q, network_jet)  # pragma: no mutate (plain jet: same a)
+    learned = definition.learned_jet(theta, arch, q, DeLaN.network_jet)  # pragma: no mutate (plain jet: same a)
     a = definition.forward_dynamics(arch, *learned, qd, tau).reshape(q_meas.shape)
     r = position_second_differences(q_meas, span, h) - anp.einsum("cj,bjn->bcn", K, a)
     return anp.mean((r / qdd_scale) ** 2)
@@ -73,7 +72,6 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
     `chunks` runs of `chunk` samples, lr falling to 0 along a half cosine; span in seconds either side of each
     centre; window: the Savitzky–Golay window for q̇.  Returns the losses; raises TrainingDiverged on a non-finite
     loss or gradient, keeping the weights it had."""
-    from .delan import DeLaN
     if not isinstance(model, DeLaN):
         raise TypeError(f"model must be a DeLaN (its mass matrix and potential are what the integrator uses), got "
                         f"{described(model)}")
@@ -101,7 +99,7 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
 
     loss_and_grad = value_and_grad(lambda theta, i: verlet_loss(theta, model.architecture, batch(i)))
     theta, losses = model.get_params(), []
-    adam = Adam(lr=lr)
+    adam = Adam(lr)
     adam.set_state(adam.initial_state(theta.size))
     for i in range(steps):
         value, g = loss_and_grad(theta, i)

@@ -130,7 +130,7 @@ def _model_from_file(text):
             config = json.loads(str(archive["config"]))
         if not isinstance(config, dict) or config.get("class") != "DeLaN":
             raise WireError("the model file is not a DeLaN's")
-        fields = ("n_dof", "hidden", "activation", "eps", "potential_scale", "seed", "batch_size", "optimizer")
+        fields = ("n_dof", "hidden", "activation", "eps", "potential_scale", "seed", "batch_size")
         model = DeLaN(**{k: (tuple(config[k]) if k == "hidden" else config[k]) for k in fields if k in config})
         model.load(path)
         return model
