@@ -40,7 +40,7 @@ def canvas_files(learners, stem):
 
 def cli(*args):
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "lesson_tools.grade", *map(str, args), "--workers", "2", "-q",
+    proc = subprocess.run([sys.executable, "-m", "lesson_tools", "grade", *map(str, args), "--workers", "2", "-q",
                            "--salt", "2026"],                       # both runs draw the checks' inputs alike
                           cwd=ROOT, capture_output=True, text=True)
     if proc.returncode:

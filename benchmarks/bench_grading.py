@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS  # noqa: E402
-from lesson_tools.grading.command import grade  # noqa: E402
+from lesson_tools.grading.grader import grade  # noqa: E402
 from lesson_tools.grading.rlimits import Limits  # noqa: E402
 
 GOAL_S, GOAL_SPEEDUP, FULL = 25 * 60, 1.7, 30 * 6

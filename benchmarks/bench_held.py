@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS  # noqa: E402
-from lesson_tools.grading.command import grade  # noqa: E402
+from lesson_tools.grading.grader import grade  # noqa: E402
 from lesson_tools.grading.rlimits import Limits  # noqa: E402
 
 

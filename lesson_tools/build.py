@@ -477,19 +477,34 @@ def check(log=print):
     return problems
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m lesson_tools", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", help="refresh facts, execute the teachers' sources, write the learner notebooks "
-                                     "(no outputs) and the stubs")
-    b.add_argument("names", nargs="*", help="notebook ids, e.g. 01_challenge (default: all)")
-    b.add_argument("--no-execute", action="store_true", help="only generate the sources, do not run")
-    sub.add_parser("check", help="fail on any course problem: sync, stale or bare facts, stamps, exercise rules")
+def main_build(argv=None, prog="lesson-tools build"):
+    """`lesson-tools build [NN_name ...] [--no-execute]`; its exit code."""
+    from .cli import exit_codes
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Refresh the facts and catalog in every notebook's prose and README.md, execute the "
+        "teachers' sources (their stored outputs are real), write the learner notebooks (no outputs) and the "
+        "exercises' stubs.", epilog=exit_codes({1: "a course problem stopped the build (the message names it)"}))
+    parser.add_argument("names", nargs="*", metavar="NN_name", help="notebook ids, e.g. 01_challenge (default: all)")
+    parser.add_argument("--no-execute", action="store_true", help="only generate the sources, do not run them")
     args = parser.parse_args(argv)
     try:
-        if args.command == "build":
-            build(args.names, run=not args.no_execute)
-            return 0
+        build(args.names, run=not args.no_execute)
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main_check(argv=None, prog="lesson-tools check"):
+    """`lesson-tools check`: every course problem listed; its exit code."""
+    from .cli import exit_codes
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Fail on any course problem: a learner notebook out of sync with its source or "
+        "carrying outputs, a stale or unknown marker, a fact written bare, a missing stamp, stale stubs, a broken "
+        "exercise rule. Writes nothing.", epilog=exit_codes({0: "the course is consistent",
+                                                             1: "problems found (each printed, and what to run)"}))
+    parser.parse_args(argv)
+    try:
         problems = check()
     except CourseError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -498,7 +513,7 @@ def main(argv=None):
         print(f"problem: {p}", file=sys.stderr)
     if problems:
         ids = [e.id for e in catalog.CATALOG if any(f"{e.id}.ipynb" in p for p in problems)]
-        print(f"{len(problems)} problem(s). Stale markers, stamps and learner versions: python -m lesson_tools build "
+        print(f"{len(problems)} problem(s). Stale markers, stamps and learner versions: lesson-tools build "
               f"{' '.join(ids) if ids else '(all: no notebook named above)'}", file=sys.stderr)
         return 1
     print(f"ok: {len(catalog.CATALOG)} course notebooks and README.md are consistent")

@@ -182,8 +182,11 @@ def put_badge(readme, line):
     return f"{head}\n\n{line}\n{rest}" if head.startswith("# ") else f"{line}\n\n{text}"
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m lesson_tools links", description=__doc__.split("\n")[0])
+def main(argv=None, prog="lesson-tools links"):
+    """`lesson-tools links [--repo R] [--hub URL]`; its exit code."""
+    from .cli import exit_codes
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0],
+                                epilog=exit_codes({1: "the repository or hub address cannot give links"}))
     p.add_argument("--repo", help="OWNER/REPO on GitHub, or a GitHub/GitLab URL (default: from git remote)")
     p.add_argument("--remote", help="the git remote to read (default: origin, else the first)")
     p.add_argument("--ref", default=BRANCH, help=f"branch, tag or commit to build (default: {BRANCH}, the "

@@ -320,8 +320,12 @@ def release(out=None, branch=None, root=build.ROOT, log=print, allow_uncommitted
     return files
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m lesson_tools release", description=__doc__.split("\n")[0])
+def main(argv=None, prog="lesson-tools release"):
+    """`lesson-tools release [OUT] [--branch B]`; its exit code."""
+    from .cli import exit_codes
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0],
+                                epilog=exit_codes({1: "the release was refused (the message says why); nothing "
+                                                      "was written"}))
     p.add_argument("out", nargs="?", help="folder to write the edition into (new, empty, or an earlier edition)")
     p.add_argument("--branch", help=f"also (or only) commit it to this branch of the repository, e.g. {BRANCH}")
     p.add_argument("--remote", help="the git remote that publishes the branch (remembered as its pushRemote)")

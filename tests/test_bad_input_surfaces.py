@@ -228,7 +228,7 @@ NOTEBOOK = ROOT / "notebooks" / "04_feedback.ipynb"
 
 
 def grade(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "lesson_tools.grade", *map(str, args)], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "lesson_tools", "grade", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -248,9 +248,10 @@ def grade(*args, cwd):
     (lambda t: [NOTEBOOK, "--pattern", "(?P<name>x"], r"--pattern '\(\?P<name>x' is not a regular expression"),
     (lambda t: [NOTEBOOK, "--pattern", "(?P<name>x)"], r"needs a named group \(\?P<student_id>\.\.\.\)"),
     (lambda t: [NOTEBOOK, "--feedback", t], r"--feedback .* already holds other files: give a new or empty folder"),
-    (lambda t: [NOTEBOOK, "--canvas-roster", t / "notes.txt"], r"--canvas-roster fills in --canvas FILE"),
-    (lambda t: [NOTEBOOK, "--canvas", t / "c.csv", "--canvas-roster", t / "notes.txt"],
-     r"expected Canvas's exported gradebook"),
+    (lambda t: [NOTEBOOK, "--canvas-assignment", "X (1)"], r"--canvas-assignment names a column of --canvas FILE"),
+    (lambda t: [NOTEBOOK, "--roster", t / "notes.txt"], r"--roster .*notes.txt: expected Canvas's exported gradebook"),
+    (lambda t: [NOTEBOOK, "--notebook", "99_nope"], r"--notebook 99_nope: not a notebook of the course"),
+    (lambda t: [NOTEBOOK, "--settings", t / "nope.toml"], r"--settings .*nope.toml: no such file"),
     (lambda t: [t / "class"], r"the folder 'class' holds the same notebook under several names \(alice, bob\)"),
 ])
 def test_grader_refuses_bad_arguments_in_one_line_before_grading(tmp_path, args, pattern):

@@ -263,7 +263,7 @@ def busy_machine():
 def test_the_teachers_answers_pass_while_cpu_hogs_keep_every_core_busy(tmp_path, busy_machine):
     import nbformat
     from lesson_tools.build import SOLUTIONS
-    from lesson_tools.grading.command import grade
+    from lesson_tools.grading.grader import grade
     (tmp_path / "ann").mkdir()
     nbformat.write(nbformat.read(str(SOLUTIONS / f"{TEACHERS_01}.ipynb"), as_version=4),
                    str(tmp_path / "ann" / f"{TEACHERS_01}.ipynb"))

@@ -110,7 +110,7 @@ def test_refresh_readme_writes_current_values_and_leaves_a_current_file_alone(tm
 
 # ---------------------------------------------------------------------- the command line, in-process
 def test_check_command_says_ok_on_the_course(course, capsys):
-    assert build.main(["check"]) == 0
+    assert build.main_check([]) == 0
     assert capsys.readouterr().out.strip() == (f"ok: {len(catalog.CATALOG)} course notebooks and README.md are "
                                                f"consistent")
 
@@ -120,20 +120,19 @@ def test_check_command_lists_each_problem_and_fails(course, capsys):
     nb = read(path)
     del nb.metadata["lesson"]
     nbformat.write(nb, str(path))
-    assert build.main(["check"]) == 1
+    assert build.main_check([]) == 1
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert captured.out == "" and len(lines) == 2
     assert lines[0].startswith("problem: notebooks/04_feedback.ipynb, metadata['lesson'] is None") or \
         lines[0].startswith(f"problem: {path}, metadata['lesson'] is None"), lines[0]
-    assert lines[1] == ("1 problem(s). Stale markers, stamps and learner versions: python -m lesson_tools build "
-                        "04_feedback")
+    assert lines[1] == "1 problem(s). Stale markers, stamps and learner versions: lesson-tools build 04_feedback"
 
 
 def test_build_command_builds_the_named_notebooks_without_running_them(course, executed, capsys):
     for name in ("00_start_here", "04_feedback"):
         (course / "notebooks" / f"{name}.ipynb").unlink()
-    assert build.main(["build", "--no-execute", "00_start_here", "04_feedback"]) == 0
+    assert build.main_build(["--no-execute", "00_start_here", "04_feedback"]) == 0
     assert executed == []
     assert (course / "notebooks" / "00_start_here.ipynb").exists() and (course / "notebooks" / "04_feedback.ipynb").exists()
     out = capsys.readouterr().out
@@ -141,38 +140,8 @@ def test_build_command_builds_the_named_notebooks_without_running_them(course, e
 
 
 def test_build_command_reports_an_unknown_notebook(course, executed, capsys):
-    assert build.main(["build", "--no-execute", "99_nope"]) == 1
+    assert build.main_build(["--no-execute", "99_nope"]) == 1
     assert capsys.readouterr().err.strip() == "error: not in lesson_tools/catalog.py: ['99_nope']"
-
-
-def test_every_command_line_option_has_help(capsys):
-    with pytest.raises(SystemExit) as exit_:
-        build.main(["build", "--help"])
-    assert exit_.value.code == 0
-    out = capsys.readouterr().out
-    assert re.search(r"^usage: python -m lesson_tools build \[-h\] \[--no-execute\] \[names \.\.\.\]", out, re.M)
-    assert re.search(r"^\s+names\s+\S", out, re.M) and re.search(r"^\s+--no-execute\s+\S", out, re.M), out
-    with pytest.raises(SystemExit):
-        build.main(["--help"])
-    out = capsys.readouterr().out
-    assert re.search(r"^\s+build\s+\S", out, re.M) and re.search(r"^\s+check\s+\S", out, re.M), out
-
-
-def test_the_package_help_lists_every_verb_and_each_verb_runs(tmp_path):
-    import subprocess
-    import sys
-    from lesson_tools.build import ROOT
-
-    def cli(*args):
-        return subprocess.run([sys.executable, "-m", "lesson_tools", *args], cwd=ROOT, capture_output=True, text=True)
-    out = cli("--help")
-    verbs = re.findall(r"^  (\w+)  ", out.stdout, re.M)
-    assert out.returncode == 0 and set(verbs) == {"build", "check", "release", "links", "grade"}, out.stdout
-    for verb in verbs:                           # each verb's own help, under its own name
-        help_ = cli(verb, "--help")
-        assert help_.returncode == 0 and re.search(rf"python -m lesson_tools[ .]{verb}\b", help_.stdout), (verb, help_)
-    wrong = cli("buidl")
-    assert wrong.returncode == 2 and "'buidl' is not a verb of lesson_tools; the verbs are: build, check" in wrong.stderr
 
 
 # ---------------------------------------------------------------------- a rebuild of an unchanged notebook

@@ -541,7 +541,7 @@ def test_a_notebook_that_sleeps_meets_its_whole_limit_and_was_not_starved(tmp_pa
 def test_only_a_starved_submission_is_graded_a_second_time(tmp_path, monkeypatch):
     """The grader's rule, with what a worker reports faked: a TIMEOUT from a run that waited for a CPU is graded
     again alone; one from a run that slept is final."""
-    from lesson_tools.grading import command
+    from lesson_tools.grading import grader
     from lesson_tools.grading.job import Graded
     nb = nbformat.read(str(SOLUTIONS / "04_feedback.ipynb"), as_version=4)
     (tmp_path / "ann").mkdir()
@@ -555,8 +555,8 @@ def test_only_a_starved_submission_is_graded_a_second_time(tmp_path, monkeypatch
                 yield task, Graded([gradebook.row(task["who"], task["notebook"], task["submission"], c.name,
                                                   gradebook.TIMEOUT, "over") for c in task["course_nb"].checks],
                                    starved)
-        monkeypatch.setattr(command, "run_local", fake)
-        rows = command.grade([tmp_path], Limits(salt=1), workers=1)
+        monkeypatch.setattr(grader, "run_local", fake)
+        rows = grader.grade([tmp_path], Limits(salt=1), workers=1)
         assert calls == ["ann"] * tries and {r["verdict"] for r in rows} == {"TIMEOUT"}
         assert all(("graded a second time alone" in r["detail"]) == starved for r in rows)
 

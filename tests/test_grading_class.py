@@ -1,4 +1,4 @@
-"""The grader end to end, as a teacher runs it on a class's downloads: `python -m lesson_tools.grade FOLDER --out`.
+"""The grader end to end, as a teacher runs it on a class's downloads: `lesson-tools grade FOLDER --out`.
 
 A synthetic class (built from the course's own notebooks) holds a folder per student and loose renamed files,
 duplicate downloads, a corrupt notebook, foreign files, an infinite loop in a cell and in an answer, a memory
@@ -18,7 +18,7 @@ from check_cases import RIGHT
 from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
 from lesson_tools.grading import caps, gradebook, sandbox
-from lesson_tools.grading.command import grade
+from lesson_tools.grading.grader import grade
 from lesson_tools.grading.rlimits import Limits
 
 LIMITS = dict(timeout=10, memory_mb=2500)          # the hog asks for 3.2 GB; every course cell takes < 3 s
@@ -256,7 +256,7 @@ def graded(tmp_path_factory):
     before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
     course_before = course_files()
     out = folder.parent / "gradebook.csv"
-    proc = subprocess.run([sys.executable, "-m", "lesson_tools.grade", str(folder), "--out", str(out), "--workers",
+    proc = subprocess.run([sys.executable, "-m", "lesson_tools", "grade", str(folder), "--out", str(out), "--workers",
                            "2", "--timeout", str(LIMITS["timeout"]), "--memory-mb", str(LIMITS["memory_mb"])],
                           cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -446,7 +446,7 @@ def test_a_dask_cluster_gives_the_same_gradebook(small_class):
 
 def test_cli_exit_codes_when_grading_cannot_run(tmp_path):
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "lesson_tools.grade", *args], cwd=ROOT, capture_output=True,
+        return subprocess.run([sys.executable, "-m", "lesson_tools", "grade", *args], cwd=ROOT, capture_output=True,
                               text=True, timeout=120)
     missing = cli(str(tmp_path / "nope"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr

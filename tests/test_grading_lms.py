@@ -21,7 +21,7 @@ import pytest
 from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
 from lesson_tools.grading import gradebook
-from lesson_tools.grading.command import grade
+from lesson_tools.grading.grader import grade
 from lesson_tools.grading.rlimits import Limits
 from lms_downloads import canvas_name, moodle_folder, write_tree, write_zip
 
@@ -98,7 +98,7 @@ def graded(downloads):
     out = downloads / "out"
     out.mkdir()
     before = sorted(p.relative_to(downloads) for p in (downloads / "dl").rglob("*"))
-    proc = subprocess.run([sys.executable, "-m", "lesson_tools.grade", str(downloads / "dl"), "--workers", "2",
+    proc = subprocess.run([sys.executable, "-m", "lesson_tools", "grade", str(downloads / "dl"), "--workers", "2",
                            "--points", str(downloads / "points.toml"), "--out", str(out / "gradebook.csv"),
                            "--canvas", str(out / "canvas.csv"), "--canvas-assignment", "DeLaN feedback (4567)",
                            "--moodle", str(out / "moodle.csv"), "--scores", str(out / "scores.csv"),
@@ -222,7 +222,7 @@ def test_a_learners_page_shows_their_own_work_and_nothing_of_anyone_else(graded)
 def test_vic_keeps_his_points_under_either_count_and_mallory_is_herself(downloads, tmp_path):
     """The file Mallory named as Vic's, later than his: --count latest still counts Vic's own."""
     out = tmp_path / "latest"
-    proc = subprocess.run([sys.executable, "-m", "lesson_tools.grade", str(downloads / "dl" / "moodle"), "--count",
+    proc = subprocess.run([sys.executable, "-m", "lesson_tools", "grade", str(downloads / "dl" / "moodle"), "--count",
                            "latest", "--moodle", str(out) + ".csv", "--feedback", str(out), "--salt", str(SALT), "-q"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr

@@ -18,7 +18,7 @@ import pytest
 
 from lesson_tools.build import SOLUTIONS
 from lesson_tools.grading import kernel, sandbox, verified
-from lesson_tools.grading.command import grade
+from lesson_tools.grading.grader import grade
 from lesson_tools.grading.plan import Step
 from lesson_tools.grading.rlimits import Limits
 from lesson_tools.grading.verified import package_root
@@ -199,11 +199,11 @@ def test_a_machine_that_cannot_sandbox_is_told_why_and_the_grader_says_so(tmp_pa
         monkeypatch.undo()
         sandbox.problem.cache_clear()
     (tmp_path / "notes.txt").write_text("not a notebook")
-    out = subprocess.run([sys.executable, "-m", "lesson_tools.grade", str(tmp_path), "--no-sandbox", "-q"],
+    out = subprocess.run([sys.executable, "-m", "lesson_tools", "grade", str(tmp_path), "--no-sandbox", "-q"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stderr.startswith("warning: grading WITHOUT a sandbox: --no-sandbox was given."), out.stderr
-    out = subprocess.run([sys.executable, "-m", "lesson_tools.grade", str(tmp_path), "-q"],
+    out = subprocess.run([sys.executable, "-m", "lesson_tools", "grade", str(tmp_path), "-q"],
                          capture_output=True, text=True, timeout=300)
     assert "WITHOUT a sandbox" not in out.stderr, out.stderr
     assert out.returncode == 0

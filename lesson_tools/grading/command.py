@@ -1,7 +1,8 @@
-"""Grade a class: a gradebook, points, the files learning platforms import, and feedback, from their downloads.
+"""Grade a class's notebooks: a gradebook, points, the files learning platforms import, and feedback, from the
+class's downloads.
 
-    python -m lesson_tools.grade PATH [PATH ...] --out gradebook.csv [--canvas canvas.csv] [--moodle moodle.csv]
-                                 [--scores scores.csv] [--feedback feedback/]
+    lesson-tools grade PATH [PATH ...] --out gradebook.csv [--canvas canvas.csv] [--moodle moodle.csv]
+                       [--scores scores.csv] [--feedback feedback/] [--roster export.csv] [--dry-run]
 
 PATH: notebook files, folders (searched recursively) and zips (read in place), as Canvas, Moodle or any platform
 downloads them (lesson_tools.grading.intake says how each file's person is found; --pattern gives another
@@ -10,22 +11,33 @@ limits; the course's checks run in a separate judge process that sends the learn
 gets back plain data (no learner code runs there).  The gradebook has one row per (submission, check), with points
 (lesson_tools.grading.gradebook); a summary per person is printed at the end.
 
-Exit code 0 whenever grading ran, whatever the learners scored; 2 for a usage error; 1 when grading itself
-could not run (course files changed, no Dask scheduler at ADDRESS, no kernel could start).
+Every option can be set once for a course in its settings file (lesson_tools.settings: lesson_tools.toml or
+pyproject.toml's [tool.lesson_tools]); the command line wins.  Each submission's result is kept as soon as it is
+known (lesson_tools.grading.results): after Ctrl-C or a crash the same command grades only what is missing, with
+the same salt, and writes the same files an uninterrupted run would have.
 """
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 from . import caps, sandbox
 from . import gradebook as gb
-from . import export, feedback, flags, points as course_points
-from .intake import compile_pattern, find, merged_folders
+from . import export, feedback, points as course_points
+from . import roster as rosters
+from .grader import Interrupted, available_cores, chosen, collect, run
+from .intake import compile_pattern
+from .results import Store, default_folder
 from .rlimits import Limits
-from .submissions import UsageError, code_cells, identify
-from .verified import CourseFilesChanged, changed, committed, manifest, package_root, restore_command
+from .submissions import UsageError
+from .verified import CourseFilesChanged
+from ..settings import SettingsError, find as find_settings, notebooks as notebook_settings, option_defaults
+
+PATHS = ("out", "points", "scores", "canvas", "moodle", "feedback", "keep", "roster", "cache")   # read from settings'
+                                                                                                  # folder
+EXIT = {0: "grading ran (whatever the learners scored), or --dry-run listed the class",
+        1: "grading could not run (course files changed, no Dask scheduler, no kernel could start)",
+        130: "interrupted (Ctrl-C): every result so far kept; the same command grades the rest"}
 
 
 def _positive(kind):
@@ -40,212 +52,77 @@ def _positive(kind):
     return parse
 
 
-def parser():
-    p = argparse.ArgumentParser(prog="python -m lesson_tools.grade", description=__doc__.split("\n\n")[0],
-                                epilog="Example: python -m lesson_tools.grade submissions/ --out gradebook.csv")
+def parser(prog="lesson-tools grade"):
+    from ..cli import exit_codes
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0].replace("\n", " "),
+                                epilog=f"Example: {prog} submissions/ --out gradebook.csv.  " + exit_codes(EXIT))
     p.add_argument("paths", nargs="+", metavar="PATH", help="notebook files, folders and zips of submissions")
+    p.add_argument("--settings", metavar="FILE", help="the course's settings (default: lesson_tools.toml, else "
+                                                      "pyproject.toml's [tool.lesson_tools], in this folder)")
     p.add_argument("--out", metavar="FILE", help="write the gradebook here (.csv, or .json)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list who is who (each person's files, the notebook each was matched to, what is left out) "
+                        "and grade nothing")
+    p.add_argument("--notebook", metavar="NN_name", action="append",
+                   help="grade only this notebook of the download (repeat for several; default: every one found)")
+    p.add_argument("--roster", metavar="FILE",
+                   help="the class list: Canvas's exported gradebook or Moodle's grading worksheet (CSV); everyone on "
+                        "it gets a row, 0 and 'nothing handed in' when the download holds nothing of theirs (Canvas's "
+                        "SIS ids, sections and assignment columns are copied from it)")
     p.add_argument("--pattern", metavar="REGEX",
                    help="how another platform names files: a regex with a group (?P<student_id>...) (and optionally "
                         "name, late, attempt), searched in each file's path under the PATH given; files it does not "
                         "match are not graded")
     p.add_argument("--points", metavar="FILE", help="a TOML file setting points per check ([points] then "
-                                                     "kinetic_energy = 2); default: the points each check declares")
+                                                     "kinetic_energy = 2); default: the settings' [points], else the "
+                                                     "points each check declares")
     p.add_argument("--count", choices=gb.COUNTS, default="best",
                    help="which of a person's submissions of a notebook counts (default %(default)s)")
     p.add_argument("--scores", metavar="FILE", help="write one row per person (points per notebook, total) here")
-    p.add_argument("--canvas", metavar="FILE", help="write Canvas's gradebook import CSV here (people from Canvas "
-                                                     "file names)")
-    p.add_argument("--canvas-assignment", metavar="NAME", default=None,
-                   help="the assignment column's heading as Canvas's export writes it, e.g. 'Homework 2 (4567)' "
-                        "(default: the notebooks graded)")
-    p.add_argument("--canvas-roster", metavar="FILE", help="Canvas's exported gradebook CSV: SIS ids and sections "
-                                                           "are copied from it")
-    p.add_argument("--moodle", metavar="FILE", help="write Moodle's grading worksheet CSV here (people from Moodle "
-                                                     "folder names)")
+    p.add_argument("--canvas", metavar="FILE", help="write Canvas's gradebook import CSV here, one column per "
+                                                     "notebook (people from Canvas file names)")
+    p.add_argument("--canvas-assignment", metavar="NN_name=HEADING", action="append",
+                   help="a notebook's Canvas column as Canvas's export heads it, e.g. '02_model=Homework 2 (4567)' "
+                        "(repeat per notebook; a bare HEADING when one notebook is graded; default: the settings' "
+                        "[notebooks.NN_name] canvas_assignment, else the --roster export's heading that names the "
+                        "notebook)")
+    p.add_argument("--moodle", metavar="FILE", help="write Moodle's grading worksheet CSV here (one per notebook: "
+                                                     "FILE-NN_name.csv when several are graded)")
     p.add_argument("--feedback", metavar="FOLDER", help="write one HTML feedback page per submission here, and the "
                                                          "Canvas and Moodle bulk-upload zips")
-    p.add_argument("--workers", type=_positive(int), default=len(os.sched_getaffinity(0)),
+    p.add_argument("--keep", metavar="FOLDER", help="keep each graded submission's executed notebook and its "
+                                                     "kernel's output here (ERROR and TIMEOUT rows point to them)")
+    p.add_argument("--cache", metavar="FOLDER", help=f"where each submission's result is kept as soon as it is known "
+                                                      f"(default: {default_folder()})")
+    p.add_argument("--fresh", action="store_true", help="grade everything again: take no kept result, and draw a new "
+                                                         "salt unless --salt is given")
+    p.add_argument("--only", metavar="ID", action="append",
+                   help="grade this person again (a platform id or a name, as the gradebook shows it; repeat for "
+                        "several), everyone else's results as kept by the last run: every output file changes in "
+                        "that person's rows only")
+    p.add_argument("--workers", metavar="N", type=_positive(int), default=available_cores(),
                    help="submissions graded at once on this machine (default: the number of cores, %(default)s)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="grade on a Dask distributed cluster instead, e.g. tcp://scheduler.example.org:8786")
     d = Limits()
-    p.add_argument("--timeout", type=_positive(float), default=d.cell_s,
+    p.add_argument("--timeout", metavar="SECONDS", type=_positive(float), default=d.cell_s,
                    help=f"CPU seconds per cell and per check, all the submission's processes counted, at most "
                         f"{d.wall_factor:g} times as long on the clock (wall-clock seconds where the sandbox has no "
                         f"caps) (default %(default)g)")
-    p.add_argument("--notebook-timeout", type=_positive(float), default=d.notebook_s,
-                   help="seconds for a whole notebook, counted the same way (default %(default)g)")
-    p.add_argument("--memory-mb", type=_positive(int), default=d.memory_mb,
-                   help="address space of each process, and memory of each sandbox as a whole, in MB "
-                        "(default %(default)s)")
-    p.add_argument("--max-output-mb", type=_positive(float), default=d.output_mb,
-                   help="output kept from one notebook, in MB (default %(default)g)")
-    p.add_argument("--salt", type=int, default=None,
-                   help="the number the checks' inputs are drawn with (default: a new random one each run, printed "
-                        "at the end); give a run's own to grade again with the same inputs. Keep it from learners")
+    p.add_argument("--notebook-timeout", metavar="SECONDS", type=_positive(float), default=d.notebook_s,
+                   help="seconds for a whole notebook, on the clock, all its cells together (default %(default)g)")
+    p.add_argument("--memory-mb", metavar="MB", type=_positive(int), default=d.memory_mb,
+                   help="address space of each process, and memory of each sandbox as a whole (default %(default)s)")
+    p.add_argument("--max-output-mb", metavar="MB", type=_positive(float), default=d.output_mb,
+                   help="output kept from one notebook (default %(default)g)")
+    p.add_argument("--salt", metavar="N", type=int, default=None,
+                   help="the number the checks' inputs are drawn with (default: the interrupted run's, to finish it; "
+                        "else a new random one, printed at the end); give a run's own to grade again with the same "
+                        "inputs. Keep it from learners")
     p.add_argument("--no-sandbox", action="store_true",
                    help="run kernels without the bubblewrap sandbox (only for submissions you trust)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     return p
-
-
-def _failed(task, exc):
-    """Rows for a submission the grader itself could not grade."""
-    return [gb.row(task["who"], task["notebook"], task["submission"], c.name, gb.ERROR,
-                   "the grader could not grade this submission", f"{type(exc).__name__}: {exc}")
-            for c in task["course_nb"].checks]
-
-
-def _graded(task, result, failed):
-    """A task's Graded result: raise when the course's files changed, ERROR rows when the grader itself failed
-    (kept in `failed`, by task, until a later try of it succeeds)."""
-    from .job import Graded
-    if isinstance(result, CourseFilesChanged):
-        raise result
-    if isinstance(result, Exception):
-        failed[id(task)] = result
-        return Graded(_failed(task, result))
-    failed.pop(id(task), None)
-    return result
-
-
-def run_local(tasks, workers):
-    """Yield (task, rows or exception) as submissions finish, on `workers` processes (this process only waits,
-    so Ctrl-C stops grading whatever the number of workers)."""
-    if not tasks:
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        from .job import grade_task
-        futures = {pool.submit(grade_task, task): task for task in tasks}
-        for future in as_completed(futures):
-            try:
-                yield futures[future], future.result()
-            except Exception as exc:                          # noqa: BLE001 -- reported per submission
-                yield futures[future], exc
-
-
-def run_dask(tasks, address):
-    """The same tasks on a Dask distributed cluster."""
-    from dask.distributed import Client, as_completed
-    from .job import grade_task
-    with Client(address, timeout="10s") as client:
-        futures = client.map(grade_task, tasks, pure=False)
-        task_of = dict(zip((f.key for f in futures), tasks))
-        for future in as_completed(futures):
-            try:
-                yield task_of[future.key], future.result()
-            except Exception as exc:                          # noqa: BLE001
-                yield task_of[future.key], exc
-
-
-def course_hashes():
-    """The hashes every submission is graded against: the git commit's, after checking that the files on disk
-    are exactly those (else CourseFilesChanged names them and the command that restores them); the files on
-    disk for an installed copy without git."""
-    root = package_root()
-    found = committed(root)
-    if found is None:
-        return manifest()
-    expected, commit = found
-    differ = changed(root, expected)
-    if differ:
-        raise CourseFilesChanged(f"the course's files at {root} differ from its commit {commit[:12]}: "
-                                 f"{', '.join(differ[:8])}{' ...' if len(differ) > 8 else ''} (edited, missing or not "
-                                 f"committed). Commit them, or restore them with: {restore_command(root)}")
-    return expected
-
-
-def course_files():
-    """({(device, inode): path} of the course's own files, {digest of each course notebook's text})."""
-    import nbformat
-    root = package_root()
-    inodes, digests = {}, set()
-    for folder in ("notebooks", "lesson_lib", "lesson_course", "lesson_tools"):
-        for path in (root / folder).rglob("*"):
-            if path.is_file() and not path.is_symlink():
-                st = path.stat()
-                inodes[(st.st_dev, st.st_ino)] = path
-                if path.suffix == ".ipynb":
-                    digests.add(flags.digest(code_cells(nbformat.read(str(path), as_version=4))))
-    return inodes, digests
-
-
-def collect(paths, course, pattern=None):
-    """[Submission] for every file under `paths`, with what a person should look at in `note`; refuses
-    (UsageError) a folder that would merge people."""
-    subs = [identify(f, course, pattern) for f in find(paths)]
-    inodes, digests = course_files()
-    for sub in subs:
-        linked = flags.course_link(sub.file, inodes)
-        if linked is not None:
-            sub.problem, sub.text = f"not graded: a hard link to the course's own file {linked.name}", None
-    notes = flags.class_notes(subs, digests)
-    for sub in subs:
-        if notes.get(sub.label):
-            sub.note = "; ".join(([sub.note] if sub.note else []) + notes[sub.label])
-    merged = merged_folders(subs)
-    if merged:
-        folder, names = next(iter(sorted(merged.items())))
-        raise UsageError(f"the folder {folder!r} holds the same notebook under several names ({', '.join(names[:6])}"
-                         f"{' ...' if len(names) > 6 else ''}): graded as one student it would merge several people. "
-                         f"Give {folder!r} itself as the PATH (its files or folders then name the people), or a "
-                         f"--pattern that finds the person in each path")
-    return subs
-
-
-def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=None, points=None, count="best"):
-    """Gradebook rows for the files, folders and zips in `paths`, scored (see `run`)."""
-    return run(paths, limits, workers, scheduler, log, pattern, points, count)[1]
-
-
-def run(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=None, points=None, count="best"):
-    """(submissions, scored gradebook rows, course) for the files, folders and zips in `paths` (the whole CLI run,
-    without printing); `pattern`: a compiled --pattern or None; `points`: {check: points}, default as declared."""
-    import dataclasses
-    import secrets
-    from . import course_notebooks
-    from .job import make_task
-    if limits.salt is None:                    # one salt for the run: every judge draws the same inputs
-        limits = dataclasses.replace(limits, salt=secrets.randbits(62))
-    course = course_notebooks.load()
-    expected = course_hashes()
-    names = course_notebooks.check_names(course)
-    rows, tasks = [], []
-    subs = collect(paths, course, pattern)
-    for sub in subs:
-        if sub.problem:
-            rows.append(gb.row(gb.identity(sub.person), sub.notebook, sub.label, "", gb.NOT_GRADED, sub.problem,
-                               sub.note))
-        else:
-            tasks.append(make_task(sub, course[sub.notebook], names, expected, limits))
-    results = run_dask(tasks, scheduler) if scheduler else run_local(tasks, workers)
-    start, failed, timed_out, first = time.monotonic(), {}, [], {}
-    for done, (task, result) in enumerate(results, 1):
-        graded = _graded(task, result, failed)
-        result = graded.rows
-        if graded.starved and any(r["verdict"] == gb.TIMEOUT for r in result):
-            timed_out.append(task)                    # graded again alone below: a busy machine is no verdict
-            first[id(task)] = {r["check"]: r["verdict"] for r in result}
-        else:
-            rows += result
-        if log:
-            log(f"[{done}/{len(tasks)}] {gb.shown(task['student'])} {task['notebook']}: {gb.tally(result)} "
-                f"({time.monotonic() - start:.0f} s)")
-    for task, result in (run_local(timed_out, 1) if timed_out else ()):
-        result = _graded(task, result, failed).rows
-        before = first.get(id(task), {})
-        again = "; graded a second time alone, after a TIMEOUT when graded with the others"
-        rows += [{**r, "detail": r["detail"] + again} if before.get(r["check"]) == gb.TIMEOUT else r for r in result]
-        if log:
-            log(f"[again, alone] {gb.shown(task['student'])} {task['notebook']}: {gb.tally(result)}")
-    if tasks and len(failed) == len(tasks):
-        raise RuntimeError(f"no submission could be graded: {next(iter(failed.values()))}")
-    order = {(nb.stem, c.name): c.index for nb in course.values() for c in nb.checks}
-    rows = gb.score(rows, points or course_points.declared(), count, {s.label: s.person.order for s in subs})
-    return subs, gb.sort_rows(rows, order), course
 
 
 MIN_MEMORY_MB = 1024        # a kernel with numpy, matplotlib and the course maps about 700 MB of address space
@@ -276,16 +153,20 @@ def check_out(out, flag="--out", suffixes=OUT_SUFFIXES, what="the gradebook", ex
 FEEDBACK_MARK = ".lesson-feedback"
 
 
-def check_feedback(folder):
-    """Refuse a feedback folder that holds anything but an earlier run's feedback (nothing of a teacher's is lost)."""
+KEEP_MARK = ".lesson-keep"
+
+
+def check_folder(folder, flag="--feedback", mark=FEEDBACK_MARK):
+    """Refuse an output folder that holds anything but what an earlier run of the same option wrote (nothing of a
+    teacher's is lost)."""
     if folder is None:
         return
     path = Path(folder)
-    if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not (path / FEEDBACK_MARK).exists())):
-        raise UsageError(f"--feedback {folder} already holds other files: give a new or empty folder (or one an "
-                         f"earlier --feedback wrote), e.g. --feedback {path.name}-feedback")
+    if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not (path / mark).exists())):
+        raise UsageError(f"{flag} {folder} already holds other files: give a new or empty folder (or one an "
+                         f"earlier {flag} wrote), e.g. {flag} {path.name}{flag.replace('--', '-')}")
     if not path.parent.is_dir():
-        raise UsageError(f"--feedback {folder}: the folder {path.parent} does not exist; create it first")
+        raise UsageError(f"{flag} {folder}: the folder {path.parent} does not exist; create it first")
 
 
 def write_feedback(folder, subs, rows, course):
@@ -295,22 +176,88 @@ def write_feedback(folder, subs, rows, course):
     if path.exists():
         shutil.rmtree(path)
     path.mkdir()
-    (path / FEEDBACK_MARK).write_text("written by python -m lesson_tools.grade --feedback; replaced on each run\n")
+    (path / FEEDBACK_MARK).write_text("written by lesson-tools grade --feedback; replaced on each run\n")
     return feedback.write_all(path, subs, rows, course)
 
 
-def write_exports(args, rows, roster=None, out=print):
-    """The files platforms import, as the options ask (`roster`: Canvas's exported gradebook, read); says who each
-    one leaves out."""
+
+def parse(argv=None, prog="lesson-tools grade"):
+    """The options: the command line over the course's settings file over the defaults.  Raises SettingsError."""
+    p = parser(prog)
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--settings")
+    known, _ = first.parse_known_args(argv)
+    path, table = find_settings(known.settings)
+    if path is not None:
+        p.set_defaults(**option_defaults(p, table.get("grade", {}), path, "grade", PATHS))
+    args = p.parse_args(argv)
+    args.settings_file, args.settings = path, table
+    return args
+
+
+def canvas_columns(args, stems, roster, known):
+    """({notebook: Canvas column heading} for the notebooks graded, [warnings]): --canvas-assignment, else the
+    settings' [notebooks.NN_name] canvas_assignment, else the roster export's one heading that names the notebook,
+    else the notebook's id (a heading without an assignment id: Canvas would make a new assignment, so it warns)."""
+    given = {}
+    for item in args.canvas_assignment or ():
+        stem, sep, heading = item.partition("=")
+        if sep and stem.strip() in known:
+            given[stem.strip()] = heading.strip()
+        elif len(stems) == 1:
+            given[stems[0]] = item.strip()
+        else:
+            raise UsageError(f"--canvas-assignment {item!r}: {len(stems)} notebooks were graded "
+                             f"({', '.join(stems)}), so name the notebook: --canvas-assignment "
+                             f"'{stems[0]}={item}'")
+    settings = args.settings.get("notebooks", {})
+    columns, warnings = {}, []
+    for stem in stems:
+        heading = (given.get(stem) or settings.get(stem, {}).get("canvas_assignment")
+                   or _roster_heading(roster, stem, known.get(stem, "")))
+        if not heading or not rosters.ASSIGNMENT.match(heading):
+            heading = heading or stem
+            warnings.append(f"the Canvas column {heading!r} ({stem}) has no assignment id, so Canvas's import would "
+                            f"make a new assignment: give --canvas-assignment '{stem}=NAME (ID)' as Canvas's export "
+                            f"heads that assignment, or [notebooks.{stem}] canvas_assignment in lesson_tools.toml, or "
+                            f"--roster with Canvas's exported gradebook")
+        columns[stem] = heading
+    return columns, warnings
+
+
+def _roster_heading(roster, stem, title):
+    if roster is None or roster.platform != "canvas":
+        return None
+    named = [h for h in roster.assignments
+             if stem.lower() in h.lower() or (title and title.lower() in h.lower())]
+    return named[0] if len(named) == 1 else None
+
+
+def moodle_paths(path, stems):
+    """{notebook: worksheet path}: the path given for one notebook, FILE-NN_name.csv for each of several."""
+    path = Path(path)
+    return {stems[0]: path} if len(stems) == 1 else {s: path.with_name(f"{path.stem}-{s}{path.suffix}") for s in stems}
+
+
+def write_exports(args, rows, roster, columns, started, out=print):
+    """The files platforms import, as the options ask (`columns`: canvas_columns' answer); says who each one leaves
+    out."""
+    stems = sorted({r["notebook"] for r in rows if r["check"]})
+    columns, warnings = columns
     if args.scores:
         out(f"scores: {args.scores} ({export.scores(rows, args.scores)} people)")
     if args.canvas:
-        assignment = args.canvas_assignment or " + ".join(sorted({r["notebook"] for r in rows if r["check"]}))
-        n, left = export.canvas(rows, args.canvas, assignment, roster)
-        out(f"canvas: {args.canvas} ({n} people, column {assignment!r})" + _left_out(left, "Canvas user id"))
+        n, left = export.canvas(rows, args.canvas, columns, roster)
+        out(f"canvas: {args.canvas} ({n} people; columns {', '.join(repr(columns[s]) for s in stems)})"
+            + _left_out(left, "Canvas user id"))
+        for warning in warnings:
+            print(f"warning: {gb.shown(warning)}", file=sys.stderr)
     if args.moodle:
-        n, left = export.moodle(rows, args.moodle)
-        out(f"moodle: {args.moodle} ({n} people)" + _left_out(left, "Moodle participant id"))
+        modified = ({p.id: p.modified for p in roster.people.values()}
+                    if roster is not None and roster.platform == "moodle" else None)
+        for stem, path in moodle_paths(args.moodle, stems).items():
+            n, left = export.moodle(rows, path, stem, started, modified)
+            out(f"moodle: {path} ({n} people, {stem})" + _left_out(left, "Moodle participant id"))
 
 
 def _left_out(people, what):
@@ -320,31 +267,95 @@ def _left_out(people, what):
     return f"; left out, without a {what} in their file names: {names}"
 
 
-def main(argv=None):
-    args = parser().parse_args(argv)
+def preview(subs, left, roster, notebooks):
+    """--dry-run: who is who, person by person (each file, the notebook it was matched to and how, or why it is not
+    graded), what is left out, and the roster's people with nothing in the download."""
+    from .grader import off_roster, roster_rows
+    lines, people = [], {}
+    for sub in subs:
+        people.setdefault(sub.person.key, []).append(sub)
+    for key in sorted(people, key=lambda k: (people[k][0].person.name, k)):
+        who = people[key][0].person
+        lines.append(f"{who.name} ({who.platform} {who.id})" if who.id != who.name else f"{who.name} ({who.platform})")
+        for sub in sorted(people[key], key=lambda s: s.label):
+            what = (f"not graded: {sub.problem}" if sub.problem else f"{sub.notebook} (matched by {sub.matched_by})")
+            note = "; ".join(filter(None, (sub.note, off_roster(roster, sub))))
+            lines.append(f"  {sub.label}: {what}" + (f"  [note: {note}]" if note else ""))
+    missing = roster_rows(roster, subs, notebooks)
+    if missing:
+        lines.append(f"on the roster with nothing in the download ({len(missing)}): "
+                     + ", ".join(f"{r['student']} ({r['student_id']})" for r in missing))
+    if left:
+        lines.append(f"left out: {left} file{'s' if left != 1 else ''} of other notebooks (--notebook "
+                     f"{' '.join(notebooks)})")
+    graded = sum(1 for s in subs if not s.problem)
+    lines.append(f"{len(people)} people, {graded} file{'s' if graded != 1 else ''} to grade, "
+                 f"{len(subs) - graded} not gradable; nothing graded (--dry-run)")
+    return [gb.shown(line) for line in lines]
+
+
+def main(argv=None, prog="lesson-tools grade"):
+    """The command; its exit code (EXIT)."""
+    import secrets
+    try:
+        args = parse(argv, prog)
+    except SettingsError as exc:
+        print(f"error: {gb.shown(exc)}", file=sys.stderr)
+        return 2
+    from . import course_notebooks
     try:
         check_out(args.out)
         for flag, what in (("scores", "the scores"), ("canvas", "Canvas's import"), ("moodle", "Moodle's worksheet")):
             check_out(getattr(args, flag), f"--{flag}", (".csv",), what, flag)
-        check_feedback(args.feedback)
-        if args.canvas_assignment is not None and not args.canvas:
-            raise UsageError("--canvas-assignment names the column of --canvas FILE: give --canvas too")
-        if args.canvas_roster and not args.canvas:
-            raise UsageError("--canvas-roster fills in --canvas FILE: give --canvas too")
-        roster = export.read_roster(args.canvas_roster) if args.canvas_roster else None    # refused before grading
+        check_folder(args.feedback)
+        check_folder(args.keep, "--keep", KEEP_MARK)
+        if args.canvas_assignment and not args.canvas:
+            raise UsageError("--canvas-assignment names a column of --canvas FILE: give --canvas too")
+        roster = rosters.read(args.roster) if args.roster else None         # refused before grading
         pattern = compile_pattern(args.pattern) if args.pattern else None
-        points = course_points.load(args.points)
+        points = course_points.load(args.points, args.settings.get("points"), args.settings_file)
+        course = course_notebooks.load()
+        from ..catalog import CATALOG
+        titles = {e.id: e.title for e in CATALOG}
+        known = {stem: titles.get(stem, "") for stem in course}
+        notebook_settings(args.settings.get("notebooks", {}), args.settings_file, known)
+        wrong = [n for n in args.notebook or () if n not in known]
+        if wrong:
+            raise UsageError(f"--notebook {wrong[0]}: not a notebook of the course; the notebooks are: "
+                             f"{', '.join(sorted(known))}")
         if args.memory_mb < MIN_MEMORY_MB:
             raise UsageError(f"--memory-mb {args.memory_mb} is too little for a kernel: with numpy, matplotlib and "
                              f"the course it maps about 700 MB, so every check would end in ERROR; give at least "
                              f"{MIN_MEMORY_MB} (default {Limits().memory_mb})")
-    except UsageError as exc:
+        if args.dry_run:
+            subs, left = chosen(collect(args.paths, course, pattern), args.notebook)
+            for line in preview(subs, left, roster, args.notebook or ()):
+                print(line)
+            return 0
+        store = open_store(args.cache)
+    except (UsageError, SettingsError) as exc:
         print(f"error: {gb.shown(exc)}", file=sys.stderr)
         return 2
-    import secrets
+    class_key = Store.class_key(args.paths, args.notebook)
+    record = None if args.fresh else store.run(class_key)
+    if args.salt is not None:
+        salt, started = args.salt, None
+    elif record is not None and (record["finished"] is None or args.only):
+        salt, started = record["salt"], record["started"]
+        print(("--only: the salt of this class's last run" if record["finished"] else
+               "resuming this class's interrupted run: the same salt, the results already kept") +
+              f" (started {_when(started)})", file=sys.stderr, flush=True)
+    elif args.only:
+        print("error: --only grades a person again beside everyone's kept results, drawn with the salt of the class's "
+              "last run, and this cache holds no run of these PATHs: give that run's --salt", file=sys.stderr)
+        return 2
+    else:
+        salt, started = secrets.randbits(62), None
+    if started is None:
+        store.begin(class_key, salt)
+        started = store.run(class_key)["started"]
     limits = Limits(cell_s=args.timeout, notebook_s=args.notebook_timeout, memory_mb=args.memory_mb,
-                    output_mb=args.max_output_mb, sandbox=not args.no_sandbox,
-                    salt=args.salt if args.salt is not None else secrets.randbits(62))
+                    output_mb=args.max_output_mb, sandbox=not args.no_sandbox, salt=salt)
     reason = sandbox.problem() if limits.sandbox else "--no-sandbox was given"
     if reason:
         print(f"warning: grading WITHOUT a sandbox: {reason}. The learners' code will run as you, with your files, "
@@ -354,14 +365,29 @@ def main(argv=None):
               f"process only, the number of processes is not capped, and time limits count seconds on the clock "
               f"(a busy machine can turn correct work into TIMEOUT).", file=sys.stderr, flush=True)
     log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    if args.keep:
+        Path(args.keep).mkdir(exist_ok=True)
+        (Path(args.keep) / KEEP_MARK).write_text("written by lesson-tools grade --keep\n")
     try:
-        subs, rows, course = run(args.paths, limits, args.workers, args.scheduler, log, pattern, points, args.count)
+        subs, rows, course = run(args.paths, limits, args.workers, args.scheduler, log, pattern, points, args.count,
+                                 notebooks=args.notebook, store=store, only=set(args.only or ()), keep=args.keep,
+                                 roster=roster, fresh=args.fresh)
+    except Interrupted as exc:
+        print(f"\ninterrupted: {exc.graded} of {exc.total} submissions graded, their results kept in {store.folder}; "
+              f"the same command grades the other {exc.total - exc.graded}, with the same salt", file=sys.stderr)
+        return 130
     except UsageError as exc:
         print(f"error: {gb.shown(exc)}", file=sys.stderr)
         return 2
     except (CourseFilesChanged, RuntimeError, OSError) as exc:
         print(f"error: grading could not run: {gb.shown(exc)}", file=sys.stderr)
         return 1
+    try:                                           # before any file is written; a rerun takes every result kept
+        columns = canvas_columns(args, sorted({r["notebook"] for r in rows if r["check"]}), roster, known) \
+            if args.canvas else ({}, [])
+    except UsageError as exc:
+        print(f"error: {gb.shown(exc)}", file=sys.stderr)
+        return 2
     if args.out:
         gb.write(rows, args.out)
     else:
@@ -375,9 +401,31 @@ def main(argv=None):
         print(f"gradebook: {args.out} ({len(rows)} rows)")
     print(f"checks' inputs drawn with --salt {limits.salt} (give it to grade again with the same inputs; keep it "
           f"from learners)")
-    write_exports(args, rows, roster)
+    write_exports(args, rows, roster, columns, started)
     if args.feedback:
         pages = write_feedback(args.feedback, subs, rows, course)
         print(f"feedback: {args.feedback} ({sum(p.suffix == '.html' for p in pages)} pages"
               + "".join(f", {p.name}" for p in pages if p.suffix == ".zip") + ")")
+    if args.keep:
+        print(f"kept: {args.keep} (each graded submission's notebook as it ran, and its output)")
+    store.finish(class_key)
     return 0
+
+
+def open_store(folder):
+    """The results' Store, or UsageError when its folder cannot be made or written."""
+    folder = Path(folder) if folder else default_folder()
+    try:
+        store = Store(folder)
+        probe = folder / "results" / ".probe"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"--cache {folder}: cannot keep results there ({exc.strerror}); give a folder you can "
+                         f"write, e.g. --cache ./grading-cache") from None
+    return store
+
+
+def _when(seconds):
+    import time
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))

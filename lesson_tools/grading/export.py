@@ -4,12 +4,13 @@
   counted (the submissions the total counts), ungraded (for someone none of whose files could be graded: why).
   Everyone with a file in the download has a row, with 0 when nothing of theirs could be graded.
 - `canvas`: Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, then one assignment column
-  ("Name (assignment id)" as Canvas's own export heads it, so the import updates that assignment), with the
-  "Points Possible" row Canvas's export has.  ID is the Canvas user id from the downloaded file names; the SIS
-  columns and Section are copied, by ID, from Canvas's own exported gradebook when it is given (`roster`).
-- `moodle`: Moodle's assignment grading worksheet (Grading action "Upload grading worksheet"): Identifier
-  ("Participant N", N the participant id in the download's folder names), Full name, Grade, Maximum Grade,
-  Last modified (grade), Feedback comments.
+  per notebook ("Name (assignment id)" as Canvas's own export heads it, so the import updates that assignment), with
+  the "Points Possible" row Canvas's export has; a person's points for a notebook go in that notebook's column only.
+  ID is the Canvas user id from the downloaded file names; the SIS columns and Section are copied, by ID, from
+  Canvas's own exported gradebook when it is given as the roster (lesson_tools.grading.roster).
+- `moodle`: Moodle's assignment grading worksheet for one notebook's assignment (Grading action "Upload grading
+  worksheet"): Identifier ("Participant N", N the participant id in the download's folder names), Full name, Grade,
+  Maximum Grade, Last modified (grade) in Moodle's own date format, Feedback comments.
 
 A platform's file holds only the people that platform named (a Canvas file has Canvas user ids only); the others
 are returned as `left_out`, so the command can say who.  Every file is written whole or not at all.
@@ -18,7 +19,6 @@ import csv
 import time
 
 from . import gradebook as gb
-from .intake import UsageError
 
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_COLUMNS = ("Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)", "Feedback comments")
@@ -51,49 +51,59 @@ def scores(rows, path):
     return len(body)
 
 
-def read_roster(path):
-    """{Canvas user id: row} from Canvas's exported gradebook CSV (its columns Student, ID, SIS User ID, ...)."""
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            table = list(csv.DictReader(f))
-    except OSError as exc:
-        raise UsageError(f"--canvas-roster {path}: cannot read it ({exc.strerror}); give the CSV Canvas's "
-                         f"Gradebook > Export writes") from None
-    if not table or "ID" not in table[0] or "Student" not in table[0]:
-        raise UsageError(f"--canvas-roster {path}: expected Canvas's exported gradebook (columns "
-                         f"{', '.join(CANVAS_COLUMNS)}), got columns {', '.join(table[0]) if table else 'none'}")
-    return {r["ID"].strip(): r for r in table if r["ID"].strip().isdigit()}
+def possible(people):
+    """{notebook: the points its checks give} over the people graded (a counted submission's maximum)."""
+    out = {}
+    for p in people:
+        for stem, nb in p["notebooks"].items():
+            out[stem] = max(out.get(stem, 0.0), nb["max"])
+    return out
 
 
-def canvas(rows, path, assignment, roster=None):
-    """Canvas's gradebook import file for one assignment column; returns (written, left_out people)."""
+def canvas(rows, path, columns, roster=None):
+    """Canvas's gradebook import file, one assignment column per notebook (`columns`: {notebook: heading}, the
+    heading "Name (assignment id)" as Canvas's export writes it): each person's points for that notebook, 0 where
+    nothing of theirs for it was graded.  `roster`: a roster.Roster of Canvas's, whose SIS ids and sections are
+    copied.  Returns (written, left_out people)."""
     people = _people(rows)
     mine = [p for p in people if p["platform"] == "canvas"]
-    possible = max((p["max"] for p in mine), default=0.0)
-    body = [("Points Possible", "", "", "", "", gb.number(possible))]
+    most = possible(people)
+    stems = sorted(columns)
+    body = [("Points Possible", "", "", "", "", *(gb.number(most.get(s, 0)) for s in stems))]
+    listed = roster.people if roster is not None and roster.platform == "canvas" else {}
     for p in mine:
-        known = (roster or {}).get(p["student_id"], {})
-        body.append((known.get("Student", p["student"]), p["student_id"], known.get("SIS User ID", ""),
-                     known.get("SIS Login ID", ""), known.get("Section", ""), gb.number(p["points"])))
-    _write(path, (*CANVAS_COLUMNS, assignment), body)
+        known = listed.get(p["student_id"])
+        body.append((known.name if known else p["student"], p["student_id"], known.sis_user_id if known else "",
+                     known.sis_login_id if known else "", known.section if known else "",
+                     *(gb.number(p["notebooks"][s]["points"] if s in p["notebooks"] else 0) for s in stems)))
+    _write(path, (*CANVAS_COLUMNS, *(columns[s] for s in stems)), body)
     return len(mine), [p for p in people if p["platform"] != "canvas"]
 
 
-def moodle(rows, path, comment=None):
-    """Moodle's grading worksheet, each person's Feedback comments from `comment(person)` (default: their points per
-    notebook, `points_comment`); returns (written, left_out people)."""
+MOODLE_TIME = "%A, %d %B %Y, %I:%M %p"       # Moodle's strftimedatetime (English), as its worksheet writes dates
+
+
+def moodle(rows, path, notebook, stamp, modified=None, comment=None):
+    """Moodle's grading worksheet for one notebook's assignment: each person's points for it (0 where nothing of
+    theirs for it was graded), its maximum, "Last modified (grade)" from `modified` {participant id: text Moodle
+    wrote} (a --roster worksheet's) else `stamp` (seconds since the epoch) in Moodle's own format, and the comment
+    `comment(person, notebook)` (default `points_comment`).  Returns (written, left_out people)."""
     comment = comment or points_comment
     people = _people(rows)
     mine = [p for p in people if p["platform"] == "moodle"]
-    stamp = time.strftime("%A, %d %B %Y, %H:%M")
-    body = [(f"Participant {p['student_id']}", p["student"], gb.number(p["points"]), gb.number(p["max"]),
-             stamp, comment(p)) for p in mine]
+    most = possible(people).get(notebook, 0)
+    when = time.strftime(MOODLE_TIME, time.localtime(stamp))
+    body = [(f"Participant {p['student_id']}", p["student"],
+             gb.number(p["notebooks"][notebook]["points"] if notebook in p["notebooks"] else 0), gb.number(most),
+             (modified or {}).get(p["student_id"]) or when, comment(p, notebook)) for p in mine]
     _write(path, MOODLE_COLUMNS, body)
     return len(mine), [p for p in people if p["platform"] != "moodle"]
 
 
-def points_comment(person):
-    """A short plain-text comment for a person: points per notebook, or why nothing of theirs could be graded."""
+def points_comment(person, notebook=None):
+    """A short plain-text comment for a person: their points for `notebook` (default: per notebook), or why nothing
+    of theirs could be graded."""
     parts = [f"{stem}: {gb.number(nb['points'])} of {gb.number(nb['max'])} points"
-             + (" (late)" if nb["late"] else "") for stem, nb in sorted(person["notebooks"].items())]
-    return "; ".join(parts) or "nothing could be graded: " + "; ".join(person["ungraded"])
+             + (" (late)" if nb["late"] else "") for stem, nb in sorted(person["notebooks"].items())
+             if notebook is None or stem == notebook]
+    return "; ".join(parts) or "nothing could be graded: " + ("; ".join(person["ungraded"]) or "nothing handed in")

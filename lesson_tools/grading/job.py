@@ -31,17 +31,31 @@ from .verified import CourseFilesChanged, changed, copy_kernel_side, package_roo
 
 class Graded(NamedTuple):
     """One submission's gradebook rows, and whether its kernel was starved of CPU (kernel.KernelRun.starved): only
-    then does a TIMEOUT say more about the machine than about the submission."""
+    then does a TIMEOUT say more about the machine than about the submission.  `kept`, when the task asks for it
+    (--keep): {"ipynb": the notebook as its kernel ran it, "log": what its processes wrote to stdout and stderr}."""
     rows: list
     starved: bool = False
+    kept: dict = None
 
 
-def make_task(submission, course_nb, all_check_names, expected, limits):
-    """The picklable description of one submission's grading."""
+def make_task(submission, course_nb, all_check_names, expected, limits, keep=False):
+    """The picklable description of one submission's grading (`keep`: return the executed notebook and its log)."""
     return {"student": submission.student, "who": gb.identity(submission.person), "notebook": course_nb.stem,
             "submission": submission.label,
             "text": submission.text, "course_nb": course_nb, "check_names": sorted(all_check_names),
-            "manifest": expected, "limits": limits, "note": submission.note}
+            "manifest": expected, "limits": limits, "note": submission.note, "keep": keep}
+
+
+def _kept(run, folder, limits):
+    """What --keep gives the teacher: the executed notebook and the kernel's own output (at most output_mb)."""
+    import nbformat
+    from .kernel import TERMINAL
+    try:
+        with open(folder / TERMINAL, "rb") as f:
+            log = f.read(int(limits.output_mb * 2**20)).decode("utf-8", "replace")
+    except OSError:
+        log = ""
+    return {"ipynb": nbformat.writes(run.executed) if run.executed is not None else "", "log": log}
 
 
 def _rows(task, verdicts):
@@ -124,7 +138,7 @@ def grade_task(task):
             verdicts = [(name, gb.TAMPERED, f"{reasons}. Verdict without the tampering: "
                                             f"{detail if detail.startswith(verdict) else verdict + ': ' + detail}")
                         for name, verdict, detail in verdicts]
-        return Graded(_rows(task, verdicts), run.starved())
+        return Graded(_rows(task, verdicts), run.starved(), _kept(run, folder, limits) if task.get("keep") else None)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

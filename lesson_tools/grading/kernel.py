@@ -96,6 +96,7 @@ class KernelRun:
     verdicts: dict = field(default_factory=dict)      # check index -> {"status", "line"} from the judge
     wall: float = 0.0         # seconds on the clock from the kernel's start to the end of the run
     waited: float = 0.0       # of those, seconds its processes' threads were runnable but waited for a CPU (summed)
+    executed: object = None   # the notebook as the kernel ran it (the steps, with their outputs)
 
     def starved(self):
         """True when the run waited for a CPU for more than STARVED of its time on the clock: a busy machine, not
@@ -228,6 +229,7 @@ async def _run(steps, workdir, course, limits, run, judge, group):
     client = Client(nb, km=km, timeout=int(limits.cell_s), allow_errors=True, interrupt_on_timeout=False,
                     shutdown_kernel="immediate", record_timing=False)
     client.cap = int(limits.output_mb * 2**20)
+    run.executed = nb
     meter, process, clock_start = _Meter(group, limits), None, None
     terminal = open(workdir.parent / TERMINAL, "wb")                   # the kernel's fd 1 and 2
     try:

@@ -6,7 +6,7 @@ or as a teacher sets them in a file of their own, without editing lesson_lib (wh
     kinetic_energy = 2
     coriolis_from_dM = 3
 
-    python -m lesson_tools.grade submissions/ --points points.toml --out gradebook.csv
+    lesson-tools grade submissions/ --points points.toml --out gradebook.csv
 """
 import tomllib
 
@@ -19,12 +19,13 @@ def declared():
     return {name: spec.points for name, spec in REGISTRY.items()}
 
 
-def load(path=None):
-    """{check: points}: the declared points, with a teacher's file's `[points]` table over them (every name a check
-    of the course, every value a number >= 0).  Raises UsageError saying what is wrong and how to fix it."""
+def load(path=None, table=None, settings=None):
+    """{check: points}: the declared points, with the `[points]` table of a teacher's file (`path`, --points) over
+    them, else the settings file's (`table`, read from `settings`): every name a check of the course, every value a
+    number >= 0.  Raises UsageError saying what is wrong and how to fix it."""
     points = declared()
     if path is None:
-        return points
+        return points if table is None else checked(points, table, f"{settings}: [points]")
     try:
         with open(path, "rb") as f:
             table = tomllib.load(f)
@@ -38,12 +39,17 @@ def load(path=None):
     if not isinstance(given, dict) or set(table) - {"points"}:
         raise UsageError(f"--points {path}: expected one table [points] of check = points, got "
                          f"{', '.join(sorted(table)) or 'an empty file'}; e.g. [points] then kinetic_energy = 2")
+    return checked(points, given, f"--points {path}")
+
+
+def checked(points, given, where):
+    """The declared `points` with `given` over them, every name a check and every value a number >= 0."""
     unknown = sorted(set(given) - set(points))
     if unknown:
-        raise UsageError(f"--points {path}: {', '.join(unknown)} {'is not a check' if len(unknown) == 1 else 'are not checks'} "
+        raise UsageError(f"{where}: {', '.join(unknown)} {'is not a check' if len(unknown) == 1 else 'are not checks'} "
                          f"of the course; the checks are: {', '.join(sorted(points))}")
     bad = {k: v for k, v in given.items() if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0}
     if bad:
-        raise UsageError(f"--points {path}: points must be numbers >= 0, got "
+        raise UsageError(f"{where}: points must be numbers >= 0, got "
                          f"{', '.join(f'{k} = {v!r}' for k, v in sorted(bad.items()))}")
     return {**points, **given}

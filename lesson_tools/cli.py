@@ -1,0 +1,73 @@
+"""`lesson-tools VERB ...`: the teachers' and graders' commands, one module each (also `python -m lesson_tools`).
+
+Each verb is a function `(argv, prog) -> exit code` in its module; this one dispatches, prints the version, and turns Ctrl-C
+into exit code 130 with what the interrupted verb kept (grade says it itself: its results are kept as they come).
+"""
+import sys
+
+PROG = "lesson-tools"
+
+VERBS = {   # verb: (module.function, what it does, what an interruption leaves)
+    "build": ("build.main_build", "refresh facts, execute the teachers' sources, write the learner notebooks and stubs",
+              "notebooks written before the interruption are kept, each whole; run `lesson-tools check` to see which "
+              "are stale"),
+    "check": ("build.main_check", "fail on any course problem: sync, stale or bare facts, stamps, exercise rules",
+              "nothing was written"),
+    "release": ("release.main", "write the learners' edition to a folder or a branch",
+                "nothing was written (the edition is staged and moved into place whole)"),
+    "links": ("links.main", "Binder or JupyterHub links to the learners' edition", "nothing was written"),
+    "grade": ("grading.command.main", "grade a class's notebooks: gradebook, points, platform exports, feedback",
+              "each submission's result is kept as soon as it is known; the same command grades only the rest"),
+}
+
+EXIT_CODES = {0: "done", 1: "the verb could not do its work (the message says why)", 2: "a usage error",
+              130: "interrupted (Ctrl-C)"}
+
+
+def exit_codes(extra=()):
+    """The epilog every verb's --help ends with: its exit codes."""
+    codes = {**EXIT_CODES, **dict(extra)}
+    return "exit codes: " + "; ".join(f"{code} {text}" for code, text in sorted(codes.items()))
+
+
+def version():
+    """'lesson-tools X.Y.Z' from the installed metadata, and the course's commit when run from its repository."""
+    from importlib.metadata import PackageNotFoundError, version as installed
+    try:
+        number = installed("learn-the-structure")
+    except PackageNotFoundError:
+        number = "not installed"
+    from .grading.verified import committed, package_root
+    found = committed(package_root())
+    return f"{PROG} {number}" + (f" (course commit {found[1][:12]})" if found else "")
+
+
+def usage():
+    width = max(map(len, VERBS))
+    return (f"usage: {PROG} VERB [options]   ({PROG} VERB --help for each; {PROG} --version)\n\nverbs:\n"
+            + "\n".join(f"  {verb:<{width}}  {text}" for verb, (_, text, _) in VERBS.items())
+            + "\n\n" + exit_codes())
+
+
+def main(argv=None):
+    """Run one verb; its exit code."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if argv else 2
+    if argv[0] == "--version":
+        print(version())
+        return 0
+    if argv[0] not in VERBS:
+        print(f"error: {argv[0]!r} is not a verb of {PROG}; the verbs are: {', '.join(VERBS)}\n\n{usage()}",
+              file=sys.stderr)
+        return 2
+    from importlib import import_module
+    verb = argv[0]
+    where, _, kept = VERBS[verb]
+    module, function = where.rsplit(".", 1)
+    try:
+        return getattr(import_module(f"lesson_tools.{module}"), function)(argv[1:], prog=f"{PROG} {verb}")
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: {kept}", file=sys.stderr)
+        return 130
