@@ -187,9 +187,10 @@ def main(argv=None, prog="lesson-tools links"):
     from .cli import exit_codes
     p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0],
                                 epilog=exit_codes({1: "the repository or hub address cannot give links"}))
-    p.add_argument("--repo", help="OWNER/REPO on GitHub, or a GitHub/GitLab URL (default: from git remote)")
-    p.add_argument("--remote", help="the git remote to read (default: origin, else the first)")
-    p.add_argument("--ref", default=BRANCH, help=f"branch, tag or commit to build (default: {BRANCH}, the "
+    p.add_argument("--repo", metavar="OWNER/REPO|URL",
+                   help="OWNER/REPO on GitHub, or a GitHub/GitLab URL (default: from git remote)")
+    p.add_argument("--remote", metavar="NAME", help="the git remote to read (default: origin, else the first)")
+    p.add_argument("--ref", metavar="GIT_REF", default=BRANCH, help=f"branch, tag or commit to build (default: {BRANCH}, the "
                                                   f"learners' edition; HEAD: the teachers' repository)")
     p.add_argument("--readme", action="store_true", help="also write the badge at the top of README.md")
     p.add_argument("--hub", metavar="URL", help="a JupyterHub's address: print nbgitpuller links to it instead of "

@@ -327,8 +327,10 @@ def main(argv=None, prog="lesson-tools release"):
                                 epilog=exit_codes({1: "the release was refused (the message says why); nothing "
                                                       "was written"}))
     p.add_argument("out", nargs="?", help="folder to write the edition into (new, empty, or an earlier edition)")
-    p.add_argument("--branch", help=f"also (or only) commit it to this branch of the repository, e.g. {BRANCH}")
-    p.add_argument("--remote", help="the git remote that publishes the branch (remembered as its pushRemote)")
+    p.add_argument("--branch", metavar="NAME",
+                   help=f"also (or only) commit it to this branch of the repository, e.g. {BRANCH}")
+    p.add_argument("--remote", metavar="NAME",
+                   help="the git remote that publishes the branch (remembered as its pushRemote)")
     p.add_argument("--allow-uncommitted", action="store_true",
                    help="release the sources as they are in the work tree, committed or not")
     args = p.parse_args(argv)

@@ -63,7 +63,7 @@ def find(given=None, folder="."):
         for name in TABLES:
             if name in table and not isinstance(table[name], dict):
                 raise SettingsError(f"{path}: {name} must be a table ([{name}]), got {table[name]!r}")
-        return path, table
+        return path.absolute(), table
     return None, {}
 
 

@@ -11,13 +11,27 @@ changes nothing.
 """
 import json
 import os
+import tempfile
 from pathlib import Path
 
 
 SLOW_FILES = {"test_browser.py", "test_browser_writing.py", "test_hub.py", "test_install.py", "test_edition.py",
               "test_grading.py", "test_grading_class.py", "test_grading_notebooks.py", "test_grading_lms.py",
               "test_caps.py", "test_sandbox.py", "test_wire.py", "test_bench.py", "test_benchmarks.py",
-              "test_answer_not_in_the_room.py"}
+              "test_answer_not_in_the_room.py", "test_grading_resume.py"}
+
+
+def pytest_configure(config):
+    """The grader keeps results in $XDG_CACHE_HOME/lesson-tools (lesson_tools.grading.results): for the tests and
+    every command they start, a folder of the session's own, never the user's cache."""
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="lesson-tests-cache-")
+
+
+def pytest_unconfigure(config):
+    import shutil
+    folder = os.environ.get("XDG_CACHE_HOME", "")
+    if "lesson-tests-cache-" in folder:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):

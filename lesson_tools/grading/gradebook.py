@@ -114,7 +114,8 @@ def totals(rows):
         p = people.setdefault(person_key(r), {"student": r["student"], "student_id": r["student_id"],
                                               "platform": r["platform"], "notebooks": {}, "ungraded": []})
         if not r["check"]:
-            p["ungraded"].append(f"{r['submission'].rsplit('/', 1)[-1].split(':')[-1]}: {r['detail']}")
+            p["ungraded"].append(f"{r['submission'].rsplit('/', 1)[-1].split(':')[-1]}: {r['detail']}"
+                                 if r["submission"] else r["detail"])
             continue
         nb = p["notebooks"].setdefault(r["notebook"], {"submissions": set(), "points": 0.0, "max": 0.0,
                                                        "counted": None, "late": False})
