@@ -18,6 +18,7 @@ from lesson_tools.grading import gradebook
 from lms_downloads import canvas_name, write_tree
 
 M04 = "04_feedback"
+HOG = "hog = bytearray(1 << 40)"                  # a terabyte: over any memory limit, an ERROR that stops the run
 OUTPUTS = ("gradebook.csv", "scores.csv", "canvas.csv", "feedback")
 
 
@@ -30,12 +31,12 @@ def notebook(stem, folder=SOLUTIONS, first=None):
 
 @pytest.fixture(scope="module")
 def download(tmp_path_factory):
-    """A Canvas download of four people's 04: right, not attempted, one whose kernel dies, right again."""
+    """A Canvas download of four people's 04: right, not attempted, one over the memory limit, right again."""
     base = tmp_path_factory.mktemp("resume")
     write_tree(base / "dl", {
         canvas_name("adaann", 101, 1, f"{M04}.ipynb"): notebook(M04),
         canvas_name("bobbo", 102, 2, f"{M04}.ipynb"): notebook(M04, NOTEBOOKS),
-        canvas_name("cycy", 103, 3, f"{M04}.ipynb"): notebook(M04, first="import os\nos._exit(3)"),
+        canvas_name("cycy", 103, 3, f"{M04}.ipynb"): notebook(M04, first=HOG),
         canvas_name("deedee", 104, 4, f"{M04}.ipynb"): notebook(M04)})
     return base
 
@@ -144,7 +145,8 @@ def test_keep_holds_each_notebook_as_it_ran_and_error_rows_point_there(download,
     where = re.search(r"the notebook as it ran: (\S+\.ipynb) \(its output: (\S+\.log)\)", died[0]["detail"])
     assert where, died[0]["detail"]
     ran = nbformat.read(where.group(1), as_version=4)
-    assert ran.cells[0].source == "import os\nos._exit(3)" and Path(where.group(2)).is_file()
+    assert ran.cells[0].source == HOG and "MemoryError" in str(ran.cells[0].outputs)
+    assert Path(where.group(2)).is_file()
     assert len(list((base / "kept").rglob("*.ipynb"))) == 4                # everyone's, graded in either run
     assert all("the notebook as it ran" not in r["detail"] for r in rows if r["verdict"] != gradebook.ERROR)
 

@@ -28,10 +28,10 @@ FORMAT = 1                 # a result file's layout; a new one makes every older
 
 
 def default_folder():
-    """$XDG_CACHE_HOME/lesson-tools/results (~/.cache/lesson-tools/results): the results are keyed by everything
-    they depend on, so one folder serves every class and course."""
+    """$XDG_CACHE_HOME/lesson-tools (~/.cache/lesson-tools): the results are keyed by everything they depend on,
+    so one folder serves every class and course."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "lesson-tools" / "results"
+    return Path(base) / "lesson-tools"
 
 
 def _digest(value):
