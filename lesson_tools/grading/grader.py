@@ -145,6 +145,7 @@ def run_local(tasks, workers):
     except BaseException:
         for future in futures:
             future.cancel()
+        open("/tmp/rs/sigterm.log", "a").write(f"main: {multiprocessing.active_children()}\n")
         for worker in multiprocessing.active_children():
             worker.terminate()                                # SIGTERM: see _worker_start
         raise
