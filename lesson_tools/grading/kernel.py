@@ -24,6 +24,7 @@ slept did not (the grader gives only the first a second try).
 Errors raised by cells do not stop the run (a later exercise can still be graded); they are recorded.
 """
 import asyncio
+import functools
 import json
 import math
 import os
@@ -42,6 +43,7 @@ KILL_AFTER_S = 5           # an interrupted cell still running this long after i
 TERMINAL = "terminal.log"  # in the submission's folder: what the kernel's processes write to fd 1 and 2
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 STARVED = 0.2              # a run that waited for a CPU longer than this share of its time was starved of it
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def _descendants(pid):
@@ -212,7 +214,7 @@ async def _watch(km, group, until, over):
     group.kill()
 
 
-async def _run(steps, workdir, course, limits, run, judge, group):
+async def _run(steps, workdir, course, limits, run, judge, group, signals):
     import nbformat
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     Manager, Client = _client_classes()
@@ -236,6 +238,7 @@ async def _run(steps, workdir, course, limits, run, judge, group):
         async with client.async_setup_kernel(env=environment(course), cwd=str(workdir), stdout=terminal,
                                              stderr=terminal):
             process = km.provisioner.process
+            _take_signals(signals)
             start, clock_start = meter.now(), time.monotonic()           # the kernel is ready
             clock_end, waited_before = clock_start + limits.notebook_s, meter.waited(process)
             for i, (step, cell) in enumerate(zip(steps, nb.cells)):
@@ -318,5 +321,36 @@ def run(steps, workdir, course, limits, judge=None, group=None):
     result = KernelRun()
     if sys.platform == "win32":                             # pragma: no cover
         raise RuntimeError("grading needs POSIX resource limits (Linux or macOS)")
-    asyncio.run(_run(steps, workdir, course, limits, result, judge, group))
+    saved = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    received = []
+    try:
+        asyncio.run(_run(steps, workdir, course, limits, result, judge, group, (saved, received)))
+    except asyncio.CancelledError:
+        if received:                  # the grader's Ctrl-C or SIGTERM, after the kernel's clean-up: theirs to handle
+            handler = saved[received[0]]
+            if callable(handler):
+                handler(received[0], None)
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        for sig, handler in saved.items():      # nbclient leaves the defaults behind: the caller's come back
+            if handler is not None:
+                signal.signal(sig, handler)
     return result
+
+
+def _take_signals(signals):
+    """While the kernel runs, nbclient catches SIGINT and SIGTERM only to shut the kernel down and runs on: a signal
+    the caller handles (Ctrl-C, a worker's SIGTERM) instead cancels the run, whose clean-ups end the kernel, and
+    is then passed to the caller's handler (`run`); a signal the caller ignores stays ignored."""
+    saved, received = signals
+    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+
+    def cancel(sig):
+        received.append(sig)
+        task.cancel()
+    for sig, handler in saved.items():
+        try:
+            loop.add_signal_handler(sig, (lambda: None) if handler == signal.SIG_IGN else functools.partial(cancel, sig))
+        except (RuntimeError, ValueError):           # not the main thread (a Dask worker's): signals are not ours
+            pass
