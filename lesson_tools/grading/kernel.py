@@ -234,11 +234,12 @@ async def _run(steps, workdir, course, limits, run, judge, group, signals):
     run.executed = nb
     meter, process, clock_start = _Meter(group, limits), None, None
     terminal = open(workdir.parent / TERMINAL, "wb")                   # the kernel's fd 1 and 2
+    loop = asyncio.get_running_loop()
+    _take_signals(signals)
     try:
         async with client.async_setup_kernel(env=environment(course), cwd=str(workdir), stdout=terminal,
                                              stderr=terminal):
             process = km.provisioner.process
-            _take_signals(signals)
             start, clock_start = meter.now(), time.monotonic()           # the kernel is ready
             clock_end, waited_before = clock_start + limits.notebook_s, meter.waited(process)
             for i, (step, cell) in enumerate(zip(steps, nb.cells)):
@@ -293,6 +294,9 @@ async def _run(steps, workdir, course, limits, run, judge, group, signals):
     except (RuntimeError, TimeoutError, OSError) as exc:
         run.stop = run.stop or ("ERROR", f"the kernel could not run the notebook ({type(exc).__name__}: {exc})")
     finally:
+        del loop.add_signal_handler, loop.remove_signal_handler           # the loop's own again (_take_signals)
+        provisioner = getattr(km, "provisioner", None)
+        process = process or (provisioner.process if provisioner is not None else None)   # cancelled while starting
         if clock_start is not None:
             run.wall, run.waited = time.monotonic() - clock_start, meter.waited(process) - waited_before
         if process is not None:
@@ -340,9 +344,11 @@ def run(steps, workdir, course, limits, judge=None, group=None):
 
 
 def _take_signals(signals):
-    """While the kernel runs, nbclient catches SIGINT and SIGTERM only to shut the kernel down and runs on: a signal
-    the caller handles (Ctrl-C, a worker's SIGTERM) instead cancels the run, whose clean-ups end the kernel, and
-    is then passed to the caller's handler (`run`); a signal the caller ignores stays ignored."""
+    """nbclient would catch SIGINT and SIGTERM while the kernel runs, only to shut the kernel down, and run on (or
+    fail, when one comes while the kernel starts): here a signal the caller handles (Ctrl-C, a worker's SIGTERM)
+    cancels the run instead, whose clean-ups end the kernel, and is then passed to the caller's handler (`run`);
+    a signal the caller ignores stays ignored.  nbclient's own handlers are not installed (`_run` gives the loop
+    its own methods back at the end)."""
     saved, received = signals
     loop, task = asyncio.get_running_loop(), asyncio.current_task()
 
@@ -354,3 +360,4 @@ def _take_signals(signals):
             loop.add_signal_handler(sig, (lambda: None) if handler == signal.SIG_IGN else functools.partial(cancel, sig))
         except (RuntimeError, ValueError):           # not the main thread (a Dask worker's): signals are not ours
             pass
+    loop.add_signal_handler = loop.remove_signal_handler = lambda *args, **kwargs: None
