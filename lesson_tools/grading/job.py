@@ -46,8 +46,10 @@ def make_task(submission, course_nb, all_check_names, expected, limits, keep=Fal
             "manifest": expected, "limits": limits, "note": submission.note, "keep": keep}
 
 
-def _kept(run, folder, limits):
-    """What --keep gives the teacher: the executed notebook and the kernel's own output (at most output_mb)."""
+def _kept(run, steps, text, folder, limits):
+    """What --keep gives the teacher: the learner's notebook with the outputs each code cell gave when the grader ran
+    it (none for a cell not reached), and what the kernel's processes wrote to stdout and stderr (at most
+    output_mb)."""
     import nbformat
     from .kernel import TERMINAL
     try:
@@ -55,7 +57,14 @@ def _kept(run, folder, limits):
             log = f.read(int(limits.output_mb * 2**20)).decode("utf-8", "replace")
     except OSError:
         log = ""
-    return {"ipynb": nbformat.writes(run.executed) if run.executed is not None else "", "log": log}
+    nb = nbformat.reads(text, as_version=4)
+    ran = {}
+    for step, cell in zip(steps, run.executed.cells if run.executed is not None else ()):
+        if step.number is not None:
+            ran[step.number] = cell.get("outputs", [])
+    for number, cell in enumerate((c for c in nb.cells if c.get("cell_type") == "code"), 1):
+        cell.outputs, cell.execution_count = ran.get(number, []), None
+    return {"ipynb": nbformat.writes(nb), "log": log}
 
 
 def _rows(task, verdicts):
@@ -138,7 +147,7 @@ def grade_task(task):
             verdicts = [(name, gb.TAMPERED, f"{reasons}. Verdict without the tampering: "
                                             f"{detail if detail.startswith(verdict) else verdict + ': ' + detail}")
                         for name, verdict, detail in verdicts]
-        return Graded(_rows(task, verdicts), run.starved(), _kept(run, folder, limits) if task.get("keep") else None)
+        return Graded(_rows(task, verdicts), run.starved(), _kept(run, steps, task["text"], folder, limits) if task.get("keep") else None)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
