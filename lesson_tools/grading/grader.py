@@ -251,13 +251,14 @@ def run(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=Non
             sub.note = "; ".join(filter(None, (sub.note, note)))
     sandboxed = limits.sandbox and sandbox.problem() is None
     capped = sandboxed and caps.problem() is None
-    rows, tasks, keys, taken = [], [], {}, 0
+    rows, tasks, keys, taken, made = [], [], {}, 0, []
     for sub in subs:
         if sub.problem:
             rows.append(gb.row(gb.identity(sub.person), sub.notebook, sub.label, "", gb.NOT_GRADED, sub.problem,
                                sub.note))
             continue
         task = make_task(sub, course[sub.notebook], names, expected, limits, keep=keep is not None)
+        made.append(task)
         if store is not None:
             keys[id(task)] = key = store.key(task, expected, sandboxed, capped)
             again = fresh or matches(sub.person, only)
@@ -309,7 +310,7 @@ def run(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=Non
     if tasks and len(failed) == len(tasks):
         raise RuntimeError(f"no submission could be graded: {next(iter(failed.values()))}")
     order = {(nb.stem, c.name): c.index for nb in course.values() for c in nb.checks}
-    rows = gb.score(_pointed(rows, keep, tasks), points or course_points.declared(), count,
+    rows = gb.score(_pointed(rows, keep, made), points or course_points.declared(), count,
                     {s.label: s.person.order for s in subs})
     return subs, gb.sort_rows(rows, order), course
 
