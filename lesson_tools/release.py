@@ -163,7 +163,8 @@ def write_edition(dest, root=build.ROOT):
         nbformat.validate(nb)
         nbformat.write(nb, str(dest / "notebooks" / f"{entry.id}.ipynb"))
     _copy_library(Path(root), dest)
-    shutil.copytree(Path(root) / "binder", dest / "binder", ignore=shutil.ignore_patterns(*SKIP))
+    # the learners' lock alone: its input (requirements.in) speaks of the teachers' files
+    shutil.copytree(Path(root) / "binder", dest / "binder", ignore=shutil.ignore_patterns(*SKIP, "requirements.in"))
     (dest / "pyproject.toml").write_text(edition_pyproject(root), encoding="utf-8")
     (dest / "README.md").write_text(readme(), encoding="utf-8")
     (dest / ".gitignore").write_text(GITIGNORE, encoding="utf-8")

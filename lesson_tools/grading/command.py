@@ -401,6 +401,9 @@ def main(argv=None, prog="lesson-tools grade"):
         print(f"gradebook: {args.out} ({len(rows)} rows)")
     print(f"checks' inputs drawn with --salt {limits.salt} (give it to grade again with the same inputs; keep it "
           f"from learners)")
+    print("limits: " + ("per process only (no sandbox)" if reason else
+                        f"a bubblewrap sandbox per submission, capped as a whole by {caps.kind()}" if caps.kind() else
+                        "a bubblewrap sandbox per submission; memory per process, time on the clock (no caps)"))
     write_exports(args, rows, roster, columns, started)
     if args.feedback:
         pages = write_feedback(args.feedback, subs, rows, course)
