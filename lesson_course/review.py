@@ -2,7 +2,7 @@
 
     review("02")     # the panel: notebook 02's cards join the learner's deck; every card due now is asked
 
-CARDS come from cards.json (`python -m lesson_tools build` writes it from the notebooks' questions).  The learner
+CARDS come from cards.json (`lesson-tools build` writes it from the notebooks' questions).  The learner
 types an answer, opens the real one and rates their recall (again, hard, good, easy).  The schedule is FSRS's
 (the `fsrs` package), replayed from the learner's event log kept in the browser (ui.browser_store): {"t": ISO
 time, "open": notebook} and {"t": ISO time, "card": id, "rating": 1-4, "answer": the learner's words}."""

@@ -2,8 +2,8 @@
 
 The library, the checks, the feedback, the Bench, the tests and the notebooks' text all read these.  In the
 notebooks' markdown and in README.md a fact is written between markers, `<!--fact:NAME-->0.2<!--/fact-->`
-(only the value shows once rendered), as `text(NAME)` writes it; `python -m lesson_tools build` writes the
-current value in, and `python -m lesson_tools check` (run by the tests) fails while any marker holds a stale
+(only the value shows once rendered), as `text(NAME)` writes it; `lesson-tools build` writes the
+current value in, and `lesson-tools check` (run by the tests) fails while any marker holds a stale
 value, or while prose writes a fact's value bare (lesson_tools.markers; a number that only looks like a fact is
 marked `<!--not-fact-->batch 256<!--/not-fact-->`), or while a default in the code differs from its fact
 (lesson_tools.build.FACT_DEFAULTS).

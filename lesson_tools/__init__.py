@@ -2,11 +2,15 @@
 
 It imports lesson_lib and is never imported by it; learners never need it (the learners' edition leaves it out).
 
+- cli              `lesson-tools VERB` (installed by the package; also `python -m lesson_tools VERB`): one command
+- settings         a course's settings in one file (lesson_tools.toml or pyproject.toml's [tool.lesson_tools])
 - notebook_format  the teachers' source format: solution blocks, stubs, check cells, the learner version
-- build            `python -m lesson_tools build|check`: learner notebooks and stubs from the teachers'
+- build            `lesson-tools build|check`: learner notebooks and stubs from the teachers'
                    sources, facts and catalog written into prose, the course checked for consistency
 - catalog          the course's notebooks, their titles and times; markers: facts and catalog in prose
-- release          `python -m lesson_tools release OUT_DIR [--branch learners]`: the learners' edition
-- links            `python -m lesson_tools links`: Binder badge and links (to the learners' edition by default)
-- grading/         `python -m lesson_tools.grade`: grading a class's notebooks; the nbval plugin
+- release          `lesson-tools release OUT_DIR [--branch learners]`: the learners' edition
+- links            `lesson-tools links`: Binder badge and links (to the learners' edition by default)
+- grading/         `lesson-tools grade`: grading a class's notebooks; the nbval plugin
+- glyphs           `python -m lesson_tools.glyphs`: the letters' glyph table lesson_lib reads
+- requirements.in  the teachers' and graders' pins (compiled into the lock ../requirements.txt by ../.ci/lock)
 """

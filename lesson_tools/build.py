@@ -6,8 +6,8 @@
 
 The course's notebooks are the ones in lesson_tools/catalog.py.  Commands, from the repository root:
 
-    python -m lesson_tools build [NN_name ...] [--no-execute]   generate and execute (default: all)
-    python -m lesson_tools check                                is the course consistent? (run by the tests)
+    lesson-tools build [NN_name ...] [--no-execute]   generate and execute (default: all)
+    lesson-tools check                                is the course consistent? (run by the tests)
 
 `build` writes the current facts and catalog into the markers of every notebook's markdown and of README.md
 (lesson_tools.markers), stamps every notebook it writes with metadata["lesson"] = {"notebook": "<id>"}
@@ -54,7 +54,7 @@ The exercise pattern (every "Your turn" in the course)
 Cells tagged `solution` are for teachers only and are dropped from the learner version.  The teachers' source is
 executed in place (cwd = the notebook's folder, as Jupyter does), so its stored outputs are real and show PASS
 lines; the learner version stores none (nothing shows before a prediction) and is run, saying NOT ATTEMPTED, by
-tests/test_edition.py.  Grade learners' saved notebooks with `python -m lesson_tools.grade`.
+tests/test_edition.py.  Grade learners' saved notebooks with `lesson-tools grade`.
 """
 import argparse
 import ast

@@ -9,7 +9,7 @@ one home.  A question is a bold label in a markdown cell, then the question, the
 
 A card's id is "NN:label" (the Think! questions of a notebook are numbered T1, T2, ...).  Its cards join a
 learner's deck when that notebook's review panel first runs, or a later one's when the question sits under a
-heading that says "(after notebook NN)".  `python -m lesson_tools build` writes the file; `check` compares it."""
+heading that says "(after notebook NN)".  `lesson-tools build` writes the file; `check` compares it."""
 import json
 import re
 from pathlib import Path

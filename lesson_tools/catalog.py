@@ -1,13 +1,13 @@
 """The course's notebooks, one home: id (the file's stem), title, time in minutes and a one-line summary.
 
 Notebook 00's sequence table, README.md's course table and each notebook's "**Time:** about N minutes" line are
-written from this list by `python -m lesson_tools build`, between markers (lesson_tools.markers):
+written from this list by `lesson-tools build`, between markers (lesson_tools.markers):
 
     <!--catalog:minutes-->20<!--/catalog-->      this notebook's time
     <!--catalog:sequence-->...<!--/catalog-->    the table of notebooks 01.. with links (in 00)
     <!--catalog:course-->...<!--/catalog-->      the table of every notebook (in README.md)
 
-and `python -m lesson_tools check` fails while any of them disagrees with the list.
+and `lesson-tools check` fails while any of them disagrees with the list.
 
 Times are for a learner who reads every cell, runs it, and does the exercises: at least the markdown at
 150 words a minute plus 5 minutes per exercise (tests/test_course.py holds every notebook to that floor), more

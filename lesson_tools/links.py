@@ -1,14 +1,14 @@
 """Teachers' links: the Binder badge and every notebook's JupyterLab and Voilà links, for the learners' edition.
 
-    python -m lesson_tools links                      # the repository of `git remote` (origin first)
-    python -m lesson_tools links --repo OWNER/REPO    # or a GitHub address given, or a full URL
-    python -m lesson_tools links --readme             # also put the badge at the top of README.md
-    python -m lesson_tools links --hub https://hub.example.edu --repo https://git.example.edu/school/course.git
+    lesson-tools links                      # the repository of `git remote` (origin first)
+    lesson-tools links --repo OWNER/REPO    # or a GitHub address given, or a full URL
+    lesson-tools links --readme             # also put the badge at the top of README.md
+    lesson-tools links --hub https://hub.example.edu --repo https://git.example.edu/school/course.git
 
 Binder (mybinder.org) builds only public repositories, on GitHub (`gh`) or GitLab (`gl`).  The links open
 JupyterLab on a notebook (`urlpath=lab/tree/notebooks/NAME.ipynb`) or render it as an app with Voilà
 (`urlpath=voila/render/notebooks/NAME.ipynb`).  They point at the learners' edition, the branch `learners` that
-`python -m lesson_tools release --branch learners` writes (publish it as `release` says: `git push REMOTE learners`), so that
+`lesson-tools release --branch learners` writes (publish it as `release` says: `git push REMOTE learners`), so that
 learners get no solutions; `--ref` picks another branch or tag (`--ref HEAD`: the teachers' repository itself,
 solutions included).  With `--hub URL` the links are nbgitpuller links to a university's own JupyterHub instead
 (`HUB/hub/user-redirect/git-pull?repo=...&branch=...&urlpath=...`), for a repository on any git host.
@@ -73,10 +73,10 @@ def branch_note(ref, root=ROOT):
                           capture_output=True, text=True).stdout.strip()
     if not here:
         return (f"The links open the branch {BRANCH}, the learners' edition, which this repository does not have "
-                f"yet: write it with `python -m lesson_tools release --branch {BRANCH}`, then publish it with "
+                f"yet: write it with `lesson-tools release --branch {BRANCH}`, then publish it with "
                 f"{push_advice(BRANCH, root)}.")
     return (f"The links open the branch {BRANCH}, the learners' edition (no solutions); after a change to the "
-            f"course, write it again with `python -m lesson_tools release --branch {BRANCH}` and publish it with "
+            f"course, write it again with `lesson-tools release --branch {BRANCH}` and publish it with "
             f"{push_advice(BRANCH, root)}.")
 
 
@@ -116,7 +116,7 @@ def local_report(why):
     """What the command can print without a public repository: why there are no Binder links, how to get them,
     and how to open each notebook on this machine."""
     lines = [f"No Binder links: {why}", "Binder builds public GitHub or GitLab repositories: push the learners' "
-             f"edition there (python -m lesson_tools release --branch {BRANCH}, then {push_advice(BRANCH)}), or "
+             f"edition there (lesson-tools release --branch {BRANCH}, then {push_advice(BRANCH)}), or "
              f"give --repo OWNER/REPO.", "", "On this machine, with the course installed:"]
     lines += [f"  jupyter lab notebooks/{nb.id}.ipynb" + ("   (or: voila notebooks/" + nb.id + ".ipynb)" if nb.app
                                                          else "") for nb in CATALOG]

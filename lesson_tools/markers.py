@@ -4,7 +4,7 @@
     <!--catalog:minutes-->20<!--/catalog-->          lesson_tools.catalog.text("minutes", <notebook id>)
 
 A rendered page shows only what is between the markers.  `refresh` writes the current values in (run by
-`python -m lesson_tools build`), `stale` lists markers whose text is out of date, and `bare` lists a fact's
+`lesson-tools build`), `stale` lists markers whose text is out of date, and `bare` lists a fact's
 value written in prose without markers where it clearly means that fact ("below 0.2", "41 × 41",
 "Train ×2000", ...), so that a changed constant cannot leave a copy of the old value behind.
 """

@@ -1,8 +1,8 @@
 """The learners' edition: the course as learners get it, written from the teachers' repository.
 
-    python -m lesson_tools release OUT_DIR                    # into a folder (new, empty, or a previous edition)
-    python -m lesson_tools release --branch learners          # as a commit on the branch `learners` of this repo
-    python -m lesson_tools release OUT_DIR --branch learners  # both
+    lesson-tools release OUT_DIR                    # into a folder (new, empty, or a previous edition)
+    lesson-tools release --branch learners          # as a commit on the branch `learners` of this repo
+    lesson-tools release OUT_DIR --branch learners  # both
 
 The edition holds, generated from the teachers' sources in notebooks/solutions/ (as nbgrader's
 `generate_assignment` and otter-grader's `assign` do):
@@ -20,10 +20,10 @@ The edition holds, generated from the teachers' sources in notebooks/solutions/ 
 and nothing of the teachers': no solutions, tests, benchmarks, build or grading code (lesson_tools).  The same
 sources give the same files, byte for byte, so a release with nothing new changes nothing.
 
-A branch release lets a Binder link to that branch (`python -m lesson_tools links` points there by default) give
+A branch release lets a Binder link to that branch (`lesson-tools links` points there by default) give
 learners the edition alone: publish it with `git push REMOTE learners`, REMOTE the public repository learners open
 (`--remote NAME` names it once and git remembers it as the branch's pushRemote; with a single remote, that one).
-The course must pass `python -m lesson_tools check` first, and its sources (notebooks/, the packages, binder/) must
+The course must pass `lesson-tools check` first, and its sources (notebooks/, the packages, binder/) must
 be committed, so that the edition is one commit's; the release refuses otherwise (`--allow-uncommitted` releases
 the work tree as it is, and the branch's commit message says so).
 """
@@ -41,7 +41,7 @@ from . import build, catalog
 from .notebook_format import CourseError, learner_version
 
 BRANCH = "learners"
-MARK = "<!-- The learners' edition, written by `python -m lesson_tools release`. Do not edit: edit the teachers' repository. -->"
+MARK = "<!-- The learners' edition, written by `lesson-tools release`. Do not edit: edit the teachers' repository. -->"
 from lesson_tools.grading.verified import LEARNERS  # noqa: E402 -- the packages learners get
 SKIP = {"__pycache__", ".ipynb_checkpoints"}
 
@@ -225,7 +225,7 @@ def commit_branch(folder, branch=BRANCH, root=build.ROOT):
     who = {"GIT_AUTHOR_NAME": "lesson_tools release", "GIT_AUTHOR_EMAIL": "lesson-tools@localhost"}
     env = {**who, "GIT_COMMITTER_NAME": who["GIT_AUTHOR_NAME"], "GIT_COMMITTER_EMAIL": who["GIT_AUTHOR_EMAIL"],
            **os.environ}
-    message = f"Learners' edition of the course, from {source}{dirty}\n\nWritten by python -m lesson_tools release.\n"
+    message = f"Learners' edition of the course, from {source}{dirty}\n\nWritten by lesson-tools release.\n"
     commit = _git(root, "commit-tree", tree, *(["-p", parent] if parent else []), env=env, input=message)
     _git(root, "update-ref", f"refs/heads/{branch}", commit, *([parent] if parent else []))
     return commit, True
@@ -266,9 +266,9 @@ def push_advice(branch=BRANCH, root=build.ROOT):
     names = _remotes(root)
     if not names:
         return (f"`git push REMOTE {branch}` once this repository has a public remote (git remote add NAME URL), "
-                f"then name it once with `python -m lesson_tools release --branch {branch} --remote NAME`")
+                f"then name it once with `lesson-tools release --branch {branch} --remote NAME`")
     return (f"`git push REMOTE {branch}`, REMOTE the public repository learners open (remotes here: "
-            f"{', '.join(names)}); name it once with `python -m lesson_tools release --branch {branch} --remote NAME`")
+            f"{', '.join(names)}); name it once with `lesson-tools release --branch {branch} --remote NAME`")
 
 
 def remember_remote(name, branch, root=build.ROOT):
@@ -296,7 +296,7 @@ def release(out=None, branch=None, root=build.ROOT, log=print, allow_uncommitted
     problems = build.check(log=lambda *_: None)
     if problems:
         raise ReleaseError(f"the course has {len(problems)} problem(s), first: {problems[0]}; "
-                           f"`python -m lesson_tools check` lists them")
+                           f"`lesson-tools check` lists them")
     staging_parent = Path(out).resolve().parent if out is not None else None
     if staging_parent is not None:
         staging_parent.mkdir(parents=True, exist_ok=True)
@@ -309,7 +309,7 @@ def release(out=None, branch=None, root=build.ROOT, log=print, allow_uncommitted
                 remember_remote(remote, branch, root)
             commit, new = commit_branch(staging / "edition", branch, root)
             log(f"branch {branch}: {'new commit ' + commit[:12] if new else 'unchanged at ' + commit[:12]}. "
-                f"Publish it with {push_advice(branch, root)}; `python -m lesson_tools links` gives its Binder links")
+                f"Publish it with {push_advice(branch, root)}; `lesson-tools links` gives its Binder links")
         if out is not None:
             out = Path(out).resolve()
             if out.exists():

@@ -35,7 +35,7 @@ def stream(cell):
 # ---------------------------------------------------------------------- (a) learner notebooks in sync
 def test_learner_notebooks_match_their_teachers_sources():
     problems = check(log=lambda *_: None)
-    assert not problems, "\n".join(problems) + "\nrun: python -m lesson_tools build <names>"
+    assert not problems, "\n".join(problems) + "\nrun: lesson-tools build <names>"
 
 
 def test_course_check_command_exits_zero():

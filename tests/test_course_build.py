@@ -1,4 +1,4 @@
-"""`python -m lesson_tools build|check` in-process, on a copy of the course in a temporary folder: what
+"""`lesson-tools build|check` in-process, on a copy of the course in a temporary folder: what
 build writes (the teachers' source refreshed and stamped, the learner version stripped), in which order and
 folder it executes them, what the command line prints and returns, and a real kernel run of `execute`."""
 import re

@@ -1,4 +1,4 @@
-"""The learners' edition (`python -m lesson_tools release`): the course as learners get it, and nothing else.
+"""The learners' edition (`lesson-tools release`): the course as learners get it, and nothing else.
 
 Written once per test run into a temporary folder, from the teachers' sources as they are now.  It holds no line
 of any solution, no stored outputs, no build or grading code; its checks say PASS once the teachers' answers are

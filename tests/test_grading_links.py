@@ -1,4 +1,4 @@
-"""`python -m lesson_tools links`: the Binder badge and every notebook's links, from git remote or given."""
+"""`lesson-tools links`: the Binder badge and every notebook's links, from git remote or given."""
 import subprocess
 import sys
 

@@ -1,6 +1,6 @@
 """The course on a class's own JupyterHub, as a teacher hands it out: a real local JupyterHub (DummyAuthenticator,
 SimpleLocalProcessSpawner, configurable-http-proxy from npm), the learners' edition in a git repository on its
-branch `learners`, and the nbgitpuller links `python -m lesson_tools links --hub` prints.  A learner logs in, follows
+branch `learners`, and the nbgitpuller links `lesson-tools links --hub` prints.  A learner logs in, follows
 the link to 03 (JupyterLab), runs it and presses Train on the Bench; then the link to the Bench app (Voilà) and
 presses Train there: PASS both times.  Screenshots in artifacts/browser/hub-*.png.
 

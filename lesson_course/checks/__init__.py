@@ -6,7 +6,7 @@
     checks.REGISTRY["kinetic_energy"]            # .name, .notebook ("02_model"), .function (the learner's)
 
 The framework (the registry, `call`, `Fail`, the one line, the hints) is in framework.py; the independent truths
-the checks compare with are in independent.py.  `python -m lesson_tools check` fails when a registered check is
+the checks compare with are in independent.py.  `lesson-tools check` fails when a registered check is
 used by no notebook, or a notebook's check cell calls one that is not registered.
 """
 from .framework import (DETAILS, GENERAL_HINTS, NOT_ATTEMPTED, REGISTRY, Check, Fail, Outcome, as_array,

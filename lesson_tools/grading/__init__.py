@@ -1,4 +1,4 @@
-"""Grading learners' notebooks: a gradebook from a folder of submissions (`python -m lesson_tools.grade`).
+"""Grading learners' notebooks: a gradebook from a folder of submissions (`lesson-tools grade`).
 
 One module per step, in the order a submission meets them:
 
@@ -17,7 +17,10 @@ One module per step, in the order a submission meets them:
 - gradebook    the rows, points per row and the counted submission, the CSV/JSON file, the summary per person
 - points       what a PASS of each check earns: as declared, or from a teacher's TOML file
 - export       the files Canvas and Moodle import, and one row per person
+- roster       the class list a platform exports (Canvas's gradebook, Moodle's worksheet)
 - feedback     one HTML page per submission, and the Canvas and Moodle bulk-upload zips
-- command      the command line (`python -m lesson_tools.grade`): local workers or a Dask cluster
+- results      each submission's result kept as soon as it is known, and each class's run (its salt)
+- grader       a class, start to end: collect, tasks on local workers or a Dask cluster, results kept, scored
+- command      the command line (`lesson-tools grade`): settings, preview, outputs
 - _plugin      pytest plugin: under nbval, check cells pass only when they print PASS now
 """

@@ -9,7 +9,7 @@ calls `checks.NAME(...)`) is judged by its fresh output alone, with `--nbval` an
 when it printed exactly one line and that line starts with `PASS: `.  Other cells are left to nbval.
 
 This is for people who run the design's tool by habit; it runs the learner's code in one kernel with the
-checks, so it is not tamper-proof: grade with `python -m lesson_tools.grade` (see the README).  The course's own
+checks, so it is not tamper-proof: grade with `lesson-tools grade` (see the README).  The course's own
 tests turn the plugin off (`-p no:lesson_lib_checks`) for the one run that checks that the untouched learner
 notebooks still say NOT ATTEMPTED.
 """
