@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lesson_tools import build, cli
+from lesson_tools import cli
 from lesson_tools.build import ROOT, SOLUTIONS, NOTEBOOKS
 from lesson_tools.grading import command, grader
 from lesson_tools.settings import SettingsError
