@@ -80,3 +80,11 @@ def test_a_missing_controller_is_named(unified):
 def test_v2_is_chosen_where_v1_is_not_mounted_and_the_choice_is_stated(unified):
     assert caps.kind().startswith("cgroup v2, under ") and caps.problem() is None
     assert isinstance(caps.Group(1024, 64), caps.GroupV2)
+
+
+def test_a_worker_born_in_the_graders_leaf_makes_its_groups_beside_it(unified, tmp_path):
+    cg, job = unified
+    caps.GroupV2(1024, 64)                                   # the grader's first process: moves into job/grader
+    (tmp_path / "cgroup").write_text("0::/job/grader\n")     # a worker it started since
+    group = caps.GroupV2(1024, 64)
+    assert os.path.dirname(os.path.dirname(group.procs[0])) == str(job) and not (job / "grader" / "grader").exists()

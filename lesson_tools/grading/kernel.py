@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from . import rlimits as _limits
 from . import sandbox
+from .caps import descendants
 from .clean import one_line
 
 CHECK_GRACE_S = 5          # a check cell's time beyond the judge's limit, before it is interrupted
@@ -44,21 +45,6 @@ TERMINAL = "terminal.log"  # in the submission's folder: what the kernel's proce
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 STARVED = 0.2              # a run that waited for a CPU longer than this share of its time was starved of it
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-def _descendants(pid):
-    """pid and every process below it (read from /proc: each thread's children)."""
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        found.append(p)
-        try:
-            for tid in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{tid}/children") as f:
-                    todo += [int(c) for c in f.read().split()]
-        except OSError:
-            continue
-    return found
 
 
 def waited_seconds(pids):
@@ -175,7 +161,7 @@ class _Meter:
         """Seconds the submission's processes have waited for a CPU so far (the group's, or the kernel's tree)."""
         if process is None:
             return 0.0
-        return waited_seconds(self.group.pids() if self.group is not None else _descendants(process.pid))
+        return waited_seconds(self.group.pids() if self.group is not None else descendants(process.pid))
 
     def over_cell(self, where):
         if self.group is None:
