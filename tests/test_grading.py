@@ -512,15 +512,18 @@ def test_a_gradebook_cell_that_would_be_a_formula_is_written_as_text(tmp_path):
 # ---------------------------------------------------------------------- time no student can hold
 def test_waiting_for_a_cpu_is_told_apart_from_sleeping():
     """Linux's schedstat, read for a process's threads: one that computes beside more hogs than cores waits for a
-    CPU much of its time; one that sleeps does not, however busy the machine."""
+    CPU much of its time; one that sleeps does not while it sleeps, however busy the machine."""
     from lesson_tools.grading.kernel import STARVED, waited_seconds
     hog = [sys.executable, "-c", "import time\nend = time.time() + 2\nwhile time.time() < end: pass"]
     others = [subprocess.Popen(hog) for _ in range(2 * (os.cpu_count() or 1))]
     try:
         measured = subprocess.Popen(hog)
-        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(2)"])
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; print('asleep', flush=True); time.sleep(2)"],
+                                   stdout=subprocess.PIPE, text=True)
+        sleeper.stdout.readline()                     # its start-up (which computes, and waits like any) is over
+        asleep = waited_seconds([sleeper.pid])
         time.sleep(1.5)
-        hog_waited, slept_waited = waited_seconds([measured.pid]), waited_seconds([sleeper.pid])
+        hog_waited, slept_waited = waited_seconds([measured.pid]), waited_seconds([sleeper.pid]) - asleep
         measured.wait(), sleeper.wait()
     finally:
         for p in others:
