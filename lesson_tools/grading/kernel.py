@@ -311,7 +311,9 @@ def run(steps, workdir, course, limits, judge=None, group=None):
     result = KernelRun()
     if sys.platform == "win32":                             # pragma: no cover
         raise RuntimeError("grading needs POSIX resource limits (Linux or macOS)")
-    saved = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    import threading
+    main = threading.current_thread() is threading.main_thread()    # a Dask worker's thread has no signals
+    saved = {sig: signal.getsignal(sig) for sig in SIGNALS} if main else {}
     received = []
     try:
         asyncio.run(_run(steps, workdir, course, limits, result, judge, group, (saved, received)))
