@@ -8,13 +8,14 @@ given with `--settings`).
     timeout = 60
     memory_mb = 4096
     roster = "canvas-gradebook.csv"
-    late_penalty = "10%/day"
+    late_penalty = "10%/day"              # a share off late work (lesson_tools.grading.late)
 
     [points]                              # what a PASS of a check earns (default: what the check declares)
     kinetic_energy = 2
 
-    [notebooks.02_model]                  # per notebook: its assignment on the learning platform
+    [notebooks.02_model]                  # per notebook: its assignment on the learning platform, its due date
     canvas_assignment = "DeLaN 02 (4567)"
+    due = 2026-12-01T23:59:00+01:00
 
 Options given on the command line win over the file, the file over the defaults.  A key the command does not have
 is named, with the keys there are; a value of the wrong kind is named with what is expected.
@@ -123,6 +124,12 @@ def notebooks(values, path, known):
             raise SettingsError(f"{path}: [notebooks.{stem}] {', '.join(wrong)}: not a key of a notebook's settings; "
                                 f"the keys there are: {', '.join(NOTEBOOK_KEYS)}")
         bad = {k: v for k, v in table.items() if k != "due" and not isinstance(v, str)}
+        if "due" in table:
+            from .grading.late import PolicyError, due_time
+            try:
+                due_time(table["due"], f"{path}: [notebooks.{stem}] due")
+            except PolicyError as exc:
+                raise SettingsError(str(exc)) from None
         if bad:
             raise SettingsError(f"{path}: [notebooks.{stem}] {', '.join(f'{k} = {v!r}' for k, v in bad.items())}: "
                                 f"expected a string, e.g. canvas_assignment = \"DeLaN 02 (4567)\"")

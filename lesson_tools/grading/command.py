@@ -24,6 +24,7 @@ from pathlib import Path
 from . import caps, sandbox
 from . import gradebook as gb
 from . import export, feedback, points as course_points
+from . import late as late_policy
 from . import roster as rosters
 from .grader import Interrupted, available_cores, chosen, collect, run
 from .intake import compile_pattern
@@ -50,6 +51,26 @@ def _positive(kind):
             raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
         return value
     return parse
+
+
+def _policy(text):
+    try:
+        return late_policy.parse(text)
+    except late_policy.PolicyError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def due_dates(args, known):
+    """{notebook: seconds since the epoch}: --due over the settings' [notebooks.NN_name] due."""
+    dates = {stem: late_policy.due_time(table["due"], f"{args.settings_file}: [notebooks.{stem}] due")
+             for stem, table in args.settings.get("notebooks", {}).items() if "due" in table}
+    for item in args.due or ():
+        stem, sep, when = item.partition("=")
+        if not sep or stem.strip() not in known:
+            raise UsageError(f"--due {item!r}: expected NN_name=WHEN, NN_name a notebook of the course "
+                             f"({', '.join(sorted(known))}), e.g. --due '02_model=2026-12-01T23:59:00+01:00'")
+        dates[stem.strip()] = late_policy.due_time(when.strip(), f"--due {item!r}")
+    return dates
 
 
 def parser(prog="lesson-tools grade"):
@@ -100,6 +121,13 @@ def parser(prog="lesson-tools grade"):
                    help="grade this person again (a platform id or a name, as the gradebook shows it; repeat for "
                         "several), everyone else's results as kept by the last run: every output file changes in "
                         "that person's rows only")
+    p.add_argument("--late-penalty", metavar="SHARE", type=_policy,
+                   help="a share off a late submission's points, as Canvas and Moodle write it: '10%%/day' or "
+                        "'5%%/hour' after the due date (each begun counts), '20%%' once; ', floor 50%%' keeps at least "
+                        "that share (default: none; late work is marked, not penalised)")
+    p.add_argument("--due", metavar="NN_name=WHEN", action="append",
+                   help="a notebook's due date, e.g. '02_model=2026-12-01T23:59:00+01:00' (repeat per notebook; "
+                        "default: the settings' [notebooks.NN_name] due); a file the download dates after it is late")
     p.add_argument("--workers", metavar="N", type=_positive(int), default=available_cores(),
                    help="submissions graded at once on this machine (default: the number of cores, %(default)s)")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -327,13 +355,14 @@ def main(argv=None, prog="lesson-tools grade"):
             raise UsageError(f"--memory-mb {args.memory_mb} is too little for a kernel: with numpy, matplotlib and "
                              f"the course it maps about 700 MB, so every check would end in ERROR; give at least "
                              f"{MIN_MEMORY_MB} (default {Limits().memory_mb})")
+        due = due_dates(args, known)
         if args.dry_run:
             subs, left = chosen(collect(args.paths, course, pattern), args.notebook)
             for line in preview(subs, left, roster, args.notebook or ()):
                 print(line)
             return 0
         store = open_store(args.cache)
-    except (UsageError, SettingsError) as exc:
+    except (UsageError, SettingsError, late_policy.PolicyError) as exc:
         print(f"error: {gb.shown(exc)}", file=sys.stderr)
         return 2
     class_key = Store.class_key(args.paths, args.notebook)
@@ -371,7 +400,7 @@ def main(argv=None, prog="lesson-tools grade"):
     try:
         subs, rows, course = run(args.paths, limits, args.workers, args.scheduler, log, pattern, points, args.count,
                                  notebooks=args.notebook, store=store, only=set(args.only or ()), keep=args.keep,
-                                 roster=roster, fresh=args.fresh)
+                                 roster=roster, fresh=args.fresh, late=args.late_penalty, due=due)
     except Interrupted as exc:
         print(f"\ninterrupted: {exc.graded} of {exc.total} submissions graded, their results kept in {store.folder}; "
               f"the same command grades the other {exc.total - exc.graded}, with the same salt", file=sys.stderr)
@@ -401,6 +430,9 @@ def main(argv=None, prog="lesson-tools grade"):
         print(f"gradebook: {args.out} ({len(rows)} rows)")
     print(f"checks' inputs drawn with --salt {limits.salt} (give it to grade again with the same inputs; keep it "
           f"from learners)")
+    if args.late_penalty is not None:
+        print(f"late work: {args.late_penalty}" + (f"; due: {', '.join(f'{s} {_when(t)}' for s, t in sorted(due.items()))}"
+                                                    if due else "; no due date: late as the platform marks it"))
     print("limits: " + ("per process only (no sandbox)" if reason else
                         f"a bubblewrap sandbox per submission, capped as a whole by {caps.kind()}" if caps.kind() else
                         "a bubblewrap sandbox per submission; memory per process, time on the clock (no caps)"))

@@ -88,6 +88,7 @@ def page(sub, rows, code, counted=None):
     def e(text):
         return html.escape(gb.shown(text))
     graded = [r for r in rows if r["check"]]
+    late = next((r["late"] for r in rows if r["late"]), "late" if sub.person.late else "")
     who = sub.student + (f" ({sub.person.id})" if sub.person.id and sub.person.id != sub.student else "")
     title = f"{sub.notebook or 'Not graded'}: feedback for {who}"
     lines = [f"<!doctype html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
@@ -96,7 +97,7 @@ def page(sub, rows, code, counted=None):
              f"<title>{e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>",
              f"<h1>{e(title)}</h1>",
              f"<p class='meta'>Learn the structure, not the map &middot; your file <code>{e(handed_in(sub))}</code>"
-             + (" &middot; <strong>handed in late</strong>" if sub.person.late else "") + "</p>"]
+             + (f" &middot; <strong>handed in {e(late)}</strong>" if late else "") + "</p>"]
     if not graded:
         reason = rows[0]["detail"] if rows else (sub.problem or "")
         lines.append(f"<p class='total'>Not graded</p>\n<p>{e(reason)}</p>")

@@ -3,7 +3,8 @@
 Columns: student, student_id, platform, notebook, submission, attempt, late, check, verdict, points, max_points,
 counted, detail, note.  `detail` is what the grader says about the work (the learner's feedback page shows it);
 `note` is for the teacher only: the same work as another person's, a name that looks like another's, a file name
-that claims another id.  `student_id` is the platform's id (Canvas user id, Moodle participant id, a teacher's pattern's
+that claims another id.  `late` is "late", or how late and what a late policy took off ("2 days late: 20% off").
+`student_id` is the platform's id (Canvas user id, Moodle participant id, a teacher's pattern's
 student_id) or the name; `platform` says which (canvas, moodle, pattern, folder, file name); `attempt` numbers a
 person's submissions of one notebook from the earliest (1); `counted` is "yes" on the rows of the submission each
 person's score counts (the best, or the latest with --count latest).  Verdicts:
@@ -73,18 +74,23 @@ def person_key(r):
     return intake.person_key(r["platform"], r["student_id"])
 
 
-def score(rows, points, count="best", order=None):
+def score(rows, points, count="best", order=None, late=None):
     """The rows with points filled in: `points` {check: points of a PASS}; `order` {submission: sort key, later
-    attempts higher} numbers the attempts (else the rows' own `attempt` is kept).  Each person's counted submission
-    of each notebook is the one with the most points (ties: the later), or the latest (`count="latest"`)."""
+    attempts higher} numbers the attempts (else the rows' own `attempt` is kept); `late` {submission: (share of the
+    points kept, why)} from a late policy (lesson_tools.grading.late), written in the `late` column.  Each person's
+    counted submission of each notebook is the one with the most points, after any penalty (ties: the later), or
+    the latest (`count="latest"`)."""
     if count not in COUNTS:
         raise ValueError(f"count={count!r}: expected one of {', '.join(COUNTS)}")
     out = [dict(r) for r in rows]
     groups = defaultdict(dict)
     for r in out:
+        kept, why = (late or {}).get(r["submission"], (1.0, ""))
+        if why:
+            r["late"] = why
         if r["check"]:
             r["max_points"] = number(points[r["check"]])
-            r["points"] = r["max_points"] if r["verdict"] == PASS else number(0)
+            r["points"] = number(round(points[r["check"]] * kept, 4)) if r["verdict"] == PASS else number(0)
             groups[(person_key(r), r["notebook"])].setdefault(r["submission"], []).append(r)
         r["counted"] = ""
     for subs in groups.values():
@@ -123,7 +129,7 @@ def totals(rows):
         if r["counted"] == "yes":
             nb["points"] += float(r["points"])
             nb["max"] += float(r["max_points"])
-            nb["counted"], nb["late"] = r["submission"], r["late"] == "late"
+            nb["counted"], nb["late"] = r["submission"], bool(r["late"])
     for p in people.values():
         p["points"] = sum(nb["points"] for nb in p["notebooks"].values())
         p["max"] = sum(nb["max"] for nb in p["notebooks"].values())

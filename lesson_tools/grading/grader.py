@@ -11,6 +11,7 @@ name) graded again, everyone else's results taken as kept; `fresh`: everyone gra
 graded submission's executed notebook and its kernel's output are written, which its ERROR and TIMEOUT rows point
 to.  `roster` (roster.Roster): everyone listed gets a row, with "nothing handed in" where nothing is theirs.
 `notebooks`: grade only these course notebooks of the download (the other files are left out, and counted).
+`late` (late.Policy) and `due` ({notebook: seconds since the epoch}): a share of a late submission's points off.
 """
 import os
 import signal
@@ -228,7 +229,7 @@ def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=N
 
 
 def run(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=None, points=None, count="best",
-        notebooks=None, store=None, only=(), keep=None, roster=None, fresh=False):
+        notebooks=None, store=None, only=(), keep=None, roster=None, fresh=False, late=None, due=None):
     """(submissions, scored gradebook rows, course) for the files, folders and zips in `paths` (the module's
     docstring says what the options do); `pattern`: a compiled --pattern or None; `points`: {check: points},
     default as declared.  Raises Interrupted on Ctrl-C, with every result so far kept in `store`."""
@@ -310,8 +311,10 @@ def run(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=Non
     if tasks and len(failed) == len(tasks):
         raise RuntimeError(f"no submission could be graded: {next(iter(failed.values()))}")
     order = {(nb.stem, c.name): c.index for nb in course.values() for c in nb.checks}
+    penalties = {s.label: late.factor(s.person.late, s.file.mtime, (due or {}).get(s.notebook))
+                 for s in subs} if late is not None else None
     rows = gb.score(_pointed(rows, keep, made), points or course_points.declared(), count,
-                    {s.label: s.person.order for s in subs})
+                    {s.label: s.person.order for s in subs}, penalties)
     return subs, gb.sort_rows(rows, order), course
 
 
