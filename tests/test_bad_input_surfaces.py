@@ -252,6 +252,8 @@ def grade(*args, cwd):
     (lambda t: [NOTEBOOK, "--roster", t / "notes.txt"], r"--roster .*notes.txt: expected Canvas's exported gradebook"),
     (lambda t: [NOTEBOOK, "--notebook", "99_nope"], r"--notebook 99_nope: not a notebook of the course"),
     (lambda t: [NOTEBOOK, "--settings", t / "nope.toml"], r"--settings .*nope.toml: no such file"),
+    (lambda t: [NOTEBOOK, "--due", "02_model"], r"--due '02_model': expected NN_name=WHEN"),
+    (lambda t: [NOTEBOOK, "--due", "02_model=Friday"], r"--due '02_model=Friday': 'Friday' is not a date"),
     (lambda t: [t / "class"], r"the folder 'class' holds the same notebook under several names \(alice, bob\)"),
 ])
 def test_grader_refuses_bad_arguments_in_one_line_before_grading(tmp_path, args, pattern):

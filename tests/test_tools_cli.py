@@ -116,6 +116,7 @@ def test_settings_in_pyproject_or_given_by_path(tmp_path, monkeypatch):
                                 r"notebooks"),
     ("[grade]\nmemory_mb = \"lots\"\n", r"\[grade\] memory_mb = 'lots': expected a positive number, got 'lots'"),
     ("[grade]\ncount = \"worst\"\n", r"\[grade\] count = 'worst': expected one of best, latest"),
+    ("[grade]\nlate_penalty = \"lots\"\n", r"\[grade\] late_penalty = 'lots': expected a share off late work"),
     ("[grade]\nquiet = \"yes\"\n", r"\[grade\] quiet = 'yes': expected true or false"),
     ("[grade]\nsettings = \"x.toml\"\n", r"settings is not an option"),
     ("[grade\n", r"cannot be read as TOML"),
@@ -146,6 +147,8 @@ def test_settings_points_and_notebooks_tables_are_checked_against_the_course(tmp
     with pytest.raises(SettingsError, match=r"canvas_column: not a key of a notebook's settings; the keys there are: "
                                             r"canvas_assignment"):
         notebooks({M04: {"canvas_column": "x"}}, "s.toml", {M04: ""})
+    with pytest.raises(SettingsError, match=r"\[notebooks.04_feedback\] due: 'Friday' is not a date"):
+        notebooks({M04: {"due": "Friday"}}, "s.toml", {M04: ""})
 
 
 def test_canvas_columns_come_from_the_option_the_settings_or_the_roster_and_warn_without_an_id(tmp_path):
