@@ -192,7 +192,19 @@ def _read(path):
 def _write(nb, path):
     import nbformat
     nbformat.validate(nb)
-    nbformat.write(nb, str(path))
+    _replace(path, nbformat.writes(nb) + "\n")
+
+
+def _replace(path, text):
+    """Write `text` to `path` whole or not at all (a temporary file renamed over it): a build stopped by Ctrl-C
+    leaves every file either as it was or as it is now."""
+    import os
+    tmp = Path(f"{path}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def refresh_readme(path=README):
@@ -200,7 +212,7 @@ def refresh_readme(path=README):
     text = path.read_text(encoding="utf-8")
     new = markers.refresh(text, "README")
     if new != text:
-        path.write_text(new, encoding="utf-8")
+        _replace(path, new)
 
 
 def exercise_stubs(teacher):
@@ -225,14 +237,14 @@ def refresh_stubs(path=STUBS):
     """Write the exercises' stubs (from the teachers' sources) into lesson_lib, where the checks read them."""
     text = stubs_text({e.id: _read(source_path(e)) for e in catalog.CATALOG if not e.app})
     if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
+        _replace(path, text)
 
 
 def refresh_cards(path=cards.CARDS):
     """Write the review cards (from every notebook's questions, facts filled in) into lesson_lib."""
     text = cards.cards_text({e.id: refresh(_read(source_path(e)), e.id) for e in catalog.CATALOG if not e.app})
     if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
+        _replace(path, text)
 
 
 def build(names=None, run=True, log=print):
