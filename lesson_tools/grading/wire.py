@@ -388,6 +388,8 @@ def _proxy(channel, description):
                 raise TypeError("this object is not callable")
             return remote(None)(*args, **kwargs)
 
+    if description.get("callable") and not attributes and not methods:
+        Proxy.__name__ = Proxy.__qualname__ = "function"       # its errors read as a function's, as in a notebook
     return Proxy()
 
 
