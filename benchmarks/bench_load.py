@@ -18,19 +18,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))      # the course of this repository, not an installed one
 
 
-def _spin(stop):
+def _spin(stop, own_session):
+    if own_session:
+        os.setsid()          # another session: with Linux's autogroup, the load of other users, not of this one
     while not stop.is_set():
         sum(i * i for i in range(10000))
 
 
 class Load:
-    """Within the block, `n` processes that each keep a core busy (pure Python: no BLAS threads of their own)."""
+    """Within the block, `n` processes that each keep a core busy (pure Python: no BLAS threads of their own), in
+    this process's session (its autogroup shares the CPU with them) or each in a session of its own."""
 
-    def __init__(self, n):
-        self.n, self.stop, self.procs = n, multiprocessing.Event(), []
+    def __init__(self, n, own_session=False):
+        self.n, self.own_session, self.stop, self.procs = n, own_session, multiprocessing.Event(), []
 
     def __enter__(self):
-        self.procs = [multiprocessing.Process(target=_spin, args=(self.stop,), daemon=True) for _ in range(self.n)]
+        self.procs = [multiprocessing.Process(target=_spin, args=(self.stop, self.own_session), daemon=True)
+                      for _ in range(self.n)]
         for p in self.procs:
             p.start()
         time.sleep(1.0)
@@ -45,7 +49,8 @@ class Load:
 
 
 def verlet_seconds(steps):
-    """Seconds for fit_verlet(model, recording, steps), notebook 08's recording and a briefly warm-started DeLaN."""
+    """(wall, CPU) seconds for fit_verlet(model, recording, steps), notebook 08's recording and a briefly
+    warm-started DeLaN; CPU counts every thread of this process (BLAS threads that spin count too)."""
     import numpy as np
     from lesson_lib import DeLaN, double_pendulum
     from lesson_lib.data import estimate, record, write_letters
@@ -55,11 +60,11 @@ def verlet_seconds(steps):
     recording = record(write_letters(TRAIN_LETTERS, chain, seed=0).sample(dt=0.002), sigma=1e-3, seed=0)
     model = DeLaN(seed=0)
     model.fit(estimate(recording, method="savgol", window=0.1), steps=200)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     fit_verlet(model, recording, steps=steps)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     assert np.all(np.isfinite(model.get_params()))
-    return seconds
+    return seconds, cpu
 
 
 def notebook_seconds(name):
@@ -75,11 +80,14 @@ def notebook_seconds(name):
 
 def main(load=8, steps=200, notebooks=("00", "01", "02", "03", "04", "05", "06", "07", "08")):
     print(f"load average before: {os.getloadavg()[0]:.1f}")
-    idle = verlet_seconds(steps)
-    with Load(load):
-        busy = verlet_seconds(steps)
-    print(f"Störmer–Verlet, {steps} steps: {idle:.1f} s idle, {busy:.1f} s at load {load}: {busy / idle:.1f}x "
-          f"(fair share {(load + 1) / 2:.1f}x, goal <= 6x)")
+    (idle, idle_cpu) = verlet_seconds(steps)
+    print(f"Störmer–Verlet, {steps} steps idle: {idle:.1f} s ({idle_cpu:.1f} s of CPU)")
+    for own_session in (False, True):
+        with Load(load, own_session):
+            busy, busy_cpu = verlet_seconds(steps)
+        print(f"  at load {load} ({'other sessions' if own_session else 'this session'}): {busy:.1f} s, "
+              f"{busy / idle:.1f}x idle (fair share {(load + 1) / 2:.1f}x, goal <= 6x); {busy_cpu:.1f} s of CPU, "
+              f"{busy_cpu / idle_cpu:.1f}x idle's (threads that wait for a core waste none)")
     for name in notebooks:
         stem, idle = notebook_seconds(name)
         with Load(load):
