@@ -345,6 +345,24 @@ def test_every_require_sends_the_learner_to_a_cell_that_makes_what_it_needs():
     assert checked >= 30, checked
 
 
+def test_the_front_doors_agree_on_python_and_serve_the_bench_app_where_the_reviews_are():
+    """Every text that tells a learner how to start (the READMEs, notebook 00) names Python as pyproject's
+    requires-python does ('>=3.11': 'Python 3.11 or newer'), and opens the Bench app on the Lab server's own
+    /voila/render (one origin, one review history), never as a standalone voila on another port."""
+    import tomllib
+    from lesson_tools import release
+    floor = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"].removeprefix(">=")
+    texts = {"README.md": (ROOT / "README.md").read_text(encoding="utf-8"), "the learners' README": release.readme(),
+             "lesson_tools/README.md": (ROOT / "lesson_tools" / "README.md").read_text(encoding="utf-8"),
+             "00": "".join(c.source for c in nbformat.read(str(SOLUTIONS / "00_start_here.ipynb"), as_version=4).cells)}
+    for where, text in texts.items():
+        named = re.findall(r"Python (3\.\d+)( or newer)?", text)
+        assert all(m == (floor, " or newer") for m in named), f"{where} names Python as {named}, pyproject >={floor}"
+        assert "voila notebooks/bench_app" not in text, f"{where} serves the Bench app on a port of its own"
+    for where in ("README.md", "the learners' README", "lesson_tools/README.md"):
+        assert "/voila/render/notebooks/bench_app.ipynb" in texts[where], where
+
+
 # ---------------------------------------------------------------------- the design card's top level
 def test_layout_names_a_stray_top_level_file_and_the_repository_has_none(tmp_path):
     assert build.layout_problems() == []
