@@ -232,6 +232,11 @@ def triple_from_tuple():
     return PlanarChain(m=np.ones(3), l=np.array(l), lc=np.array(l) / 2, I=1.0 * l**2 / 12)
 
 
+def delan_not_returned(chain, data):
+    model = DeLaN(n_dof=3)
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=10)     # trained, but not returned
+
+
 def delan_learning_rate(chain, data):
     # the learning rate's keyword is lr
     model = DeLaN(n_dof=3, learning_rate=1e-2)
@@ -412,7 +417,7 @@ WRONG = {
         "sequence": triple_from_tuple,
     },
     "triple_delan": {
-        "type": lambda chain, data: "model",
+        "type": [lambda chain, data: "model", delan_not_returned],
         "n_dof": train_two_joints,                                      # DeLaN() then fit on 3-joint data
         "untrained": lambda chain, data: DeLaN(n_dof=3),
         "spd": lambda chain, data: FakeTrainedDeLaN(-10.0),
