@@ -43,16 +43,17 @@ PREDICTIONS = {
         question="A Deep Lagrangian Network refuses to learn the whole map from state to torque. What does it "
                  "learn instead?",
         options=(
-            Option("The same map, with a bigger and deeper network.", False,
-                   "Size is not the difference: both networks use the same kind of layers. What differs is what "
-                   "the network's outputs mean."),
-            Option("The torque directly, with a penalty in the loss that pushes it towards physics.", False,
-                   "A penalty discourages violations only where there is data, and only on average; a DeLaN's "
-                   "structure makes them impossible at every state, for any weights."),
-            Option("Two physical functions, the mass matrix M(q) and the potential V(q); the equation of "
-                   "motion turns them into torque.", True,
+            Option("Two functions, the mass matrix M(q) and the potential V(q), that the equation of motion turns "
+                   "into torque.", True,
                    "M comes from a lower-triangular factor, M = L Lᵀ, so it is symmetric positive-definite for "
                    "any weights; gravity is the gradient of V; the Coriolis term is computed from ∂M/∂q."),
+            Option("The same map from state to torque, with a bigger and deeper network.", False,
+                   "Size is not the difference: both networks use the same kind of layers. What differs is what "
+                   "the network's outputs mean."),
+            Option("The torque directly, with a penalty added to the loss that pushes its predictions towards what "
+                   "physics allows.", False,
+                   "A penalty discourages violations only where there is data, and only on average; a DeLaN's "
+                   "structure makes them impossible at every state, for any weights."),
             Option("Three networks: one for M(q), one for the Coriolis term and one for gravity.", False,
                    "The Coriolis term is never learned: it is computed from ∂M/∂q, so it always agrees with M. "
                    "Gravity is not a network of its own either but the gradient of one potential V(q)."),
@@ -66,19 +67,20 @@ PREDICTIONS = {
         question="Both models trained on half the circle of q0 only. Which is more accurate on the seen half at "
                  "twice the training speeds? And on the unseen half, at the training speeds?",
         options=(
-            Option("The DeLaN on both: its structure makes it right everywhere.", False,
+            Option("The DeLaN on both: its structure makes its torque right at every speed and at every angle, "
+                   "seen or not.", False,
                    "Structure fixes the form of the equation, not the values of M(q) and V(q): at angles it "
                    "never saw, those are still a network's extrapolation."),
-            Option("The DeLaN at twice the speeds, by far; on the unseen half neither is accurate, and the black "
-                   "box can even be ahead.", True,
-                   "A DeLaN's torque is exactly linear in q̈ and quadratic in q̇ with coefficients that depend on "
-                   "q alone, so speed is no extrapolation for it; new angles are, for both models."),
-            Option("The black box on both: nothing constrains it, so it fits best.", False,
+            Option("The black box on both: nothing constrains it, so it fits best wherever it is asked.", False,
                    "Unconstrained, it must learn how τ depends on q̇ and q̈ from examples, and beyond the "
                    "speeds it saw it guesses."),
-            Option("About the same on both: they saw the same data.", False,
+            Option("About the same on both: they saw the same data, so they learned the same things.", False,
                    "The same data, but not the same hypotheses: what each model can represent decides how it "
                    "extrapolates."),
+            Option("The DeLaN at twice the speeds; on the unseen half neither, and the black box can be ahead.",
+                   True,
+                   "A DeLaN's torque is exactly linear in q̈ and quadratic in q̇ with coefficients that depend on "
+                   "q alone, so speed is no extrapolation for it; new angles are, for both models."),
         ),
         answer="At twice the speeds on the seen half the DeLaN's error barely grows while the black box's grows "
                "by more than ten times: in a DeLaN the torque is linear in q̈ and quadratic in q̇ with "
@@ -91,11 +93,12 @@ PREDICTIONS = {
                  "to make the real arm write 11 letters it never saw. Will its tracking error be close to that "
                  "of the same controller with the exact model, or close to that of PD feedback with no model?",
         options=(
-            Option("Close to PD alone: a learned model is never accurate enough to help.", False,
+            Option("Close to PD alone: a learned model is never accurate enough to help a controller that "
+                   "already has feedback.", False,
                    "It need not be perfect: the feedback corrects what the model misses, and even an "
                    "approximate feed-forward torque removes most of what PD must wait for an error to produce."),
-            Option("Close to the exact model: the learned model supplies nearly the right feed-forward torque, "
-                   "so the feedback only corrects a small remainder.", True,
+            Option("Close to the exact model: it supplies nearly the right feed-forward torque; feedback "
+                   "corrects the rest.", True,
                    "Gravity above all is fed forward instead of being waited for, and the unseen letters pass "
                    "through the same angles of the same arm."),
             Option("Worse than PD alone: a model's errors push the arm the wrong way.", False,
@@ -144,17 +147,17 @@ PREDICTIONS = {
                    "large.", False,
                    "The torques do not follow the noisy q̈ at all, so the best a least-squares fit can do is to "
                    "stop using it: M shrinks, it does not grow."),
-            Option("q̈ is swamped by noise; the learned M(q) shrinks to almost nothing, yet stays symmetric "
-                   "positive-definite.", True,
-                   "Fitting torques that do not follow q̈, least squares makes M q̈ as small as the structure "
-                   "allows (εI); the structure still holds, but the data no longer teach it."),
             Option("q̈ is noisy, so the learned M(q) stops being positive-definite.", False,
                    "M = L Lᵀ + εI is symmetric positive-definite for any weights: no data can break that. What "
                    "data can do is make M useless."),
-            Option("The noise averages out over thousands of samples, so M(q) is learned as well as from exact "
+            Option("The noise averages out over thousands of samples, so M(q) is learned as well as from the exact "
                    "q̈.", False,
                    "Noise in an input does not average out: it biases a least-squares fit towards zero "
                    "(the errors-in-variables problem), here all the way."),
+            Option("q̈ is swamped by noise; the learned M(q) shrinks to almost nothing but stays "
+                   "positive-definite.", True,
+                   "Fitting torques that do not follow q̈, least squares makes M q̈ as small as the structure "
+                   "allows (εI); the structure still holds, but the data no longer teach it."),
         ),
         answer="The q̈ estimate drowns in noise: each difference divides by the step h = 2 ms, so the noise is "
                "divided by h², and its error is about √6 σ / h² ≈ 600 rad/s², hundreds of times the motion's own "
@@ -257,6 +260,15 @@ class Reveal:
                 f"word-break:normal'>{''.join(out)}</div>")
 
 
+def _name_of(prediction):
+    """The name the notebook calls `prediction` by (fast_prediction, my_prediction), found in the caller's caller's
+    globals, else "my_prediction"."""
+    import inspect
+    frame = inspect.currentframe().f_back.f_back
+    names = [k for k, v in (frame.f_globals.items() if frame else ()) if v is prediction and not k.startswith("_")]
+    return names[0] if names else "my_prediction"
+
+
 def reveal(prediction, ask=False):
     """A Reveal of the answer to a Choice: whether the chosen option is right and why, why each other option is
     right or not, and the learner's own words quoted back.  Nothing chosen: the answer stays hidden unless
@@ -270,7 +282,8 @@ def reveal(prediction, ask=False):
         return Reveal([("p", "The answer is still hidden: no answer is chosen in the prediction cell."),
                        ("p", "Click the answer you think is right (and say why, if you like), then run this "
                              "cell again."),
-                       ("p", "To see the answer without predicting, run reveal(my_prediction, ask=True) instead.")])
+                       ("p", f"To see the answer without predicting, run reveal({_name_of(prediction)}, ask=True) "
+                             f"instead.")])
     if chosen is None:
         parts = [("p", "You asked for the answer without choosing one. Next time, commit to a guess first: even "
                        "a wrong one makes the answer stick.")]

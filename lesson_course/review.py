@@ -98,7 +98,9 @@ def _now():
 
 class ReviewPanel(widgets.VBox):
     """The review panel: the card due now (the question, a box for the learner's answer, the answer once they
-    ask, four rating buttons with the interval each gives), the deck's schedule, and the browser store.
+    ask, four rating buttons with the interval each gives; this notebook's due cards before the others', and after
+    a rating always a fresh card area), the deck's schedule, and the browser store (whose Load reviews says what
+    it left out of the file it loaded).
     notebook: whose cards join the deck (None: none join; the Bench app's panel); clock: now, for tests."""
 
     def __init__(self, notebook=None, clock=_now):
@@ -140,6 +142,10 @@ class ReviewPanel(widgets.VBox):
         events, _ = self.events
         self.store.log = json.dumps(compacted(events + [event]), ensure_ascii=False)
 
+    def _own(self, cid):
+        """True when card `cid` is this panel's notebook's: asked in it, or added to the deck by it."""
+        return self.notebook is not None and self.notebook in (CARDS[cid]["after"], CARDS[cid]["notebook"])
+
     def _new_card(self):
         """The card area as a new card starts: the learner's box empty, the answer and the ratings hidden."""
         self.answer_box.value, self.answer_box.disabled, self.answer.value = "", False, ""
@@ -158,22 +164,20 @@ class ReviewPanel(widgets.VBox):
             raise ValueError(f"rate_card(rating): got {rating!r}; expected one of {', '.join(RATINGS)}")
         if self.current is None:
             raise ValueError("rate_card: no card is shown (nothing is due); wait until one is due")
-        self._append({"t": self.clock().isoformat(), "card": self.current, "rating": int(RATINGS[rating]),
+        rated, self.current = self.current, None         # the panel moves on, even to the same card come back
+        self._append({"t": self.clock().isoformat(), "card": rated, "rating": int(RATINGS[rating]),
                       "answer": self.answer_box.value.strip()[:MAX_ANSWER_CHARS]})
 
     def _draw(self):
-        events, dropped = self.events
+        events, _ = self.events
         deck, now = schedule(events), self.clock()
-        ready = due(deck, now)
+        ready = sorted(due(deck, now), key=lambda cid: not self._own(cid))    # this notebook's cards first
         by_due = sorted((card.due, cid) for cid, card in deck.items())
         later = [(t, c) for t, c in by_due if c not in ready]
         parts = ([f"<b>Reviews</b> · {len(ready)} due now · {len(deck)} card{'s' if len(deck) != 1 else ''} "
                   f"in your deck"] if deck else ["<b>Reviews</b> · no cards yet"])
         if later:
             parts.append(f"next after these in {interval(later[0][0] - now)}")
-        if dropped:
-            parts.append(f"{dropped} entries of the history were not reviews and were left out" if dropped > 1
-                         else "1 entry of the history was not a review and was left out")
         self.header.value = " · ".join(parts)
         shown = ready[0] if ready else None
         if shown != self.current:

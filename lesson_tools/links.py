@@ -112,14 +112,18 @@ def notebook_links(provider, path, ref=BRANCH, notebooks=None):
     return _links(lambda urlpath: binder_url(provider, path, ref, urlpath), "", notebooks)
 
 
+SAME_ORIGIN_APP = "voila/render/notebooks/{}.ipynb"    # Voilà inside the Lab server: its origin, its review history
+
+
 def local_report(why):
     """What the command can print without a public repository: why there are no Binder links, how to get them,
     and how to open each notebook on this machine."""
     lines = [f"No Binder links: {why}", "Binder builds public GitHub or GitLab repositories: push the learners' "
              f"edition there (lesson-tools release --branch {BRANCH}, then {push_advice(BRANCH)}), or "
              f"give --repo OWNER/REPO.", "", "On this machine, with the course installed:"]
-    lines += [f"  jupyter lab notebooks/{nb.id}.ipynb" + ("   (or: voila notebooks/" + nb.id + ".ipynb)" if nb.app
-                                                         else "") for nb in CATALOG]
+    lines += [f"  jupyter lab notebooks/{nb.id}.ipynb" + (f"   (or, as an app on that server: "
+                                                          f"http://localhost:8888/{SAME_ORIGIN_APP.format(nb.id)})"
+                                                          if nb.app else "") for nb in CATALOG]
     return "\n".join(lines)
 
 

@@ -1,9 +1,11 @@
 """Right and wrong answers for every registered check, keyed by check name (tests/test_checks.py uses them).
 
 They live here, not in lesson_lib, because learners can read lesson_lib.  RIGHT[name] is a correct answer;
-WRONG[name] maps each of the check's own hint keys to a plausible wrong answer that must get exactly that hint,
-so every hint a check can give is reached by a wrong answer.  A registered check without cases here, or a hint
-without a wrong answer, fails tests/test_checks.py.
+WRONG[name] maps each of the check's own hint keys to a plausible wrong answer (or a list of them) that must get
+exactly that hint, so every hint a check can give is reached by a wrong answer; it may also drill a general hint
+(framework.GENERAL_HINTS: an exception of a kind the framework names, a non-finite result).  An answer that raises
+is written as a def whose raising line is what its FAIL line must quote.  A registered check without cases here,
+or a hint without a wrong answer, fails tests/test_checks.py.
 """
 import numpy as np
 
@@ -131,6 +133,136 @@ def symplectic(f, q, qd, dt):
     return q + dt * qd_new, qd_new
 
 
+# ---------------------------------------------------------------------- answers that raise, or give NaN
+def total_mass_by_name(chain):
+    return chain.mass.sum()                                    # a chain's masses are chain.m
+
+
+def smallest_uncalled(M, tol=1e-9):
+    M = np.asarray(M, dtype=float)
+    smallest = np.linalg.eigvalsh(M).min                       # .min without ()
+    return bool(np.max(np.abs(M - M.T)) <= tol and smallest > 0)
+
+
+def kinetic_misspelled(M, qd):
+    Mqd = M @ qd                                               # noqa: F841 -- the template's line
+    return 0.5 * qd @ Mdq                                      # noqa: F821 -- a typo
+
+
+def mass_matrix_asked(chain, q):
+    return chain.mass_matrix(q)                                # offered: rnea only
+
+
+def mass_matrix_unfilled(chain, q):
+    n = chain.n_dof
+    M = np.full((n, n), np.nan)
+    for j in range(n - 1):                                     # the last column never filled
+        M[:, j] = right_rnea(chain, q, j, n)
+    return M
+
+
+def mass_matrix_shifted(chain, q):
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        M[:, j - 1] = right_rnea(chain, q, j, n)               # column j - 1
+    return M
+
+
+def jet_unfilled(W, b, h, dh, s, ds):
+    z = h @ W.T + b
+    da = np.full(dh.shape[:2] + (len(b),), np.nan)
+    da[:, 0] = ds(z) * (dh[:, 0] @ W.T)                        # joint 0 only
+    return s(z), da
+
+
+def jet_over_units(W, b, h, dh, s, ds):
+    z = h @ W.T + b
+    da = np.zeros(dh.shape[:2] + (len(b),))
+    for k in range(len(b)):                                    # k over the units, not the joints
+        da[:, k] = ds(z) * (dh[:, k] @ W.T)
+    return s(z), da
+
+
+def coriolis_assigned(dM, qd):
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                c[i] = 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k]) * qd[j] * qd[k]    # = for +=
+    return c
+
+
+def coriolis_one_loop(dM, qd):
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for k in range(n):                                     # the loop over j left out
+            c[i] += 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k]) * qd[j] * qd[k]   # noqa: F821
+    return c
+
+
+def errors_uncalled(model, chain, q):
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return np.abs(M_hat - M).max, np.linalg.eigvalsh(M_hat).min()      # .max without ()
+
+
+def passes_misspelled(max_error, min_eig):
+    return max_error < PASS_MAX_ERRROR and min_eig > 0         # noqa: F821
+
+
+def euler_unbound(f, q, qd, dt):
+    q_new = q + dt * qd_new                                    # noqa: F821 -- used before it is set
+    qd_new = qd + dt * f(q, qd)
+    return q_new, qd_new
+
+
+def euler_uncalled(f, q, qd, dt):
+    qd_new = qd + dt * f                                       # f not called
+    return q + dt * qd_new, qd_new
+
+
+def triple_by_keyword():
+    return PlanarChain(masses=np.ones(3), lengths=np.array([1.0, 0.8, 0.6]))
+
+
+def triple_from_tuple():
+    l = (1.0, 0.8, 0.6)                                        # noqa: E741
+    return PlanarChain(m=np.ones(3), l=np.array(l), lc=np.array(l) / 2, I=1.0 * l**2 / 12)
+
+
+def delan_not_returned(chain, data):
+    model = DeLaN(n_dof=3)
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=10)     # trained, but not returned
+
+
+def delan_learning_rate(chain, data):
+    # the learning rate's keyword is lr
+    model = DeLaN(n_dof=3, learning_rate=1e-2)
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=10)
+    return model
+
+
+def torque_coriolis_of_q(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    a = qdd_d + kd * (qd_d - qd) + kp * (q_d - q)
+    return model.mass_matrix(q) @ a + model.coriolis(q) + model.gravity(q)   # no qd
+
+
+def second_difference_past_the_end(q, h):
+    out = np.zeros((len(q) - 2, q.shape[1]))
+    for k in range(1, len(q)):                                 # up to the last sample
+        out[k - 1] = (q[k + 1] - 2 * q[k] + q[k - 1]) / h**2
+    return out
+
+
+def second_difference_unfilled(q, h):
+    out = np.full((len(q) - 2, q.shape[1]), np.nan)
+    for k in range(1, len(q) - 2):                             # the last inner sample left out
+        out[k - 1] = (q[k + 1] - 2 * q[k] + q[k - 1]) / h**2
+    return out
+
+
 # ---------------------------------------------------------------------- the cases
 RIGHT = {
     "total_mass": lambda chain: chain.m.sum(),
@@ -154,6 +286,9 @@ WRONG = {
         "shape": lambda chain: chain.m,
         "sum": lambda chain: float(len(chain.m)),                      # counts the links
         "mean": lambda chain: float(np.mean(chain.m)),
+        "not finite": lambda chain: np.nan,                             # a placeholder left in
+        "attribute": total_mass_by_name,
+        "uncalled": lambda chain: chain.m.sum,                          # the method, not the total
     },
     "is_valid_inertia": {
         "bool": lambda M: np.linalg.eigvalsh(M).min(),
@@ -163,7 +298,10 @@ WRONG = {
         "absolute": valid_inertia(lambda M: np.abs(np.linalg.eigvalsh(M)).min()),
         "symmetry": valid_inertia(smallest_eig, symmetric=False),
         "size": valid_inertia(lambda M: min(M[0, 0], M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0])),   # 2 x 2 Sylvester
-        "eigenvalues": valid_inertia(lambda M: np.linalg.det(M)),
+        "eigenvalues": valid_inertia(lambda M: np.linalg.norm(M)),           # the size of M
+        "determinant": valid_inertia(lambda M: np.linalg.det(M)),
+        "diagonal": valid_inertia(lambda M: np.diag(M).min()),
+        "uncalled": smallest_uncalled,
         "or": valid_inertia(smallest_eig, either=True),                 # `or` in the final line
     },
     "kinetic_energy": {
@@ -173,6 +311,9 @@ WRONG = {
         "sign": lambda M, qd: -0.5 * qd @ M @ qd,
         "no M": lambda M, qd: 0.5 * qd @ qd,
         "formula": lambda M, qd: 0.5 * (M @ qd).sum(),
+        "matrix": lambda M, qd: 0.5 * qd * M * qd,                      # * for @
+        "not finite": lambda M, qd: np.full((), np.nan),
+        "undefined": kinetic_misspelled,
     },
     "mass_matrix_from_rnea": {
         "shape": lambda chain, q: np.concatenate([right_rnea(chain, q, j, chain.n_dof) for j in range(chain.n_dof)]),
@@ -184,6 +325,9 @@ WRONG = {
                                                                  gravity=False)),
         "columns": mass_matrix_by(right_rnea, columns=lambda n: range(n - 1)),
         "store": mass_matrix_by(right_rnea, store="diagonal"),
+        "shifted": mass_matrix_shifted,
+        "not finite": mass_matrix_unfilled,
+        "attribute": mass_matrix_asked,
     },
     "layer_jet": {
         "pair": lambda W, b, h, dh, s, ds: jet_layer()(W, b, h, dh, s, ds)[1],
@@ -198,6 +342,9 @@ WRONG = {
         "order": jet_layer(rows=lambda W, b, h, dh, s, ds, z: (ds(z)[:, None, :] * dh) @ W.T),
         "no W": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * dh),
         "derivative": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] ** 2 * (dh @ W.T)),  # slope twice
+        "shapes": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z) * (dh @ W.T)),      # no joint axis on s'(z)
+        "not finite": jet_unfilled,
+        "index": jet_over_units,
     },
     "coriolis_from_dM": {
         "shape": lambda dM, qd: christoffel(dM, qd).sum(),
@@ -208,6 +355,9 @@ WRONG = {
         "half first": lambda dM, qd: christoffel(dM, qd, 0.5, 0.5, -1.0),
         "index": derivative_index_last,
         "formula": lambda dM, qd: christoffel(dM, qd, 0.5, 0.0, -0.5),
+        "assigned": coriolis_assigned,
+        "no velocity": lambda dM, qd: christoffel(dM, np.ones_like(qd)),   # the Christoffel symbols summed alone
+        "undefined": coriolis_one_loop,
     },
     "errors_at": {
         "none": lambda model, chain, q: None,
@@ -220,6 +370,9 @@ WRONG = {
         "one matrix": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat)[0].min()),
         "eigenvalue": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat).mean()),
         "swapped": lambda model, chain, q: errors(right_err, right_lam)(model, chain, q)[::-1],
+        "per column": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat).min(axis=0)),
+        "per axis": errors(lambda M_hat, M: np.abs(M_hat - M).max(axis=(1, 2)), right_lam),
+        "uncalled": errors_uncalled,
     },
     "lesson_passes": {
         "none": lambda e, lam: None,
@@ -231,6 +384,9 @@ WRONG = {
         "inverted": passes(lambda e, lam, T: not (e < T and lam > 0)),
         "criterion": passes(lambda e, lam, T: e < 1.25 * T and lam > 0),     # a threshold of its own
         "error above": passes(lambda e, lam, T: e > T and lam > 0),           # the comparison turned round
+        "arguments swapped": passes(lambda e, lam, T: lam < T and e > 0),
+        "undefined": passes_misspelled,
+        "not a bool": passes(lambda e, lam, T: "PASS" if e < T and lam > 0 else "FAIL"),
     },
     "symplectic_euler_step": {
         "pair": step_of(lambda f, q, qd, dt: symplectic(f, q, qd, dt)[0]),
@@ -241,6 +397,9 @@ WRONG = {
         "trapezoid": step_of(lambda f, q, qd, dt: (q + dt * (qd + (qd + dt * f(q, qd))) / 2, qd + dt * f(q, qd))),
         "step": step_of(lambda f, q, qd, dt: (symplectic(f, q, qd, dt)[0] + 0.5 * dt**2 * f(q, qd),
                                               symplectic(f, q, qd, dt)[1])),
+        "unbound": euler_unbound,
+        "uncalled": euler_uncalled,
+        "q unchanged": step_of(lambda f, q, qd, dt: (q, symplectic(f, q, qd, dt)[1])),
     },
     "triple_pendulum": {
         "type": lambda: (np.ones(3), np.array([1.0, 0.8, 0.6])),
@@ -253,13 +412,18 @@ WRONG = {
         "I about end": triple(I=lambda m, l: m * l**2 / 3),
         "inertia": triple(I=lambda m, l: m * l**2),
         "g": triple(g=9.8),
+        "square": triple(I=lambda m, l: m * l / 12),
+        "arguments": triple_by_keyword,
+        "sequence": triple_from_tuple,
     },
     "triple_delan": {
-        "type": lambda chain, data: "model",
+        "type": [lambda chain, data: "model", delan_not_returned],
         "n_dof": train_two_joints,                                      # DeLaN() then fit on 3-joint data
         "untrained": lambda chain, data: DeLaN(n_dof=3),
         "spd": lambda chain, data: FakeTrainedDeLaN(-10.0),
         "longer": lambda chain, data: FakeTrainedDeLaN(0.5),
+        "not finite": lambda chain, data: FakeTrainedDeLaN(np.nan),     # a diverged training
+        "arguments": delan_learning_rate,
     },
     "computed_torque": {
         "shape": control_law(torque=lambda M, a, c, g: M * a + c + g),
@@ -274,7 +438,11 @@ WRONG = {
         "no g": control_law(torque=lambda M, a, c, g: M @ a + c),
         "no c, g": control_law(torque=lambda M, a, c, g: M @ a),
         "minus c, g": control_law(torque=lambda M, a, c, g: M @ a - c - g),
-        "formula": control_law(torque=lambda M, a, c, g: M @ a + c - g),
+        "formula": control_law(torque=lambda M, a, c, g: M @ (a + c) + g),   # c through M
+        "no feedback": control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d),
+        "g sign": control_law(torque=lambda M, a, c, g: M @ a + c - g),
+        "c sign": control_law(torque=lambda M, a, c, g: M @ a - c + g),
+        "arguments": torque_coriolis_of_q,
     },
     "second_difference": {
         "axis": lambda q, h: np.diff(q, 2) / h**2,                          # along the joints
@@ -283,7 +451,10 @@ WRONG = {
         "h": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / h,
         "middle": lambda q, h: (q[2:] + 2 * q[1:-1] + q[:-2]) / h**2,
         "order": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h**2)[::-1],
-        "general": lambda q, h: (q[2:] - q[:-2]) / h**2,
+        "general": lambda q, h: (q[2:] - q[1:-1]) / h**2 - (q[1:-1] - q[:-2]) / h,   # h twice on one side
+        "no middle": [lambda q, h: (q[2:] - q[:-2]) / h**2, lambda q, h: (q[2:] + q[:-2]) / h**2],
+        "not finite": second_difference_unfilled,
+        "index": second_difference_past_the_end,
         "transposed": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h**2).T,
         "quarter": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / (2 * h)**2,
     },

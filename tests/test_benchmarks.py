@@ -97,7 +97,7 @@ def test_a_group_with_mutants_not_run_and_none_sampled_is_not_estimated(capsys):
     assert "meets" in next(line for line in lines if line.startswith("model"))
     with pytest.raises(SystemExit):
         ms.main(["--no-run", "--groups", "modle"])
-    assert "--groups takes names from physics, model, course, got 'modle'" in capsys.readouterr().err
+    assert "--groups takes names from physics, model, checks, course, got 'modle'" in capsys.readouterr().err
 
 
 def test_wilsons_interval_has_its_textbook_values():

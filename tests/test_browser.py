@@ -772,7 +772,7 @@ def test_a_clicked_prediction_is_revealed_as_formatted_text_with_no_word_broken(
 REVIEW_ROWS = "(el) => Array.from(el.querySelectorAll('.lesson-review-row')).map(r => [r.dataset.card, r.lastElementChild.textContent])"
 
 
-def _answer_and_rate(page, rating, answer="my own answer"):
+def _answer_and_rate(page, rating, answer="my own answer", comes_back=False):
     """Type an answer to the card shown, open the real one, rate it; wait until the panel moved on."""
     panel = page.locator(".lesson-review")
     question = panel.locator(".lesson-review-question").inner_text()
@@ -781,7 +781,13 @@ def _answer_and_rate(page, rating, answer="my own answer"):
     expect(panel.locator(".lesson-review-answer")).to_contain_text("You wrote: " + answer, timeout=UI_MS)
     page.screenshot(path=str(ARTIFACTS / f"reviews-answer-then-{rating}.png"))
     panel.locator(f".lesson-review-{rating}").click()
-    expect(panel.locator(".lesson-review-question")).not_to_have_text(question, timeout=UI_MS)
+    if not comes_back:
+        expect(panel.locator(".lesson-review-question")).not_to_have_text(question, timeout=UI_MS)
+    box = panel.locator(".lesson-review-answer-box textarea")    # a fresh card area, the same card or another
+    expect(box).to_have_value("", timeout=UI_MS)
+    expect(box).to_be_enabled()
+    expect(panel.locator(".lesson-review-answer")).to_be_hidden()
+    expect(panel.locator(".lesson-review-show")).to_be_visible()
 
 
 def _schedule(page):
@@ -821,6 +827,32 @@ def test_reviews_come_back_when_due_and_survive_a_restart_and_a_download(request
             stop(server)
 
 
+def test_the_bench_app_on_the_lab_server_sees_the_reviews_made_in_a_notebook(browser, jupyter):
+    """The README's way to the Bench app, /voila/render/ of the Lab server: one origin with JupyterLab, so one
+    review history.  A notebook's panel rated there (01's cards: one rated easy) and the app's panel shows the same
+    deck and schedule (screenshot: reviews-bench-app-same-origin)."""
+    import nbformat
+    path = ARTIFACTS / "review-same-origin.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from lesson_course.review import review\n\nreview(\"01\")")], metadata={"kernelspec": {
+            "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}}), str(path))
+    with Tab(browser, "same-origin") as tab:
+        page = tab.page
+        page.goto(f"{jupyter.url}/voila/render/{path.relative_to(ROOT)}")
+        header = page.locator(".lesson-review-header")
+        expect(header).to_contain_text("due now", timeout=PAGE_MS)
+        page.evaluate("localStorage.clear()")
+        page.reload()
+        expect(header).to_contain_text("2 due now", timeout=PAGE_MS)
+        _answer_and_rate(page, "easy")
+        rows = _schedule(page)
+        page.goto(f"{jupyter.url}/voila/render/{NOTEBOOK}")
+        expect(header).to_contain_text("2 cards in your deck", timeout=PAGE_MS)
+        assert _schedule(page) == rows, "the app on the Lab server sees another history"
+        page.screenshot(path=str(ARTIFACTS / "reviews-bench-app-same-origin.png"))
+    _shut_down_sessions(jupyter)
+
+
 def _reviews_flow(browser, server, serve, stop, tmp_path_factory):
     with Tab(browser, "reviews") as tab:
         page = tab.page
@@ -857,7 +889,20 @@ def _reviews_flow(browser, server, serve, stop, tmp_path_factory):
         page.evaluate("localStorage.clear()")          # a new browser: nothing stored
         page.reload()
         expect(header).to_contain_text("2 due now", timeout=PAGE_MS)
-        page.locator("input.lesson-review-file").set_input_files(str(saved))
+        junk = saved.with_name("with-junk.json")      # a file with two entries that are not reviews
+        junk.write_text(json.dumps({"log": json.loads(saved.read_text())["log"] + [{"t": "never"}, "text"]}))
+        status = page.locator(".lesson-review-store-status")
+        page.locator("input.lesson-review-file").set_input_files(str(junk))
+        expect(status).to_have_text("Loaded with-junk.json: 2 entries were not reviews and were left out.",
+                                    timeout=UI_MS)
         expect(header).to_contain_text("1 due now", timeout=UI_MS)
+        page.locator("input.lesson-review-file").set_input_files(str(saved))
+        expect(status).to_have_text("Loaded my-reviews.json.", timeout=UI_MS)    # the notice is the last load's
+        assert "left out" not in header.inner_text()
         assert _schedule(page) == rows, "loading the download did not restore the schedule"
+        stored = json.loads(page.evaluate("localStorage.getItem('lesson-structure-reviews')"))
+        assert all(isinstance(e, dict) and "t" in e for e in stored), "junk entered the history"
         page.screenshot(path=str(ARTIFACTS / "reviews-4-loaded.png"))
+        _answer_and_rate(page, "again", comes_back=True)   # the only card due within 20 min: back at once, afresh
+        expect(page.locator(".lesson-review-question")).to_contain_text("01:R1")
+        page.screenshot(path=str(ARTIFACTS / "reviews-5-again-comes-back-afresh.png"))

@@ -6,6 +6,7 @@ the FAIL line carries exactly that hint; an exception in the learner's code is r
 code runs through `call` (so prints are swallowed and errors explained); no hint prints the solution's line.
 """
 import ast
+import inspect
 import linecache
 import sys
 
@@ -22,7 +23,15 @@ from lesson_course.checks import framework
 from check_cases import RIGHT, WRONG
 
 NAMES = sorted(checks.REGISTRY)
-HINTS = [(name, key) for name in NAMES for key in sorted(WRONG.get(name, {}))]
+
+
+def answers(name, key):
+    """The wrong answers of check `name` that must get hint `key` (one, or a list of them)."""
+    drilled = WRONG[name][key]
+    return drilled if isinstance(drilled, list) else [drilled]
+
+
+HINTS = [(name, key, i) for name in NAMES for key in sorted(WRONG.get(name, {})) for i in range(len(answers(name, key)))]
 
 
 def one_line(name, answer, capsys):
@@ -36,7 +45,7 @@ def one_line(name, answer, capsys):
 
 def define(source, name):
     """Define function `name` from `source` as a notebook cell would: its source stays readable (linecache)."""
-    filename = f"<cell for {name}, {len(linecache.cache)}>"
+    filename = f"/tmp/ipykernel_0/{name}_{len(linecache.cache)}.py"          # as IPython names a cell
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     namespace = {"np": np, **{n: getattr(lesson_lib, n) for n in lesson_lib.__all__},
                  "PASS_MAX_ERROR": facts.PASS_MAX_ERROR}
@@ -75,8 +84,20 @@ def test_every_registered_check_has_right_and_wrong_answers_for_each_hint():
     assert set(RIGHT) == set(checks.REGISTRY), "tests/check_cases.py RIGHT must cover exactly the registry"
     assert set(WRONG) == set(checks.REGISTRY), "tests/check_cases.py WRONG must cover exactly the registry"
     for name, spec in checks.REGISTRY.items():
-        assert set(WRONG[name]) == set(spec.hints), f"{name}: one wrong answer per hint (and no hint unknown)"
+        assert set(spec.hints) <= set(WRONG[name]), f"{name}: a wrong answer for every hint"
+        unknown = set(WRONG[name]) - set(spec.hints) - set(checks.GENERAL_HINTS)
+        assert not unknown, f"{name}: wrong answers for hints it does not have: {unknown}"
         assert getattr(checks, name).spec is spec        # checks.<name> is the registered check
+
+
+def test_every_exercise_drills_at_least_six_wrong_answers_one_of_them_raising():
+    """The drill of wrong answers: each exercise has at least six, and one of them raises in the learner's code
+    (its FAIL line must then name the line that raised, test_wrong_answer_gets_the_hint_that_names_its_mistake)."""
+    for name, spec in checks.REGISTRY.items():
+        drilled = sum(len(answers(name, key)) for key in WRONG[name])
+        raising = [key for key in WRONG[name] if key in ("raised", "uncalled", "unbound", "undefined", "shapes",
+                                                         "index", "division", "attribute", "arguments", "sequence")]
+        assert drilled >= 6 and raising, f"{name}: {drilled} wrong answers drilled, raising: {raising}"
 
 
 def test_registry_specs_name_their_notebook_and_learner_function():
@@ -100,13 +121,17 @@ def test_right_answer_passes(name, capsys):
     assert one_line(name, RIGHT[name], capsys) == f"PASS: {name}"
 
 
-@pytest.mark.parametrize("name, key", HINTS)
-def test_wrong_answer_gets_the_hint_that_names_its_mistake(name, key, capsys):
-    spec = checks.REGISTRY[name]
-    result = framework.outcome(spec, WRONG[name][key])
+@pytest.mark.parametrize("name, key, i", HINTS)
+def test_wrong_answer_gets_the_hint_that_names_its_mistake(name, key, i, capsys):
+    spec, answer = checks.REGISTRY[name], answers(name, key)[i]
+    result = framework.outcome(spec, answer)
     assert result.status == "fail" and result.hint == key, result.line
     assert result.line.startswith(f"FAIL: {name}: ") and result.line.endswith(f". Hint: {spec.hint(key)}")
-    assert one_line(name, WRONG[name][key], capsys) == result.line
+    assert one_line(name, answer, capsys) == result.line
+    if "your code raised" in result.line:             # an error of theirs: the line of theirs that raised it
+        quoted = result.line.split("(line ")[-1].split("`")
+        source = inspect.getsource(sys.modules[answer.__module__])
+        assert len(quoted) >= 3 and quoted[1].removesuffix("...") in source, result.line
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -129,12 +154,24 @@ def test_an_answer_with_the_stub_line_left_in_is_told_so(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_an_error_in_the_learners_code_is_reported_as_theirs(name):
+def test_an_error_in_the_learners_code_is_reported_as_theirs_with_the_line_that_raised_it(name):
     def broken(*args, **kwargs):
-        raise ZeroDivisionError("boom")
+        raise RuntimeError("boom")
     status, line = checks.evaluate(name, broken)
-    assert status == "fail" and "your code raised ZeroDivisionError: boom" in line, line
+    assert status == "fail" and "your code raised RuntimeError: boom (line " in line, line
+    assert "in broken: `raise RuntimeError(\"boom\")`)" in line, line
     assert line.endswith(f"Hint: {checks.GENERAL_HINTS['raised']}")
+
+
+def test_the_line_named_is_the_learners_even_when_a_library_function_raised():
+    """np.linalg.eigvalsh raises inside numpy: the line named is the learner's call of it, in a notebook cell."""
+    source = ("def is_valid_inertia(M, tol=1e-9):\n"
+              "    smallest = np.linalg.eigvalsh(M[0]).min()\n"
+              "    return bool(smallest > 0)\n")
+    fn = define(source, "is_valid_inertia")
+    status, line = checks.evaluate("is_valid_inertia", fn)
+    assert status == "fail" and "LinAlgError" in line, line
+    assert "(line 2 of the cell, in is_valid_inertia: `smallest = np.linalg.eigvalsh(M[0]).min()`)" in line, line
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -175,7 +212,8 @@ def test_no_hint_prints_the_solution_line(name):
 ])
 def test_general_hints(answer, key):
     status, line = checks.evaluate("kinetic_energy", answer)
-    assert status == "fail" and line.endswith(f"Hint: {checks.GENERAL_HINTS[key]}"), line
+    spec = checks.REGISTRY["kinetic_energy"]                   # the check may say it in its own words
+    assert status == "fail" and line.endswith(f"Hint: {spec.hint(key)}"), line
 
 
 def test_a_broken_check_fails_with_a_line_instead_of_raising():
@@ -234,11 +272,11 @@ def test_under_the_judges_salt_a_right_answer_still_passes(name, salt, monkeypat
 
 
 @pytest.mark.parametrize("salt", SALTS)
-@pytest.mark.parametrize("name, key", HINTS)
-def test_under_the_judges_salt_each_mistake_still_gets_its_hint(name, key, salt, monkeypatch):
+@pytest.mark.parametrize("name, key, i", HINTS)
+def test_under_the_judges_salt_each_mistake_still_gets_its_hint(name, key, i, salt, monkeypatch):
     from lesson_course.checks import independent
     monkeypatch.setattr(independent, "SALT", salt)
-    result = framework.outcome(checks.REGISTRY[name], WRONG[name][key])
+    result = framework.outcome(checks.REGISTRY[name], answers(name, key)[i])
     assert result.status == "fail" and result.hint == key, result.line
 
 

@@ -302,6 +302,67 @@ def test_every_section_a_notebook_names_exists_where_it_points():
     assert checked >= 10, f"only {checked} section references found: the patterns no longer match the text"
 
 
+def _bound(source):
+    """The names a cell's code binds at its top level (assignments, imports, definitions, loop targets)."""
+    import ast
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def test_every_require_sends_the_learner_to_a_cell_that_makes_what_it_needs():
+    """require(names) without cell= says the names come from the first code cell: they must; a cell='...' that
+    quotes a cell ('The recording', its first line's comment, or 'model = DeLaN(seed=0)', its code) names a code cell
+    above that shows those words and makes one of the names."""
+    import ast
+    checked = 0
+    for path in SOURCES:
+        code = [c.source for c in nbformat.read(str(path), as_version=4).cells if c.cell_type == "code"]
+        for k, source in enumerate(code):
+            for node in ast.walk(ast.parse(source)):
+                if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "require"):
+                    continue
+                names = [a.value for a in node.args]
+                where = {kw.arg: kw.value.value for kw in node.keywords}.get("cell")
+                if where is None:
+                    missing = set(names) - _bound(code[0])
+                    assert not missing, f"{path.name}: require{tuple(names)} sends the learner to the first code " \
+                                        f"cell, which does not make {sorted(missing)}"
+                    checked += 1
+                elif m := re.match(r"'([^']+)'", where):
+                    title = m.group(1).split("...")[0]        # "bench = Bench(...)": its start
+                    makers = [c for c in code[:k] if title in c]
+                    assert any(set(names) & _bound(c) for c in makers), (
+                        f"{path.name}: require{tuple(names)} sends the learner to the cell '{title}', but no code "
+                        f"cell above shows those words and makes them")
+                    checked += 1
+    assert checked >= 30, checked
+
+
+def test_the_front_doors_agree_on_python_and_serve_the_bench_app_where_the_reviews_are():
+    """Every text that tells a learner how to start (the READMEs, notebook 00) names Python as pyproject's
+    requires-python does ('>=3.11': 'Python 3.11 or newer'), and opens the Bench app on the Lab server's own
+    /voila/render (one origin, one review history), never as a standalone voila on another port."""
+    import tomllib
+    from lesson_tools import release
+    floor = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"].removeprefix(">=")
+    texts = {"README.md": (ROOT / "README.md").read_text(encoding="utf-8"), "the learners' README": release.readme(),
+             "lesson_tools/README.md": (ROOT / "lesson_tools" / "README.md").read_text(encoding="utf-8"),
+             "00": "".join(c.source for c in nbformat.read(str(SOLUTIONS / "00_start_here.ipynb"), as_version=4).cells)}
+    for where, text in texts.items():
+        named = re.findall(r"Python (3\.\d+)( or newer)?", text)
+        assert all(m == (floor, " or newer") for m in named), f"{where} names Python as {named}, pyproject >={floor}"
+        assert "voila notebooks/bench_app" not in text, f"{where} serves the Bench app on a port of its own"
+    for where in ("README.md", "the learners' README", "lesson_tools/README.md"):
+        assert "/voila/render/notebooks/bench_app.ipynb" in texts[where], where
+
+
 # ---------------------------------------------------------------------- the design card's top level
 def test_layout_names_a_stray_top_level_file_and_the_repository_has_none(tmp_path):
     assert build.layout_problems() == []

@@ -101,11 +101,27 @@ def test_the_reveal_says_whether_the_choice_was_right_and_why_each_other_one_is_
         assert choice.buttons.disabled, "the choice stays open after its answer was shown"
 
 
+def test_the_right_options_length_and_place_give_nothing_away():
+    """Over every prediction: the right option is the longest in at most one, its place varies (first in one,
+    last in another, never the same in all), and it is never much longer than the longest wrong option."""
+    rights = [(p.options.index(next(o for o in p.options if o.right)), p.options) for p in PREDICTIONS.values()]
+    longest = [i for i, options in rights if max(options, key=lambda o: len(o.text)).right]
+    assert len(longest) <= 1, f"the right option is the longest in {len(longest)} of {len(rights)} predictions"
+    places = [i for i, _ in rights]
+    assert 0 in places and any(i == len(options) - 1 for i, options in rights) and len(set(places)) > 1, places
+    for i, options in rights:
+        wrong = max(len(o.text) for o in options if not o.right)
+        assert len(options[i].text) <= 1.1 * wrong, (options[i].text, wrong)
+
+
 def test_a_reveal_waits_for_a_choice_or_an_explicit_ask():
     choice = predict("what_a_delan_learns")
     choice.sentence.value = "M and V"
     shown = str(reveal(choice))
     assert "still hidden" in shown and "reveal(my_prediction, ask=True)" in shown
+    global fast_prediction                                 # the notebook's own name for it, as in 07
+    fast_prediction = choice
+    assert "reveal(fast_prediction, ask=True)" in str(reveal(fast_prediction))
     assert PREDICTIONS["what_a_delan_learns"].answer not in shown and not choice.buttons.disabled
     asked = " ".join(str(reveal(choice, ask=True)).split())
     assert " ".join(PREDICTIONS["what_a_delan_learns"].answer.split()) in asked and "You chose" not in asked

@@ -119,3 +119,23 @@ def test_fit_trains_on_one_blas_thread_and_leaves_the_process_as_it_found_it(bla
             DeLaN(seed=0).fit(data, steps=3, callback=42)
         assert set(blas_threads()) == {2}
     assert seen == [{1}] * 3
+
+
+def test_fit_verlet_trains_on_one_blas_thread_too(blas, monkeypatch):
+    """Notebook 08's training through Störmer–Verlet: every step with one BLAS thread (two threads spinning for a
+    busy machine's cores made it ~20x slower at load 8, against 2.6-3.2x with one: benchmarks/bench_load.py)."""
+    from lesson_lib import DeLaN, double_pendulum
+    from lesson_lib.data import record, write_letters
+    from lesson_lib.model import verlet
+    seen = []
+
+    class Watched(verlet.Adam):
+        def step(self, theta, g):
+            seen.append(set(blas_threads()))
+            return super().step(theta, g)
+    monkeypatch.setattr(verlet, "Adam", Watched)
+    rec = record(write_letters("o", double_pendulum()).sample(dt=0.002), sigma=1e-3, seed=0)
+    with threadpool_limits(limits=2, user_api="blas"):
+        verlet.fit_verlet(DeLaN(seed=0), rec, steps=3, chunk=8, chunks=1, span=0.004)
+        assert set(blas_threads()) == {2}
+    assert seen == [{1}] * 3

@@ -113,12 +113,49 @@ def test_opening_a_notebook_twice_adds_its_cards_once_and_the_log_is_bounded(mon
     {"t": "yesterday", "card": "01:R1", "rating": 3}, {"t": T0.isoformat(), "card": "99:Z9", "rating": 3},
     {"t": T0.isoformat(), "card": "01:R1", "rating": 7}, {"t": T0.isoformat(), "open": "42"}, "text", None, [1]])
 def test_a_log_entry_that_is_not_a_review_is_left_out_and_counted(junk):
+    """Left out of the schedule, and not announced by the header for ever after: Load reviews says what it left
+    out of the file it loaded, once (the browser test)."""
     good = [{"t": T0.isoformat(), "open": "01"}, {"t": T0.isoformat(), "card": "01:R1", "rating": 1}]
     events, dropped = valid_events(good + [junk])
     assert events == good and dropped == 1
     panel = ReviewPanel(None, clock=Clock())
     panel.store.log = json.dumps(good + [junk])
-    assert "1 entry of the history was not a review" in panel.header.value
+    assert "left out" not in panel.header.value and "1 due now" in panel.header.value
+
+
+def test_after_a_rating_the_panel_moves_on_even_when_the_same_card_comes_straight_back():
+    """Rate R1 easy, then R2 again: R2 is the only card due within the look-ahead, so it comes back at once, and
+    the panel shows it afresh (an empty answer box, open; the answer and the ratings hidden), not the old answer."""
+    clock = Clock()
+    panel = ReviewPanel("01", clock=clock)
+    first, second = due(schedule(panel.events[0]), T0)
+    _answer(panel, "easy")
+    assert panel.current == second
+    panel.answer_box.value = "my first try"
+    panel._on_show()
+    panel.rate_card("again")
+    assert panel.current == second                          # back at once: 1 min, inside the look-ahead
+    assert panel.answer_box.value == "" and not panel.answer_box.disabled
+    assert panel.show.layout.display is None and panel.answer.layout.display == "none"
+    assert panel.ratings.layout.display == "none" and panel.answer.value == ""
+
+
+def test_a_notebooks_panel_asks_its_own_due_cards_first():
+    """Notebook 02's cards due long before 08's: 08's panel still asks one of 08's first, then the rest, most
+    overdue first; the Bench app's panel (no notebook) keeps the most overdue first."""
+    clock = Clock()
+    early = ReviewPanel("02", clock=clock)
+    clock.now = T0 + timedelta(days=2)
+    late = ReviewPanel("08", clock=clock)
+    late.store.log = early.store.log
+    late._append({"t": clock.now.isoformat(), "open": "08"})
+    own = [cid for cid in CARDS if CARDS[cid]["after"] == "08"]
+    assert own and late.current in own, late.current
+    deck = schedule(late.events[0])
+    assert due(deck, clock.now)[0] not in own                # without the rule, a card of 02 came first
+    alone = ReviewPanel(None, clock=clock)
+    alone.store.log = late.store.log
+    assert alone.current == due(deck, clock.now)[0]
 
 
 def test_a_log_that_is_not_a_list_gives_an_empty_deck_not_an_error():

@@ -41,6 +41,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from lesson_lib import facts
+from .raised import raised_key, raised_where
 
 REGISTRY = {}    # check name -> Check
 DETAILS = {}     # extra numbers a check measured (e.g. training time), for a later cell to show
@@ -48,7 +49,23 @@ DETAILS = {}     # extra numbers a check measured (e.g. training time), for a la
 NOT_ATTEMPTED = "fill in the cell above, then run this cell again."
 
 GENERAL_HINTS = {
-    "raised": "read the error message, fix the cell above, run it, then run this cell",
+    "raised": "the line of yours named above raised that error: read its message, fix that line in the cell "
+              "above, run the cell, then this one",
+    "uncalled": "a function or method used without parentheses is the function itself, not its result: `.min` "
+                "names the method, `.min()` calls it (and f names a function, f(x) calls it)",
+    "attribute": "that object has no attribute of that name: the instructions say what it offers, and dir(obj) "
+                 "lists every name it has",
+    "arguments": "a function was called with arguments it does not take: read its signature with help(name) and "
+                 "pass what it asks for",
+    "sequence": "arithmetic on a Python list or tuple repeats or joins it instead of computing with numbers: make "
+                "it a numpy array first, np.array(...)",
+    "unbound": "a variable is used before the line that gives it a value: a function's lines run from top to "
+               "bottom, so compute it first",
+    "undefined": "a name your function uses is not defined: check its spelling, or run the cell that defines it",
+    "shapes": "two arrays whose shapes do not fit were combined: print their .shape, and give the smaller one "
+              "the axis it lacks (None) or use @ for a matrix product",
+    "index": "an index went past the end of an array: count from 0 to n - 1, with n = len(...)",
+    "division": "your code divided by zero: nothing in this exercise needs a division by a value that can be 0",
     "broken": "make sure the cell above defines the function the instructions ask for, with the same arguments",
     "not a function": "pass the function itself, without calling it: check(my_function), not check(my_function())",
     "stub left": "you wrote code, but the stub's line `raise NotImplementedError(...)` still runs: delete that "
@@ -207,11 +224,11 @@ def _outcome(spec, answer, reading):
             return Outcome("not attempted", f"NOT ATTEMPTED: {spec.name}: {NOT_ATTEMPTED}", None)
         if _raises_not_implemented(answer):
             return _fail(spec, "your function still raises NotImplementedError from the stub", "stub left")
-        return _fail(spec, f"your code raised {_short(exc)}", "raised")
+        return _fail(spec, f"your code raised {_short(exc)}{raised_where(exc)}", "raised")
     except Fail as f:
         return _fail(spec, f.what, f.hint)
     except LearnerError as e:
-        return _fail(spec, f"your code raised {_short(e.exc)}", "raised")
+        return _fail(spec, f"your code raised {_short(e.exc)}{raised_where(e.exc)}", raised_key(e.exc))
     except Exception as exc:                      # noqa: BLE001 -- a check never raises
         return _fail(spec, f"the check could not run ({_short(exc)})", "broken")
     if reading.unread() or not reading.returned:
@@ -298,6 +315,8 @@ def as_array(got, shape, what):
     (hints "none", "not numbers", "shape", "not finite", each replaceable by the check)."""
     if got is None:
         raise Fail(f"{what} returned None", "none")
+    if _is_function(got):
+        raise Fail(f"{what} returned a {type(got).__name__}: the function itself, not its result", "uncalled")
     a = _numbers(got)
     if a is None:
         raise Fail(f"{what} returned {_kind(got)}, not numbers", "not numbers")
@@ -309,6 +328,14 @@ def as_array(got, shape, what):
         raise Fail(f"{what} returned shape {a.shape}, expected {tuple(shape)}", "shape")
     _read(got)
     return a
+
+
+FUNCTION_TYPES = ("function", "method", "builtin_function_or_method", "method-wrapper")
+
+
+def _is_function(got):
+    """True for a function or method (or the grader's stand-in for one, which keeps its type's name)."""
+    return type(got).__name__ in FUNCTION_TYPES or (callable(got) and not isinstance(got, (np.ndarray, np.generic)))
 
 
 def shape_of(got):

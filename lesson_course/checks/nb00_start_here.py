@@ -10,6 +10,9 @@ from .independent import three_link, two_link
     "mean": "you returned the links' mean mass: the total adds them up (a sum, not an average)",
     "shape": "the total mass is one number, but you returned one mass per link: add them up",
     "sum": "the total mass is the sum of every link's mass, chain.m (in kg)",
+    "not finite": "adding masses cannot give NaN or inf: a placeholder (np.nan, np.empty) is still in your code",
+    "attribute": "a chain keeps its links' masses in chain.m (one entry per link, in kg)",
+    "uncalled": "chain.m.sum without parentheses is the method, not the total: call it, with ()",
 })
 def total_mass(fn):
     """Warm-up: fn(chain) -> the chain's total mass in kg (the sum of chain.m), for 2 and 3 links.

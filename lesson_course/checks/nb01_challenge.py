@@ -50,6 +50,8 @@ _MISTAKES = {
     "largest": lambda M: np.linalg.eigvalsh(M)[-1] > 0,
     "zero": lambda M: np.linalg.eigvalsh(M)[0] >= 0,
     "absolute": lambda M: np.abs(np.linalg.eigvalsh(M)).min() > 0,
+    "determinant": lambda M: np.linalg.det(M) > 0,
+    "diagonal": lambda M: np.diag(M).min() > 0,
 }
 
 
@@ -72,6 +74,12 @@ _MISTAKES = {
                 "absolute values",
     "symmetry": "[[2, 0.5], [-0.5, 2]] is not symmetric: keep the given asymmetry test in the return line "
                 "(np.linalg.eigvalsh only reads the lower triangle, so it cannot notice)",
+    "determinant": "the determinant is the product of the eigenvalues, so two negative ones give a positive "
+                   "determinant: -(true M) has det > 0 but is negative-definite. Test each eigenvalue, the smallest",
+    "diagonal": "the diagonal entries are not the eigenvalues (except for a diagonal matrix): [[1, 2], [2, 1]] "
+                "has 1s on its diagonal but an eigenvalue -1",
+    "uncalled": "`smallest` holds a method, not a number: `.min` without parentheses names the method, `.min()` "
+                "calls it",
     "size": "your function must work for n x n matrices of any size, not only 2 x 2",
     "eigenvalues": "positive-definite means every eigenvalue is above 0: `smallest` must be the smallest "
                    "eigenvalue of M",

@@ -6,7 +6,7 @@ from autograd import elementwise_grad, jacobian
 
 from lesson_lib.facts import ACTIVATION
 from lesson_lib.model.definition import ACTIVATIONS
-from .framework import Fail, Offered, as_array, as_number, as_pair, call, close, num, register
+from .framework import Fail, Offered, as_array, as_number, as_pair, call, close, num, register, shape_of
 from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, rng, three_link, two_link
 
 
@@ -21,6 +21,12 @@ from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, ran
     "sign": "your value has the wrong sign: kinetic energy is never negative",
     "no M": "your value does not depend on M: the mass matrix must sit between the two velocities",
     "formula": "T = 1/2 qd^T M qd is one number: qd on both sides of M, and the factor 1/2",
+    "matrix": "`*` multiplies entry by entry, so qd * M * qd is an n x n array: the products with M and with qd "
+              "are matrix products, @",
+    "not finite": "1/2 qd^T M qd has no division, root or log, so it cannot give NaN or inf from finite M and qd: "
+                  "a placeholder (np.nan, np.empty) is still in your code",
+    "undefined": "a name in your formula is not defined: the cell gives you M, qd and Mqd = M @ qd; check the "
+                 "spelling of each name you use",
 })
 def kinetic_energy(fn):
     """fn(M, qd) -> T = 1/2 qd^T M qd, a number, at four states each of a 2- and a 3-link chain.
@@ -37,6 +43,9 @@ def kinetic_energy(fn):
                 per_joint = as_array(raw, qd.shape, "kinetic_energy")
             except Fail:
                 per_joint = None
+            if shape_of(raw) == M.shape:
+                raise Fail(f"for {chain.n_dof} joints it returned an array of shape {M.shape}, expected one number",
+                           "matrix")
             if per_joint is not None and close(per_joint, 0.5 * qd * (M @ qd), 1e-9):
                 raise Fail(f"for {chain.n_dof} joints it returned {num(per_joint)}, one number per joint, expected "
                            f"{num(truth)}", "elementwise")
@@ -101,6 +110,11 @@ class _RneaOnly(Offered):
     "unit": "the acceleration must be the unit vector e_j: 1 in place j, 0 everywhere else",
     "columns": "call the RNEA once per column, with e_j for every j from 0 to n - 1",
     "store": "your RNEA calls are right: store the torque for e_j as column j of M (every row of that column)",
+    "shifted": "your RNEA calls are right and every column is there, but in the wrong place: the torque for e_j "
+               "belongs in column j itself, not in column j - 1 or j + 1",
+    "not finite": "some entries of M are NaN or inf, so some column was never filled: give every column j from 0 "
+                  "to n - 1 its RNEA torque",
+    "attribute": "in this exercise the chain offers only chain.rnea and chain.n_dof: build M from RNEA columns",
 })
 def mass_matrix_from_rnea(fn):
     """fn(chain, q) -> M (n, n), column j = the RNEA's torque for zero velocity, acceleration e_j, no gravity;
@@ -118,8 +132,15 @@ def mass_matrix_from_rnea(fn):
         offered = _RneaOnly(chain)
         got = as_array(call(fn, offered, q.copy()), truth.shape, "mass_matrix_from_rnea")
         if not close(got, truth, 1e-9):
+            key = offered.mistake()
+            placed = [next((i for i in range(len(truth)) if close(got[:, j], truth[:, i], 1e-9)), None)
+                      for j in range(len(truth))]
+            if key == "store" and sorted(p for p in placed if p is not None) == list(range(len(truth))):
+                key, shown = "shifted", "; ".join(f"the torque for e_{i} is in column {j}"
+                                                 for j, i in enumerate(placed) if i != j)
+                raise Fail(f"for {chain.n_dof} joints the columns are in other places ({shown})", key)
             raise Fail(f"for {chain.n_dof} joints at q = {num(q)} it returned {num(got)}, expected {num(truth)}",
-                       offered.mistake())
+                       key)
 
 
 class _Layer:
@@ -188,6 +209,13 @@ class _Layer:
     "no W": "the derivative rows must go through the layer's weights too: W dh/dq_k, then times s'(z)",
     "derivative": "the value is right but the derivative rows are not: for every joint k, da/dq_k is s'(z) "
                   "times W dh/dq_k, unit by unit, with s'(z) the same for every k",
+    "shapes": "s'(z) has one row per sample, shape (B, H_out), while the derivative rows have a joint axis too, "
+              "(B, n, H_out): give s'(z) a joint axis of length 1 (None in the middle) so it multiplies every "
+              "joint's rows",
+    "not finite": "some of a or da is NaN or inf: a placeholder (np.nan, np.empty) is left where a joint's "
+                  "derivative rows were never filled; fill da[:, k] for every joint k",
+    "index": "dh[:, k] has one block per joint: k runs over the joints, range(n) with n = dh.shape[1], not over "
+             "the layer's units",
 })
 def layer_jet(fn):
     """fn(W, b, h, dh, s, ds) -> (a, da): one layer a = s(W h + b) on a jet, h (B, H_in), dh (B, n, H_in) with
@@ -237,6 +265,11 @@ def _derivative_index_last(dM, qd):
              "last)",
     "formula": "sum Gamma_ijk qd_j qd_k over j and k for each i, reading each of the three terms of Gamma_ijk "
                "from dM by the rule dM[k, i, j] = dM_ij/dq_k",
+    "assigned": "`c[i] = ...` inside the loops keeps only the last term (j = k = n - 1): add each term to c[i] with "
+                "+= instead",
+    "no velocity": "each Christoffel term is multiplied by the velocities qd_j and qd_k: c is quadratic in qd",
+    "undefined": "a loop variable is used outside its loop: c_i sums over both j and k, so nest a loop over k "
+                 "inside the loop over j",
 })
 def coriolis_from_dM(fn):
     """fn(dM, qd) -> c (n,) with c_i = sum_jk Gamma_ijk qd_j qd_k, where
@@ -255,8 +288,12 @@ def coriolis_from_dM(fn):
                 continue
             Mdot_qd = np.einsum("kij,k,j->i", dM, qd, qd)
             half = 0.5 * np.einsum("kij,i,j->k", dM, qd, qd)
+            last = chain.n_dof - 1
+            gamma = 0.5 * (np.einsum("kij->ijk", dM) + np.einsum("jik->ijk", dM) - dM)   # Gamma[i, j, k]
             known = {"twice": 2 * truth, "sign": -truth, "last missing": Mdot_qd, "last added": Mdot_qd + half,
-                     "half first": Mdot_qd - 2 * half, "index": _derivative_index_last(dM, qd)}
+                     "half first": Mdot_qd - 2 * half, "index": _derivative_index_last(dM, qd),
+                     "assigned": gamma[:, last, last] * qd[last] ** 2,
+                     "no velocity": gamma.sum(axis=(1, 2))}
             key = next((k for k, v in known.items() if close(got, v, 1e-6)), "formula")
             raise Fail(f"for {chain.n_dof} joints, q = {num(q)}, qd = {num(qd)} it returned {num(got)}, "
                        f"expected {num(truth)} (from the RNEA)", key)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from lesson_lib.physics.chain import double_pendulum
-from .framework import Fail, as_number, as_pair, call, close, num, register
+from .framework import Fail, as_number, as_pair, call, close, num, register, shape_of
 from .independent import grading, rng
 
 
@@ -32,6 +32,12 @@ from .independent import grading, rng
     "eigenvalue": "the smallest eigenvalue of the learned M_hat over every configuration of the batch",
     "swapped": "both numbers are right but in the other order: return the largest error first, then the "
                "smallest eigenvalue",
+    "per column": "np.linalg.eigvalsh(M_hat) has one row per configuration: .min(axis=0) gives the smallest of "
+                  "each column (one number per eigenvalue's rank); the check wants one number, the smallest over "
+                  "the whole batch",
+    "per axis": "you returned an array, a minimum or maximum along one axis only: the check wants a single number "
+                "over the whole batch, every configuration and every entry",
+    "uncalled": ".max and .min without parentheses are the methods, not the numbers: call them, with ()",
 })
 def errors_at(fn):
     """fn(model, chain, q) -> (largest |M_hat - M| entry over the batch, smallest eigenvalue of M_hat over the
@@ -50,6 +56,12 @@ def errors_at(fn):
                 break
         q = np.roll(q, 100 - int(np.linalg.eigvalsh(model.mass_matrix(q)).min(axis=1).argmin()), axis=0)
     first, second = as_pair(call(fn, model, chain, q), "errors_at")
+    for value, what in ((first, "first number (the largest error)"), (second, "second number (the smallest "
+                                                                              "eigenvalue)")):
+        shape = shape_of(value)
+        if shape is not None and len(shape) > 0:
+            raise Fail(f"errors_at's {what} has shape {shape}, expected a single number",
+                       "per column" if shape == (2,) and value is second else "per axis")
     err = as_number(first, "errors_at, as its first number (the largest error),")
     lam = as_number(second, "errors_at, as its second number (the smallest eigenvalue),")
     M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)

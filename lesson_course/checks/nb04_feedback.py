@@ -30,6 +30,7 @@ _MISTAKES = {
     "eigenvalue only": lambda e, lam: lam > 0,
     "inverted": lambda e, lam: not (e < facts.PASS_MAX_ERROR and lam > 0),
     "error above": lambda e, lam: e > facts.PASS_MAX_ERROR and lam > 0,
+    "arguments swapped": lambda e, lam: lam < facts.PASS_MAX_ERROR and e > 0,
 }
 
 
@@ -47,6 +48,11 @@ _MISTAKES = {
     "inverted": "your answers are all the opposite: return True when the model passes",
     "error above": "the error must be below the threshold to pass, max_error < {PASS_MAX_ERROR}: your comparison "
                    "points the other way",
+    "arguments swapped": "your test compares the eigenvalue with the threshold and the error with 0: the first "
+                         "argument is max_error, the second min_eig",
+    "undefined": "a name in your condition is not defined: the threshold is PASS_MAX_ERROR (imported in the "
+                 "cell), the arguments are max_error and min_eig",
+    "not a bool": "return the condition's value itself, True or False, not a text or a number",
     "criterion": "PASS needs both: the error strictly below {PASS_MAX_ERROR} and the smallest eigenvalue "
                  "strictly above 0",
 })

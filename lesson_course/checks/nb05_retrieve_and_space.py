@@ -25,6 +25,9 @@ def _position_first(f, q, qd, dt):
                  "Euler moves q with the NEW velocity alone",
     "minus": "the velocity grows by dt times the acceleration, qd + dt f(q, qd): with a minus sign the step "
              "pushes the arm against the forces that move it",
+    "unbound": "q_new uses the new velocity before the line that computes it: compute qd_new first, then q_new",
+    "uncalled": "f is the acceleration function: call it at the current state, f(q, qd), to get the acceleration",
+    "q unchanged": "q_new is the old q: the position moves too, by dt times the NEW velocity",
     "step": "first the new velocity from the acceleration at the current state, then the new position from the "
             "NEW velocity, both over one step dt",
 })
@@ -51,7 +54,7 @@ def symplectic_euler_step(fn):
         known = {"explicit": integrators.euler_step(f, q, qd, dt), "order": (qd_a, q_a),
                  "no dt": (q + dt * (qd + f(q, qd)), qd + f(q, qd)),
                  "minus": (q + dt * (qd - dt * f(q, qd)), qd - dt * f(q, qd)),
-                 "trapezoid": (q + dt * (qd + qd_a) / 2, qd_a)}
+                 "trapezoid": (q + dt * (qd + qd_a) / 2, qd_a), "q unchanged": (q, qd_a)}
         key = next((k for k, v in known.items() if all(close(g, w, 1e-12) for g, w in zip(got, v))), "step")
         raise Fail(f"from q = {num(q)}, qd = {num(qd)} with dt = {dt} it returned q_new = {num(got[0], 5)}, "
                    f"qd_new = {num(got[1], 5)}; expected {num(q_a, 5)}, {num(qd_a, 5)}", key)

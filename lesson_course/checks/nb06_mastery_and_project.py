@@ -26,7 +26,8 @@ def _wrong_part(chain, ref):
              ("lengths l", chain.l, ref.l, "order" if np.allclose(np.sort(chain.l), np.sort(ref.l)) else "lengths"),
              ("centres of mass lc", chain.lc, ref.lc, "lc at end" if np.allclose(chain.lc, ref.l) else "lc"),
              ("inertias I", chain.I, ref.I,
-              "I about end" if np.allclose(chain.I, ref.I + ref.m * ref.lc**2) else "inertia"),   # parallel axes
+              "I about end" if np.allclose(chain.I, ref.I + ref.m * ref.lc**2)             # parallel axes
+              else "square" if np.allclose(chain.I, ref.m * ref.l / 12) else "inertia"),
              ("gravity g", np.atleast_1d(chain.g), np.atleast_1d(ref.g), "g")]
     for label, got, want, key in parts:
         if not close(got, want, 1e-9):
@@ -62,6 +63,11 @@ def _rebuilt(chain):
                    "mass",
     "inertia": "the model wants each rod's inertia about its own centre of mass, for a uniform rod m l^2 / 12",
     "g": "gravity is 9.81 m/s^2, pointing down",
+    "square": "a rod's inertia grows with the square of its length: m l^2 / 12, not m l / 12",
+    "arguments": "PlanarChain takes m, l, lc and I (one entry per rod each) and g: help(PlanarChain) shows the "
+                 "names",
+    "sequence": "arithmetic on a tuple or list of lengths repeats or joins it: make the lengths a numpy array "
+                "first, np.array(...), then compute lc and I from it",
 })
 def triple_pendulum(fn):
     """Project step 1: fn() -> PlanarChain of three uniform rods (1 kg; 1.0, 0.8, 0.6 m; g = 9.81).
@@ -90,6 +96,9 @@ def triple_pendulum(fn):
     "untrained": "train the model (model.fit) before returning it",
     "spd": "keep the DeLaN's default eps: it keeps the smallest eigenvalue above 0",
     "longer": "train longer, or with a larger learning rate and a smaller batch (see the instructions)",
+    "not finite": "the learned M holds NaN or inf: the training diverged; use a smaller learning rate",
+    "arguments": "DeLaN(...) or model.fit(...) got arguments it does not take: fit wants the four arrays q, qd, "
+                 "qdd and tau of data, each by itself (help(DeLaN.fit) lists them)",
 })
 def triple_delan(fn):
     """Project step 2: fn(chain, data) -> a DeLaN(n_dof=3) trained on data (a sample_uniform dict).

@@ -64,6 +64,14 @@ def _cases():
     "no c, g": "both c(q, qd) and g(q) are missing: the law cancels the whole rest of the equation of motion",
     "minus c, g": "c(q, qd) and g(q) are subtracted: they are torques the arm needs on top of M times the commanded "
                   "acceleration, so the law adds them (+ c + g)",
+    "no feedback": "the commanded acceleration is only the desired one: without K_d e_dot + K_p e the law never "
+                   "corrects an error, and the arm drifts off the path",
+    "g sign": "g(q) is subtracted: the gravity torque is what the arm needs to hold itself up, so the law adds it "
+              "(+ g)",
+    "c sign": "c(q, qd) is subtracted: the Coriolis and centrifugal torque is needed on top of M a, so the law "
+              "adds it (+ c)",
+    "arguments": "model.coriolis(q, qd) takes the configuration and the velocity; model.mass_matrix(q) and "
+                 "model.gravity(q) take q alone",
     "formula": "tau = M(q) times the commanded acceleration (qdd_d + K_d e_dot + K_p e), plus c(q, qd), plus g(q)",
 })
 def computed_torque(fn):
@@ -89,7 +97,8 @@ def computed_torque(fn):
                  "no M": [qdd_d + kd * e_dot + kp * e + c + g],
                  "outside M": [M @ qdd_d + kd * e_dot + kp * e + c + g],
                  "no c": [truth - c], "no g": [truth - g], "no c, g": [truth - c - g],
-                 "minus c, g": [truth - 2 * c - 2 * g]}
+                 "minus c, g": [truth - 2 * c - 2 * g], "no feedback": [M @ qdd_d + c + g],
+                 "g sign": [truth - 2 * g], "c sign": [truth - 2 * c]}
         key = next((k for k, answers in known.items() if any(close(got, a, 1e-9) for a in answers)), "formula")
         qdd = np.linalg.solve(M, got - c - g)                 # what the true arm would do with this torque
         raise Fail(f"at q = {num(q)} with e = {num(e)}, e_dot = {num(e_dot)} ({chain.n_dof} joints) it returned "

@@ -38,6 +38,12 @@ def _cubic(T, h):
                   "time along its rows",
     "quarter": "your result is exactly a quarter of q̈: the two neighbours are one step h from the middle sample, so "
                "the second difference divides by h squared, not by (2h) squared",
+    "no middle": "the middle sample q_k is missing: q_(k+1) and q_(k-1) alone make a first difference over two "
+                 "steps, not a second difference; the middle sample enters too, twice and with a minus sign",
+    "not finite": "some rows are NaN or inf: a placeholder (np.nan, np.empty) is left in rows your code never "
+                  "filled; every inner sample k = 1 .. T-2 gets a row",
+    "index": "the second difference needs both neighbours of sample k: k runs over the inner samples only, "
+             "1 .. T-2 (q[k + 1] does not exist for the last sample)",
     "general": "the second difference is the change of the first difference from one step to the next, divided by h once more",
 })
 def second_difference(fn):
@@ -62,7 +68,9 @@ def second_difference(fn):
             continue
         # the mistakes, from the exact q̈ alone (a cubic's second difference is h² q̈ exactly, so the check carries
         # no line of the answer): divided by h once, the middle sample added, the rows reversed
-        known = {"h": h * want, "middle": want + 4 * q[1:-1] / h**2, "order": want[::-1], "quarter": want / 4}
-        key = next((k for k, v in known.items() if close(a, v, 1e-6 * max(1.0, np.abs(v).max()))), "general")
+        known = {"h": h * want, "middle": want + 4 * q[1:-1] / h**2, "order": want[::-1], "quarter": want / 4,
+                 "no middle": [want + 2 * q[1:-1] / h**2, (q[2:] - q[:-2]) / h**2]}
+        key = next((k for k, v in known.items() for candidate in (v if isinstance(v, list) else [v])
+                    if close(a, candidate, 1e-6 * max(1.0, np.abs(candidate).max()))), "general")
         raise Fail(f"on a cubic motion sampled every h = {h} s its first row is {num(a[0])}, expected q̈ = "
                    f"{num(want[0])} rad/s²", key)

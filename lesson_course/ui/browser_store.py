@@ -1,7 +1,8 @@
 """A learner's history kept in the browser: BrowserStore is a widget whose `log` (JSON text: a list of events,
 each a dict with an ISO time "t") is mirrored into the browser's localStorage under KEY, so it outlives the
 kernel, the server and a Binder session; it draws "Download my reviews" (a JSON file, since Binder keeps no
-files) and "Load reviews" (merges such a file back).  Kernel and browser merge their logs as a union ordered by
+files) and "Load reviews" (merges such a file back, and says how many of its entries were not reviews: about that file
+alone; malformed entries never enter the history).  Kernel and browser merge their logs as a union ordered by
 time, so neither side can wipe the other, kept by the history's rule (lesson_course.review.compacted): one
 "open" event per notebook, and the newest MAX_REVIEW_EVENTS others."""
 import anywidget
@@ -21,11 +22,15 @@ const parse = (text) => {
 const MAX = %(max)d;
 const byTime = (x, y) => (x.t < y.t ? -1 : x.t > y.t ? 1 : 0);
 const isOpen = (e) => e.open !== undefined;
+// an entry of a history: a time and a notebook opened, or a time, a card and a rating 1-4 (what else a file holds
+// is left out, and said so once, when it is loaded)
+const wellFormed = (e) => !!e && typeof e === "object" && typeof e.t === "string" && !isNaN(Date.parse(e.t)) &&
+  (typeof e.open === "string" || (typeof e.card === "string" && [1, 2, 3, 4].includes(e.rating)));
 // the union by the history's own rule (lesson_course.review.compacted): a notebook's first "open" event
 // (a later one adds nothing), and the newest MAX other events
 const merge = (a, b) => {
   const seen = new Map();
-  for (const e of [...a, ...b].filter((e) => e && typeof e === "object").sort(byTime)) {
+  for (const e of [...a, ...b].filter(wellFormed).sort(byTime)) {
     const key = isOpen(e) ? "open " + e.open : JSON.stringify(e);
     if (!seen.has(key)) seen.set(key, e);
   }
@@ -69,7 +74,9 @@ export default {
       input.value = "";
       if (!log) { status.textContent = "Not loaded: " + file.name + " is not a reviews file (expected the JSON file that Download my reviews saves)."; return; }
       model.set("log", JSON.stringify(merge(parse(model.get("log")) || [], log))); model.save_changes();
-      status.textContent = "Loaded " + file.name + ".";
+      const left = log.length - log.filter(wellFormed).length;
+      status.textContent = "Loaded " + file.name + (left ? ": " + left + (left > 1 ? " entries were" : " entry was") +
+        " not reviews and " + (left > 1 ? "were" : "was") + " left out." : ".");
     };
     model.on("change:log", sync);
     const onStorage = (e) => { if (e.key === KEY) sync(); };

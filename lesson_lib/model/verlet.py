@@ -26,7 +26,7 @@ from ..validate import described, integer, positive_number
 from ..data.sensors import estimate
 from . import definition
 from .delan import DeLaN
-from .training import Adam, TrainingDiverged
+from .training import Adam, TrainingDiverged, single_blas_thread
 
 
 def verlet_weights(span, chunk):
@@ -101,13 +101,14 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
     theta, losses = model.get_params(), []
     adam = Adam(lr)
     adam.set_state(adam.initial_state(theta.size))
-    for i in range(steps):
-        value, g = loss_and_grad(theta, i)
-        if not (np.isfinite(value) and np.all(np.isfinite(g))):
-            raise TrainingDiverged(f"the Störmer–Verlet loss became non-finite at step {i} (lr={lr:g}): the "
-                                   f"weights are as before fit_verlet; try a smaller lr, e.g. lr={lr / 10:g}")
-        losses.append(float(value))
-        adam.lr = lr * max(0.5 * (1 + math.cos(math.pi * i / steps)), 1e-3)
-        theta = adam.step(theta, g)
+    with single_blas_thread():              # small products: BLAS threads only wait for each other, and on a
+        for i in range(steps):              # busy machine for the other processes too (benchmarks/bench_load.py)
+            value, g = loss_and_grad(theta, i)
+            if not (np.isfinite(value) and np.all(np.isfinite(g))):
+                raise TrainingDiverged(f"the Störmer–Verlet loss became non-finite at step {i} (lr={lr:g}): the "
+                                       f"weights are as before fit_verlet; try a smaller lr, e.g. lr={lr / 10:g}")
+            losses.append(float(value))
+            adam.lr = lr * max(0.5 * (1 + math.cos(math.pi * i / steps)), 1e-3)
+            theta = adam.step(theta, g)
     model.set_params(theta)
     return losses

@@ -179,8 +179,13 @@ def decode(data, proxy=None, depth=0):
 
 
 def error(exc):
-    """An exception as plain data."""
-    return {"type": type(exc).__name__, "message": " ".join(str(exc).split())[:1000]}
+    """An exception as plain data, with the learner's line that raised it (checks.raised.learner_line) when found."""
+    from lesson_course.checks.raised import learner_line
+    data = {"type": type(exc).__name__, "message": " ".join(str(exc).split())[:1000]}
+    line = learner_line(exc)
+    if line:
+        data["line"] = [int(line[0]), str(line[1])[:100], str(line[2])[:200], str(line[3])[:100]]
+    return data
 
 
 def rebuilt_error(data):
@@ -192,7 +197,12 @@ def rebuilt_error(data):
     if not (isinstance(base, type) and issubclass(base, Exception)):
         base = Exception
     name = "".join(ch for ch in name if ch.isalnum() or ch == "_")[:40] or "Exception"
-    return type(name, (base,), {"__str__": lambda self: message})(message)      # str() as the learner saw it
+    rebuilt = type(name, (base,), {"__str__": lambda self: message})(message)      # str() as the learner saw it
+    line = data.get("line") if isinstance(data, dict) else None
+    if isinstance(line, list) and len(line) == 4 and isinstance(line[0], int) and all(
+            isinstance(part, str) for part in line[1:]):
+        rebuilt.learner_line = (line[0], line[1][:100], line[2][:200], line[3][:100])
+    return rebuilt
 
 
 # ---------------------------------------------------------------------- messages
@@ -378,6 +388,8 @@ def _proxy(channel, description):
                 raise TypeError("this object is not callable")
             return remote(None)(*args, **kwargs)
 
+    if description.get("callable") and not attributes and not methods:
+        Proxy.__name__ = Proxy.__qualname__ = "function"       # its errors read as a function's, as in a notebook
     return Proxy()
 
 

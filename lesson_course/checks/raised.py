@@ -1,0 +1,82 @@
+"""An exception the learner's code raised, named: which line of theirs raised it, and the hint key of its kind.
+
+    raised_where(exc)  ->  " (line 6 of the cell, in is_valid_inertia: `return bool(smallest > 0)`)"
+    raised_key(exc)    ->  "uncalled"  (a method compared or multiplied without its parentheses)
+
+Each key is a general hint (framework.GENERAL_HINTS) that a check may replace with its own words.
+
+The learner's line is the innermost frame of the traceback that is not the course's or an installed package's
+(numpy raises inside its own files; the line that called it is the learner's).  An exception rebuilt by the
+grader's wire carries that line as `learner_line`, found in the learner's kernel the same way."""
+import linecache
+import os
+import sysconfig
+from pathlib import Path
+
+COURSE_PACKAGES = ("lesson_lib", "lesson_course", "lesson_tools")
+
+
+def _installed():
+    """Folders whose files are not the learner's: the standard library and site-packages."""
+    paths = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return tuple(os.path.realpath(p) + os.sep for p in paths)
+
+
+def _theirs(frame, installed):
+    """True when the frame runs the learner's code: not a module of the course's packages, not installed."""
+    if str(frame.f_globals.get("__name__", "")).split(".")[0] in COURSE_PACKAGES:
+        return False
+    filename = frame.f_code.co_filename
+    return filename.startswith("<") or not os.path.realpath(filename).startswith(installed)
+
+
+def learner_line(exc):
+    """(line number, function name, the line's text, where) of the innermost frame of exc's traceback that is the
+    learner's, or None.  `where` is "the cell" for a notebook cell, else the file's name."""
+    found, installed = None, _installed()
+    tb = exc.__traceback__
+    while tb is not None:
+        if _theirs(tb.tb_frame, installed):
+            code = tb.tb_frame.f_code
+            text = linecache.getline(code.co_filename, tb.tb_lineno, tb.tb_frame.f_globals).strip()
+            notebook = "ipykernel_" in code.co_filename or code.co_filename.startswith("<ipython-input")
+            found = (tb.tb_lineno, code.co_name, text, "the cell" if notebook else Path(code.co_filename).name)
+        tb = tb.tb_next
+    return found
+
+
+def raised_where(exc):
+    """' in line N of the cell, in fn: `the line`' for the learner's line that raised exc, or ''."""
+    line = getattr(exc, "learner_line", None) or learner_line(exc)
+    if not line:
+        return ""
+    number, function, text, where = line
+    name = "" if function in ("<lambda>", "<module>") else f", in {function}"
+    shown = text if len(text) <= 90 else text[:87] + "..."
+    return f" (line {number} of {where}{name}" + (f": `{shown}`)" if shown else ")")
+
+
+def raised_key(exc):
+    """The key of the general hint that names what kind of mistake raised exc ("raised" when none fits)."""
+    message = str(exc)
+    if isinstance(exc, UnboundLocalError) or "cannot access local variable" in message:
+        return "unbound"
+    if isinstance(exc, NameError) or type(exc).__name__ == "NameError":
+        return "undefined"
+    if isinstance(exc, TypeError):
+        if any(word in message for word in ("builtin_function_or_method", "'method'", "'function'")):
+            return "uncalled"
+        if any(word in message for word in ("unexpected keyword argument", "positional argument")):
+            return "arguments"
+        if any(word in message for word in ("sequence", "'list'", "'tuple'", "can only concatenate")):
+            return "sequence"
+    if isinstance(exc, AttributeError):
+        return "attribute"
+    if isinstance(exc, ValueError) and ("could not be broadcast" in message or "matmul: Input operand" in message
+                                        or "not aligned" in message):
+        return "shapes"
+    if isinstance(exc, IndexError):
+        return "index"
+    if isinstance(exc, ZeroDivisionError):
+        return "division"
+    return "raised"
