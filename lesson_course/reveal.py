@@ -261,10 +261,12 @@ class Reveal:
 
 
 def _name_of(prediction):
-    """The name the notebook calls `prediction` by (fast_prediction, my_prediction), found in the caller's caller's
-    globals, else "my_prediction"."""
+    """The name the notebook calls `prediction` by (fast_prediction, my_prediction): found in the globals of the
+    first calling frame outside lesson_course (the notebook), else "my_prediction"."""
     import inspect
-    frame = inspect.currentframe().f_back.f_back
+    frame = inspect.currentframe()
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("lesson_course"):
+        frame = frame.f_back
     names = [k for k, v in (frame.f_globals.items() if frame else ()) if v is prediction and not k.startswith("_")]
     return names[0] if names else "my_prediction"
 
