@@ -133,7 +133,7 @@ def test_each_person_is_one_student_with_the_verdicts_their_files_earn(graded):
                                                                for r in mallory), mallory
     assert {r["late"] for r in rows if r["student_id"] == "23456"} == {"late"}
     assert {r["late"] for r in rows if r["student_id"] != "23456"} == {""}
-    copied = [r for r in rows if "the same code, cell for cell, as" in r["note"]]     # the two wrong answers
+    copied = [r for r in rows if "identical work handed in by two people" in r["note"]]  # the two wrong answers' file
     assert {(r["platform"], r["student_id"]) for r in copied} == {("canvas", "22222"), ("folder", "alice")}
     for r in (r for r in rows if r["check"]):                     # (rows of files not graded have no points)
         assert r["max_points"] == str(POINTS) and r["points"] == (str(POINTS) if r["verdict"] == "PASS" else "0")
@@ -212,7 +212,7 @@ def test_a_learners_page_shows_their_own_work_and_nothing_of_anyone_else(graded)
         file = text.split("your file <code>", 1)[1].split("</code>", 1)[0]       # named by the learner
         others = {n for n in names if n in text.replace(heading, "").replace(file, "")} - own
         assert not others, (path, others)
-        for forbidden in ("dl/", str(graded[1].parent), "canvas.zip", "note:", "the same code", "unzip", "--",
+        for forbidden in ("dl/", str(graded[1].parent), "canvas.zip", "note:", "identical work", "unzip", "--",
                           "\x1b", "\u202e"):
             assert forbidden not in text, (path, forbidden)
     page = graded[1] / "feedback" / "canvas" / canvas_name("doejohn", 23456, 67893, "my homework_feedback.html", True)
