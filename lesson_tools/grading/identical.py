@@ -14,12 +14,15 @@ stripped, blank ones left out).  A piece answers the checks whose answer it defi
 - otherwise *common*: a short right answer many people arrive at on their own, counted (for the class report), not
   flagged.
 
-The very same file is flagged whatever its size: a hard link shared by two people, or the same bytes (outputs and
-metadata included) holding something the learner wrote.  A file byte for byte one of the course's own notebooks is
-the course's, not a classmate's.  Which of the two wrote it is for a person to find out.
+The very same file is flagged whatever its size: a hard link shared by two people, or the same notebook, outputs and
+metadata included, holding something the learner wrote and what running it left (outputs or execution counts: two
+files never run are the same exactly when their code is, which the rules above judge).  A file that is one of the
+course's own notebooks is the course's, not a classmate's.  Which of two people wrote it is for a person to find
+out.
 """
 import hashlib
 import io
+import json
 import tokenize
 from dataclasses import dataclass
 
@@ -90,10 +93,19 @@ def pieces(code, course_nb):
 
 
 def file_digest(text):
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """What a notebook file holds, outputs and metadata included, as a hash (of its JSON, so the same notebook saved
+    with other spacing or key order is the same)."""
+    return hashlib.sha256(json.dumps(json.loads(text), sort_keys=True).encode("utf-8")).hexdigest()
 
 
-def course_texts(root=None):
+def ran(text):
+    """Whether a notebook holds what running it leaves (an output or an execution count): only then is the same
+    file more than the same code."""
+    return any(c.get("outputs") or c.get("execution_count") for c in json.loads(text).get("cells", ())
+               if isinstance(c, dict) and c.get("cell_type") == "code")
+
+
+def course_notebook_digests(root=None):
     """Digests of the course's own notebooks (learner and teachers' versions), as `file_digest` makes them."""
     root = root or package_root()
     return {file_digest(p.read_text(encoding="utf-8-sig")) for p in (root / "notebooks").rglob("*.ipynb")}
@@ -132,30 +144,30 @@ def _groups(subs, key):
 def findings(rows, submissions, course, course_digests=None):
     """Findings across the class: notes for the teacher on identical work, and the common short right answers
     (see the module's docstring); `rows`: the gradebook's rows (verdicts), `course`: {stem: CourseNotebook}."""
-    course_digests = course_texts() if course_digests is None else course_digests
+    course_digests = course_notebook_digests() if course_digests is None else course_digests
     subs = [s for s in submissions if s.person.platform != "unmatched"]
     graded = [s for s in subs if s.text is not None and s.notebook in course]
     written = {s.label: pieces(s.code, course[s.notebook]) for s in graded}
     verdicts = _verdicts(rows)
-    notes, same_file = {}, {}
+    notes, named = {}, {}
 
     def note(sub, text):
         notes.setdefault(sub.label, []).append(text)
 
     def others(sub, group):                  # other people's, less those already named as the very same file
-        return [o for o in group if o.person.key != sub.person.key and o.label not in same_file.get(sub.label, ())]
+        return [o for o in group if o.person.key != sub.person.key and o.label not in named.get(sub.label, ())]
 
-    same_bytes = (lambda s: file_digest(s.text) if written.get(s.label) and file_digest(s.text) not in course_digests
-                  else None)
+    digests = {s.label: file_digest(s.text) for s in graded if written[s.label] and ran(s.text)}
+    same_file = (lambda s: d if (d := digests.get(s.label)) and d not in course_digests else None)
     for key, subs_of, what in ((lambda s: s.file.inode, subs, "the same file (a hard link)"),
-                               (same_bytes, graded, "the same file, byte for byte (outputs and metadata too),")):
+                               (same_file, graded, "the same file, outputs and metadata too,")):
         for group in _groups(subs_of, key):
             for sub in group:
                 them = others(sub, group)
                 if them:
                     note(sub, f"{what} as {_named(them)}: identical work handed in by two people, for a person to "
                               f"look at")
-                    same_file.setdefault(sub.label, set()).update(o.label for o in them)
+                    named.setdefault(sub.label, set()).update(o.label for o in them)
     by_piece = {}
     for sub in graded:
         for piece in written[sub.label]:
