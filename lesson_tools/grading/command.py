@@ -1,7 +1,7 @@
 """Grade a class: a gradebook, points, the files learning platforms import, and feedback, from their downloads.
 
     python -m lesson_tools.grade PATH [PATH ...] --out gradebook.csv [--canvas canvas.csv] [--moodle moodle.csv]
-                                 [--scores scores.csv] [--feedback feedback/]
+                                 [--scores scores.csv] [--feedback feedback/] [--report report/]
 
 PATH: notebook files, folders (searched recursively) and zips (read in place), as Canvas, Moodle or any platform
 downloads them (lesson_tools.grading.intake says how each file's person is found; --pattern gives another
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from . import caps, sandbox
 from . import gradebook as gb
-from . import export, feedback, flags, identical, points as course_points
+from . import export, feedback, flags, identical, points as course_points, report
 from .intake import compile_pattern, find, merged_folders
 from .rlimits import Limits
 from .submissions import UsageError, identify
@@ -65,6 +65,8 @@ def parser():
                                                      "folder names)")
     p.add_argument("--feedback", metavar="FOLDER", help="write one HTML feedback page per submission here, and the "
                                                          "Canvas and Moodle bulk-upload zips")
+    p.add_argument("--report", metavar="FOLDER", help="write the class report here: a page per notebook (what the "
+                                                       "class got wrong, points, who to follow up) and class.json")
     p.add_argument("--workers", type=_positive(int), default=len(os.sched_getaffinity(0)),
                    help="submissions graded at once on this machine (default: the number of cores, %(default)s)")
     p.add_argument("--scheduler", metavar="ADDRESS",
@@ -325,6 +327,7 @@ def main(argv=None):
         for flag, what in (("scores", "the scores"), ("canvas", "Canvas's import"), ("moodle", "Moodle's worksheet")):
             check_out(getattr(args, flag), f"--{flag}", (".csv",), what, flag)
         check_feedback(args.feedback)
+        report.check_folder(args.report)
         if args.canvas_assignment is not None and not args.canvas:
             raise UsageError("--canvas-assignment names the column of --canvas FILE: give --canvas too")
         if args.canvas_roster and not args.canvas:
@@ -378,4 +381,6 @@ def main(argv=None):
         pages = write_feedback(args.feedback, subs, rows, course)
         print(f"feedback: {args.feedback} ({sum(p.suffix == '.html' for p in pages)} pages"
               + "".join(f", {p.name}" for p in pages if p.suffix == ".zip") + ")")
+    if args.report:
+        print(f"report: {args.report} ({', '.join(p.name for p in report.write(args.report, subs, rows, course))})")
     return 0
