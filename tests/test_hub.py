@@ -21,7 +21,8 @@ import pytest
 
 from lesson_tools import links, release
 from lesson_tools.build import ROOT
-from test_browser import (PAGE_MS, TRAIN_MS, UI_MS, Tab, _open_and_run_all, artifacts, browser)  # noqa: F401
+from test_browser import (PAGE_MS, TRAIN_MS, UI_MS, Tab, _open_and_run_all, artifacts, browser,  # noqa: F401
+                          console_errors)
 
 ARTIFACT_NAMES = {"hub"}                 # this file's screenshots: hub-*.png (see test_browser.artifacts)
 START_S = 60
@@ -186,10 +187,12 @@ def test_a_learner_opens_the_bench_app_in_voila_from_its_link_and_it_trains_to_p
     elsewhere = []                                     # a hub behind a firewall reaches nothing but itself
     learner.page.on("request", lambda r: elsewhere.append(r.url) if not r.url.startswith((url, "data:", "blob:"))
                     else None)
+    seen = len(learner.log)
     learner.page.goto(voila)                       # nbgitpuller pulls (nothing new), then sends the page on
     learner.page.wait_for_url("**/user/learner1/voila/render/delan-course/notebooks/bench_app.ipynb", timeout=PAGE_MS)
     _press_train_until_pass(learner, "bench-voila-trained")
     assert not elsewhere, f"Voilà asked other hosts for {elsewhere}"
+    assert not console_errors(learner.log[seen:]), console_errors(learner.log[seen:])     # Voilà under the server
 
 
 def test_a_change_to_lesson_lib_reaches_learners_with_their_next_pull(learner, hub):
