@@ -248,6 +248,8 @@ def grade(*args, cwd):
     (lambda t: [NOTEBOOK, "--pattern", "(?P<name>x"], r"--pattern '\(\?P<name>x' is not a regular expression"),
     (lambda t: [NOTEBOOK, "--pattern", "(?P<name>x)"], r"needs a named group \(\?P<student_id>\.\.\.\)"),
     (lambda t: [NOTEBOOK, "--feedback", t], r"--feedback .* already holds other files: give a new or empty folder"),
+    (lambda t: [NOTEBOOK, "--report", t], r"--report .* already holds other files: give a new or empty folder"),
+    (lambda t: [NOTEBOOK, "--report", t / "missing" / "r"], r"--report .*: the folder .*missing does not exist"),
     (lambda t: [NOTEBOOK, "--canvas-roster", t / "notes.txt"], r"--canvas-roster fills in --canvas FILE"),
     (lambda t: [NOTEBOOK, "--canvas", t / "c.csv", "--canvas-roster", t / "notes.txt"],
      r"expected Canvas's exported gradebook"),
