@@ -261,12 +261,17 @@ class Reveal:
 
 
 def _name_of(prediction):
-    """The name the notebook calls `prediction` by (fast_prediction, my_prediction), found in the caller's caller's
-    globals, else "my_prediction"."""
+    """The name the notebook calls `prediction` by (fast_prediction, my_prediction): a public global name for it in
+    the nearest calling frame outside lesson_course that has one (the notebook's), else "my_prediction"."""
     import inspect
-    frame = inspect.currentframe().f_back.f_back
-    names = [k for k, v in (frame.f_globals.items() if frame else ()) if v is prediction and not k.startswith("_")]
-    return names[0] if names else "my_prediction"
+    frame = inspect.currentframe()
+    while frame is not None:
+        if not frame.f_globals.get("__name__", "").startswith("lesson_course"):
+            names = [k for k, v in frame.f_globals.items() if v is prediction and not k.startswith("_")]
+            if names:
+                return names[0]
+        frame = frame.f_back
+    return "my_prediction"
 
 
 def reveal(prediction, ask=False):

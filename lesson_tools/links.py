@@ -28,7 +28,8 @@ BINDER = "https://mybinder.org/v2"
 BADGE = "https://mybinder.org/badge_logo.svg"
 BADGE_LINE = re.compile(r"^\[!\[Binder\]\(https://mybinder\.org/badge_logo\.svg\)\]\(.*\)[ \t]*$", re.MULTILINE)
 HOSTS = {"github.com": "gh", "gitlab.com": "gl"}
-REMOTE = re.compile(r"^(?:https?://|ssh://)?(?:[^@/]+@)?(?P<host>[^/:]+)[/:](?P<path>.+?)(?:\.git)?/?$")
+REMOTE = re.compile(r"^(?:(?P<scheme>[a-z][a-z0-9+.-]*)://)?(?P<user>[^@/]+@)?(?P<host>[^/:]*)[/:](?P<path>.+?)"
+                    r"(?:\.git)?/*$", re.IGNORECASE)
 
 
 class LinkError(Exception):
@@ -137,9 +138,14 @@ def report(provider, path, ref=BRANCH, notebooks=None, root=ROOT):
     return "\n".join(lines + _table(notebook_links(provider, path, ref, notebooks)))
 
 
+HUB_SCHEMES = ("https://", "http://", "file://")     # what a hub clones without keys: a smart HTTP server, a path
+
+
 def clone_url(text):
-    """The URL a hub clones for `text`: a git URL as given (any host: https, ssh, a university's GitLab or GitHub
-    Enterprise), or OWNER/REPO on GitHub; LinkError for what is not a repository address."""
+    """The URL a hub clones for `text`: an https (or http) git URL as given, without trailing slashes (any host: a
+    university's GitLab, GitHub Enterprise, Gitea), a file:// URL (a repository on the hub's own machine), or
+    OWNER/REPO on GitHub.  LinkError for what is not a repository address, and for ssh addresses (git@host:path,
+    ssh://), which a learner's server cannot clone (it holds no key), with the https form to give instead."""
     text = text.strip()
     if re.fullmatch(r"[\w.-]+/[\w.-]+", text):
         return f"https://github.com/{text.removesuffix('.git')}"
@@ -147,33 +153,50 @@ def clone_url(text):
     if not m or "/" not in m.group("path") or " " in text:
         raise LinkError(f"{text!r} is not a git repository address: give its URL (https://git.example.edu/school/"
                         f"course.git) or OWNER/REPO on GitHub")
-    return text
+    if text.lower().startswith(HUB_SCHEMES):
+        return text.rstrip("/")
+    if m.group("host") and (m.group("user") or (m.group("scheme") or "").lower() in ("ssh", "git", "git+ssh")):
+        https = f"https://{m.group('host')}/{m.group('path').strip('/')}.git"
+        raise LinkError(f"{text!r} is an ssh or git:// address: a learner's server on the hub clones over https (it "
+                        f"holds no ssh key). Give the repository's https address, e.g. --repo {https} (the learners' "
+                        f"edition must be readable without logging in)")
+    raise LinkError(f"{text!r} is not an address a hub can clone: give the repository's https address "
+                    f"(https://git.example.edu/school/course.git), or file:///path/to/course.git for a repository on "
+                    f"the hub's own machine")
 
 
 def clone_folder(url):
-    """The folder nbgitpuller clones `url` into: the repository's last path part, without .git."""
-    return REMOTE.match(url).group("path").rstrip("/").split("/")[-1].removesuffix(".git")
+    """The folder the links have nbgitpuller clone `url` into (its `targetpath`): the repository's last path part,
+    without .git or a trailing slash (left to itself, nbgitpuller would keep the .git)."""
+    return url.rstrip("/").split("/")[-1].removesuffix(".git")
 
 
 def hub_links(hub, url, ref=BRANCH, notebooks=None):
     """[(name, JupyterLab URL, Voilà URL or None)] for every learner notebook: nbgitpuller links that make the hub
-    pull `ref` of the repository `url` into the learner's home, then open the notebook (an app also with Voilà)."""
+    pull `ref` of the repository `url` into the learner's home, folder `clone_folder(url)`, then open the notebook
+    (an app also with Voilà)."""
     def pull_then_open(urlpath):
         return (f"{hub.rstrip('/')}/hub/user-redirect/git-pull?repo={quote(url, safe='')}&branch={quote(ref, safe='')}"
-                f"&urlpath={quote(urlpath, safe='')}")
+                f"&targetpath={quote(clone_folder(url), safe='')}&urlpath={quote(urlpath, safe='')}")
     return _links(pull_then_open, f"{clone_folder(url)}/", notebooks)
 
 
 def hub_report(hub, url, ref=BRANCH, notebooks=None, root=ROOT):
     """The text `links --hub` prints: what the hub's image needs, then the links."""
+    folder = clone_folder(url)
     lines = [f"nbgitpuller links for the JupyterHub at {hub}: each pulls {ref} of {url} into the learner's home "
-             f"(folder {clone_folder(url)}/), then opens the notebook; a learner's own changes are kept on later "
-             f"pulls.", branch_note(ref, root), "",
-             "The hub's single-user image needs nbgitpuller and the course's library from the same release "
-             "(nbgitpuller pulls files, not packages), and the settings Binder gets:",
-             f"    pip install nbgitpuller -r binder/requirements.txt 'lesson_lib @ git+{url}@{ref}'",
+             f"(folder {folder}/), then opens the notebook; a learner's own changes are kept on later pulls.",
+             branch_note(ref, root), "",
+             "The hub's single-user image needs git, nbgitpuller and the course's requirements, and the settings "
+             "Binder gets (from the learners' edition, whose binder/ folder holds them):",
+             "    apt-get install -y git",
+             "    pip install nbgitpuller -r binder/requirements.txt",
              "    bash binder/jupyter-settings          # news off, kernels shut down with their tab, idle culling",
-             "(both from the learners' edition, whose binder/ folder holds them).", ""]
+             f"and the pulled folder first on the kernels' path, so a change to lesson_lib reaches learners with "
+             f"their next pull: PYTHONPATH=$HOME/{folder} in the single-user server's environment "
+             f"(a container image: ENV PYTHONPATH=/home/jovyan/{folder}).",
+             "The git server must speak git's smart HTTP protocol (GitHub, GitLab, Gitea, git http-backend): "
+             "nbgitpuller clones shallow, which a plain web folder of a repository cannot serve.", ""]
     return "\n".join(lines + _table(hub_links(hub, url, ref, notebooks)))
 
 

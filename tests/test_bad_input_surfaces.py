@@ -254,6 +254,8 @@ def grade(*args, cwd):
     (lambda t: [NOTEBOOK, "--settings", t / "nope.toml"], r"--settings .*nope.toml: no such file"),
     (lambda t: [NOTEBOOK, "--due", "02_model"], r"--due '02_model': expected NN_name=WHEN"),
     (lambda t: [NOTEBOOK, "--due", "02_model=Friday"], r"--due '02_model=Friday': 'Friday' is not a date"),
+    (lambda t: [NOTEBOOK, "--report", t], r"--report .* already holds other files: give a new or empty folder"),
+    (lambda t: [NOTEBOOK, "--report", t / "missing" / "r"], r"--report .*: the folder .*missing does not exist"),
     (lambda t: [t / "class"], r"the folder 'class' holds the same notebook under several names \(alice, bob\)"),
 ])
 def test_grader_refuses_bad_arguments_in_one_line_before_grading(tmp_path, args, pattern):

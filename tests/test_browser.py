@@ -650,6 +650,13 @@ def test_bench_in_voila(voila_tab, voila):
         _save_colour_blind_views(voila_tab, stage)
     _double_click_and_page_keys(voila_tab)
     assert not elsewhere, f"Voilà asked other hosts for {elsewhere}"
+    assert not console_errors(voila_tab.log), console_errors(voila_tab.log)
+
+
+def console_errors(log):
+    """The console errors and page errors among a Tab's log lines (Voilà's are the course's to keep at none: a
+    MathJax plugin without its URL, an extension Voilà cannot host; binder/jupyter-settings)."""
+    return [line for line in log if line.startswith(("console.error:", "pageerror:"))]
 
 
 # Clicks Train once, in the same task as the page learns the press ended (data-bench-busy back to "false").

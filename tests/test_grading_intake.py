@@ -408,24 +408,6 @@ def test_links_fifos_and_devices_are_rows_of_their_own_and_never_followed(course
     assert {s.student for s in subs.values()} >= {"alice", "bob", "carol", "dave", "fay"}
 
 
-def test_the_same_work_handed_in_by_two_people_is_flagged_on_both(course, tmp_path):
-    import os
-    mine = nb(M04)
-    mine.cells[next(i for i, c in enumerate(mine.cells) if c.cell_type == "code")].source += "\n# my own words"
-    folder = write_tree(tmp_path / "class", {f"alice/{M04}.ipynb": mine, f"bob/{M04}.ipynb": nb(M04, False),
-                                             f"cy/{M04}.ipynb": nb(M04, False)})
-    os.makedirs(folder / "dave")
-    os.link(folder / "alice" / f"{M04}.ipynb", folder / "dave" / f"{M04}.ipynb")      # a hard link to alice's
-    (folder / "erin").mkdir()
-    (folder / "erin" / f"{M04}.ipynb").write_bytes((folder / "alice" / f"{M04}.ipynb").read_bytes())   # a copy
-    subs = {s.student: s for s in collect([folder], course)}
-    assert "the same file (a hard link) as class/dave/" in subs["alice"].note
-    assert "the same file (a hard link) as class/alice/" in subs["dave"].note
-    assert "the same code, cell for cell, as" in subs["erin"].note and "(alice)" in subs["erin"].note
-    assert subs["bob"].note is None and subs["cy"].note is None       # the untouched notebook: everyone's the same
-    assert subs["alice"].problem is None and subs["dave"].problem is None     # both graded, both flagged
-
-
 def test_a_hard_link_to_the_courses_own_file_is_not_graded(course, tmp_path):
     import os
     folder = tmp_path / "class" / "mallory"

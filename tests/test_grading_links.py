@@ -131,17 +131,48 @@ def test_hub_links_pull_the_learners_edition_from_any_git_host_with_nbgitpuller(
         parts = urlsplit(lab)
         assert (parts.scheme, parts.netloc, parts.path) == ("https", "hub.example.edu", "/hub/user-redirect/git-pull")
         query = parse_qs(parts.query)
-        assert query == {"repo": [url], "branch": ["learners"],
+        assert query == {"repo": [url], "branch": ["learners"], "targetpath": ["delan-course"],   # not delan-course.git
                          "urlpath": [f"lab/tree/delan-course/notebooks/{name}.ipynb"]}, query
         app = next(nb.app for nb in catalog.CATALOG if nb.id == name)
         assert (voila is not None) == app
         if app:
             assert parse_qs(urlsplit(voila).query)["urlpath"] == [f"voila/render/delan-course/notebooks/{name}.ipynb"]
-    for given, clone in (("git@gitlab.uni.example:teach/robotics.git", "robotics"),
-                         ("school/course", "course"), ("https://git.example.edu/a/b/c-course/", "c-course")):
-        assert links.clone_folder(links.clone_url(given)) == clone
-    with pytest.raises(links.LinkError, match="not a git repository address"):
-        links.clone_url("not a repository")
+
+
+@pytest.mark.parametrize("given, url, folder", [
+    ("https://git.example.edu/school/course.git", "https://git.example.edu/school/course.git", "course"),
+    ("https://git.example.edu/a/b/c-course/", "https://git.example.edu/a/b/c-course", "c-course"),
+    ("https://git.example.edu/a/course.git/", "https://git.example.edu/a/course.git", "course"),
+    ("http://127.0.0.1:3000/school/course", "http://127.0.0.1:3000/school/course", "course"),
+    ("file:///srv/git/course.git", "file:///srv/git/course.git", "course"),
+    ("school/course", "https://github.com/school/course", "course"),
+])
+def test_a_hub_clones_the_https_address_into_the_folder_its_links_open(given, url, folder):
+    from urllib.parse import parse_qs, urlsplit
+    assert links.clone_url(given) == url
+    lab = parse_qs(urlsplit(links.hub_links("https://hub.example.edu", url)[0][1]).query)
+    assert lab["repo"] == [url] and lab["targetpath"] == [folder]
+    assert lab["urlpath"][0].startswith(f"lab/tree/{folder}/notebooks/")
+
+
+@pytest.mark.parametrize("given, https", [
+    ("git@gitlab.uni.example:teach/robotics.git", "https://gitlab.uni.example/teach/robotics.git"),
+    ("ssh://git@github.com/school/course.git", "https://github.com/school/course.git"),
+    ("git://git.example.edu/school/course/", "https://git.example.edu/school/course.git"),
+])
+def test_an_ssh_address_is_refused_with_the_https_one_to_give(given, https):
+    with pytest.raises(links.LinkError, match="clones over https") as refused:
+        links.clone_url(given)
+    assert f"--repo {https} " in str(refused.value)
+    out = subprocess.run([sys.executable, "-m", "lesson_tools", "links", "--hub", "https://hub.example.edu",
+                          "--repo", given], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 1 and out.stdout == "" and f"--repo {https} " in out.stderr
+
+
+@pytest.mark.parametrize("given", ["not a repository", "/srv/git/course.git", "ftp://files.example.edu/a/b"])
+def test_what_a_hub_cannot_clone_is_refused_saying_what_it_can(given):
+    with pytest.raises(links.LinkError, match="https://git.example.edu/school/course.git"):
+        links.clone_url(given)
 
 
 def test_hub_command_says_what_the_image_needs_and_refuses_a_bad_hub():
@@ -150,9 +181,9 @@ def test_hub_command_says_what_the_image_needs_and_refuses_a_bad_hub():
                               text=True)
     out = cli("--hub", "https://hub.example.edu", "--repo", "https://git.example.edu/school/course.git")
     assert out.returncode == 0, out.stderr
-    assert ("pip install nbgitpuller -r binder/requirements.txt "
-            "'lesson_lib @ git+https://git.example.edu/school/course.git@learners'") in out.stdout
+    assert "pip install nbgitpuller -r binder/requirements.txt" in out.stdout and "git" in out.stdout
     assert "bash binder/jupyter-settings" in out.stdout and "mybinder" not in out.stdout
+    assert "PYTHONPATH=$HOME/course " in out.stdout and "smart HTTP" in out.stdout
     assert (ROOT / "binder" / "jupyter-settings").is_file()                 # what it tells the hub's image to run
     bad = cli("--hub", "hub.example.edu", "--repo", "x/y")
     assert bad.returncode == 1 and "is not a hub's address: give it as https://" in bad.stderr

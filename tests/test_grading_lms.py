@@ -102,7 +102,8 @@ def graded(downloads):
                            "--points", str(downloads / "points.toml"), "--out", str(out / "gradebook.csv"),
                            "--canvas", str(out / "canvas.csv"), "--canvas-assignment", "DeLaN feedback (4567)",
                            "--moodle", str(out / "moodle.csv"), "--scores", str(out / "scores.csv"),
-                           "--feedback", str(out / "feedback"), "--salt", str(SALT), "-q"],
+                           "--feedback", str(out / "feedback"), "--report", str(out / "report"), "--salt", str(SALT),
+                           "-q"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(p.relative_to(downloads) for p in (downloads / "dl").rglob("*")) == before, "wrote beside them"
@@ -133,7 +134,7 @@ def test_each_person_is_one_student_with_the_verdicts_their_files_earn(graded):
                                                                for r in mallory), mallory
     assert {r["late"] for r in rows if r["student_id"] == "23456"} == {"late"}
     assert {r["late"] for r in rows if r["student_id"] != "23456"} == {""}
-    copied = [r for r in rows if "the same code, cell for cell, as" in r["note"]]     # the two wrong answers
+    copied = [r for r in rows if "identical work handed in by two people" in r["note"]]  # the two wrong answers' file
     assert {(r["platform"], r["student_id"]) for r in copied} == {("canvas", "22222"), ("folder", "alice")}
     for r in (r for r in rows if r["check"]):                     # (rows of files not graded have no points)
         assert r["max_points"] == str(POINTS) and r["points"] == (str(POINTS) if r["verdict"] == "PASS" else "0")
@@ -212,7 +213,7 @@ def test_a_learners_page_shows_their_own_work_and_nothing_of_anyone_else(graded)
         file = text.split("your file <code>", 1)[1].split("</code>", 1)[0]       # named by the learner
         others = {n for n in names if n in text.replace(heading, "").replace(file, "")} - own
         assert not others, (path, others)
-        for forbidden in ("dl/", str(graded[1].parent), "canvas.zip", "note:", "the same code", "unzip", "--",
+        for forbidden in ("dl/", str(graded[1].parent), "canvas.zip", "note:", "identical work", "unzip", "--",
                           "\x1b", "\u202e"):
             assert forbidden not in text, (path, forbidden)
     page = graded[1] / "feedback" / "canvas" / canvas_name("doejohn", 23456, 67893, "my homework_feedback.html", True)
@@ -231,6 +232,30 @@ def test_vic_keeps_his_points_under_either_count_and_mallory_is_herself(download
     assert (out / "moodle" / MALLORY / f"{VIC}{M04}_feedback.html").is_file()
     assert sorted(p.name for p in (out / "moodle" / VIC).iterdir()) == [f"{M04}_feedback.html"]
     assert "claims to be Moodle participant 777's" in proc.stdout
+
+
+def test_the_class_report_counts_what_the_gradebook_holds(graded):
+    """The report of this class (its pages are looked at in tests/test_report_browser.py): the figures are the
+    gradebook's, the `or` mistake is the hint that fired, the teachers' short answer is common, not flagged."""
+    from collections import Counter
+    from lesson_tools.grading.report import hint_of
+    proc, out = graded
+    rows = gradebook.read(out / "gradebook.csv")
+    figures = json.loads((out / "report" / "class.json").read_text())
+    nb = figures["notebooks"][M04]
+    counted = [r for r in rows if r["counted"] == "yes" and r["check"]]
+    assert nb["people"] == len(counted) and sum(nb["histogram"]["people"]) == len(counted)
+    assert nb["checks"][CHECK]["verdicts"] == dict(Counter(r["verdict"] for r in counted))
+    fired = Counter(hint_of(CHECK, r["detail"]) for r in counted if r["verdict"] == "FAIL")
+    assert [(m["hint_key"], m["people"]) for m in nb["mistakes"]] == [(k, n) for (k, _), n in fired.most_common()]
+    assert nb["mistakes"][0]["hint_key"] == "or" and nb["mistakes"][0]["people"] == 3    # alice, 22222, Mallory
+    assert (nb["late"], nb["identical_work"], figures["nothing_gradable"]) == (1, 2, 1)  # doejohn; the copy; parkmin
+    common, = nb["common_answers"]
+    assert common["people"] == Counter(r["verdict"] for r in counted)["PASS"]
+    assert f"report: {out / 'report'} ({M04}.html, class.json)" in proc.stdout
+    page = (out / "report" / f"{M04}.html").read_text()
+    mine = page.split("Who to follow up")[1]
+    assert "parkmin (10013)" in mine and "claims to be Moodle participant 777" in mine    # the gradebook's notes too
 
 
 def _chromium():

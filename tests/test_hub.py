@@ -15,12 +15,14 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
 from lesson_tools import links, release
 from lesson_tools.build import ROOT
-from test_browser import (PAGE_MS, TRAIN_MS, UI_MS, Tab, _open_and_run_all, artifacts, browser)  # noqa: F401
+from test_browser import (PAGE_MS, TRAIN_MS, UI_MS, Tab, _open_and_run_all, artifacts, browser,  # noqa: F401
+                          console_errors)
 
 ARTIFACT_NAMES = {"hub"}                 # this file's screenshots: hub-*.png (see test_browser.artifacts)
 START_S = 60
@@ -52,7 +54,9 @@ c.JupyterHub.spawner_class = "simple"
 c.Spawner.args = ["--allow-root",          # CI runs as root
                   "--LabApp.app_settings_dir={prefix}/share/jupyter/lab/settings"]
 c.Spawner.environment = {{"JUPYTER_CONFIG_PATH": "{prefix}/etc/jupyter",       # what binder/jupyter-settings wrote
-                          "JUPYTER_PATH": "{prefix}/share/jupyter"}}
+                          "JUPYTER_PATH": "{prefix}/share/jupyter",
+                          # the guide's PYTHONPATH=$HOME/<clone>: kernels import the pulled lesson_lib
+                          "PYTHONPATH": lambda spawner: spawner.home_dir + "/{clone}"}}
 c.Spawner.default_url = "/lab"
 c.Spawner.start_timeout = 120
 c.SimpleLocalProcessSpawner.home_dir_template = {home!r}
@@ -65,7 +69,7 @@ c.JupyterHub.pid_file = "{folder}/hub.pid"
 def start(folder, username_template="{username}"):
     """A JupyterHub on 127.0.0.1 serving the learners' edition from a git repository in `folder`: (process, hub URL,
     the edition's git URL, its log file).  Stop it with `stop`."""
-    edition = folder / "delan-course"
+    edition = folder / "delan-course.git"            # a .git address, as git hosts give: the clone is delan-course/
     release.release(edition, log=lambda *_: None, allow_uncommitted=True)
     git = ["git", "-c", "user.name=teacher", "-c", "user.email=teacher@localhost"]
     for args in (["init", "-q", "-b", release.BRANCH], ["add", "-A"], ["commit", "-qm", "learners' edition"]):
@@ -75,7 +79,8 @@ def start(folder, username_template="{username}"):
     subprocess.run(["bash", str(edition / "binder" / "jupyter-settings")], check=True, capture_output=True,
                    env={**os.environ, "NB_PYTHON_PREFIX": str(folder / "prefix")})
     port = _free_port()
-    (folder / "jupyterhub_config.py").write_text(CONFIG.format(prefix=folder / "prefix",
+    (folder / "jupyterhub_config.py").write_text(CONFIG.format(prefix=folder / "prefix", clone=links.clone_folder(
+        f"file://{edition}"),
         port=port, hub_port=_free_port(), api_port=_free_port(), proxy=PROXY, home=str(folder / "home" / "{username}"),
         folder=folder))
     exe = os.path.join(os.path.dirname(sys.executable), "jupyterhub")
@@ -87,7 +92,7 @@ def start(folder, username_template="{username}"):
     while True:
         try:
             urllib.request.urlopen(f"{url}/hub/login", timeout=2)
-            return proc, url, f"file://{edition}", log
+            return proc, url, links.clone_url(f"file://{edition}"), log
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 stop(proc, log)
@@ -182,7 +187,37 @@ def test_a_learner_opens_the_bench_app_in_voila_from_its_link_and_it_trains_to_p
     elsewhere = []                                     # a hub behind a firewall reaches nothing but itself
     learner.page.on("request", lambda r: elsewhere.append(r.url) if not r.url.startswith((url, "data:", "blob:"))
                     else None)
+    seen = len(learner.log)
     learner.page.goto(voila)                       # nbgitpuller pulls (nothing new), then sends the page on
     learner.page.wait_for_url("**/user/learner1/voila/render/delan-course/notebooks/bench_app.ipynb", timeout=PAGE_MS)
     _press_train_until_pass(learner, "bench-voila-trained")
     assert not elsewhere, f"Voilà asked other hosts for {elsewhere}"
+    assert not console_errors(learner.log[seen:]), console_errors(learner.log[seen:])     # Voilà under the server
+
+
+def test_a_change_to_lesson_lib_reaches_learners_with_their_next_pull(learner, hub):
+    """The teacher commits a change to lesson_lib in the learners' edition; the learner follows a link again
+    (nbgitpuller pulls it) and a new kernel imports the changed lesson_lib from the pulled folder."""
+    import secrets
+    import nbformat
+    from playwright.sync_api import expect
+    url, repo = hub
+    edition = Path(repo.removeprefix("file://"))
+    clone = edition.parent / "home" / "learner1" / links.clone_folder(repo)
+    change = secrets.token_hex(8)
+    init = edition / "lesson_lib" / "__init__.py"
+    init.write_text(init.read_text() + f"\nHUB_CHANGE = {change!r}    # the teacher's change\n")
+    git = ["git", "-c", "user.name=teacher", "-c", "user.email=teacher@localhost"]
+    subprocess.run([*git, "commit", "-qam", "a change to lesson_lib"], cwd=edition, check=True, capture_output=True)
+    lab, _ = _links(hub)["00_start_here"]
+    learner.page.goto(lab)                               # nbgitpuller pulls, then opens the notebook
+    learner.page.wait_for_url("**/user/learner1/lab/tree/delan-course/notebooks/00_start_here.ipynb", timeout=PAGE_MS)
+    assert f"HUB_CHANGE = {change!r}" in (clone / "lesson_lib" / "__init__.py").read_text()
+    probe = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import lesson_lib\nprint('imported', lesson_lib.__file__, getattr(lesson_lib, 'HUB_CHANGE', 'unchanged'))")])
+    nbformat.write(probe, str(clone.parent / "probe.ipynb"))
+    learner.page.goto(f"{url}/user/learner1/voila/render/probe.ipynb")     # a new kernel
+    expect(learner.page.get_by_text("imported")).to_be_visible(timeout=PAGE_MS)
+    said = learner.page.get_by_text("imported").inner_text()
+    learner.shot("lesson-lib-pulled")
+    assert said.split() == ["imported", str(clone / "lesson_lib" / "__init__.py"), change], said

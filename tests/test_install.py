@@ -241,9 +241,11 @@ def test_the_settings_script_writes_every_setting_and_keeps_what_is_there(tmp_pa
     assert "*.egg-info" in config["ContentsManager"]["hide_globs"] and "__pycache__" in config["ContentsManager"][
         "hide_globs"]
     assert config["ServerApp"] == {"root_dir": "/srv/course", "tornado_settings": {"headers": {"X": "y"},
-                                                                                  "mathjax_url": ""}}
-    assert config["VoilaConfiguration"]["template"] == "lesson"
-    assert json.loads(first["etc/jupyter/voila.json"])["VoilaConfiguration"]["template"] == "lesson"
+                                                                                  "mathjax_url": None,
+                                                                                  "mathjax_config": None}}
+    for voila in (config, json.loads(first["etc/jupyter/voila.json"])):
+        assert voila["VoilaConfiguration"] == {"template": "lesson",
+                                               "extension_denylist": ["@jupyter-notebook/lab-extension"]}
     assert (tmp_path / "share" / "jupyter" / "voila" / "templates" / "lesson" / "index.html.j2").is_file()
     assert run() == first
     assert "bash binder/jupyter-settings" in (BINDER / "postBuild").read_text()

@@ -2,7 +2,8 @@
 class's downloads.
 
     lesson-tools grade PATH [PATH ...] --out gradebook.csv [--canvas canvas.csv] [--moodle moodle.csv]
-                       [--scores scores.csv] [--feedback feedback/] [--roster export.csv] [--dry-run]
+                       [--scores scores.csv] [--feedback feedback/] [--report report/] [--roster export.csv]
+                       [--dry-run]
 
 PATH: notebook files, folders (searched recursively) and zips (read in place), as Canvas, Moodle or any platform
 downloads them (lesson_tools.grading.intake says how each file's person is found; --pattern gives another
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from . import caps, sandbox
 from . import gradebook as gb
-from . import export, feedback, points as course_points
+from . import export, feedback, points as course_points, report
 from . import late as late_policy
 from . import roster as rosters
 from .grader import Interrupted, available_cores, chosen, collect, run
@@ -111,6 +112,8 @@ def parser(prog="lesson-tools grade"):
                                                      "FILE-NN_name.csv when several are graded)")
     p.add_argument("--feedback", metavar="FOLDER", help="write one HTML feedback page per submission here, and the "
                                                          "Canvas and Moodle bulk-upload zips")
+    p.add_argument("--report", metavar="FOLDER", help="write the class report here: a page per notebook (what the "
+                                                       "class got wrong, points, who to follow up) and class.json")
     p.add_argument("--keep", metavar="FOLDER", help="keep each graded submission's executed notebook and its "
                                                      "kernel's output here (ERROR and TIMEOUT rows point to them)")
     p.add_argument("--cache", metavar="FOLDER", help=f"where each submission's result is kept as soon as it is known "
@@ -336,6 +339,7 @@ def main(argv=None, prog="lesson-tools grade"):
         for flag, what in (("scores", "the scores"), ("canvas", "Canvas's import"), ("moodle", "Moodle's worksheet")):
             check_out(getattr(args, flag), f"--{flag}", (".csv",), what, flag)
         check_folder(args.feedback)
+        check_folder(args.report, "--report", report.MARK)
         check_folder(args.keep, "--keep", KEEP_MARK)
         if args.canvas_assignment and not args.canvas:
             raise UsageError("--canvas-assignment names a column of --canvas FILE: give --canvas too")
@@ -441,6 +445,8 @@ def main(argv=None, prog="lesson-tools grade"):
         pages = write_feedback(args.feedback, subs, rows, course)
         print(f"feedback: {args.feedback} ({sum(p.suffix == '.html' for p in pages)} pages"
               + "".join(f", {p.name}" for p in pages if p.suffix == ".zip") + ")")
+    if args.report:
+        print(f"report: {args.report} ({', '.join(p.name for p in report.write(args.report, subs, rows, course))})")
     if args.keep:
         print(f"kept: {args.keep} (each graded submission's notebook as it ran, and its output)")
     store.finish(class_key)

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..build import NOTEBOOKS, SOLUTIONS
-from ..notebook_format import CHECK_CALL, CHECK_MARKER, learner_version
+from ..notebook_format import BEGIN, CHECK_CALL, CHECK_MARKER, END, learner_version, solution_lines
 
 CAPTURE = "_lesson_capture_"
 
@@ -77,13 +77,33 @@ class CheckCell:
         return match.group(1) if match else None
 
 
+DEFINED = re.compile(r"^(?:def|class)\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)", re.MULTILINE)
+
+
+def defined_names(source):
+    """The names a cell's top-level lines define (`def NAME`, `class NAME`, `NAME = ...`), read from its text, so a
+    cell that does not parse still says which exercise it answers."""
+    return frozenset(a or b for a, b in DEFINED.findall(source))
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """An exercise cell of a teachers' source: the `names` it defines (a check's answer is one of them) and the
+    course's own `solution` (its BEGIN/END SOLUTION lines)."""
+    names: frozenset
+    solution: str
+
+
 @dataclass(frozen=True)
 class CourseNotebook:
-    """A notebook of the course: its `stem` (e.g. '02_model'), its check cells in order, and the normalised
-    sources of every cell the course wrote (learner and teachers' versions)."""
+    """A notebook of the course: its `stem` (e.g. '02_model'), its check cells in order, the normalised
+    sources of every cell the course wrote (learner and teachers' versions), the stripped lines of the learner
+    version's code cells (`stock`: what a learner did not write), and its exercises."""
     stem: str
     checks: tuple = ()
     cells: frozenset = field(default_factory=frozenset)
+    stock: frozenset = field(default_factory=frozenset)
+    exercises: tuple = ()
 
 
 def _check_cell(index, source):
@@ -101,7 +121,11 @@ def course_notebook(stem, teacher=None, learner=None):
     source_nb = teacher if teacher is not None else learner
     sources = [c.source for c in source_nb.cells if carries_check_marker(c) and len(check_calls(c.source)) == 1]
     cells = frozenset(normalise(c.source) for nb in versions for c in nb.cells if c.source.strip())
-    return CourseNotebook(stem, tuple(_check_cell(i, s) for i, s in enumerate(sources)), cells)
+    stock = frozenset(line.strip() for c in (learner.cells if learner is not None else ()) if c.cell_type == "code"
+                      for line in c.source.splitlines()) | {BEGIN, END}
+    exercises = tuple(Exercise(defined_names(c.source), "\n".join(solution_lines(c.source)))
+                      for c in (teacher.cells if teacher is not None else ()) if solution_lines(c.source))
+    return CourseNotebook(stem, tuple(_check_cell(i, s) for i, s in enumerate(sources)), cells, stock, exercises)
 
 
 def load(solutions=SOLUTIONS, notebooks=NOTEBOOKS):

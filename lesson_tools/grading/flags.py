@@ -1,18 +1,14 @@
-"""What a person should look at across a class, beside the verdicts: names that look alike, and the same work handed
-in by two people.
+"""What a person should look at across a class, beside the verdicts: names that look alike (the same work handed in
+by two people is lesson_tools.grading.identical's, after grading).
 
-    notes = flags.class_notes(submissions, course_files)     # {submission label: [note, ...]}
+    notes = flags.class_notes(submissions)     # {submission label: [note, ...]}
 
 - A name with an invisible character (zero-width space, a format character), a space at either end, letters of
   several scripts, or letters that look like Latin ones but are not (all-Cyrillic `јое` beside `joe`), is flagged with the name it looks like:
   two such people are two students, and a person should check they are not one, or an impostor.  Look-alikes are
   found with `confusable_homoglyphs` (Unicode's confusables table), not a table written here.
-- A file that is a hard link shared by two people, and a notebook whose code cells are the same as another person's,
-  is flagged on both (which of them wrote it is for a person to find out); a hard link to one of the course's own files
-  is not graded at all (`course_link`).  Untouched notebooks of the course are the same for everyone and are not
-  flagged.
+- A hard link to one of the course's own files is not graded at all (`course_link`).
 """
-import hashlib
 import unicodedata
 
 from confusable_homoglyphs import confusables
@@ -66,41 +62,17 @@ def name_notes(names):
     return notes
 
 
-def digest(code):
-    """What a notebook's author wrote, as a hash of its code cells' sources (`code`, in order: outputs, metadata and
-    how the file was saved left out)."""
-    return hashlib.sha256("\n\0\n".join(source.strip() for source in code).encode("utf-8")).hexdigest()
-
-
 def course_link(file, course_inodes):
     """The course's own file a hard link in the class folder shares its inode with, or None."""
     return course_inodes.get(file.inode) if file.inode is not None else None
 
 
-def class_notes(submissions, course_digests=frozenset()):
-    """{submission label: [notes]} across the class: look-alike names, shared hard links, identical notebooks of
-    two people (`course_digests`: digests of the course's own notebooks, which everyone may hand in untouched)."""
+def class_notes(submissions):
+    """{submission label: [notes]} across the class: look-alike names."""
     notes = {}
     people = {s.person.key: s.person.name for s in submissions if s.person.platform != "unmatched"}
     by_name = name_notes(sorted(set(people.values())))
     for sub in submissions:
         if sub.person.name in by_name and sub.person.platform != "unmatched":
             notes.setdefault(sub.label, []).append(by_name[sub.person.name])
-    digests = {s.label: digest(s.code) for s in submissions if s.code}
-    for key, what in ((lambda s: s.file.inode, "the same file (a hard link) as"),
-                      (lambda s: digests.get(s.label) if digests.get(s.label) not in course_digests else None,
-                       "the same code, cell for cell, as")):
-        groups = {}
-        for sub in submissions:
-            k = key(sub)
-            if k is not None:
-                groups.setdefault(k, []).append(sub)
-        for group in groups.values():
-            if len({s.person.key for s in group}) < 2:
-                continue
-            for sub in group:
-                others = [o for o in group if o.person.key != sub.person.key]
-                notes.setdefault(sub.label, []).append(
-                    f"{what} {', '.join(f'{o.label} ({o.student})' for o in others[:3])}: identical work handed in "
-                    f"by two people, for a person to look at")
     return notes

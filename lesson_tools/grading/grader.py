@@ -19,13 +19,13 @@ import sys
 import time
 from pathlib import Path
 
-from . import flags
+from . import flags, identical
 from . import gradebook as gb
 from . import points as course_points
 from .feedback import safe
 from .intake import merged_folders
 from .rlimits import Limits
-from .submissions import UsageError, code_cells, identify
+from .submissions import UsageError, identify
 from .verified import CourseFilesChanged, changed, committed, manifest, package_root, restore_command
 
 
@@ -55,30 +55,27 @@ def course_hashes():
 
 
 def course_files():
-    """({(device, inode): path} of the course's own files, {digest of each course notebook's text})."""
-    import nbformat
+    """{(device, inode): path} of the course's own files."""
     root = package_root()
-    inodes, digests = {}, set()
+    inodes = {}
     for folder in ("notebooks", "lesson_lib", "lesson_course", "lesson_tools"):
         for path in (root / folder).rglob("*"):
             if path.is_file() and not path.is_symlink():
                 st = path.stat()
                 inodes[(st.st_dev, st.st_ino)] = path
-                if path.suffix == ".ipynb":
-                    digests.add(flags.digest(code_cells(nbformat.read(str(path), as_version=4))))
-    return inodes, digests
+    return inodes
 
 
 def collect(paths, course, pattern=None):
     """[Submission] for every file under `paths`, with what a person should look at in `note`; refuses
     (UsageError) a folder that would merge people."""
     subs = [identify(f, course, pattern) for f in find_files(paths)]
-    inodes, digests = course_files()
+    inodes = course_files()
     for sub in subs:
         linked = flags.course_link(sub.file, inodes)
         if linked is not None:
             sub.problem, sub.text = f"not graded: a hard link to the course's own file {linked.name}", None
-    notes = flags.class_notes(subs, digests)
+    notes = flags.class_notes(subs)
     for sub in subs:
         if notes.get(sub.label):
             sub.note = "; ".join(([sub.note] if sub.note else []) + notes[sub.label])
@@ -315,6 +312,7 @@ def run(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=Non
                  for s in subs} if late is not None else None
     rows = gb.score(_pointed(rows, keep, made), points or course_points.declared(), count,
                     {s.label: s.person.order for s in subs}, penalties)
+    rows = identical.noted(rows, subs, course)             # the same work by several people: the teacher's note
     return subs, gb.sort_rows(rows, order), course
 
 
