@@ -57,7 +57,8 @@ export default {
       const all = merge(parse(localStorage.getItem(KEY) || "[]") || [], parse(model.get("log")) || []);
       const text = JSON.stringify(all);
       try { localStorage.setItem(KEY, text); } catch (e) { status.textContent = "This browser keeps no history here (" + e.name + "): download your reviews to keep them."; }
-      if (text !== model.get("log")) { model.set("log", text); model.save_changes(); }
+      const changed = text !== model.get("log") || !model.get("heard");
+      if (changed) { model.set("log", text); model.set("heard", true); model.save_changes(); }
     };
     const down = button("⤓ Download my reviews", "lesson-review-download");
     const load = button("⤒ Load reviews", "lesson-review-load");
@@ -98,7 +99,8 @@ export default {
 
 class BrowserStore(anywidget.AnyWidget):
     """The log, mirrored into the browser's localStorage; `log` is JSON text (a list of events); controls: draw
-    the download and load buttons."""
+    the download and load buttons; heard: True once the browser has merged its history into `log`."""
     _esm = _ESM % {"key": repr(KEY), "file": repr(FILE_NAME), "max": MAX_REVIEW_EVENTS}
     log = traitlets.Unicode("[]").tag(sync=True)
     controls = traitlets.Bool(True).tag(sync=True)
+    heard = traitlets.Bool(False).tag(sync=True)
