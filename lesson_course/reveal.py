@@ -292,9 +292,9 @@ class Choice(widgets.VBox):
         self.buttons.value = record["choice"] if self._option(record["choice"]) else None
         self.sentence.value = record.get("words") or ""
         self.buttons.disabled = self.sentence.disabled = True
-        self.status.value = (f"🔒 <b>Locked</b> on {when}: the evidence has been shown, so this choice stays as it "
+        self.status.value = (f"<b>Locked</b> on {when}: the evidence has been shown, so this choice stays as it "
                              f"was, here and after a restart. Its reveal judges this choice." if self.chosen else
-                             f"🔒 <b>Closed without a choice</b> on {when}: the evidence ran before an answer was "
+                             f"<b>Closed without a choice</b> on {when}: the evidence ran before an answer was "
                              f"chosen. Its reveal shows the answer when asked (ask=True).")
 
 

@@ -6,7 +6,7 @@ CARDS come from cards.json (`lesson-tools build` writes it from the notebooks' q
 types an answer, opens the real one and rates their recall (again, hard, good, easy).  The schedule is FSRS's
 (the `fsrs` package), replayed from the learner's event log kept in the browser (ui.browser_store): {"t": ISO
 time, "open": notebook} and {"t": ISO time, "card": id, "rating": 1-4, "answer": the learner's words}.  The same
-history keeps the learner's locked predictions (lesson_course.reveal): {"t", "predict": "NN:name", "choice": the
+history keeps the learner's locked predictions (lesson_course.reveal): {"t", "predict": its name, "choice": the
 option's text or None, "words"}; the schedule passes them by."""
 import html
 import json
