@@ -294,8 +294,8 @@ class Choice(widgets.VBox):
         self.buttons.disabled = self.sentence.disabled = True
         self.status.value = (f"<b>Locked</b> on {when}: the evidence has been shown, so this choice stays as it "
                              f"was, here and after a restart. Its reveal judges this choice." if self.chosen else
-                             f"<b>Closed without a choice</b> on {when}: the evidence ran before an answer was "
-                             f"chosen. Its reveal shows the answer when asked (ask=True).")
+                             f"<b>Closed without a choice</b> on {when}: nothing was chosen before the evidence "
+                             f"(or the answer) was shown. Its reveal shows the answer when asked (ask=True).")
 
 
 def predict(name):
@@ -397,8 +397,8 @@ def reveal(prediction, ask=False):
     prediction.lock()
     chosen, words, p = prediction.chosen, prediction.words, prediction.prediction
     if chosen is None and not ask:
-        return Reveal([("p", "The answer is still hidden: the prediction was closed without a choice (its evidence "
-                             "ran before an answer was chosen), so there is no choice to judge."),
+        return Reveal([("p", "The answer is still hidden: the prediction was closed without a choice, so there is "
+                             "no choice to judge."),
                        ("p", f"To see the answer, run reveal({_name_of(prediction)}, ask=True) instead.")])
     if chosen is None:
         parts = [("p", "You asked for the answer without choosing one. Next time, commit to a guess first: even "
