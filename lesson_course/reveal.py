@@ -324,8 +324,8 @@ def lock(prediction):
                       f"reveal({_name_of(prediction)}) will say whether it was right."))
     else:
         print(wrapped("No answer was chosen in the prediction cell, so the prediction is now closed without one "
-                      "and what follows is its evidence. Next time, choose before you run on: a guess, even a "
-                      "wrong one, makes the answer stick."))
+                      "and what follows is its evidence (a choice locked in an earlier session still counts). Next "
+                      "time, choose before you run on: a guess, even a wrong one, makes the answer stick."))
 
 
 class Reveal:
