@@ -41,8 +41,9 @@ class Option(NamedTuple):
 
 class Prediction(NamedTuple):
     """A question asked before its evidence: the options in the order shown (exactly one right), the answer, and
-    gives_away: patterns (regular expressions, any case) that would give the answer away if a learner met them
-    before the question (in the READMEs, notebook 00, or the notebook's cells above the prediction)."""
+    gives_away: patterns (regular expressions, any case) that state the answer (the outcome, not the principle a
+    learner is asked to apply), which a learner must not meet before the question: in the READMEs, the Bench app,
+    an earlier notebook, a review card they can be asked by then, or the notebook's cells above the prediction."""
     question: str
     options: tuple
     answer: str
@@ -98,7 +99,8 @@ PREDICTIONS = {
                "coefficients that depend on q alone, so learning M(q) and V(q) on these angles covers every "
                "speed. On the unseen half neither model knows M(q) or V(q), and the black box can be ahead: "
                "structure fixes the form of the equation, not the values it never saw.",
-        gives_away=(r"barely grows", r"no extrapolation", r"linear in q̈")),
+        gives_away=(r"barely grows", r"no extrapolation", r"covers every speed", r"neither model knows",
+                    r"black box can be ahead")),
     "control_with_a_learned_model": Prediction(
         question="A DeLaN learns the arm's dynamics from the arm writing 15 letters. A controller then uses it "
                  "to make the real arm write 11 letters it never saw. Will its tracking error be close to that "
@@ -177,7 +179,7 @@ PREDICTIONS = {
                "structure still holds (M̂ stays symmetric positive-definite), but the data no longer teach it. "
                "The cure is not to differentiate the noise: smooth the positions first, or keep them as they "
                "are and integrate the model's accelerations instead.",
-        gives_away=(r"collaps", r"shrinks", r"ε\s*I\b")),
+        gives_away=(r"collaps", r"\bM\S*\s+shrinks", r"shrinks to almost nothing", r"as small as the structure allows")),
 }
 
 

@@ -38,8 +38,8 @@ CATALOG = (
              "Steps A–D on the Bench: SPD before training, train it live, inspect anywhere, the lesson"),
     Notebook("04_feedback", "Feedback", 15, "the PASS check, with specific hints when it fails"),
     Notebook("05_retrieve_and_space", "Retrieve and space", 30,
-             "questions with hidden answers, reaching back to energy, Lagrangians, integrators and the RNEA, and "
-             "on control once you have done 07; one code exercise; the review panel", later="then when reviews are due"),
+             "questions with hidden answers, reaching back to energy, Lagrangians, integrators and the RNEA; "
+             "one code exercise; the review panel", later="then when reviews are due"),
     Notebook("06_mastery_and_project", "Mastery and project", 60,
              "generalisation beyond the data, learned rollouts and energy, then your own triple pendulum"),
     Notebook("07_write_with_the_model", "Write with the model", 45,

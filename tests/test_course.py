@@ -208,15 +208,33 @@ def test_every_prediction_is_asked_once_and_revealed_after_it_hiding_the_answer_
 
 
 def test_nothing_before_a_prediction_gives_its_answer_away():
-    """The READMEs, notebook 00 and the cells above each prediction (sources and stored outputs) name none of the
-    patterns that would give its answer away (each pattern matches its answer: test_course_helpers)."""
+    """Nothing a learner can read before a prediction states its answer: the READMEs, the Bench app (open at any
+    time), every earlier notebook (teachers' and learners' versions, sources and stored outputs), every review card
+    the panel can ask by then (cards.json: those that join after an earlier notebook), and the cells above the
+    prediction.  Each pattern matches its answer (test_course_helpers)."""
+    import json
     from lesson_tools import release
-    common = {"README.md": (ROOT / "README.md").read_text(encoding="utf-8"), "the learners' README": release.readme()}
-    for path in (SOLUTIONS / "00_start_here.ipynb", NOTEBOOKS / "00_start_here.ipynb"):
-        common[str(path.relative_to(ROOT))] = "".join(_text(c) for c in nbformat.read(str(path), as_version=4).cells)
-    for name, (path, i, _) in _prediction_cells().items():
+    order = [entry.id for entry in catalog.CATALOG]
+    cards = json.loads((ROOT / "lesson_course" / "cards.json").read_text(encoding="utf-8"))
+
+    def whole(stem):
+        return {str(p.relative_to(ROOT)): "".join(_text(c) for c in nbformat.read(str(p), as_version=4).cells)
+                for p in (SOLUTIONS / f"{stem}.ipynb", NOTEBOOKS / f"{stem}.ipynb") if p.exists()}
+
+    always = {"README.md": (ROOT / "README.md").read_text(encoding="utf-8"), "the learners' README": release.readme(),
+              **whole(next(e.id for e in catalog.CATALOG if e.app))}
+    asked = _prediction_cells()
+    assert {path.stem for path, _, _ in asked.values()} - {"00_start_here"}, "no prediction found"
+    for name, (path, i, _) in asked.items():
+        before = order[:order.index(path.stem)]
+        assert "00_start_here" in before or path.stem == "00_start_here", before
+        texts = dict(always)
+        for stem in before:
+            texts.update(whole(stem))
+        texts.update({f"card {cid}": card["question"] + card["answer"] for cid, card in cards.items()
+                      if any(stem.startswith(card["after"]) for stem in before)})
         cells = nbformat.read(str(path), as_version=4).cells
-        texts = dict(common, **{f"{path.name} above cell {i}": "".join(_text(c) for c in cells[:i])})
+        texts[f"{path.name} above cell {i}"] = "".join(_text(c) for c in cells[:i])
         for pattern in PREDICTIONS[name].gives_away:
             for where, text in texts.items():
                 m = re.search(pattern, text, re.I)

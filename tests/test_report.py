@@ -10,7 +10,7 @@ import pytest
 from lesson_course.checks import REGISTRY
 from lesson_course.checks.framework import GENERAL_HINTS, _fail, evaluate
 from lesson_tools.grading import course_notebooks, gradebook, report
-from lesson_tools.grading.command import check_folder
+from lesson_tools.grading.command import check_folder, fresh_folder
 from lesson_tools.grading.intake import UsageError
 from class_report import ANSWERS, LATE, M00, M04, PEOPLE, SCRIPT, graded_class
 
@@ -20,7 +20,7 @@ def klass(tmp_path_factory):
     course = course_notebooks.load()
     base = tmp_path_factory.mktemp("report")
     subs, rows = graded_class(base / "class", course)
-    written = report.write(base / "report", subs, rows, course)
+    written = report.write(fresh_folder(base / "report", "--report", report.MARK), subs, rows, course)
     return subs, rows, course, base / "report", written
 
 

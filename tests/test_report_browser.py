@@ -9,6 +9,7 @@ import pytest
 
 from lesson_tools.build import ROOT
 from lesson_tools.grading import course_notebooks, report
+from lesson_tools.grading.command import fresh_folder
 from class_report import M04, SCRIPT, graded_class
 
 ARTIFACTS = ROOT / "artifacts" / "browser"
@@ -24,7 +25,7 @@ def test_a_report_page_in_chromium_is_readable_accessible_and_self_contained(tmp
         pytest.skip("no chromium or axe-core")
     course = course_notebooks.load()
     subs, rows = graded_class(tmp_path / "class", course)
-    report.write(tmp_path / "report", subs, rows, course)
+    report.write(fresh_folder(tmp_path / "report", "--report", report.MARK), subs, rows, course)
     page_file = tmp_path / "report" / f"{M04}.html"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:

@@ -100,7 +100,21 @@ def cpu_seconds(cpu_file):
     return int(text) / 1e9
 
 
-class GroupV1:
+class _Group:
+    """What both versions' groups share: a context that closes the group, and its CPU time."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def cpu_seconds(self):
+        """CPU time (user and system) of every process that has run in the group."""
+        return cpu_seconds(self.cpu_file)
+
+
+class GroupV1(_Group):
     """One group in each of the three cgroup v1 hierarchies: `memory_mb` MB of memory (RAM, tmpfs pages written inside
     included; no swap beyond it), at most `processes` processes and threads.  `procs`: the files a process writes
     its pid into to join; `cpu_file`: cpuacct.usage, the group's CPU time in nanoseconds."""
@@ -123,16 +137,6 @@ class GroupV1:
             raise
         self.procs = tuple(os.path.join(d, "cgroup.procs") for d in self.dirs.values())
         self.cpu_file = os.path.join(self.dirs["cpuacct"], "cpuacct.usage")
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def cpu_seconds(self):
-        """CPU time (user and system) of every process that has run in the group."""
-        return cpu_seconds(self.cpu_file)
 
     def oom_kills(self):
         """How many processes in the group the memory cap has ended."""
@@ -241,7 +245,7 @@ def _family():
     return pids
 
 
-class GroupV2:
+class GroupV2(_Group):
     """One group in the cgroup v2 hierarchy (see the module's docstring): `memory_mb` MB of memory (memory.max; no
     swap: memory.swap.max 0), at most `processes` processes and threads (pids.max).  `procs`: (cgroup.procs,);
     `cpu_file`: cpu.stat, whose usage_usec is the group's CPU time."""
@@ -262,15 +266,6 @@ class GroupV2:
         self.dirs = {"": path}
         self.procs = (os.path.join(path, "cgroup.procs"),)
         self.cpu_file = os.path.join(path, "cpu.stat")
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def cpu_seconds(self):
-        return cpu_seconds(self.cpu_file)
 
     def oom_kills(self):
         for line in _read(os.path.join(self.path, "memory.events")).splitlines():

@@ -200,15 +200,20 @@ def check_folder(folder, flag="--feedback", mark=FEEDBACK_MARK):
         raise UsageError(f"{flag} {folder}: the folder {path.parent} does not exist; create it first")
 
 
-def write_feedback(folder, subs, rows, course):
-    """Replace the feedback folder's contents with this run's pages (see lesson_tools.grading.feedback)."""
+def fresh_folder(folder, flag, mark):
+    """`folder` emptied (check_folder made sure it held only an earlier run's files) and marked as `flag`'s."""
     import shutil
     path = Path(folder)
     if path.exists():
         shutil.rmtree(path)
     path.mkdir()
-    (path / FEEDBACK_MARK).write_text("written by lesson-tools grade --feedback; replaced on each run\n")
-    return feedback.write_all(path, subs, rows, course)
+    (path / mark).write_text(f"written by lesson-tools grade {flag}; replaced on each run\n")
+    return path
+
+
+def write_feedback(folder, subs, rows, course):
+    """Replace the feedback folder's contents with this run's pages (see lesson_tools.grading.feedback)."""
+    return feedback.write_all(fresh_folder(folder, "--feedback", FEEDBACK_MARK), subs, rows, course)
 
 
 
@@ -446,7 +451,8 @@ def main(argv=None, prog="lesson-tools grade"):
         print(f"feedback: {args.feedback} ({sum(p.suffix == '.html' for p in pages)} pages"
               + "".join(f", {p.name}" for p in pages if p.suffix == ".zip") + ")")
     if args.report:
-        print(f"report: {args.report} ({', '.join(p.name for p in report.write(args.report, subs, rows, course))})")
+        written = report.write(fresh_folder(args.report, "--report", report.MARK), subs, rows, course)
+        print(f"report: {args.report} ({', '.join(p.name for p in written)})")
     if args.keep:
         print(f"kept: {args.keep} (each graded submission's notebook as it ran, and its output)")
     store.finish(class_key)

@@ -267,13 +267,9 @@ def _shown(value):
 
 
 def write(folder, submissions, rows, course):
-    """Replace the report folder's contents with this run's pages and class.json; returns the paths written."""
-    import shutil
+    """Write this run's pages and class.json into `folder` (an empty one: command.fresh_folder); returns the paths
+    written."""
     path = Path(folder)
-    if path.exists():
-        shutil.rmtree(path)
-    path.mkdir()
-    (path / MARK).write_text("written by lesson-tools grade --report; replaced on each run\n")
     class_figures = figures(rows, submissions, course)
     written = []
     for stem, nb in class_figures["notebooks"].items():
