@@ -233,6 +233,7 @@ class Choice(widgets.VBox):
 
     @property
     def record(self):
+        """The first "predict" event for this prediction that the kernel or the browser's history holds, or None."""
         try:
             log = json.loads(self.store.log)
         except ValueError:
