@@ -3,15 +3,24 @@ misconceptions among them) and may add a sentence of their own; after the eviden
 choice was right, why, and why each other choice is not, and quotes the learner's sentence back unscored.
 
     my_prediction = predict("what_a_delan_learns")      # a widget: choose an answer, say why in your own words
+    lock(my_prediction)                                 # the first evidence cell: the choice is final from here
     ...                                                 # the evidence
-    reveal(my_prediction)                               # right or not, and why; the choice is locked from now on
+    reveal(my_prediction)                               # right or not, and why
 
-Every prediction of the course is a Prediction in PREDICTIONS.  While nothing is chosen, `reveal` keeps the
-answer hidden and says how to choose, so "Restart Kernel and Run All" cannot show it before the learner has
-predicted; `reveal(my_prediction, ask=True)` shows it without a choice.  What `reveal` shows is a Reveal:
-HTML in a notebook, text wrapped at WIDTH characters elsewhere."""
+Every prediction of the course is a Prediction in PREDICTIONS.  A choice is locked by the first cell of its
+evidence (`lock`) or by its reveal, whichever runs first, and the lock is kept with the learner's history
+(lesson_course.review: {"t", "predict": name, "choice": the option's text, or None when it was closed without
+one, "words"}; the first one counts), so re-running the prediction cell, in the same kernel or after a restart,
+shows the locked choice, and `reveal` judges that choice, never a later click.  Evidence run with nothing chosen
+closes the prediction without a choice; while nothing is chosen `reveal` keeps the answer hidden and says how to
+choose, so "Restart Kernel and Run All" cannot show it before the learner has predicted;
+`reveal(my_prediction, ask=True)` shows it without a choice.  What `reveal` shows is a Reveal: HTML in a
+notebook, text wrapped at WIDTH characters elsewhere."""
 import html
+import json
 import re
+import threading
+from datetime import datetime, timezone
 from typing import NamedTuple
 
 import ipywidgets as widgets
@@ -19,6 +28,8 @@ import ipywidgets as widgets
 from lesson_lib.validate import integer
 
 from .notebook import WIDTH, wrapped  # noqa: F401 -- WIDTH: the width the reveals wrap to
+from .review import compacted, valid_events
+from .ui.browser_store import BrowserStore
 
 
 class Option(NamedTuple):
@@ -179,46 +190,145 @@ LONG_OPTIONS = ("<style>.lesson-choice .widget-radio-box label {display: flex; f
                 ".lesson-choice .widget-radio-box input {margin: 0.2em 0.5em 0 0; flex: none}</style>")
 
 
-class Choice(widgets.VBox):
-    """The prediction widget: the question, one radio button per option (none chosen at first) and a box for
-    the learner's own words.  .prediction the Prediction; .chosen the chosen Option or None; .words the
-    sentence; .lock() freezes the choice once the answer is shown."""
+KERNEL_LOG = []
+"""The "predict" events this kernel knows, oldest first: its own locks and those its prediction widgets heard
+from the browser's history (so a prediction cell run again in the same kernel is locked at once)."""
+WAIT_FOR_BROWSER_S = 2.0    # how long a new prediction widget waits for the browser's history before it opens
 
-    def __init__(self, prediction):
-        self.prediction = prediction
-        self.buttons = widgets.RadioButtons(options=[o.text for o in prediction.options], value=None,
-                                            layout=widgets.Layout(width="auto"))
+
+def _recorded(name, log):
+    """The first "predict" event for prediction `name` in `log` (a list of events), or None."""
+    events, _ = valid_events(log)
+    return next((e for e in events if e.get("predict") == name), None)
+
+
+class Choice(widgets.VBox):
+    """The prediction widget: the question, one radio button per option (none chosen at first), a box for the
+    learner's own words, a status line and the learner's history (an invisible BrowserStore).  Until the browser
+    has said whether this prediction was locked before (or WAIT_FOR_BROWSER_S have passed) the buttons wait,
+    greyed; a locked prediction shows its recorded choice and words, greyed for good.
+    .name, .prediction the Prediction; .record the lock ({"t", "predict", "choice", "words"}) or None; .chosen the
+    chosen Option (the recorded one once locked) or None; .words the sentence; .lock() records the choice."""
+
+    def __init__(self, name):
+        self.name, self.prediction = name, PREDICTIONS[name]
+        self.buttons = widgets.RadioButtons(options=[o.text for o in self.prediction.options], value=None,
+                                            disabled=True, layout=widgets.Layout(width="auto"))
         self.buttons.add_class("lesson-choice")
         self.sentence = widgets.Textarea(placeholder="Why? In your own words (optional; quoted back, never "
                                                      "scored)", layout=widgets.Layout(width="95%", height="4em"))
-        question = widgets.HTML(f"<b>{html.escape(prediction.question)}</b>" + LONG_OPTIONS)
-        super().__init__([question, self.buttons, self.sentence])
+        self.status = widgets.HTML().add_class("lesson-prediction-status")
+        self.store = BrowserStore(controls=False, log=json.dumps(KERNEL_LOG, ensure_ascii=False))
+        question = widgets.HTML(f"<b>{html.escape(self.prediction.question)}</b>" + LONG_OPTIONS)
+        super().__init__([question, self.buttons, self.sentence, self.status, self.store])
         self.add_class("lesson-prediction")
+        self.heard = type(self.comm).__name__ == "DummyComm"     # outside a kernel no browser will answer
+        self.store.observe(self._on_store, ["log", "heard"])
+        self.buttons.observe(lambda _: self.record is not None and self._show(), "value")   # a locked one stays
+        if not self.heard and self.record is None:
+            timer = threading.Timer(WAIT_FOR_BROWSER_S, self._stop_waiting)
+            timer.daemon = True
+            timer.start()
+        self._show()
+
+    @property
+    def record(self):
+        """The first "predict" event for this prediction that the kernel or the browser's history holds, or None."""
+        try:
+            log = json.loads(self.store.log)
+        except ValueError:
+            log = []
+        return _recorded(self.name, KERNEL_LOG + (log if isinstance(log, list) else []))
+
+    def _option(self, text):
+        return next((o for o in self.prediction.options if o.text == text), None)
 
     @property
     def chosen(self):
-        texts = [o.text for o in self.prediction.options]
-        return None if self.buttons.value is None else self.prediction.options[texts.index(self.buttons.value)]
+        record = self.record
+        return self._option(record["choice"] if record else self.buttons.value)
 
     @property
     def words(self):
-        return " ".join(self.sentence.value.split())
+        record = self.record
+        return " ".join((record.get("words") or "" if record else self.sentence.value).split())
 
     def choose(self, number):
-        """Choose option `number` (1 = the first shown), as a click would."""
+        """Choose option `number` (1 = the first shown), as a click would; a locked choice stays as it is."""
         n = len(self.prediction.options)
         number = integer("number", number, low=1, high=n, hint=f"expected 1 to {n}, the options as shown, first = 1")
-        self.buttons.value = self.prediction.options[number - 1].text
+        if self.record is None:
+            self.buttons.value = self.prediction.options[number - 1].text
 
     def lock(self):
+        """Record the choice (None if nothing is chosen) in the learner's history, unless it is locked already."""
+        if self.record is None:
+            chosen = self.chosen
+            event = {"t": datetime.now(timezone.utc).isoformat(), "predict": self.name,
+                     "choice": chosen.text if chosen else None, "words": self.words}
+            KERNEL_LOG.append(event)
+            events, _ = valid_events(json.loads(self.store.log))
+            self.store.log = json.dumps(compacted(events + [event]), ensure_ascii=False)
+        self._show()
+
+    def _on_store(self, change):
+        if change["name"] == "heard":
+            self.heard = True
+        record = self.record
+        if record is not None and record not in KERNEL_LOG:
+            KERNEL_LOG.append(record)
+        self._show()
+
+    def _stop_waiting(self):
+        self.heard = True
+        self._show()
+
+    def _show(self):
+        """Draw the state: locked (the recorded choice, greyed, and when), waiting for the browser, or open."""
+        record = self.record
+        if record is None:
+            self.buttons.disabled = not self.heard
+            self.status.value = ("<i>Choose before you run on: the next cell locks your choice.</i>" if self.heard
+                                 else "<i>Looking for a choice you locked earlier in this browser…</i>")
+            return
+        when = datetime.fromisoformat(record["t"]).astimezone(timezone.utc).strftime("%d %b %Y, %H:%M UTC")
+        self.buttons.value = record["choice"] if self._option(record["choice"]) else None
+        self.sentence.value = record.get("words") or ""
         self.buttons.disabled = self.sentence.disabled = True
+        self.status.value = (f"<b>Locked</b> on {when}: the evidence has been shown, so this choice stays as it "
+                             f"was, here and after a restart. Its reveal judges this choice." if self.chosen else
+                             f"<b>Closed without a choice</b> on {when}: nothing was chosen before the evidence "
+                             f"(or the answer) was shown. Its reveal shows the answer when asked (ask=True).")
 
 
 def predict(name):
-    """The Choice widget for PREDICTIONS[name] (display it: make it a cell's last line)."""
+    """The Choice widget for PREDICTIONS[name] (display it: make it a cell's last line); locked as it was if the
+    learner's history holds its lock."""
     if not isinstance(name, str) or name not in PREDICTIONS:
         raise KeyError(f"predict(name): got {name!r}; the predictions are {', '.join(sorted(PREDICTIONS))}")
-    return Choice(PREDICTIONS[name])
+    return Choice(name)
+
+
+def _check(prediction, call):
+    if not isinstance(prediction, Choice):
+        raise TypeError(f"{call}(prediction): got {type(prediction).__name__} {prediction!r:.60}; expected the "
+                        f"widget predict(...) made. Run the prediction cell (section 1), choose an answer, then "
+                        f"run this cell again.")
+
+
+def lock(prediction):
+    """Lock a prediction before its evidence (the first evidence cell calls it) and say so: the choice, or that
+    it is closed without one when nothing is chosen.  A locked prediction stays as it was locked."""
+    _check(prediction, "lock")
+    prediction.lock()
+    chosen = prediction.chosen
+    if chosen is not None:
+        print(wrapped(f"Your prediction is locked: “{chosen.text}” Now the evidence; "
+                      f"reveal({_name_of(prediction)}) will say whether it was right."))
+    else:
+        print(wrapped("No answer was chosen in the prediction cell, so the prediction is now closed without one "
+                      "and what follows is its evidence (a choice locked in an earlier session still counts). Next "
+                      "time, choose before you run on: a guess, even a wrong one, makes the answer stick."))
 
 
 class Reveal:
@@ -278,24 +388,25 @@ def _name_of(prediction):
 
 def reveal(prediction, ask=False):
     """A Reveal of the answer to a Choice: whether the chosen option is right and why, why each other option is
-    right or not, and the learner's own words quoted back.  Nothing chosen: the answer stays hidden unless
-    ask=True.  Revealing a choice locks it."""
-    if not isinstance(prediction, Choice):
-        raise TypeError(f"reveal(prediction): got {type(prediction).__name__} {prediction!r:.60}; expected the "
-                        f"widget predict(...) made. Run the prediction cell (section 1), choose an answer, then "
-                        f"run this cell again.")
-    chosen, words, p = prediction.chosen, prediction.words, prediction.prediction
-    if chosen is None and not ask:
+    right or not, and the learner's own words quoted back.  The choice judged is the locked one (a later click
+    changes nothing).  Nothing chosen: the answer stays hidden unless ask=True.  Revealing locks the choice."""
+    _check(prediction, "reveal")
+    if prediction.record is None and prediction.chosen is None and not ask:
         return Reveal([("p", "The answer is still hidden: no answer is chosen in the prediction cell."),
                        ("p", "Click the answer you think is right (and say why, if you like), then run this "
                              "cell again."),
                        ("p", f"To see the answer without predicting, run reveal({_name_of(prediction)}, ask=True) "
                              f"instead.")])
+    prediction.lock()
+    chosen, words, p = prediction.chosen, prediction.words, prediction.prediction
+    if chosen is None and not ask:
+        return Reveal([("p", "The answer is still hidden: the prediction was closed without a choice, so there is "
+                             "no choice to judge."),
+                       ("p", f"To see the answer, run reveal({_name_of(prediction)}, ask=True) instead.")])
     if chosen is None:
         parts = [("p", "You asked for the answer without choosing one. Next time, commit to a guess first: even "
                        "a wrong one makes the answer stick.")]
     else:
-        prediction.lock()
         verdict = "Right." if chosen.right else "Not right."
         parts = [("label", "You chose:", f"“{chosen.text}”"), ("label", verdict, chosen.why)]
     parts.append(("label", "The answer:", p.answer))

@@ -5,7 +5,9 @@
 CARDS come from cards.json (`lesson-tools build` writes it from the notebooks' questions).  The learner
 types an answer, opens the real one and rates their recall (again, hard, good, easy).  The schedule is FSRS's
 (the `fsrs` package), replayed from the learner's event log kept in the browser (ui.browser_store): {"t": ISO
-time, "open": notebook} and {"t": ISO time, "card": id, "rating": 1-4, "answer": the learner's words}."""
+time, "open": notebook} and {"t": ISO time, "card": id, "rating": 1-4, "answer": the learner's words}.  The same
+history keeps the learner's locked predictions (lesson_course.reveal): {"t", "predict": its name, "choice": the
+option's text or None, "words"}; the schedule passes them by."""
 import html
 import json
 from datetime import datetime, timedelta, timezone
@@ -41,6 +43,8 @@ def valid_events(log):
                 events.append((t, e))
             elif e.get("card") in CARDS and e.get("rating") in (1, 2, 3, 4):
                 events.append((t, e))
+            elif isinstance(e.get("predict"), str) and (e.get("choice") is None or isinstance(e["choice"], str)):
+                events.append((t, e))
         except (TypeError, KeyError, ValueError, AttributeError):
             pass
     events.sort(key=lambda pair: pair[0])
@@ -48,12 +52,15 @@ def valid_events(log):
 
 
 def compacted(events):
-    """`events` (valid_events) as a history keeps them, oldest first: each notebook's first "open" (a later one
-    adds nothing) and the newest MAX_REVIEW_EVENTS other events.  The browser store merges by the same rule."""
+    """`events` (valid_events) as a history keeps them, oldest first: each notebook's first "open" and each
+    prediction's first "predict" (a later one adds nothing) and the newest MAX_REVIEW_EVENTS other events.  The
+    browser store merges by the same rule."""
     opens, others = {}, []
     for e in events:
         if "open" in e:
-            opens.setdefault(e["open"], e)
+            opens.setdefault(("open", e["open"]), e)
+        elif "predict" in e:
+            opens.setdefault(("predict", e["predict"]), e)
         else:
             others.append(e)
     return sorted([*opens.values(), *others[-MAX_REVIEW_EVENTS:]], key=lambda e: _time(e["t"]))
@@ -69,7 +76,7 @@ def schedule(events):
             for i, (cid, card) in enumerate(CARDS.items()):
                 if card["after"] == e["open"] and cid not in deck:
                     deck[cid] = fsrs.Card(card_id=i + 1, due=t)
-        elif e["card"] in deck:
+        elif e.get("card") in deck:
             deck[e["card"]], _ = SCHEDULER.review_card(deck[e["card"]], fsrs.Rating(e["rating"]), t)
     return deck
 

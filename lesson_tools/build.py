@@ -133,6 +133,17 @@ def keep_machine_dependent(old, new):
     return new
 
 
+def forget_histories(nb):
+    """Empty the log of every browser store (lesson_course.ui.browser_store) in nb's stored widget state: a
+    notebook opened with its stored widgets must not merge the build kernel's history (a prediction closed without
+    a choice, a notebook opened at build time) into the reader's own, kept in their browser."""
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    for model in state.values():
+        if model.get("state", {}).get("_anywidget_id", "").endswith(".BrowserStore"):
+            model["state"]["log"] = "[]"
+    return nb
+
+
 SECONDS = re.compile(r"(class=\\?['\"][\w-]*seconds\\?['\"]>)[^<]*")     # a widget's "in 2.4 s" on this machine
 
 
@@ -263,7 +274,7 @@ def build(names=None, run=True, log=print):
         learner_version(teacher, path.name)                    # validate the markers before running anything
         if run:
             execute(teacher, path.parent, str(path.relative_to(NOTEBOOKS)))
-            stable_widget_ids(teacher, entry.id)
+            stable_widget_ids(forget_histories(teacher), entry.id)
             keep_machine_dependent(_read(path), teacher)
         _write(teacher, path)
         if not entry.app:

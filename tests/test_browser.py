@@ -757,6 +757,7 @@ def test_a_clicked_prediction_is_revealed_as_formatted_text_with_no_word_broken(
     shown = page.locator(".lesson-reveal")
     expect(shown).to_contain_text("still hidden", timeout=PAGE_MS)
     wrong = PREDICTIONS["what_a_delan_learns"].options[1]
+    expect(page.locator(".lesson-prediction input[type=radio]").first).to_be_enabled(timeout=UI_MS)
     page.locator(".lesson-prediction").get_by_text(wrong.text, exact=True).click()
     page.locator(".lesson-prediction textarea").fill("It adds physics to the loss, I think")
     page.screenshot(path=str(ARTIFACTS / "jupyterlab-prediction.png"))
@@ -773,6 +774,64 @@ def test_a_clicked_prediction_is_revealed_as_formatted_text_with_no_word_broken(
     assert layout["lines"] >= 6, f"the reveal was not wrapped onto several lines: {layout}"
     assert layout["broken"] == [], f"words broken across lines: {layout['broken']}"
     assert layout["overflow"] <= 1, f"the reveal is wider than the output area by {layout['overflow']} px"
+
+
+def _run_cell(page, index):
+    page.locator(".jp-CodeCell").nth(index).locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+
+
+def test_a_revealed_prediction_stays_locked_when_run_again_and_after_a_kernel_restart(jupyterlab_tab, jupyter):
+    """In JupyterLab: a wrong option clicked and revealed; the prediction cell run again shows that choice greyed
+    and locked, and the reveal run again after a click on the right option still says "Not right."; the kernel
+    restarted, the prediction cell run again gets the lock back from the browser's history (localStorage) and the
+    reveal still judges the first choice (screenshots: jupyterlab-lock-*)."""
+    from lesson_course.reveal import PREDICTIONS
+    p = PREDICTIONS["half_the_circle"]
+    wrong, right = p.options[0], next(o for o in p.options if o.right)
+    page = jupyterlab_tab.page
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("from lesson_course.reveal import predict, reveal\n\n"
+                                  "my_prediction = predict(\"half_the_circle\")\nmy_prediction"),
+        nbformat.v4.new_code_cell("reveal(my_prediction)")],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
+    path = ARTIFACTS / "lock-check.ipynb"
+    nbformat.write(nb, str(path))
+    page.goto(f"{jupyter.url}/api/status")              # the origin's history wiped: no lock from another test
+    page.evaluate("localStorage.clear()")
+    _open_and_run_all(jupyterlab_tab,
+                      f"{jupyter.url}/lab/workspaces/lock-check/tree/{path.relative_to(ROOT).as_posix()}")
+    shown, choice = page.locator(".lesson-reveal"), page.locator(".lesson-prediction")
+    radios = choice.locator("input[type=radio]")
+    expect(shown).to_contain_text("still hidden", timeout=PAGE_MS)
+    expect(radios.first).to_be_enabled(timeout=UI_MS)
+    choice.get_by_text(wrong.text, exact=True).click()
+    _run_cell(page, 1)
+    expect(shown).to_contain_text("Not right.", timeout=UI_MS)
+
+    def still_locked(shot):
+        expect(choice.locator(".lesson-prediction-status")).to_contain_text("Locked", timeout=UI_MS)
+        expect(radios.first).to_be_disabled()
+        expect(radios.nth(0)).to_be_checked()
+        page.screenshot(path=str(ARTIFACTS / f"jupyterlab-lock-{shot}.png"))
+        choice.get_by_text(right.text, exact=True).click(force=True)     # greyed: nothing happens
+        _run_cell(page, 1)
+        expect(shown).to_contain_text("You chose", timeout=UI_MS)
+        text = " ".join(shown.inner_text().split())
+        assert f"You chose: “{wrong.text}” Not right." in text, text
+
+    _run_cell(page, 0)                                          # the prediction cell, run again
+    still_locked("run-again")
+    stored = json.loads(page.evaluate("localStorage.getItem('lesson-structure-reviews')"))
+    assert [(e["predict"], e["choice"]) for e in stored if "predict" in e] == [("half_the_circle", wrong.text)]
+
+    _menu(page, "Kernel", "kernelmenu:restart")
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first).to_be_attached(timeout=PAGE_MS)
+    page.wait_for_timeout(1000)
+    _run_cell(page, 0)                                          # a fresh kernel: only the browser remembers
+    still_locked("after-restart")
 
 
 # ---------------------------------------------------------------------------------------------- reviews

@@ -1,6 +1,7 @@
 """`lesson-tools build|check` in-process, on a copy of the course in a temporary folder: what
 build writes (the teachers' source refreshed and stamped, the learner version stripped), in which order and
 folder it executes them, what the command line prints and returns, and a real kernel run of `execute`."""
+import json
 import re
 import shutil
 
@@ -170,6 +171,25 @@ def test_widget_ids_are_the_same_for_the_same_widgets_whatever_the_kernel_drew()
     assert set(state[box]["state"]["children"]) == {f"IPY_MODEL_{m}" for m in state if m != box}   # still linked
     other = build.stable_widget_ids(widget_notebook([uuid.uuid4().hex for _ in range(3)]), "07_y")
     assert set(other.metadata["widgets"][build.WIDGET_STATE]["state"]).isdisjoint(state)        # per notebook
+
+
+def test_stored_browser_stores_carry_no_history_and_no_stored_notebook_a_lock():
+    """The build kernel's history (a prediction closed without a choice) is not stored: a reader's browser would
+    merge it into their own when the stored widgets render.  (Notebooks built before forget_histories may still
+    store an "open" event: harmless, and gone at their next build.)"""
+    ids = ["a" * 32, "b" * 32, "c" * 32]
+    nb = widget_notebook(ids)
+    state = nb.metadata["widgets"][build.WIDGET_STATE]["state"]
+    state["a" * 32]["state"].update(_anywidget_id="lesson_course.ui.browser_store.BrowserStore",
+                                    log='[{"t": "2026-01-01T00:00:00+00:00", "predict": "x", "choice": null}]')
+    state["b" * 32]["state"]["log"] = "kept"                  # not a browser store
+    build.forget_histories(nb)
+    assert state["a" * 32]["state"]["log"] == "[]" and state["b" * 32]["state"]["log"] == "kept"
+    for path in sorted(build.SOLUTIONS.glob("*.ipynb")):
+        stored = nbformat.read(str(path), as_version=4).metadata.get("widgets", {}).get(build.WIDGET_STATE, {})
+        logs = [m["state"]["log"] for m in stored.get("state", {}).values()
+                if m["state"].get("_anywidget_id", "").endswith(".BrowserStore")]
+        assert not any("predict" in e for log in logs for e in json.loads(log)), (path.name, logs)
 
 
 def test_machine_dependent_figures_keep_their_earlier_bytes_and_nothing_else_does():

@@ -13,7 +13,8 @@ from lesson_course import feedback
 from lesson_tools import markers
 from lesson_course.checks import framework, nb01_challenge, nb04_feedback, nb05_retrieve_and_space, independent
 from lesson_course.checks.nb06_mastery_and_project import TRIPLE_LENGTHS
-from lesson_course.reveal import PREDICTIONS, predict, reveal
+from lesson_course import reveal as reveals
+from lesson_course.reveal import PREDICTIONS, lock, predict, reveal
 
 chain = double_pendulum()
 
@@ -73,6 +74,14 @@ def test_setup_outside_ipython_does_nothing(monkeypatch):
 
 
 # ---------------------------------------------------------------------- predict first
+@pytest.fixture(autouse=True)
+def fresh_kernel():
+    """Each test starts as in a fresh kernel whose browser holds no history: no prediction locked."""
+    reveals.KERNEL_LOG.clear()
+    yield
+    reveals.KERNEL_LOG.clear()
+
+
 @pytest.mark.parametrize("name", sorted(PREDICTIONS))
 def test_every_prediction_offers_one_right_answer_among_misconceptions_each_with_a_why(name):
     p = PREDICTIONS[name]
@@ -87,6 +96,7 @@ def test_every_prediction_offers_one_right_answer_among_misconceptions_each_with
 def test_the_reveal_says_whether_the_choice_was_right_and_why_each_other_one_is_not(name):
     p = PREDICTIONS[name]
     for number, option in enumerate(p.options, 1):
+        reveals.KERNEL_LOG.clear()                          # a learner of their own for each option
         choice = predict(name)
         choice.choose(number)
         choice.sentence.value = "  because   of physics "
@@ -134,6 +144,118 @@ def test_a_prediction_and_a_reveal_refuse_what_they_cannot_use():
         reveal("It learns M and V")
     with pytest.raises(ValueError, match="expected 1 to 4"):
         predict("what_a_delan_learns").choose(5)
+
+
+def _restarted(choice_texts_and_times):
+    """A prediction widget as after a kernel restart: the kernel knows nothing, then the browser reports its
+    history ({"t", "predict", "choice", "words"} events) through the widget's store."""
+    import json
+    reveals.KERNEL_LOG.clear()
+    choice = predict("noisy_recorded_positions")
+    return choice, lambda: (setattr(choice.store, "log", json.dumps(choice_texts_and_times)),
+                            setattr(choice.store, "heard", True))
+
+
+def test_a_revealed_prediction_run_again_stays_locked_and_its_reveal_gives_the_first_verdict():
+    """Re-running the prediction cell after its reveal (same kernel) shows the locked choice, greyed, with the
+    learner's words; a click on the fresh widget changes nothing; the reveal still judges the first choice."""
+    p = PREDICTIONS["letters_twice_as_fast"]
+    wrong = next(i for i, o in enumerate(p.options, 1) if not o.right)
+    right = next(i for i, o in enumerate(p.options, 1) if o.right)
+    first = predict("letters_twice_as_fast")
+    first.choose(wrong)
+    first.sentence.value = "more data helps"
+    assert "Not right." in str(reveal(first))
+    again = predict("letters_twice_as_fast")                    # the prediction cell, run again
+    assert again.buttons.disabled and again.sentence.disabled and "Locked" in again.status.value
+    assert again.buttons.value == p.options[wrong - 1].text and again.sentence.value == "more data helps"
+    again.choose(right)                                         # as a click would, were the buttons not greyed
+    again.buttons.value = p.options[right - 1].text             # even set by code
+    assert again.buttons.value == p.options[wrong - 1].text
+    shown = " ".join(str(reveal(again)).split())
+    assert "Not right." in shown and "Right." not in shown.replace("Not right.", "")
+    assert "“more data helps”" in shown
+    first.buttons.value = p.options[right - 1].text             # the first widget, too
+    assert "Not right." in str(reveal(first))
+
+
+def test_a_lock_is_kept_in_the_learners_history_and_read_back_after_a_restart():
+    """The lock is a "predict" event in the store's log (the browser's history); after a restart a new widget
+    waits greyed until the browser reports, then shows the recorded choice, and the reveal judges it, even when
+    the restarted kernel closed the prediction itself before the report came (the first event counts)."""
+    import json
+    from lesson_course.review import compacted, valid_events
+    p = PREDICTIONS["noisy_recorded_positions"]
+    choice = predict("noisy_recorded_positions")
+    choice.choose(2)
+    choice.sentence.value = "noise"
+    lock(choice)
+    log = json.loads(choice.store.log)
+    assert log == [{"t": log[0]["t"], "predict": "noisy_recorded_positions", "choice": p.options[1].text,
+                    "words": "noise"}]
+    events, dropped = valid_events(log + [{"t": "2030-01-01T00:00:00+00:00", "predict": "noisy_recorded_positions",
+                                           "choice": p.options[4].text}])
+    assert dropped == 0 and compacted(events) == log                # a later lock adds nothing
+
+    restarted, browser_reports = _restarted(log)
+    restarted.heard = False                                          # as in a kernel with a front end
+    restarted._show()
+    assert restarted.buttons.disabled and "Looking for" in restarted.status.value and restarted.record is None
+    lock(restarted)                                                  # Run All: the evidence ran before the report
+    assert restarted.record["choice"] is None
+    browser_reports()
+    assert restarted.record == log[0] and restarted.buttons.disabled
+    assert restarted.buttons.value == p.options[1].text and "Locked" in restarted.status.value
+    shown = " ".join(str(reveal(restarted)).split())
+    assert shown.startswith(f"You chose: “{' '.join(p.options[1].text.split())}”") and "Not right." in shown
+    again = predict("noisy_recorded_positions")                      # the kernel has learned it
+    assert again.record == log[0] and again.buttons.disabled
+
+    fresh, browser_reports = _restarted([])
+    fresh.heard = False
+    browser_reports()
+    assert not fresh.buttons.disabled and fresh.record is None and "next cell locks" in fresh.status.value
+
+
+def test_the_evidence_locks_an_open_choice_or_closes_the_prediction_without_one(capsys):
+    """The first evidence cell's lock(...): a choice made is locked and named; none made closes the prediction
+    without one (the answer stays hidden unless asked for, and no later click counts)."""
+    p = PREDICTIONS["half_the_circle"]
+    my_prediction = predict("half_the_circle")
+    my_prediction.choose(1)
+    lock(my_prediction)
+    said = " ".join(capsys.readouterr().out.split())
+    assert said.startswith(f"Your prediction is locked: “{' '.join(p.options[0].text.split())}”")
+    assert my_prediction.buttons.disabled
+    my_prediction.choose(4)
+    assert my_prediction.chosen is p.options[0] and "Not right." in str(reveal(my_prediction))
+
+    reveals.KERNEL_LOG.clear()
+    open_one = predict("half_the_circle")
+    lock(open_one)
+    assert "closed without one" in " ".join(capsys.readouterr().out.split())
+    assert open_one.buttons.disabled and open_one.record["choice"] is None and "Closed" in open_one.status.value
+    open_one.choose(4)                                               # too late: the evidence is on screen
+    shown = str(reveal(open_one))
+    assert "still hidden" in shown and "closed without a choice" in shown and "Right." not in shown
+    asked = " ".join(str(reveal(open_one, ask=True)).split())
+    assert " ".join(p.answer.split()) in asked and "You chose" not in asked
+    with pytest.raises(TypeError, match=r"lock\(prediction\)"):
+        lock("the DeLaN")
+
+
+def test_every_predictions_first_evidence_cell_locks_it():
+    """In the teachers' notebooks the first code cell after each prediction cell locks that prediction."""
+    import nbformat
+    from lesson_tools.build import SOLUTIONS
+    asked = 0
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        code = [c.source for c in nbformat.read(str(path), as_version=4).cells if c.cell_type == "code"]
+        for k, source in enumerate(code):
+            for variable in re.findall(r"(\w+) = predict\(", source):
+                asked += 1
+                assert k + 1 < len(code) and f"lock({variable})" in code[k + 1], (path.name, variable)
+    assert asked == len(PREDICTIONS)
 
 
 def test_reveals_wrap_at_spaces_and_use_the_notebooks_symbols():

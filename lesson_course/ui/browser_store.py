@@ -1,10 +1,13 @@
 """A learner's history kept in the browser: BrowserStore is a widget whose `log` (JSON text: a list of events,
 each a dict with an ISO time "t") is mirrored into the browser's localStorage under KEY, so it outlives the
-kernel, the server and a Binder session; it draws "Download my reviews" (a JSON file, since Binder keeps no
-files) and "Load reviews" (merges such a file back, and says how many of its entries were not reviews: about that file
-alone; malformed entries never enter the history).  Kernel and browser merge their logs as a union ordered by
-time, so neither side can wipe the other, kept by the history's rule (lesson_course.review.compacted): one
-"open" event per notebook, and the newest MAX_REVIEW_EVENTS others."""
+kernel, the server and a Binder session.  The history holds reviews (lesson_course.review) and locked predictions
+(lesson_course.reveal).  With `controls` (the review panel's store) it draws "Download my reviews" (a JSON file,
+since Binder keeps no files) and "Load reviews" (merges such a file back, and says how many of its entries were not
+part of a history: about that file alone; malformed entries never enter the history); without (a prediction's
+store) it draws nothing.  Kernel and browser merge their logs as a union ordered by time, so neither side can wipe
+the other, kept by the history's rule (lesson_course.review.compacted): one "open" event per notebook, one
+"predict" event per prediction (the first: a locked prediction stays as it was locked), and the newest
+MAX_REVIEW_EVENTS others."""
 import anywidget
 import traitlets
 
@@ -21,21 +24,25 @@ const parse = (text) => {
 };
 const MAX = %(max)d;
 const byTime = (x, y) => (x.t < y.t ? -1 : x.t > y.t ? 1 : 0);
-const isOpen = (e) => e.open !== undefined;
-// an entry of a history: a time and a notebook opened, or a time, a card and a rating 1-4 (what else a file holds
-// is left out, and said so once, when it is loaded)
+// kept once, the first: a notebook opened, a prediction locked
+const firstOnly = (e) => typeof e.open === "string" ? "open " + e.open :
+  typeof e.predict === "string" ? "predict " + e.predict : null;
+// an entry of a history: a time and a notebook opened, a time, a card and a rating 1-4, or a time, a prediction
+// and the option chosen (null: none, the answer asked for) (what else a file holds is left out, and said so once,
+// when it is loaded)
 const wellFormed = (e) => !!e && typeof e === "object" && typeof e.t === "string" && !isNaN(Date.parse(e.t)) &&
-  (typeof e.open === "string" || (typeof e.card === "string" && [1, 2, 3, 4].includes(e.rating)));
-// the union by the history's own rule (lesson_course.review.compacted): a notebook's first "open" event
-// (a later one adds nothing), and the newest MAX other events
+  (typeof e.open === "string" || (typeof e.card === "string" && [1, 2, 3, 4].includes(e.rating)) ||
+   (typeof e.predict === "string" && (typeof e.choice === "string" || e.choice === null)));
+// the union by the history's own rule (lesson_course.review.compacted): a notebook's first "open" event and a
+// prediction's first "predict" event (a later one adds nothing), and the newest MAX other events
 const merge = (a, b) => {
   const seen = new Map();
   for (const e of [...a, ...b].filter(wellFormed).sort(byTime)) {
-    const key = isOpen(e) ? "open " + e.open : JSON.stringify(e);
+    const key = firstOnly(e) || JSON.stringify(e);
     if (!seen.has(key)) seen.set(key, e);
   }
   const all = [...seen.values()];
-  return [...all.filter(isOpen), ...all.filter((e) => !isOpen(e)).slice(-MAX)].sort(byTime);
+  return [...all.filter(firstOnly), ...all.filter((e) => !firstOnly(e)).slice(-MAX)].sort(byTime);
 };
 function button(label, cls) {
   const b = document.createElement("button");
@@ -50,7 +57,8 @@ export default {
       const all = merge(parse(localStorage.getItem(KEY) || "[]") || [], parse(model.get("log")) || []);
       const text = JSON.stringify(all);
       try { localStorage.setItem(KEY, text); } catch (e) { status.textContent = "This browser keeps no history here (" + e.name + "): download your reviews to keep them."; }
-      if (text !== model.get("log")) { model.set("log", text); model.save_changes(); }
+      const changed = text !== model.get("log") || !model.get("heard");
+      if (changed) { model.set("log", text); model.set("heard", true); model.save_changes(); }
     };
     const down = button("⤓ Download my reviews", "lesson-review-download");
     const load = button("⤒ Load reviews", "lesson-review-load");
@@ -81,7 +89,7 @@ export default {
     model.on("change:log", sync);
     const onStorage = (e) => { if (e.key === KEY) sync(); };
     window.addEventListener("storage", onStorage);
-    el.append(down, load, input, status);
+    if (model.get("controls")) el.append(down, load, input, status);
     sync();
     return () => window.removeEventListener("storage", onStorage);
   }
@@ -90,6 +98,9 @@ export default {
 
 
 class BrowserStore(anywidget.AnyWidget):
-    """The log, mirrored into the browser's localStorage; `log` is JSON text (a list of events)."""
+    """The log, mirrored into the browser's localStorage; `log` is JSON text (a list of events); controls: draw
+    the download and load buttons; heard: True once the browser has merged its history into `log`."""
     _esm = _ESM % {"key": repr(KEY), "file": repr(FILE_NAME), "max": MAX_REVIEW_EVENTS}
     log = traitlets.Unicode("[]").tag(sync=True)
+    controls = traitlets.Bool(True).tag(sync=True)
+    heard = traitlets.Bool(False).tag(sync=True)
