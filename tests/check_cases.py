@@ -382,7 +382,9 @@ WRONG = {
         "error only": passes(lambda e, lam, T: e < T),
         "eigenvalue only": passes(lambda e, lam, T: lam > 0),
         "inverted": passes(lambda e, lam, T: not (e < T and lam > 0)),
-        "criterion": passes(lambda e, lam, T: e < 1.25 * T and lam > 0),     # a threshold of its own
+        "criterion": [passes(lambda e, lam, T: e < 1.25 * T and lam > 0),    # a threshold of its own
+                      passes(lambda e, lam, T: e < 0.99 * T and lam > 0),    # a safety margin below it
+                      passes(lambda e, lam, T: e < T and lam > 1e-3)],       # a margin on the eigenvalue
         "error above": passes(lambda e, lam, T: e > T and lam > 0),           # the comparison turned round
         "arguments swapped": passes(lambda e, lam, T: lam < T and e > 0),
         "undefined": passes_misspelled,

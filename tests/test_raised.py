@@ -1,0 +1,94 @@
+"""lesson_course.checks.raised: an exception the learner's code raised, named by kind (a general hint's key) and by
+the learner's own line.  The exceptions are raised by real code, as a learner's would be."""
+import importlib.abc
+import linecache
+
+import numpy as np
+import pytest
+
+from lesson_course.checks.framework import GENERAL_HINTS
+from lesson_course.checks.raised import learner_line, raised_key, raised_where
+
+
+def _raised(source, name="f", filename="<learner>", module_globals=None):
+    """The exception that calling `name` (defined in `source`, compiled as `filename`) raises."""
+    namespace = dict(module_globals or {"__name__": "learner"})
+    if filename.startswith("<"):                                # as IPython keeps a cell's source
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    with pytest.raises(Exception) as info:
+        namespace[name]()
+    return info.value
+
+
+MISTAKES = [
+    ("def f():\n    return 1 / 0\n", "division", ZeroDivisionError),
+    ("def f():\n    return np.ones((2, 3)) @ np.ones((2, 3))\n", "shapes", ValueError),
+    ("def f():\n    return np.dot(np.ones((2, 3)), np.ones((2, 3)))\n", "shapes", ValueError),
+    ("def f():\n    return np.ones(3) + np.ones(4)\n", "shapes", ValueError),
+    ("def f():\n    return [1, 2][5]\n", "index", IndexError),
+    ("def f():\n    return np.ones(3).nope\n", "attribute", AttributeError),
+    ("def f():\n    return undefined_name\n", "undefined", NameError),
+    ("def f():\n    total += 1\n    return total\n", "unbound", UnboundLocalError),
+    ("def f():\n    return np.ones(3).min < 1\n", "uncalled", TypeError),
+    ("def f():\n    return np.linalg.eigvalsh(np.eye(2), nope=1)\n", "arguments", TypeError),
+    ("def f():\n    return [1, 2] * 2.0\n", "sequence", TypeError),
+    ("def f():\n    return 1 + 'a'\n", "raised", TypeError),                    # not about sequences
+    ("def f():\n    return float('x')\n", "raised", ValueError),    # a ValueError, not of shapes
+    ("def f():\n    raise RuntimeError('mine')\n", "raised", RuntimeError),
+]
+
+
+@pytest.mark.parametrize("source, key, kind", MISTAKES, ids=[m[1] + "-" + m[2].__name__ for m in MISTAKES])
+def test_each_kind_of_mistake_gets_its_own_general_hint(source, key, kind):
+    exc = _raised(source, module_globals={"__name__": "learner", "np": np})
+    assert isinstance(exc, kind), exc
+    assert raised_key(exc) == key, (str(exc), raised_key(exc))
+    assert key in GENERAL_HINTS, f"{key} names no general hint"
+
+
+def test_the_keys_name_distinct_hints():
+    hints = [GENERAL_HINTS[key] for key in {key for _, key, _ in MISTAKES}]
+    assert len(set(hints)) == len(hints)
+
+
+def test_an_exception_rebuilt_by_the_wire_is_named_by_its_class_name():
+    """The grader's wire rebuilds a learner's exception as a class of the same name, not the builtin itself."""
+    rebuilt = type("NameError", (Exception,), {})("name 'q_dot' is not defined")
+    assert not isinstance(rebuilt, NameError) and raised_key(rebuilt) == "undefined"
+    assert raised_key(type("Other", (Exception,), {})("name 'q_dot' is not defined")) == "raised"
+
+
+def test_the_learners_line_is_named_with_its_function_and_text():
+    exc = _raised("def helper(x):\n    y = x + 1\n    return y / 0\n\ndef f():\n    return helper(2)\n",
+                  filename="<ipython-input-7-abc>")
+    assert learner_line(exc) == (3, "helper", "return y / 0", "the cell")
+    assert raised_where(exc) == " (line 3 of the cell, in helper: `return y / 0`)"
+
+
+def test_a_file_of_the_learners_is_named_by_its_file_name():
+    exc = _raised("def f():\n    return 1 / 0\n", filename="/tmp/nowhere/my_answers.py")
+    assert learner_line(exc)[3] == "my_answers.py"
+
+
+def test_a_line_at_the_top_level_of_a_cell_names_no_function():
+    namespace, source = {"__name__": "learner"}, "x = 1\ny = x / 0\n"
+    linecache.cache["<ipython-input-1-def>"] = (len(source), None, source.splitlines(True), "<ipython-input-1-def>")
+    with pytest.raises(ZeroDivisionError) as info:
+        exec(compile(source, "<ipython-input-1-def>", "exec"), namespace)
+    assert raised_where(info.value).startswith(" (line 2 of the cell") and ", in" not in raised_where(info.value)
+
+
+def test_a_line_whose_source_only_its_modules_loader_knows_is_still_shown():
+    """Code whose file is not on disk (a notebook's cell, a zipped module): linecache asks the module's loader."""
+    source = "def f():\n    return 1 / 0\n"
+
+    class Loader(importlib.abc.InspectLoader):
+        def get_source(self, fullname):
+            return source
+
+    filename = "/nonexistent/learner_module.py"
+    linecache.checkcache()
+    exc = _raised(source, filename=filename,
+                  module_globals={"__name__": "learner_module", "__loader__": Loader()})
+    assert learner_line(exc) == (2, "f", "return 1 / 0", "learner_module.py")
