@@ -384,7 +384,8 @@ WRONG = {
         "inverted": passes(lambda e, lam, T: not (e < T and lam > 0)),
         "criterion": [passes(lambda e, lam, T: e < 1.25 * T and lam > 0),    # a threshold of its own
                       passes(lambda e, lam, T: e < 0.99 * T and lam > 0),    # a safety margin below it
-                      passes(lambda e, lam, T: e < T and lam > 1e-3)],       # a margin on the eigenvalue
+                      passes(lambda e, lam, T: e < T and lam > 1e-3),        # a margin on the eigenvalue
+                      passes(lambda e, lam, T: (e < T) == (lam > 0))],       # compared with ==, not joined
         "error above": passes(lambda e, lam, T: e > T and lam > 0),           # the comparison turned round
         "arguments swapped": passes(lambda e, lam, T: lam < T and e > 0),
         "undefined": passes_misspelled,
