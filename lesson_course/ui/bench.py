@@ -587,9 +587,11 @@ class Bench:
             with single_blas_thread():                     # final redraw, then the buttons come back (last)
                 self._measure_model()
                 self._measure_q()
-                self._show()
+                try:
+                    self._show()
+                finally:
+                    self._press_ended = time.time()        # the page sees the end only after this
             self._message_after_press = message or ""
-            self._press_ended = time.time()
 
     def _error_markup(self, headline, err):
         """An error for the message area: what failed, the exception, and where the model is now."""
