@@ -7,8 +7,11 @@ Voilà runs it by itself), then checks the Bench as a learner would use it:
   q0 moved from the keyboard changes the readout's q, the learned numbers (not the true ones: a planar chain's
   M does not depend on q0), both images and their text alternatives;
   Train ×2000 pressed from the keyboard: focus stays on the button (marked aria-disabled, not disabled), every
-  live update shows one step in every panel under a TRAINING badge, a second press is ignored, and the buttons
-  come back with the final redraw: step 2000, new numbers and plots, PASS, and again no axe violation.
+  live update shows one step in every panel under a TRAINING badge, a second click is ignored (the Bench says
+  so), and the buttons come back with the final redraw: step 2000, new numbers and plots, PASS, and again no axe
+  violation;
+  one click rule, the same in JupyterLab, Voilà and Voilà on the Lab server (`_one_click_rule`): a click as the
+  button turns back is a press, a double-click or two clicks 50 or 150 ms apart are one press and a message.
 q0 moves by ArrowRight on the slider's handle, except in Notebook 7, which takes arrow keys for itself
 (jupyter/notebook#7716, kept as a strict xfail): there the learner types the value into the slider's readout,
 and clicks Train.  The press time (click to final redraw, measured in the page) goes to
@@ -272,8 +275,11 @@ def _served(request, server, probe, port=None):
 
 @pytest.fixture(scope="module")
 def jupyter(request, browser, tmp_path_factory):
-    """`jupyter lab` on the repo: serves JupyterLab at /lab and Notebook 7 at /notebooks."""
+    """`jupyter lab` on the repo: serves JupyterLab at /lab and Notebook 7 at /notebooks, with the JupyterLab
+    settings learners get (binder/jupyter-settings's overrides.json, written into a prefix of the test's own)."""
     tmp = tmp_path_factory.mktemp("jupyter")
+    subprocess.run(["bash", str(ROOT / "binder" / "jupyter-settings")], check=True, capture_output=True,
+                   env={**os.environ, "NB_PYTHON_PREFIX": str(tmp / "prefix")})
     argv = lambda port: [                                                                 # noqa: E731
         sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
         "--ServerApp.port_retries=0", f"--ServerApp.root_dir={ROOT}",
@@ -282,6 +288,7 @@ def jupyter(request, browser, tmp_path_factory):
         # Safety net if pytest itself is killed: idle kernels culled, then the idle server exits.
         "--MappingKernelManager.cull_interval=60", "--MappingKernelManager.cull_idle_timeout=900",
         "--ServerApp.shutdown_no_activity_timeout=900",
+        f"--LabApp.app_settings_dir={tmp / 'prefix' / 'share' / 'jupyter' / 'lab' / 'settings'}",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     yield from _served(request, Server("jupyter", argv, _jupyter_env(tmp), tmp / "server.log"), "/api/status")
 
@@ -358,14 +365,20 @@ def _open_and_run_all(tab, url):
     page = tab.page
     page.goto(url)
     expect(page.locator(".jp-Notebook")).to_be_visible(timeout=PAGE_MS)
+    _clear_and_run_all(tab, frames_before=0, stage="0-opened")
+
+
+def _clear_and_run_all(tab, frames_before, stage):
+    """Once the kernel talks (frames on /channels beyond `frames_before`), screenshot `stage`, clear and run all."""
+    page = tab.page
     # Run All sent before the kernel's websocket is open is dropped silently: wait for an idle kernel and
     # for frames on /channels.
     expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first).to_be_attached(timeout=PAGE_MS)
     deadline = time.monotonic() + PAGE_MS / 1000
-    while tab.frames == 0:
+    while tab.frames <= frames_before:
         assert time.monotonic() < deadline, "no frame on the kernel's /channels websocket"
         page.wait_for_timeout(100)                     # lets Playwright deliver the websocket events
-    tab.shot("0-opened")
+    tab.shot(stage)
     prompt = page.locator(".jp-CodeCell .jp-InputArea-prompt").first
     _menu(page, "Edit", "editmenu:clear-all")          # the stored output must not pass for a fresh one
     expect(prompt).to_have_text(re.compile(r"^\[\s*\]:$"), timeout=UI_MS)
@@ -529,6 +542,7 @@ def _bench_flow(tab, move_q0=_arrow_keys, press=_enter_key):
     tab.shot("3-training")
     train.click(force=True)            # a second press while training (force: Playwright waits out aria-disabled)
     expect(bench).to_have_attribute("data-bench-busy", "false", timeout=TRAIN_MS)
+    expect(bench.locator(".bench-message")).to_contain_text(IGNORED, timeout=UI_MS)
     tab.mark("trained")
     tab.timings["first press, with a screenshot and a second click during it (s)"] = _press_time(page)
     page.wait_for_timeout(1500)                        # a second press, had it gone through, would run by now
@@ -606,12 +620,70 @@ def _assert_notebook_not_saved(server):
 def test_bench_in_jupyterlab(jupyterlab_tab, jupyter):
     _open_and_run_all(jupyterlab_tab, f"{jupyter.url}/lab/tree/{NOTEBOOK}")
     _bench_flow(jupyterlab_tab)
+    _one_click_rule(jupyterlab_tab)
     _assert_notebook_not_saved(jupyter)
 
 
 def test_bench_in_notebook7(notebook7_tab, jupyter):
     _bench_flow(notebook7_tab, move_q0=_type_into_readout, press=_mouse_click)
     _assert_notebook_not_saved(jupyter)
+
+
+# jupyter_server 2.21.1 (the newest) logs "Uncaught exception" for two races of its kernel websocket that lose
+# nothing the page still waits for, reproduced with a bare websocket client (issue 50): the page gives up a
+# handshake while the server waits for a restarting kernel (tornado closes the handler, then asks it for the
+# subprotocol: jupyter-server/jupyter_server#1265); a frame read after the server closed a connection its page
+# replaced (the handler's subprotocol then reads as the legacy one, and a v1 frame fails to parse).
+UPSTREAM_WEBSOCKET_RACES = ("'NoneType' object has no attribute 'kernel_ws_protocol'",
+                            "in deserialize_binary_message")
+
+
+def _uncaught_exceptions(log_text):
+    """The server log's "Uncaught exception" records (each with its traceback), apart from UPSTREAM_WEBSOCKET_RACES,
+    and how many of those there were."""
+    records = re.split(r"\n(?=\[[A-Z] \d{4}-)", log_text)
+    uncaught = [r for r in records if "Uncaught exception" in r]
+    known = [r for r in uncaught if any(race in r for race in UPSTREAM_WEBSOCKET_RACES)]
+    return [r for r in uncaught if r not in known], len(known)
+
+
+def test_interrupt_and_restarts_in_jupyterlab_with_no_uncaught_exception_of_ours(jupyterlab_tab, jupyter):
+    """Kernel → Interrupt stops every press, the second too (JupyterLab 4.6 would send it to a kernel subshell,
+    a thread the interrupt does not reach, but for binder/jupyter-settings).  Restarts as a learner meets them: from
+    the Kernel menu while the Bench trains, and through the REST API (a hub's or a script's).  After each, Run All
+    runs every cell again (a fresh Bench at step 0, the reviews panel), and the server logs no "Uncaught exception"
+    but the upstream races above (counted in the timings)."""
+    page, log_start = jupyterlab_tab.page, len(jupyter.log_path.read_text(errors="replace"))
+    _open_and_run_all(jupyterlab_tab, f"{jupyter.url}/lab/tree/{NOTEBOOK}")
+    bench = page.locator(".bench")
+    expect(bench).to_have_attribute("data-bench-busy", "false", timeout=PAGE_MS)
+    for _ in range(2):
+        bench.locator("button.bench-train").click()
+        expect(bench).to_have_attribute("data-bench-busy", "true", timeout=UI_MS)
+        _menu(page, "Kernel", "kernelmenu:interrupt")
+        expect(bench).to_have_attribute("data-bench-busy", "false", timeout=TRAIN_MS)
+        expect(bench.locator(".bench-message")).to_contain_text("Training interrupted.")
+    for restart in ("menu", "rest"):
+        restarts = jupyter.log_path.read_text(errors="replace").count("Kernel restarted")
+        if restart == "menu":
+            bench.locator("button.bench-train").click()
+            expect(bench).to_have_attribute("data-bench-busy", "true", timeout=UI_MS)
+            _menu(page, "Kernel", "kernelmenu:restart")
+            page.locator(".jp-Dialog-button.jp-mod-accept").click()
+        else:
+            (kernel,) = jupyter.api("GET", "/api/kernels")
+            jupyter.api("POST", f"/api/kernels/{kernel['id']}/restart")
+        deadline = time.monotonic() + PAGE_MS / 1000
+        while jupyter.log_path.read_text(errors="replace").count("Kernel restarted") == restarts:
+            assert time.monotonic() < deadline, f"the kernel did not restart ({restart})"
+            page.wait_for_timeout(200)
+        _clear_and_run_all(jupyterlab_tab, frames_before=jupyterlab_tab.frames, stage=f"6-restarted-{restart}")
+        expect(bench.locator(".bench-status .bench-step")).to_have_text("0", timeout=PAGE_MS)
+        expect(page.locator(".lesson-review-header")).to_be_visible(timeout=PAGE_MS)
+        jupyterlab_tab.mark(f"run all done after a restart ({restart})")
+    ours, upstream = _uncaught_exceptions(jupyter.log_path.read_text(errors="replace")[log_start:])
+    jupyterlab_tab.timings["upstream websocket races logged"] = upstream
+    assert not ours, "the server logged:\n" + "\n".join(ours)
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
@@ -659,6 +731,8 @@ def console_errors(log):
     return [line for line in log if line.startswith(("console.error:", "pageerror:"))]
 
 
+IGNORED = "A click on Train made while training ran was ignored"
+
 # Clicks Train once, in the same task as the page learns the press ended (data-bench-busy back to "false").
 _CLICK_AS_IT_TURNS_BACK_JS = """root => {
     let seenBusy = false, done = false;
@@ -685,21 +759,41 @@ def _click_as_the_button_turns_back(tab, rounds=2):
         assert "ignored" not in bench.locator(".bench-message").inner_text()
 
 
-def _double_click_and_page_keys(tab):
-    """A click as the button turns back trains; a double-click on Train runs one press, not two; PageUp moves a
-    slider by five arrow steps; at 1,000 px the eigenvalue map (with its colour bar) is shown whole."""
-    from lesson_course.ui.bench import SLIDER_STEP
+# Two clicks on Train `gap` ms apart, timed in the page (Playwright's mouse takes longer than a learner's).
+_TWO_CLICKS_JS = """(root, gap) => {
+    const train = root.querySelector('button.bench-train');
+    train.click();
+    setTimeout(() => train.click(), gap);
+}"""
+
+
+def _one_click_rule(tab, gaps=(150, 50)):
+    """The same in every front end: a click made as the button turns back is a press of its own; a double-click,
+    and two clicks `gaps` ms apart, run one press, and the Bench says the second click was ignored."""
+    from lesson_lib.facts import STEPS_PER_PRESS as steps
     page, bench = tab.page, tab.page.locator(".bench")
     step, train = bench.locator(".bench-status .bench-step"), bench.locator("button.bench-train")
     _click_as_the_button_turns_back(tab)
-    before = int(step.inner_text())
-    train.dblclick()
-    expect(step).to_have_text(str(before + 2000), timeout=TRAIN_MS)
-    expect(bench).to_have_attribute("data-bench-busy", "false", timeout=UI_MS)
-    page.wait_for_timeout(2500)                        # a queued second press would be running or done by now
-    expect(step).to_have_text(str(before + 2000))
+    for gap in (None, *gaps):
+        before = int(step.inner_text())
+        if gap is None:
+            train.dblclick()
+        else:
+            bench.evaluate(_TWO_CLICKS_JS, gap)
+        expect(step).to_have_text(str(before + steps), timeout=TRAIN_MS)
+        expect(bench).to_have_attribute("data-bench-busy", "false", timeout=UI_MS)
+        expect(bench.locator(".bench-message")).to_contain_text(IGNORED, timeout=UI_MS)
+    page.wait_for_timeout(2500)                        # a second press, had one started, would be running or done
+    expect(step).to_have_text(str(before + steps))
     expect(bench).to_have_attribute("data-bench-busy", "false")
-    expect(bench.locator(".bench-message")).to_contain_text("A click made while training ran was ignored")
+
+
+def _double_click_and_page_keys(tab):
+    """The one click rule (`_one_click_rule`); PageUp moves a slider by five arrow steps; at 1,000 px the
+    eigenvalue map (with its colour bar) is shown whole."""
+    from lesson_course.ui.bench import SLIDER_STEP
+    page, bench = tab.page, tab.page.locator(".bench")
+    _one_click_rule(tab)
     readout = bench.locator(".bench-q1 .widget-readout")
     q1 = float(readout.inner_text())
     handle = bench.locator(".bench-q1").get_by_role("slider")
@@ -916,6 +1010,16 @@ def test_the_bench_app_on_the_lab_server_sees_the_reviews_made_in_a_notebook(bro
         expect(header).to_contain_text("2 cards in your deck", timeout=PAGE_MS)
         assert _schedule(page) == rows, "the app on the Lab server sees another history"
         page.screenshot(path=str(ARTIFACTS / "reviews-bench-app-same-origin.png"))
+    _shut_down_sessions(jupyter)
+
+
+def test_the_bench_app_on_the_lab_server_keeps_the_one_click_rule(browser, jupyter):
+    """The Bench app as the README serves it, /voila/render/ on the Lab server, clicks as standalone Voilà and
+    JupyterLab do (`_one_click_rule`)."""
+    with Tab(browser, "voila-render") as tab:
+        tab.page.goto(f"{jupyter.url}/voila/render/{NOTEBOOK}")
+        expect(tab.page.locator(".bench")).to_have_count(1, timeout=PAGE_MS)
+        _one_click_rule(tab)
     _shut_down_sessions(jupyter)
 
 

@@ -220,8 +220,8 @@ def test_postbuild_is_executable_and_installs_the_package():
 
 def test_the_settings_script_writes_every_setting_and_keeps_what_is_there(tmp_path):
     """binder/jupyter-settings, as Binder, a hub's image and the README's first command run it: news off, a kernel
-    shut down with its tab, idle kernels culled, lesson_lib.egg-info hidden; a setting already there is kept, and a
-    second run changes nothing."""
+    shut down with its tab, widget messages to the main shell (Kernel → Interrupt stops a press), idle kernels
+    culled, lesson_lib.egg-info hidden; a setting already there is kept, and a second run changes nothing."""
     server = tmp_path / "etc" / "jupyter" / "jupyter_server_config.json"
     server.parent.mkdir(parents=True)
     server.write_text(json.dumps({"ServerApp": {"root_dir": "/srv/course", "tornado_settings": {"headers": {"X": "y"}}}}))
@@ -237,6 +237,7 @@ def test_the_settings_script_writes_every_setting_and_keeps_what_is_there(tmp_pa
     config = json.loads(first["etc/jupyter/jupyter_server_config.json"])
     assert lab["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     assert lab["@jupyterlab/notebook-extension:tracker"]["kernelShutdown"] is True
+    assert lab["@jupyterlab/apputils-extension:kernels-settings"]["commsOverSubshells"] == "disabled"
     assert config["MappingKernelManager"]["cull_idle_timeout"] == 1200
     assert "*.egg-info" in config["ContentsManager"]["hide_globs"] and "__pycache__" in config["ContentsManager"][
         "hide_globs"]

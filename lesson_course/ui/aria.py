@@ -4,8 +4,9 @@ ipywidgets sets no attributes on rendered elements (slider handles without names
 alternatives), and an HTML widget replaces its content on every change (a live region must stay).  `AriaCarrier`
 is a hidden HTML widget holding {CSS selector: {attribute: value or None}} and a one-pixel image whose error
 handler runs `SCRIPT`: it applies the attributes under the nearest ancestor with the class `root_class`, again
-whenever widgets under it re-render, and stops clicks on buttons marked aria-disabled="true".  It works in
-JupyterLab, Notebook 7 and Voila alike (tests/test_browser.py, with axe-core).
+whenever widgets under it re-render.  It works in JupyterLab, Notebook 7 and Voila alike (tests/test_browser.py,
+with axe-core).  A click on a button marked aria-disabled="true" still reaches the kernel, which decides what it
+does (the Bench: `Bench._sent_during_press`), the same in every front end.
 
 The selector "" is the root itself.  Each update carries a sequence number, so a late older update never
 overwrites a newer one; once the root's observer is in place it applies a new carrier in the same task that
@@ -52,10 +53,6 @@ SCRIPT = """
     if (!root.__ariaObserver) {
       root.__ariaObserver = new MutationObserver(function () { adopt(root); apply(root); });
       root.__ariaObserver.observe(root, {childList: true, subtree: true});
-      root.addEventListener('click', function (e) {
-        var b = e.target.closest && e.target.closest('button[aria-disabled="true"]');
-        if (b && root.contains(b)) { e.stopPropagation(); e.preventDefault(); }
-      }, true);
     }
   }
   boot(0);

@@ -9,9 +9,11 @@ One state, one picture: every update measures the model, then writes every panel
 order, the ARIA attributes last, so all panels show the same step.  Figures are drawn once and blitted; a full
 redraw only when a curve leaves its limits.  Every callback shows its exception in the message area and leaves
 the Bench usable; Train is fit's transaction."""
+import collections
 import datetime
 import functools
 import html
+import threading
 import time
 
 import ipywidgets as widgets
@@ -58,17 +60,21 @@ def _sent_time():
 
 class _PressButton(widgets.Button):
     """A Button that knows when the page sent the click it handles (`sent`, None from code): the Bench
-    ignores a click sent while a press was running (a double-click queued behind it), and no other."""
+    ignores a click sent before the last press ended (`Bench._sent_during_press`), and no other."""
 
-    sent = None
+    _sent = threading.local()              # per thread: JupyterLab may handle two clicks at once (`_one_at_a_time`)
+
+    @property
+    def sent(self):
+        return getattr(self._sent, "date", None)
 
     def _handle_button_msg(self, _, content, buffers):
         if content.get("event", "") == "click":
-            self.sent = _sent_time()
+            self._sent.date = _sent_time()
             try:
                 self.click()
             finally:
-                self.sent = None
+                self._sent.date = None
 
 
 class _AngleSlider(widgets.FloatSlider):
@@ -154,11 +160,24 @@ def _check_data(data):
     return {k: checked[k] for k in ("q", "qd", "qdd", "tau")}
 
 
+def _one_at_a_time(method):
+    """Decorate a Bench method so that it waits for any other one running in another thread.  JupyterLab 4.6 with
+    ipykernel 7 handles widget messages in a kernel subshell, a thread beside the cells (its setting
+    commsOverSubshells, which binder/jupyter-settings turns off for the course; Voilà has none): a click or a slider
+    move during a press then waits for its end, as in every other front end, and no two threads draw at once."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return wrapper
+
+
 def _shows_errors(action):
-    """Decorate a widget callback so that its exception is shown in the Bench's message area (not
-    ipywidgets' hidden log); the Bench stays usable."""
+    """Decorate a widget callback so that it runs one at a time (`_one_at_a_time`) and its exception is shown in
+    the Bench's message area (not ipywidgets' hidden log); the Bench stays usable."""
     def decorate(callback):
         @functools.wraps(callback)
+        @_one_at_a_time
         def wrapper(self, *args):
             try:
                 return callback(self, *args)
@@ -195,9 +214,11 @@ class Bench:
                                         MAX_GRID_POINTS)
         self.grid = torus_grid(2, self.grid_points)
         self._M_true_grid = self.chain.mass_matrix(self.grid)   # the truth over the grid never changes
+        self._lock = threading.RLock()                          # `_one_at_a_time`
         self._busy = False
         self._press = None                                      # (steps done, steps asked) while training
-        self._last_press, self._message_after_press = None, ""   # (click's date, seconds it ran), what it said
+        self._press_ended, self._message_after_press = None, ""  # when the last press ended (kernel clock), what it said
+        self._click_delays = collections.deque(maxlen=8)        # kernel clock minus page clock, for recent clicks
         self._build_widgets()
         self._build_figures()
         self.refresh()
@@ -210,7 +231,7 @@ class Bench:
         self.q0 = _AngleSlider("q0", value=0.5, description="q0 (rad)", **slider).add_class("bench-q0")
         self.q1 = _AngleSlider("q1", value=1.0, description="q1 (rad)", **slider).add_class("bench-q1")
         self.train_button = _PressButton().add_class("bench-train")                 # no icon font: a glyph
-        self.reset_button = widgets.Button(description="↺ Reset").add_class("bench-reset")
+        self.reset_button = _PressButton(description="↺ Reset").add_class("bench-reset")
         self.progress = widgets.HTML().add_class("bench-progress")
         self.matrices = widgets.HTML().add_class("bench-matrices")
         self.readout = widgets.HTML().add_class("bench-readout")
@@ -442,6 +463,7 @@ class Bench:
                 f"the cross marks q = ({q[0]:.2f}, {q[1]:.2f}).")},
         }
 
+    @_one_at_a_time
     def refresh(self):
         """Measure the model and redraw every panel, figures in full (after construction or Reset)."""
         with single_blas_thread():
@@ -449,6 +471,7 @@ class Bench:
             self._measure_q()
             self._show(full=True)
 
+    @_one_at_a_time
     def update_q(self):
         """Redraw for a new q (the model is unchanged)."""
         with single_blas_thread():
@@ -469,21 +492,38 @@ class Bench:
     def _on_slider(self, change):
         self.update_q()
 
+    def _sent_during_press(self, button):
+        """Whether the page sent this click before the last press ended: one rule for every front end, whatever
+        the page showed when the click left it (a double-click, a click queued behind a press, a key on the busy
+        button).  The page dates its messages on its clock (`button.sent`), the press ends on the kernel's; the
+        least delay seen between a recent click's date and its handling relates the two (the clocks' difference
+        plus the quickest trip).  A click from code (no date) is never one."""
+        sent = getattr(button, "sent", None)
+        if sent is None:
+            return False
+        sent = sent.timestamp()
+        self._click_delays.append(time.time() - sent)
+        return self._press_ended is not None and sent + min(self._click_delays) < self._press_ended
+
+    def _ignored(self, what, then):
+        self._say(self._message_after_press + f"<div class='bench-info'>A click on {what} made while training ran "
+                  f"was ignored: {then}</div>")
+
     @_shows_errors("Training")
     def _on_train(self, button=None):
-        sent = getattr(button, "sent", None)
-        if sent is not None and self._last_press is not None:
-            began, ran = self._last_press             # both dates on the browser's clock, the run on the kernel's
-            if (sent - began).total_seconds() < ran:
-                self._say(self._message_after_press + "<div class='bench-info'>A click made while training ran "
-                          "was ignored (press Train again for more steps).</div>")
-                return
-        self.train(self.steps_per_press, sent=sent)
+        if self._sent_during_press(button):
+            self._ignored("Train", "press Train again for more steps.")
+            return
+        self.train(self.steps_per_press)
 
     @_shows_errors("Reset")
     def _on_reset(self, button=None):
+        if self._sent_during_press(button):
+            self._ignored("Reset", "the model keeps its training; press Reset again to re-initialise it.")
+            return
         self.reset()
 
+    @_one_at_a_time
     def reset(self):
         """Re-initialise the model from its seed (untrained, already SPD) and redraw."""
         if self._busy:
@@ -509,17 +549,17 @@ class Bench:
                 self._live_error = err
         return live
 
-    def train(self, steps, sent=None):
+    @_one_at_a_time
+    def train(self, steps):
         """Train `steps` more steps, every panel updated every `update_every` steps.  A transaction: fit
-        completes or raises with the model restored, and the Bench says so.  `sent`: when the page sent the click; a
-        click sent while the press ran is ignored (`_on_train`)."""
+        completes or raises with the model restored, and the Bench says so.  A click the page sent before it ended
+        is ignored (`_sent_during_press`)."""
         steps = within_limit("steps", integer("steps", steps, low=1), MAX_STEPS_PER_PRESS,
                              "press Train several times instead")
         if self._busy:
             self._say("<div class='bench-info'>Training is already running; this press was ignored.</div>")
             return
         start, t0 = self.model.step, time.perf_counter()
-        self._last_press = None
         self._busy, self._press, self._live_error = True, (0, steps), None
         self._say("")
         message = None
@@ -547,9 +587,11 @@ class Bench:
             with single_blas_thread():                     # final redraw, then the buttons come back (last)
                 self._measure_model()
                 self._measure_q()
-                self._show()
+                try:
+                    self._show()
+                finally:
+                    self._press_ended = time.time()        # the page sees the end only after this
             self._message_after_press = message or ""
-            self._last_press = (sent, time.perf_counter() - t0) if sent is not None else None
 
     def _error_markup(self, headline, err):
         """An error for the message area: what failed, the exception, and where the model is now."""
