@@ -828,6 +828,19 @@ WORDS_ON_LINES = """(el) => {
 }"""
 
 
+def _prediction_notebook(name, stem):
+    """ARTIFACTS/stem.ipynb: a cell that asks the prediction `name` as my_prediction, and a cell that reveals it."""
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(f"from lesson_course.reveal import predict, reveal\n\n"
+                                  f"my_prediction = predict({name!r})\nmy_prediction"),
+        nbformat.v4.new_code_cell("reveal(my_prediction)")],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
+    path = ARTIFACTS / f"{stem}.ipynb"
+    nbformat.write(nb, str(path))
+    return path
+
+
 def test_a_clicked_prediction_is_revealed_as_formatted_text_with_no_word_broken(jupyterlab_tab, jupyter):
     """Predict first in JupyterLab at a narrow window: the reveal waits for a choice; an option clicked in the
     browser reaches the kernel, and the reveal names it, says it is not right and why, lists the others, quotes
@@ -836,14 +849,7 @@ def test_a_clicked_prediction_is_revealed_as_formatted_text_with_no_word_broken(
     from lesson_course.reveal import PREDICTIONS
     page = jupyterlab_tab.page
     page.set_viewport_size({"width": 820, "height": 1000})
-    import nbformat
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("from lesson_course.reveal import predict, reveal\n\n"
-                                  "my_prediction = predict(\"what_a_delan_learns\")\nmy_prediction"),
-        nbformat.v4.new_code_cell("reveal(my_prediction)")],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
-    path = ARTIFACTS / "reveal-check.ipynb"
-    nbformat.write(nb, str(path))
+    path = _prediction_notebook("what_a_delan_learns", "reveal-check")
     # a workspace of its own: the default one would restore the Bench's tab of the earlier test beside it
     _open_and_run_all(jupyterlab_tab,
                       f"{jupyter.url}/lab/workspaces/reveal-check/tree/{path.relative_to(ROOT).as_posix()}")
@@ -884,14 +890,7 @@ def test_a_revealed_prediction_stays_locked_when_run_again_and_after_a_kernel_re
     p = PREDICTIONS["half_the_circle"]
     wrong, right = p.options[0], next(o for o in p.options if o.right)
     page = jupyterlab_tab.page
-    import nbformat
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("from lesson_course.reveal import predict, reveal\n\n"
-                                  "my_prediction = predict(\"half_the_circle\")\nmy_prediction"),
-        nbformat.v4.new_code_cell("reveal(my_prediction)")],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
-    path = ARTIFACTS / "lock-check.ipynb"
-    nbformat.write(nb, str(path))
+    path = _prediction_notebook("half_the_circle", "lock-check")
     page.goto(f"{jupyter.url}/api/status")              # the origin's history wiped: no lock from another test
     page.evaluate("localStorage.clear()")
     _open_and_run_all(jupyterlab_tab,
