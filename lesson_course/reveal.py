@@ -18,9 +18,11 @@ choose, so "Restart Kernel and Run All" cannot show it before the learner has pr
 notebook, text wrapped at WIDTH characters elsewhere."""
 import html
 import json
+import os
 import re
 import threading
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import NamedTuple
 
 import ipywidgets as widgets
@@ -74,7 +76,7 @@ PREDICTIONS = {
                "physical functions inside it: the mass matrix M(q), through a lower-triangular (Cholesky) factor L(q) with "
                "M = L Lᵀ (so M is symmetric positive-definite for any weights), and the potential energy V(q), "
                "whose gradient is gravity. The Coriolis term is then computed from ∂M/∂q, never learned.",
-        gives_away=(r"M\s*=\s*L\s*L[ᵀT]", r"learns? only two", r"cholesky", r"computed from ∂M/∂q")),
+        gives_away=(r"M\s*=\s*L\s*L[ᵀT]", r"learns? only two", r"cholesky", r"(?:computed|comes?) from ∂M/∂q")),
     "half_the_circle": Prediction(
         question="Both models trained on half the circle of q0 only. Which is more accurate on the seen half at "
                  "twice the training speeds? And on the unseen half, at the training speeds?",
@@ -191,9 +193,47 @@ LONG_OPTIONS = ("<style>.lesson-choice .widget-radio-box label {display: flex; f
 
 
 KERNEL_LOG = []
-"""The "predict" events this kernel knows, oldest first: its own locks and those its prediction widgets heard
-from the browser's history (so a prediction cell run again in the same kernel is locked at once)."""
+"""The "predict" events this kernel knows, oldest first: its own locks, those of this machine's file
+(`history_file`) and those its prediction widgets heard from the browser's history (so a prediction cell run again
+in the same kernel is locked at once)."""
 WAIT_FOR_BROWSER_S = 2.0    # how long a new prediction widget waits for the browser's history before it opens
+
+
+def history_file():
+    """Where this machine keeps the locks too, so that a kernel restarted on the same server knows them at once
+    (the browser's history reaches a kernel only between cells, after "Restart Kernel and Run All" has run):
+    $LESSON_PREDICTIONS, else $XDG_DATA_HOME/lesson-structure/predictions.json (~/.local/share/...).
+    LESSON_PREDICTIONS="" keeps none: the course's build, its tests and the grader run with it."""
+    chosen = os.environ.get("LESSON_PREDICTIONS")
+    if chosen is not None:
+        return Path(chosen) if chosen else None
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(data) / "lesson-structure" / "predictions.json"
+
+
+def _file_events():
+    """The "predict" events of history_file() (none when there is no file or it cannot be read)."""
+    path = history_file()
+    try:
+        log = json.loads(path.read_text(encoding="utf-8")) if path is not None else []
+    except (OSError, ValueError):
+        return []
+    return [e for e in valid_events(log)[0] if "predict" in e]
+
+
+def _keep_in_file(event):
+    """Add `event` to history_file(), written whole (a temporary file renamed); a home that cannot be written
+    loses nothing the browser's history does not keep."""
+    path = history_file()
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(json.dumps(compacted(_file_events() + [event]), ensure_ascii=False), encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError:
+        pass
 
 
 def _recorded(name, log):
@@ -218,11 +258,13 @@ class Choice(widgets.VBox):
         self.sentence = widgets.Textarea(placeholder="Why? In your own words (optional; quoted back, never "
                                                      "scored)", layout=widgets.Layout(width="95%", height="4em"))
         self.status = widgets.HTML().add_class("lesson-prediction-status")
+        KERNEL_LOG.extend(e for e in _file_events() if e not in KERNEL_LOG)
         self.store = BrowserStore(controls=False, log=json.dumps(KERNEL_LOG, ensure_ascii=False))
         question = widgets.HTML(f"<b>{html.escape(self.prediction.question)}</b>" + LONG_OPTIONS)
         super().__init__([question, self.buttons, self.sentence, self.status, self.store])
         self.add_class("lesson-prediction")
-        self.heard = type(self.comm).__name__ == "DummyComm"     # outside a kernel no browser will answer
+        # heard: the browser answered or the wait is over; answered: the browser answered (none will outside a kernel)
+        self.heard = self.answered = type(self.comm).__name__ == "DummyComm"
         self.store.observe(self._on_store, ["log", "heard"])
         self.buttons.observe(lambda _: self.record is not None and self._show(), "value")   # a locked one stays
         if not self.heard and self.record is None:
@@ -267,13 +309,14 @@ class Choice(widgets.VBox):
             event = {"t": datetime.now(timezone.utc).isoformat(), "predict": self.name,
                      "choice": chosen.text if chosen else None, "words": self.words}
             KERNEL_LOG.append(event)
+            _keep_in_file(event)
             events, _ = valid_events(json.loads(self.store.log))
             self.store.log = json.dumps(compacted(events + [event]), ensure_ascii=False)
         self._show()
 
     def _on_store(self, change):
         if change["name"] == "heard":
-            self.heard = True
+            self.heard = self.answered = True
         record = self.record
         if record is not None and record not in KERNEL_LOG:
             KERNEL_LOG.append(record)
@@ -316,6 +359,10 @@ def _check(prediction, call):
                         f"run this cell again.")
 
 
+_UNHEARD = (" (A choice you locked in this browser earlier still counts: the browser sends it once the cells "
+            "have run; run the prediction cell again to see it.)")
+
+
 def lock(prediction):
     """Lock a prediction before its evidence (the first evidence cell calls it) and say so: the choice, or that
     it is closed without one when nothing is chosen.  A locked prediction stays as it was locked."""
@@ -326,9 +373,10 @@ def lock(prediction):
         print(wrapped(f"Your prediction is locked: “{chosen.text}” Now the evidence; "
                       f"reveal({_name_of(prediction)}) will say whether it was right."))
     else:
-        print(wrapped("No answer was chosen in the prediction cell, so the prediction is now closed without one "
-                      "and what follows is its evidence (a choice locked in an earlier session still counts). Next "
-                      "time, choose before you run on: a guess, even a wrong one, makes the answer stick."))
+        print(wrapped("No answer was chosen in the prediction cell before its evidence (what follows), so this "
+                      "prediction is closed without one; its reveal shows the answer when asked (ask=True). In "
+                      "the predictions still ahead, choose before you run on: a guess, even a wrong one, makes "
+                      "the answer stick." + _UNHEARD * (not prediction.answered)))
 
 
 class Reveal:
@@ -401,7 +449,7 @@ def reveal(prediction, ask=False):
     chosen, words, p = prediction.chosen, prediction.words, prediction.prediction
     if chosen is None and not ask:
         return Reveal([("p", "The answer is still hidden: the prediction was closed without a choice, so there is "
-                             "no choice to judge."),
+                             "no choice to judge." + _UNHEARD * (not prediction.answered)),
                        ("p", f"To see the answer, run reveal({_name_of(prediction)}, ask=True) instead.")])
     if chosen is None:
         parts = [("p", "You asked for the answer without choosing one. Next time, commit to a guess first: even "
@@ -414,8 +462,9 @@ def reveal(prediction, ask=False):
     parts.append(("p", "The other choices:" if chosen else "The choices:"))
     parts += [("item", "✓" if o.right else "✗", f"{o.text} — {o.why}") for o in others]
     if words:
-        parts.append(("label", "In your own words:", f"“{words}”. Compare them with the answer: they are not "
-                                                      f"scored, but the difference is what to remember."))
+        parts.append(("label", "In your own words:", f"“{words}”{'' if words[-1] in '.!?' else '.'} Compare them "
+                                                      f"with the answer: they are not scored, but the difference is "
+                                                      f"what to remember."))
     elif chosen is not None:
         parts.append(("p", "You added no words of your own; saying why, even roughly, makes the answer stick."))
     return Reveal(parts)

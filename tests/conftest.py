@@ -26,6 +26,7 @@ def pytest_configure(config):
     """The grader keeps results in $XDG_CACHE_HOME/lesson-tools (lesson_tools.grading.results): for the tests and
     every command they start, a folder of the session's own, never the user's cache."""
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="lesson-tests-cache-")
+    os.environ["LESSON_PREDICTIONS"] = ""          # predictions locked by no file (lesson_course.reveal.history_file)
 
 
 def pytest_unconfigure(config):

@@ -217,6 +217,44 @@ def test_a_lock_is_kept_in_the_learners_history_and_read_back_after_a_restart():
     assert not fresh.buttons.disabled and fresh.record is None and "next cell locks" in fresh.status.value
 
 
+def test_a_lock_is_kept_in_this_machines_file_so_restart_and_run_all_knows_it_at_once(tmp_path, monkeypatch, capsys):
+    """Restart Kernel and Run All: the browser's history reaches the kernel only after every cell has run, so the
+    lock is also kept in a file of the server's (history_file); the restarted kernel reads it when the prediction
+    cell runs, and the evidence cell and the reveal judge the choice locked before."""
+    import json
+    monkeypatch.setenv("LESSON_PREDICTIONS", str(tmp_path / "history" / "predictions.json"))
+    p = PREDICTIONS["letters_twice_as_fast"]
+    fast_prediction = predict("letters_twice_as_fast")
+    fast_prediction.choose(1)
+    lock(fast_prediction)
+    kept = json.loads(reveals.history_file().read_text(encoding="utf-8"))
+    assert [(e["predict"], e["choice"]) for e in kept] == [("letters_twice_as_fast", p.options[0].text)]
+    reveals.KERNEL_LOG.clear()                                       # the kernel restarted; no browser report yet
+    again = predict("letters_twice_as_fast")
+    again.heard = again.answered = False
+    assert again.record == kept[0] and again.buttons.disabled and "Locked" in again.status.value
+    capsys.readouterr()
+    lock(again)
+    assert "Your prediction is locked" in capsys.readouterr().out
+    assert " ".join(str(reveal(again)).split()).startswith(f"You chose: “{' '.join(p.options[0].text.split())}”")
+    assert json.loads(reveals.history_file().read_text(encoding="utf-8")) == kept       # nothing added
+    monkeypatch.setenv("LESSON_PREDICTIONS", "")
+    assert reveals.history_file() is None
+
+
+def test_a_prediction_closed_before_the_browser_answered_says_an_earlier_lock_still_counts(capsys):
+    unheard = predict("half_the_circle")
+    unheard.heard, unheard.answered = True, False                    # the wait is over; the browser said nothing
+    lock(unheard)
+    said = " ".join(capsys.readouterr().out.split())
+    assert "closed without one" in said and "locked in this browser earlier still counts" in said
+    assert "locked in this browser earlier still counts" in " ".join(str(reveal(unheard)).split())
+    reveals.KERNEL_LOG.clear()
+    answered = predict("half_the_circle")                            # outside a kernel: nothing to wait for
+    lock(answered)
+    assert "earlier still counts" not in capsys.readouterr().out
+
+
 def test_the_evidence_locks_an_open_choice_or_closes_the_prediction_without_one(capsys):
     """The first evidence cell's lock(...): a choice made is locked and named; none made closes the prediction
     without one (the answer stays hidden unless asked for, and no later click counts)."""
@@ -516,3 +554,12 @@ def test_a_reveal_is_formatted_text_in_a_notebook_and_the_same_words_as_plain_te
     assert "lower\u2011triangular" in markup, "a hyphenated word may break at its hyphen in the browser"
     assert text == plain, (text, plain)
 
+
+
+def test_the_learners_words_are_quoted_with_one_full_stop():
+    for words, quoted in (("It learns M.", "“It learns M.” Compare"), ("It learns M", "“It learns M”. Compare")):
+        reveals.KERNEL_LOG.clear()
+        choice = predict("what_a_delan_learns")
+        choice.choose(1)
+        choice.sentence.value = words
+        assert quoted in " ".join(str(reveal(choice)).split())

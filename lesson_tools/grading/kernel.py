@@ -66,10 +66,11 @@ def waited_seconds(pids):
 
 
 def environment(course):
-    """Environment for processes that run learner code: lesson_lib from `course`, no GUI, one BLAS thread."""
+    """Environment for processes that run learner code: lesson_lib from `course`, no GUI, one BLAS thread, no file
+    of predictions (lesson_course.reveal.history_file)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "JUPYTER_", "PYTHON"))}
     env.update({k: "1" for k in THREADS}, MPLBACKEND="Agg", PYTHONPATH=str(course), PYTHONDONTWRITEBYTECODE="1",
-               PYTHONHASHSEED="0")
+               PYTHONHASHSEED="0", LESSON_PREDICTIONS="")
     return env
 
 
