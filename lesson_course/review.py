@@ -88,6 +88,12 @@ def due(deck, now):
     return ready or [cid for cid in ids if deck[cid].due <= now + LEARN_AHEAD]
 
 
+def _in(delta):
+    """When, from now: "now", or "in 3 min"."""
+    span = interval(delta)
+    return span if span == "now" else f"in {span}"
+
+
 def interval(delta):
     """A time span as a learner reads it: "now", "3 min", "5 h", "8 days"."""
     s = delta.total_seconds()
@@ -184,7 +190,7 @@ class ReviewPanel(widgets.VBox):
         parts = ([f"<b>Reviews</b> · {len(ready)} due now · {len(deck)} card{'s' if len(deck) != 1 else ''} "
                   f"in your deck"] if deck else ["<b>Reviews</b> · no cards yet"])
         if later:
-            parts.append(f"next after these in {interval(later[0][0] - now)}")
+            parts.append(f"next after these {_in(later[0][0] - now)}")
         self.header.value = " · ".join(parts)
         shown = ready[0] if ready else None
         if shown != self.current:
@@ -199,7 +205,7 @@ class ReviewPanel(widgets.VBox):
         cell = "<td style='padding:0.1em 1em 0.1em 0'>{}</td>"
         rows = "".join(f"<tr class='lesson-review-row' data-card='{html.escape(c)}'>"
                        + cell.format(html.escape(c)) + cell.format(html.escape(_short(CARDS[c]["text"])))
-                       + cell.format("now" if c in ready else "in " + interval(t - now)) + "</tr>"
+                       + cell.format("now" if c in ready else _in(t - now)) + "</tr>"
                        for t, c in by_due)
         self.table.value = ("<details><summary>Your schedule</summary><table><tr><th>Card</th><th>Question</th>"
                             f"<th>Due</th></tr>{rows}</table></details>" if rows else

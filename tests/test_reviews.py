@@ -180,3 +180,8 @@ def test_review_names_the_notebooks_it_knows_and_a_rating_names_the_ratings():
                                             (86400, "1 day"), (8 * 86400, "8 days")])
 def test_intervals_read_as_a_learner_reads_them(seconds, text):
     assert interval(timedelta(seconds=seconds)) == text
+
+
+def test_when_a_card_is_due_reads_as_a_learner_says_it():
+    from lesson_course.review import _in
+    assert _in(timedelta(seconds=10)) == "now" and _in(timedelta(minutes=10)) == "in 10 min"
