@@ -927,6 +927,47 @@ def test_a_revealed_prediction_stays_locked_when_run_again_and_after_a_kernel_re
     still_locked("after-restart")
 
 
+def test_restart_and_run_all_keeps_a_locked_prediction(jupyterlab_tab, jupyter, tmp_path):
+    """What 00 asks before handing in: choose, lock (the evidence cell), then Restart Kernel and Run All Cells.
+    The browser's history reaches the new kernel only after every cell has run, so the lock comes from the
+    server's file (lesson_course.reveal.history_file; the browser's storage is wiped here to prove it): the
+    evidence cell and the reveal judge the choice locked before (screenshot: jupyterlab-lock-run-all)."""
+    import nbformat
+    from lesson_course.reveal import PREDICTIONS
+    wrong = PREDICTIONS["half_the_circle"].options[0]
+    kept = tmp_path / "predictions.json"
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(f"import os\nos.environ['LESSON_PREDICTIONS'] = {str(kept)!r}\n"
+                                  f"from lesson_course.reveal import lock, predict, reveal\n\n"
+                                  f"my_prediction = predict('half_the_circle')\nmy_prediction"),
+        nbformat.v4.new_code_cell("lock(my_prediction)"),
+        nbformat.v4.new_code_cell("reveal(my_prediction)")],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}})
+    path = ARTIFACTS / "lock-run-all.ipynb"
+    nbformat.write(nb, str(path))
+    page = jupyterlab_tab.page
+    page.goto(f"{jupyter.url}/api/status")
+    page.evaluate("localStorage.clear()")
+    page.goto(f"{jupyter.url}/lab/workspaces/lock-run-all/tree/{path.relative_to(ROOT).as_posix()}")
+    expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first).to_be_attached(timeout=PAGE_MS)
+    choice = page.locator(".lesson-prediction")
+    _run_cell(page, 0)
+    expect(choice.locator("input[type=radio]").first).to_be_enabled(timeout=UI_MS)
+    choice.get_by_text(wrong.text, exact=True).click()
+    _run_cell(page, 1)
+    outputs = page.locator(".jp-CodeCell .jp-OutputArea")
+    expect(outputs.nth(1)).to_contain_text("Your prediction is locked", timeout=UI_MS)
+    assert kept.is_file()
+    page.evaluate("localStorage.clear()")
+    page.get_by_role("menuitem", name="Kernel", exact=True).click()
+    page.get_by_role("menuitem", name=re.compile(r"^Restart Kernel and Run All Cells")).click()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    expect(outputs.nth(2)).to_contain_text("You chose", timeout=PAGE_MS)
+    text = " ".join(outputs.nth(1).inner_text().split()) + " " + " ".join(outputs.nth(2).inner_text().split())
+    assert "Your prediction is locked" in text and f"You chose: “{wrong.text}” Not right." in text, text
+    page.screenshot(path=str(ARTIFACTS / "jupyterlab-lock-run-all.png"))
+
+
 # ---------------------------------------------------------------------------------------------- reviews
 REVIEW_ROWS = "(el) => Array.from(el.querySelectorAll('.lesson-review-row')).map(r => [r.dataset.card, r.lastElementChild.textContent])"
 
