@@ -2,6 +2,7 @@
 the learner's own line.  The exceptions are raised by real code, as a learner's would be."""
 import importlib.abc
 import linecache
+import uuid
 
 import numpy as np
 import pytest
@@ -87,8 +88,16 @@ def test_a_line_whose_source_only_its_modules_loader_knows_is_still_shown():
         def get_source(self, fullname):
             return source
 
-    filename = "/nonexistent/learner_module.py"
-    linecache.checkcache()
+    filename = f"/nonexistent/{uuid.uuid4().hex}/learner_module.py"    # in no cache of this process yet
     exc = _raised(source, filename=filename,
                   module_globals={"__name__": "learner_module", "__loader__": Loader()})
     assert learner_line(exc) == (2, "f", "return 1 / 0", "learner_module.py")
+
+
+def test_a_cell_is_the_learners_wherever_the_kernel_runs(monkeypatch):
+    """A cell's code has no file ("<ipython-input-...>"): it is the learner's even when the kernel's working folder
+    lies among the installed packages, where a relative path would resolve."""
+    import sysconfig
+    monkeypatch.chdir(sysconfig.get_paths()["purelib"])
+    exc = _raised("def f():\n    return 1 / 0\n", filename="<ipython-input-9-cell>")
+    assert learner_line(exc) == (2, "f", "return 1 / 0", "the cell")
