@@ -325,11 +325,11 @@ def test_num_rounds_to_three_digits_by_default():
 
 
 def test_short_puts_an_exception_on_one_line_of_at_most_150_characters():
-    assert framework._short(ValueError("a  b\n  c")) == "ValueError: a b c"
-    assert framework._short(KeyError()) == "KeyError"
+    assert framework.exception_line(ValueError("a  b\n  c")) == "ValueError: a b c"
+    assert framework.exception_line(KeyError()) == "KeyError"
     exact = "x" * 150
-    assert framework._short(ValueError(exact)) == f"ValueError: {exact}"
-    cut = framework._short(ValueError("y" * 151))
+    assert framework.exception_line(ValueError(exact)) == f"ValueError: {exact}"
+    cut = framework.exception_line(ValueError("y" * 151))
     assert cut == "ValueError: " + "y" * 147 + "..."
 
 

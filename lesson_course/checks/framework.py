@@ -224,13 +224,13 @@ def _outcome(spec, answer, reading):
             return Outcome("not attempted", f"NOT ATTEMPTED: {spec.name}: {NOT_ATTEMPTED}", None)
         if _raises_not_implemented(answer):
             return _fail(spec, "your function still raises NotImplementedError from the stub", "stub left")
-        return _fail(spec, f"your code raised {_short(exc)}{raised_where(exc)}", "raised")
+        return _fail(spec, f"your code raised {exception_line(exc)}{raised_where(exc)}", "raised")
     except Fail as f:
         return _fail(spec, f.what, f.hint)
     except LearnerError as e:
-        return _fail(spec, f"your code raised {_short(e.exc)}{raised_where(e.exc)}", raised_key(e.exc))
+        return _fail(spec, f"your code raised {exception_line(e.exc)}{raised_where(e.exc)}", raised_key(e.exc))
     except Exception as exc:                      # noqa: BLE001 -- a check never raises
-        return _fail(spec, f"the check could not run ({_short(exc)})", "broken")
+        return _fail(spec, f"the check could not run ({exception_line(exc)})", "broken")
     if reading.unread() or not reading.returned:
         return _fail(spec, "the check ended without reading what your function returned", "unread")
     return Outcome("pass", f"PASS: {spec.name}", None)
@@ -245,7 +245,7 @@ def _fail(spec, what, key):
     return Outcome("fail", f"FAIL: {spec.name}: {what}. Hint: {hint}", key)
 
 
-def _short(exc, limit=150):
+def exception_line(exc, limit=150):
     """'Type: message' on one line, cut to `limit` characters."""
     msg = " ".join(str(exc).split())
     if len(msg) > limit:

@@ -55,8 +55,8 @@ def mass_matrix_derivative_fd(chain, q, h=1e-5):
     return np.stack([(chain.mass_matrix(q + e) - chain.mass_matrix(q - e)) / (2 * h) for e in E])
 
 
-def uniform_rods(m, l, g=9.81, nodes=4):
-    """A PlanarChain of uniform rods (m, l), lc = (1/m) ∫ x dm and I = ∫ (x - lc)^2 dm computed by
+def uniform_rods(m, l, g, nodes=4):
+    """A PlanarChain of uniform rods (m, l) under gravity g, lc = (1/m) ∫ x dm and I = ∫ (x - lc)^2 dm computed by
     Gauss-Legendre quadrature (exact here): no rod formula is written here."""
     m, l = np.asarray(m, dtype=float), np.asarray(l, dtype=float)
     t, w = np.polynomial.legendre.leggauss(nodes)                  # nodes and weights on [-1, 1]

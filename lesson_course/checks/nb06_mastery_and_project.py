@@ -6,7 +6,7 @@ import numpy as np
 
 from lesson_lib import facts
 from lesson_lib.physics.chain import PlanarChain
-from .framework import DETAILS, Fail, LearnerError, call, close, num, read_as, register
+from .framework import DETAILS, Fail, LearnerError, call, close, exception_line, num, read_as, register
 from .independent import rng, uniform_rods
 
 TRIPLE_LENGTHS = (1.0, 0.8, 0.6)
@@ -42,8 +42,7 @@ def _rebuilt(chain):
         return PlanarChain(*(np.array(getattr(chain, k), dtype=float) for k in ("m", "l", "lc", "I")),
                            g=float(chain.g))
     except (TypeError, ValueError, AttributeError) as exc:
-        raise Fail(f"its parameters do not make a chain ({type(exc).__name__}: {str(exc)[:120]})",
-                   "type") from None
+        raise Fail(f"its parameters do not make a chain ({exception_line(exc)})", "type") from None
 
 
 @register("06_mastery_and_project", function="make_triple_pendulum", computed_by=(
