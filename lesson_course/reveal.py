@@ -30,7 +30,7 @@ import ipywidgets as widgets
 from lesson_lib.validate import integer
 
 from .notebook import WIDTH, wrapped  # noqa: F401 -- WIDTH: the width the reveals wrap to
-from .review import compacted, valid_events
+from .review import append, compacted, history, valid_events
 from .ui.browser_store import BrowserStore
 
 
@@ -276,11 +276,7 @@ class Choice(widgets.VBox):
     @property
     def record(self):
         """The first "predict" event for this prediction that the kernel or the browser's history holds, or None."""
-        try:
-            log = json.loads(self.store.log)
-        except ValueError:
-            log = []
-        return _recorded(self.name, KERNEL_LOG + (log if isinstance(log, list) else []))
+        return _recorded(self.name, KERNEL_LOG + history(self.store)[0])
 
     def _option(self, text):
         return next((o for o in self.prediction.options if o.text == text), None)
@@ -310,8 +306,7 @@ class Choice(widgets.VBox):
                      "choice": chosen.text if chosen else None, "words": self.words}
             KERNEL_LOG.append(event)
             _keep_in_file(event)
-            events, _ = valid_events(json.loads(self.store.log))
-            self.store.log = json.dumps(compacted(events + [event]), ensure_ascii=False)
+            append(self.store, event)
         self._show()
 
     def _on_store(self, change):
@@ -335,11 +330,12 @@ class Choice(widgets.VBox):
                                  else "<i>Looking for a choice you locked earlier in this browser…</i>")
             return
         when = datetime.fromisoformat(record["t"]).astimezone(timezone.utc).strftime("%d %b %Y, %H:%M UTC")
-        self.buttons.value = record["choice"] if self._option(record["choice"]) else None
+        chosen = self._option(record["choice"])
+        self.buttons.value = chosen.text if chosen else None
         self.sentence.value = record.get("words") or ""
         self.buttons.disabled = self.sentence.disabled = True
         self.status.value = (f"<b>Locked</b> on {when}: the evidence has been shown, so this choice stays as it "
-                             f"was, here and after a restart. Its reveal judges this choice." if self.chosen else
+                             f"was, here and after a restart. Its reveal judges this choice." if chosen else
                              f"<b>Closed without a choice</b> on {when}: nothing was chosen before the evidence "
                              f"(or the answer) was shown. Its reveal shows the answer when asked (ask=True).")
 

@@ -51,6 +51,21 @@ def valid_events(log):
     return [e for _, e in events], len(log if isinstance(log, list) else []) - len(events)
 
 
+def history(store):
+    """(events, dropped): valid_events of a BrowserStore's log (none when the log is not JSON)."""
+    try:
+        log = json.loads(store.log)
+    except ValueError:
+        log = []
+    return valid_events(log)
+
+
+def append(store, event):
+    """Add `event` to a BrowserStore's log, kept by the history's rule (compacted)."""
+    events, _ = history(store)
+    store.log = json.dumps(compacted(events + [event]), ensure_ascii=False)
+
+
 def compacted(events):
     """`events` (valid_events) as a history keeps them, oldest first: each notebook's first "open" and each
     prediction's first "predict" (a later one adds nothing) and the newest MAX_REVIEW_EVENTS other events.  The
@@ -145,15 +160,10 @@ class ReviewPanel(widgets.VBox):
 
     @property
     def events(self):
-        try:
-            log = json.loads(self.store.log)
-        except ValueError:
-            log = []
-        return valid_events(log)
+        return history(self.store)
 
     def _append(self, event):
-        events, _ = self.events
-        self.store.log = json.dumps(compacted(events + [event]), ensure_ascii=False)
+        append(self.store, event)
 
     def _own(self, cid):
         """True when card `cid` is this panel's notebook's: asked in it, or added to the deck by it."""
