@@ -10,6 +10,7 @@ or a hint without a wrong answer, fails tests/test_checks.py.
 import numpy as np
 
 from lesson_lib import DeLaN, PlanarChain, double_pendulum, facts
+from lesson_lib.control.laws import KD, KP
 from lesson_course import checks
 
 
@@ -184,6 +185,16 @@ def jet_over_units(W, b, h, dh, s, ds):
     return s(z), da
 
 
+def jet_over_inputs(W, b, h, dh, s, ds):
+    """One output unit at a time, the loop running over h's units (the inputs) instead of W's rows: right for a
+    square layer, output units past the inputs left at 0 in a wider one."""
+    a, da = np.zeros((len(h), len(b))), np.zeros(dh.shape[:2] + (len(b),))
+    for j in range(h.shape[1]):
+        z = h @ W[j] + b[j]
+        a[:, j], da[:, :, j] = s(z), ds(z)[:, None] * (dh @ W[j])
+    return a, da
+
+
 def coriolis_assigned(dM, qd):
     n = len(qd)
     c = np.zeros(n)
@@ -345,6 +356,7 @@ WRONG = {
         "shapes": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z) * (dh @ W.T)),      # no joint axis on s'(z)
         "not finite": jet_unfilled,
         "index": jet_over_units,
+        "units": jet_over_inputs,
     },
     "coriolis_from_dM": {
         "shape": lambda dM, qd: christoffel(dM, qd).sum(),
@@ -433,6 +445,9 @@ WRONG = {
         "sign": control_law(error=lambda want, have: have - want),
         "feed-forward": control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: kd * e_dot + kp * e),
         "gains": control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kp * e_dot + kd * e),
+        "notebook's gains": control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + KD * e_dot + KP * e),
+        "damping from kp": control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + 2 * np.sqrt(kp) * e_dot
+                                       + kp * e),
         "no M": control_law(torque=lambda M, a, c, g: a + c + g),
         "outside M": lambda model, q, qd, q_d, qd_d, qdd_d, kp, kd: (
             model.mass_matrix(q) @ qdd_d + kp * (q_d - q) + kd * (qd_d - qd) + model.coriolis(q, qd)

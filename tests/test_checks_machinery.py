@@ -91,3 +91,19 @@ def test_the_judges_random_chains_are_rigid_bodies_that_could_exist(salt, monkey
         m, l, lc, inertia = (np.asarray(getattr(chain, k)) for k in ("m", "l", "lc", "I"))
         assert np.all(m > 0) and np.all((0 < lc) & (lc < l)), (l, lc)
         assert np.all((0 < inertia) & (inertia <= m * lc * (l - lc))), (inertia, m * lc * (l - lc))
+
+
+def test_the_judges_uniform_rods_have_the_textbook_centre_inertia_and_gravity():
+    """independent.uniform_rods integrates each rod's mass; a uniform rod has lc = l/2 and I = m l^2/12, whatever
+    its mass, and its chain falls under the g it was given (the gravity torque of two rods hanging from q1, q2
+    measured from the downward vertical: g1 = g ((m1 lc1 + m2 l1) sin q1 + m2 lc2 sin(q1 + q2)), g2 = g m2 lc2
+    sin(q1 + q2))."""
+    m, l, g = np.array([2.0, 0.5]), np.array([1.2, 0.4]), 1.62                 # the Moon's
+    chain = independent.uniform_rods(m, l, g=g)
+    np.testing.assert_allclose(chain.lc, l / 2, rtol=1e-12)
+    np.testing.assert_allclose(chain.I, m * l**2 / 12, rtol=1e-12)
+    q = np.array([0.7, -1.9])
+    (m1, m2), (l1, _), (c1, c2) = m, l, l / 2
+    closed_form = g * np.array([(m1 * c1 + m2 * l1) * np.sin(q[0]) + m2 * c2 * np.sin(q.sum()),
+                                m2 * c2 * np.sin(q.sum())])
+    np.testing.assert_allclose(chain.gravity(q), closed_form, rtol=1e-12)

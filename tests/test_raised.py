@@ -34,6 +34,8 @@ MISTAKES = [
     ("def f():\n    return np.ones(3).min < 1\n", "uncalled", TypeError),
     ("def f():\n    return np.linalg.eigvalsh(np.eye(2), nope=1)\n", "arguments", TypeError),
     ("def f():\n    return [1, 2] * 2.0\n", "sequence", TypeError),
+    ("def f():\n    return [1, 2] - [0, 1]\n", "sequence", TypeError),          # lists do not subtract
+    ("def f():\n    return (1, 2) - (0, 1)\n", "sequence", TypeError),
     ("def f():\n    return 1 + 'a'\n", "raised", TypeError),                    # not about sequences
     ("def f():\n    return float('x')\n", "raised", ValueError),    # a ValueError, not of shapes
     ("def f():\n    raise RuntimeError('mine')\n", "raised", RuntimeError),
@@ -65,6 +67,13 @@ def test_the_learners_line_is_named_with_its_function_and_text():
                   filename="<ipython-input-7-abc>")
     assert learner_line(exc) == (3, "helper", "return y / 0", "the cell")
     assert raised_where(exc) == " (line 3 of the cell, in helper: `return y / 0`)"
+
+
+def test_a_line_whose_text_is_unknown_is_named_without_an_empty_quote():
+    filename = f"/nonexistent/{uuid.uuid4().hex}/gone.py"       # its file deleted, its source kept nowhere
+    exc = _raised("def f():\n    return 1 / 0\n", filename=filename)
+    assert learner_line(exc) == (2, "f", "", "gone.py")
+    assert raised_where(exc) == " (line 2 of gone.py, in f)"
 
 
 def test_a_file_of_the_learners_is_named_by_its_file_name():

@@ -169,7 +169,11 @@ class _Layer:
     def values(self):
         """The value each known mistake gives (key -> a)."""
         W, b, h, s = self.W, self.b, self.h, self.s
-        return {"transpose": s(h @ W + b)} if W.shape[0] == W.shape[1] else {}
+        if W.shape[0] == W.shape[1]:
+            return {"transpose": s(h @ W + b)}
+        inputs_only = np.zeros_like(self.a)             # a loop over h's units: as many outputs as inputs, if any
+        inputs_only[:, :min(W.shape)] = self.a[:, :min(W.shape)]
+        return {"units": inputs_only}
 
     def derivatives(self):
         """The derivative rows each known mistake gives (key -> list of da), the value being right."""
@@ -193,6 +197,9 @@ class _Layer:
              "derivative by q_k",
     "transpose": "W has shape (H_out, H_in) while the rows of h and of each dh[:, k] are samples: multiply them "
                  "by W transposed, the same way for the value and for the derivative rows",
+    "units": "a has one column per output unit, H_out = W.shape[0] of them (the rows of W): a loop over h's "
+             "units (the inputs) fills only as many as there are inputs; h @ W.T + b gives every unit without a "
+             "loop",
     "value": "the value row is s(z), the activation of z = W h + b with the bias included",
     "s for slope": "you multiplied the derivative rows by the activation s(z) itself: the chain rule needs its "
                    "slope s'(z), the function ds",

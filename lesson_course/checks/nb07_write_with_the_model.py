@@ -2,6 +2,7 @@
 import numpy as np
 
 from .framework import Fail, Offered, as_array, call, close, num, register
+from lesson_lib.control.laws import KD, KP
 from .independent import random_states, rng, three_link, two_link
 
 
@@ -29,12 +30,14 @@ class _PartsOnly(Offered):
 
 
 def _cases():
-    """(chain, q, qd, q_d, qd_d, qdd_d, kp, kd, e, e_dot): a double pendulum with one gain for every joint, a
-    3-link chain with one gain per joint; states where every term of the law is non-zero.  The errors e, e_dot are
+    """(chain, q, qd, q_d, qd_d, qdd_d, kp, kd, e, e_dot): a double pendulum with the notebook's gains for every
+    joint, a 3-link chain with gains of its own per joint, not critically damped (K_d < 2 sqrt(K_p)), so neither
+    the notebook's KP, KD nor a K_d made from K_p stands in for the kd passed; states where every term of the law
+    is non-zero.  The errors e, e_dot are
     drawn first and the desired motion placed at q + e, qd + e_dot."""
     out = []
-    for chain, seed, kp, kd in ((two_link(), 7, 100.0, 20.0),
-                                (three_link(), 8, np.array([100.0, 64.0, 36.0]), np.array([20.0, 16.0, 12.0]))):
+    for chain, seed, kp, kd in ((two_link(), 7, KP, KD),
+                                (three_link(), 8, np.array([100.0, 64.0, 36.0]), np.array([15.0, 12.0, 9.0]))):
         draw = rng(seed)
         Q, QD = random_states(chain.n_dof, 3, seed)
         n = chain.n_dof
@@ -56,6 +59,10 @@ def _cases():
     "feed-forward": "the desired acceleration qdd_d is missing from the commanded acceleration: without it the "
                     "law waits for an error before it moves the arm",
     "gains": "the gains are swapped: K_p multiplies the position error e, K_d the velocity error e_dot",
+    "notebook's gains": "use the gains passed in, kp and kd: the notebook's KP and KD are one choice of them, and "
+                        "the check passes others",
+    "damping from kp": "use the kd passed in: K_d = 2 sqrt(K_p) is one choice (critical damping), and the check "
+                       "passes gains that are not critically damped",
     "no M": "the commanded acceleration must be multiplied by the mass matrix M(q) to become a torque",
     "outside M": "the feedback terms must pass through M(q) too: M multiplies the whole commanded acceleration, "
                  "desired acceleration and both feedback terms",
@@ -94,6 +101,8 @@ def computed_torque(fn):
                           M @ (qdd_d - kd * e_dot + kp * e) + c + g],
                  "feed-forward": [M @ (kd * e_dot + kp * e) + c + g],
                  "gains": [M @ (qdd_d + kp * e_dot + kd * e) + c + g],
+                 "notebook's gains": [M @ (qdd_d + KD * e_dot + KP * e) + c + g],
+                 "damping from kp": [M @ (qdd_d + 2 * np.sqrt(kp) * e_dot + kp * e) + c + g],
                  "no M": [qdd_d + kd * e_dot + kp * e + c + g],
                  "outside M": [M @ qdd_d + kd * e_dot + kp * e + c + g],
                  "no c": [truth - c], "no g": [truth - g], "no c, g": [truth - c - g],
