@@ -331,9 +331,11 @@ WRONG = {
         "no rnea": lambda chain, q: np.eye(chain.n_dof),
         "gravity": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), unit(j, n))),
         "slots": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, unit(j, n), np.zeros(n), gravity=False)),
-        "velocity": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.ones(n), unit(j, n), gravity=False)),
-        "unit": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), unit(j, n, value=j),
-                                                                 gravity=False)),
+        "velocity": [mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.ones(n), unit(j, n), gravity=False)),
+                     mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, unit(j, n), unit(j, n), gravity=False))],
+        "unit": [mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), unit(j, n, value=j),
+                                                                  gravity=False)),
+                 mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), np.zeros(n), gravity=False))],
         "columns": mass_matrix_by(right_rnea, columns=lambda n: range(n - 1)),
         "store": mass_matrix_by(right_rnea, store="diagonal"),
         "shifted": mass_matrix_shifted,
@@ -343,7 +345,8 @@ WRONG = {
     "layer_jet": {
         "pair": lambda W, b, h, dh, s, ds: jet_layer()(W, b, h, dh, s, ds)[1],
         "shape": jet_layer(rows=lambda W, b, h, dh, s, ds, z: np.swapaxes(ds(z)[:, None, :] * (dh @ W.T), 1, 2)),
-        "transpose": lambda W, b, h, dh, s, ds: (s(h @ W + b), ds(h @ W + b)[:, None, :] * (dh @ W)),
+        "transpose": [lambda W, b, h, dh, s, ds: (s(h @ W + b), ds(h @ W + b)[:, None, :] * (dh @ W)),
+                      jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * (dh @ W))],   # rows only
         "value": lambda W, b, h, dh, s, ds: (h @ W.T + b, jet_layer()(W, b, h, dh, s, ds)[1]),      # s forgotten
         "s for slope": jet_layer(rows=lambda W, b, h, dh, s, ds, z: s(z)[:, None, :] * (dh @ W.T)),
         "no slope": jet_layer(rows=lambda W, b, h, dh, s, ds, z: dh @ W.T),

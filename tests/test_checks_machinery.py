@@ -4,6 +4,7 @@ an exercise does not offer."""
 import numpy as np
 import pytest
 
+from lesson_lib import double_pendulum
 from lesson_course.checks import REGISTRY, framework, independent
 from lesson_course.checks.framework import Fail, RemoteAnswer, as_array, as_bool, evaluate, register
 
@@ -62,6 +63,7 @@ def test_grading_draws_inputs_no_one_can_predict(monkeypatch):
     monkeypatch.setattr(independent, "SALT", 12)
     assert independent.shuffled(items, 5) != first
     assert not np.allclose(independent.three_link().m, chain.m)
+    assert not np.allclose(independent.two_link().m, double_pendulum().m)        # not the lesson's pendulum
 
 
 def test_what_an_exercise_does_not_offer_is_refused_by_name():

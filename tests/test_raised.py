@@ -7,6 +7,7 @@ import uuid
 import numpy as np
 import pytest
 
+from lesson_lib import double_pendulum
 from lesson_course.checks.framework import GENERAL_HINTS
 from lesson_course.checks.raised import learner_line, raised_key, raised_where
 
@@ -35,6 +36,8 @@ MISTAKES = [
     ("def f():\n    return np.linalg.eigvalsh(np.eye(2), nope=1)\n", "arguments", TypeError),
     ("def f():\n    return [1, 2] * 2.0\n", "sequence", TypeError),
     ("def f():\n    return [1, 2] - [0, 1]\n", "sequence", TypeError),          # lists do not subtract
+    ("def f():\n    return [1, 2] + 3\n", "sequence", TypeError),                # can only concatenate list
+    ("def f():\n    return double_pendulum().mass_matrix * 2.0\n", "uncalled", TypeError),    # a 'method'
     ("def f():\n    return (1, 2) - (0, 1)\n", "sequence", TypeError),
     ("def f():\n    return 1 + 'a'\n", "raised", TypeError),                    # not about sequences
     ("def f():\n    return float('x')\n", "raised", ValueError),    # a ValueError, not of shapes
@@ -44,7 +47,7 @@ MISTAKES = [
 
 @pytest.mark.parametrize("source, key, kind", MISTAKES, ids=[m[1] + "-" + m[2].__name__ for m in MISTAKES])
 def test_each_kind_of_mistake_gets_its_own_general_hint(source, key, kind):
-    exc = _raised(source, module_globals={"__name__": "learner", "np": np})
+    exc = _raised(source, module_globals={"__name__": "learner", "np": np, "double_pendulum": double_pendulum})
     assert isinstance(exc, kind), exc
     assert raised_key(exc) == key, (str(exc), raised_key(exc))
     assert key in GENERAL_HINTS, f"{key} names no general hint"
@@ -60,6 +63,28 @@ def test_an_exception_rebuilt_by_the_wire_is_named_by_its_class_name():
     rebuilt = type("NameError", (Exception,), {})("name 'q_dot' is not defined")
     assert not isinstance(rebuilt, NameError) and raised_key(rebuilt) == "undefined"
     assert raised_key(type("Other", (Exception,), {})("name 'q_dot' is not defined")) == "raised"
+    unbound = type("UnboundLocalError", (Exception,), {})(
+        "cannot access local variable 'total' where it is not associated with a value")
+    assert raised_key(unbound) == "unbound"
+
+
+def test_an_exception_never_raised_names_no_line():
+    assert raised_where(ValueError("made, not raised")) == ""
+
+
+def test_a_lambda_is_named_by_its_line_alone():
+    source = "f = lambda: 1 / 0\n"
+    exc = _raised(source, filename="<ipython-input-3-lam>")
+    assert raised_where(exc) == " (line 1 of the cell: `f = lambda: 1 / 0`)"
+
+
+@pytest.mark.parametrize("length", (90, 91))
+def test_a_long_line_is_shown_whole_up_to_90_characters_then_cut(length):
+    line = "return 1 / 0 + " + "x" * (length - len("return 1 / 0 + "))
+    assert len(line) == length
+    exc = _raised(f"def f():\n    {line}\n", filename=f"<ipython-input-4-long{length}>")
+    shown = line if length <= 90 else line[:87] + "..."
+    assert raised_where(exc) == f" (line 2 of the cell, in f: `{shown}`)"
 
 
 def test_the_learners_line_is_named_with_its_function_and_text():

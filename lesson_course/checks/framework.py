@@ -391,10 +391,11 @@ def _kind(got):
 
 
 def close(a, b, tol):
-    """True only when the arrays a and b have one shape, are finite and agree to `tol` in every entry (NaN and
-    anything else unproven give False)."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return a.shape == b.shape and bool(np.all(np.isfinite(a))) and bool(np.all(np.abs(a - b) <= tol))
+    """True only when a and b are plain numbers (see _numbers) of one shape, finite and agreeing to `tol` in every
+    entry (NaN, text, None and anything else unproven give False)."""
+    a, b = _numbers(a), _numbers(b)
+    return (a is not None and b is not None and a.shape == b.shape and bool(np.all(np.isfinite(a)))
+            and bool(np.all(np.abs(a - b) <= tol)))
 
 
 # ---------------------------------------------------------------------- is the learner's function the stub?
