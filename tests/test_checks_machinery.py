@@ -109,3 +109,18 @@ def test_the_judges_uniform_rods_have_the_textbook_centre_inertia_and_gravity():
     closed_form = g * np.array([(m1 * c1 + m2 * l1) * np.sin(q[0]) + m2 * c2 * np.sin(q.sum()),
                                 m2 * c2 * np.sin(q.sum())])
     np.testing.assert_allclose(chain.gravity(q), closed_form, rtol=1e-12)
+
+
+@pytest.mark.parametrize("salt", (None, 5, 2**33 + 1))
+def test_the_control_laws_cases_move_every_term_at_every_joint(salt, monkeypatch):
+    """07's judge promises states where every term of the law is non-zero: at every joint the errors e = q_d - q
+    and e_dot = qd_d - qd and the desired acceleration are never 0, so a term dropped at any joint shows."""
+    from lesson_course.checks.nb07_write_with_the_model import _cases
+    monkeypatch.setattr(independent, "SALT", salt)
+    cases = _cases()
+    for chain, q, qd, q_d, qd_d, qdd_d, kp, kd, e, e_dot in cases:
+        np.testing.assert_allclose(e, q_d - q, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(e_dot, qd_d - qd, rtol=0, atol=1e-12)
+        for name, values in (("e", e), ("e_dot", e_dot), ("qdd_d", qdd_d)):
+            assert np.shape(values) == (chain.n_dof,) and np.all(np.abs(values) > 1e-3), (name, values)
+    assert sorted({case[0].n_dof for case in cases}) == [2, 3]
