@@ -195,6 +195,15 @@ def jet_over_inputs(W, b, h, dh, s, ds):
     return a, da
 
 
+def jet_rows_over_inputs(W, b, h, dh, s, ds):
+    """The value right, the derivative rows one output unit at a time over h's units (the inputs)."""
+    z = h @ W.T + b
+    da = np.zeros(dh.shape[:2] + (len(b),))
+    for j in range(h.shape[1]):
+        da[:, :, j] = ds(z[:, j])[:, None] * (dh @ W[j])
+    return s(z), da
+
+
 def coriolis_assigned(dM, qd):
     n = len(qd)
     c = np.zeros(n)
@@ -264,6 +273,13 @@ def second_difference_past_the_end(q, h):
     out = np.zeros((len(q) - 2, q.shape[1]))
     for k in range(1, len(q)):                                 # up to the last sample
         out[k - 1] = (q[k + 1] - 2 * q[k] + q[k - 1]) / h**2
+    return out
+
+
+def second_difference_of_joint_0(q, h):
+    out = np.zeros((len(q) - 2, q.shape[1]))
+    for j in range(q.shape[1]):
+        out[:, j] = (q[2:, 0] - 2 * q[1:-1, 0] + q[:-2, 0]) / h**2      # 0 where j belongs
     return out
 
 
@@ -355,11 +371,12 @@ WRONG = {
         "through s": jet_layer(rows=lambda W, b, h, dh, s, ds, z: s(dh @ W.T)),
         "order": jet_layer(rows=lambda W, b, h, dh, s, ds, z: (ds(z)[:, None, :] * dh) @ W.T),
         "no W": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * dh),
-        "derivative": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] ** 2 * (dh @ W.T)),  # slope twice
+        "derivative": [jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] ** 2 * (dh @ W.T)),  # slope twice
+                       jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z[0]) * (dh @ W.T))],  # the first sample's slope
         "shapes": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z) * (dh @ W.T)),      # no joint axis on s'(z)
         "not finite": jet_unfilled,
         "index": jet_over_units,
-        "units": jet_over_inputs,
+        "units": [jet_over_inputs, jet_rows_over_inputs],
     },
     "coriolis_from_dM": {
         "shape": lambda dM, qd: christoffel(dM, qd).sum(),
@@ -472,7 +489,8 @@ WRONG = {
         "h": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / h,
         "middle": lambda q, h: (q[2:] + 2 * q[1:-1] + q[:-2]) / h**2,
         "order": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h**2)[::-1],
-        "general": lambda q, h: (q[2:] - q[1:-1]) / h**2 - (q[1:-1] - q[:-2]) / h,   # h twice on one side
+        "general": [lambda q, h: (q[2:] - q[1:-1]) / h**2 - (q[1:-1] - q[:-2]) / h,   # h twice on one side
+                    second_difference_of_joint_0],
         "no middle": [lambda q, h: (q[2:] - q[:-2]) / h**2, lambda q, h: (q[2:] + q[:-2]) / h**2],
         "not finite": second_difference_unfilled,
         "index": second_difference_past_the_end,

@@ -13,10 +13,15 @@ def test_a_check_keeps_the_points_it_is_registered_with():
     @register("00_start_here", function="nothing", points=2.5)
     def a_check_worth_more(answer):
         pass
+    @register("00_start_here", function="nothing", computed_by=["lesson_lib.facts.text"])
+    def a_check_of_the_usual_worth(answer):
+        pass
     try:
         assert REGISTRY["a_check_worth_more"].points == 2.5 and a_check_worth_more.spec.points == 2.5
+        assert REGISTRY["a_check_of_the_usual_worth"].points == 1                # a PASS is worth 1 by default
+        assert REGISTRY["a_check_of_the_usual_worth"].computed_by == ("lesson_lib.facts.text",)
     finally:
-        del REGISTRY["a_check_worth_more"]
+        del REGISTRY["a_check_worth_more"], REGISTRY["a_check_of_the_usual_worth"]
 
 
 def test_a_non_finite_result_is_counted_entry_by_entry():
@@ -64,6 +69,8 @@ def test_grading_draws_inputs_no_one_can_predict(monkeypatch):
     assert independent.shuffled(items, 5) != first
     assert not np.allclose(independent.three_link().m, chain.m)
     assert not np.allclose(independent.two_link().m, double_pendulum().m)        # not the lesson's pendulum
+    for chain in (independent.two_link(), independent.three_link()):         # unequal links, as in a notebook
+        assert len(set(chain.m)) == len(set(chain.l)) == chain.n_dof, (chain.m, chain.l)
 
 
 def test_what_an_exercise_does_not_offer_is_refused_by_name():

@@ -171,9 +171,7 @@ class _Layer:
         W, b, h, s = self.W, self.b, self.h, self.s
         if W.shape[0] == W.shape[1]:
             return {"transpose": s(h @ W + b)}
-        inputs_only = np.zeros_like(self.a)             # a loop over h's units: as many outputs as inputs, if any
-        inputs_only[:, :min(W.shape)] = self.a[:, :min(W.shape)]
-        return {"units": inputs_only}
+        return {"units": self._inputs_only(self.a)}
 
     def derivatives(self):
         """The derivative rows each known mistake gives (key -> list of da), the value being right."""
@@ -185,7 +183,16 @@ class _Layer:
         if W.shape[0] == W.shape[1]:
             known.update({"order": [(ds(z)[:, None] * dh) @ W.T], "transpose": [ds(z)[:, None] * (dh @ W)],
                           "no W": [ds(z)[:, None] * dh]})
+        else:
+            known["units"] = [self._inputs_only(self.da)]
         return known
+
+    def _inputs_only(self, x):
+        """x (a or da) as a loop over h's units instead of W's rows leaves it: the output units past the inputs
+        at 0 (the last axis is the output unit)."""
+        kept = np.zeros_like(x)
+        kept[..., :min(self.W.shape)] = x[..., :min(self.W.shape)]
+        return kept
 
 
 @register("02_model", computed_by=(
