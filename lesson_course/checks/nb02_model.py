@@ -188,8 +188,8 @@ class _Layer:
         return known
 
     def _inputs_only(self, x):
-        """x (a or da) as a loop over h's units instead of W's rows leaves it: the output units past the inputs
-        at 0 (the last axis is the output unit)."""
+        """x (a or da, output units on the last axis) as a loop over h's units instead of W's rows leaves it:
+        the output units past the number of inputs stay 0."""
         kept = np.zeros_like(x)
         kept[..., :min(self.W.shape)] = x[..., :min(self.W.shape)]
         return kept

@@ -1,8 +1,8 @@
 """Checks for 07_write_with_the_model: the computed-torque control law."""
 import numpy as np
 
-from .framework import Fail, Offered, as_array, call, close, num, register
 from lesson_lib.control.laws import KD, KP
+from .framework import Fail, Offered, as_array, call, close, num, register
 from .independent import random_states, rng, three_link, two_link
 
 
@@ -33,8 +33,7 @@ def _cases():
     """(chain, q, qd, q_d, qd_d, qdd_d, kp, kd, e, e_dot): a double pendulum with the notebook's gains for every
     joint, a 3-link chain with gains of its own per joint, not critically damped (K_d < 2 sqrt(K_p)), so neither
     the notebook's KP, KD nor a K_d made from K_p stands in for the kd passed; states where every term of the law
-    is non-zero.  The errors e, e_dot are
-    drawn first and the desired motion placed at q + e, qd + e_dot."""
+    is non-zero.  The errors e, e_dot are drawn first and the desired motion placed at q + e, qd + e_dot."""
     out = []
     for chain, seed, kp, kd in ((two_link(), 7, KP, KD),
                                 (three_link(), 8, np.array([100.0, 64.0, 36.0]), np.array([15.0, 12.0, 9.0]))):
