@@ -22,8 +22,8 @@ import numpy as np
 import PIL.Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
-from lesson_course.ui.bench import Bench                              # noqa: E402
-from lesson_course.ui.blit import png_bytes                           # noqa: E402
+from lesson_course.ui.bench import Bench  # noqa: E402
+from lesson_course.ui.blit import png_bytes  # noqa: E402
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "browser"
 PRESSES = 3

@@ -36,7 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-import test_browser as tb                                             # noqa: E402  (its servers and page helpers)
+import test_browser as tb  # noqa: E402  (its servers and page helpers)
 
 KERNEL_TIME = re.compile(r"Trained \d+ steps \(step \d+ → (\d+)\) in ([0-9.]+) s")
 # The same steps without the Bench (no live updates, no page): the Bench's default model and data, one fit.

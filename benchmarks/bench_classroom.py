@@ -38,9 +38,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-import test_browser as tb                       # noqa: E402  (Chromium's options, the page's press recorder)
-import test_hub as th                           # noqa: E402  (the local JupyterHub)
-from lesson_tools import links                  # noqa: E402
+import test_browser as tb  # noqa: E402  (Chromium's options, the page's press recorder)
+import test_hub as th  # noqa: E402  (the local JupyterHub)
+
+from lesson_tools import links  # noqa: E402
 
 GOAL_P95_S = 3.0
 CLASSES = (30, 100, 300)

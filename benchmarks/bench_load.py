@@ -52,6 +52,7 @@ def verlet_seconds(steps):
     """(wall, CPU) seconds for fit_verlet(model, recording, steps), notebook 08's recording and a briefly
     warm-started DeLaN; CPU counts every thread of this process (BLAS threads that spin count too)."""
     import numpy as np
+
     from lesson_lib import DeLaN, double_pendulum
     from lesson_lib.data import estimate, record, write_letters
     from lesson_lib.data.letters import TRAIN_LETTERS

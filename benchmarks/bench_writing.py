@@ -31,11 +31,11 @@ PARTS = ("train both models", "desk, first word", "a new word", "its frames")
 
 def measure():
     """One round in this process: {part: seconds} plus the pen's RMS error on both words (mm)."""
+    from lesson_course.ui import writing
     from lesson_lib import BlackBox, DeLaN, double_pendulum
     from lesson_lib.control import PD, ComputedTorque
     from lesson_lib.data import write_letters
     from lesson_lib.data.letters import TRAIN_LETTERS
-    from lesson_course.ui import writing
 
     chain = double_pendulum()
     train = write_letters(TRAIN_LETTERS, chain, seed=0).sample(dt=0.01)

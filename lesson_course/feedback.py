@@ -7,6 +7,7 @@ import numpy as np
 
 from lesson_lib import facts
 from lesson_lib.evaluation.metrics import compare_mass_matrices, torus_grid
+
 from .notebook import wrapped
 
 

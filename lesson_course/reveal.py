@@ -21,7 +21,7 @@ import json
 import os
 import re
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -302,7 +302,7 @@ class Choice(widgets.VBox):
         """Record the choice (None if nothing is chosen) in the learner's history, unless it is locked already."""
         if self.record is None:
             chosen = self.chosen
-            event = {"t": datetime.now(timezone.utc).isoformat(), "predict": self.name,
+            event = {"t": datetime.now(UTC).isoformat(), "predict": self.name,
                      "choice": chosen.text if chosen else None, "words": self.words}
             KERNEL_LOG.append(event)
             _keep_in_file(event)
@@ -329,7 +329,7 @@ class Choice(widgets.VBox):
             self.status.value = ("<i>Choose before you run on: the next cell locks your choice.</i>" if self.heard
                                  else "<i>Looking for a choice you locked earlier in this browser…</i>")
             return
-        when = datetime.fromisoformat(record["t"]).astimezone(timezone.utc).strftime("%d %b %Y, %H:%M UTC")
+        when = datetime.fromisoformat(record["t"]).astimezone(UTC).strftime("%d %b %Y, %H:%M UTC")
         chosen = self._option(record["choice"])
         self.buttons.value = chosen.text if chosen else None
         self.sentence.value = record.get("words") or ""

@@ -10,7 +10,7 @@ history keeps the learner's locked predictions (lesson_course.reveal): {"t", "pr
 option's text or None, "words"}; the schedule passes them by."""
 import html
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import fsrs
@@ -30,7 +30,7 @@ LEARN_AHEAD = timedelta(minutes=20)                   # as Anki: with nothing el
 
 
 def _time(text):
-    return datetime.fromisoformat(text).astimezone(timezone.utc)
+    return datetime.fromisoformat(text).astimezone(UTC)
 
 
 def valid_events(log):
@@ -121,7 +121,7 @@ def interval(delta):
 
 
 def _now():
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class ReviewPanel(widgets.VBox):

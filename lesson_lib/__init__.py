@@ -19,8 +19,7 @@ a notebook calls on top of it (checks, reveals, reviews, the Bench, figures) is 
 and graders' tools are lesson_tools; both import this package, which imports neither.
 """
 from .data import sample_trajectories, sample_uniform
-from .evaluation.metrics import (lesson_check, mass_matrix_error, min_eigenvalue, part_errors, torque_nmse,
-                                 torus_grid)
+from .evaluation.metrics import lesson_check, mass_matrix_error, min_eigenvalue, part_errors, torque_nmse, torus_grid
 from .model import BlackBox, DeLaN, TrainingDiverged
 from .physics import PlanarChain, double_pendulum, rollout
 

@@ -65,8 +65,18 @@ import sys
 from pathlib import Path
 
 from . import cards, catalog, markers
-from .notebook_format import (BEGIN, CHECK_CALL, CHECK_MARKER, END, SOLUTION_TAG, STUB, CourseError,  # noqa: F401
-                              is_check_cell, learner_version, strip_solutions)
+from .notebook_format import (  # noqa: F401
+    BEGIN,
+    CHECK_CALL,
+    CHECK_MARKER,
+    END,
+    SOLUTION_TAG,
+    STUB,
+    CourseError,
+    is_check_cell,
+    learner_version,
+    strip_solutions,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -399,6 +409,7 @@ def default_problems(table=FACT_DEFAULTS):
     """One message per default in `table` that differs from its fact in lesson_lib.facts."""
     import importlib
     import inspect
+
     from lesson_lib import facts
     problems = []
     for path, params in table.items():

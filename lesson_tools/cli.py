@@ -32,7 +32,8 @@ def exit_codes(extra=()):
 
 def version():
     """'lesson-tools X.Y.Z' from the installed metadata, and the course's commit when run from its repository."""
-    from importlib.metadata import PackageNotFoundError, version as installed
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
     try:
         number = installed("learn-the-structure")
     except PackageNotFoundError:

@@ -11,6 +11,7 @@ value written in prose without markers where it clearly means that fact ("below 
 import re
 
 from lesson_lib import facts
+
 from . import catalog
 
 MARKER = re.compile(r"<!--(fact|catalog):(\w+)-->(.*?)<!--/\1-->", re.S)

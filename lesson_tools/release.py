@@ -43,6 +43,7 @@ from .notebook_format import CourseError, learner_version
 BRANCH = "learners"
 MARK = "<!-- The learners' edition, written by `lesson-tools release`. Do not edit: edit the teachers' repository. -->"
 from lesson_tools.grading.verified import LEARNERS  # noqa: E402 -- the packages learners get
+
 SKIP = {"__pycache__", ".ipynb_checkpoints"}
 
 PYPROJECT = """\

@@ -9,9 +9,9 @@ or a hint without a wrong answer, fails tests/test_checks.py.
 """
 import numpy as np
 
+from lesson_course import checks
 from lesson_lib import DeLaN, PlanarChain, double_pendulum, facts
 from lesson_lib.control.laws import KD, KP
-from lesson_course import checks
 
 
 # ---------------------------------------------------------------------- helpers that write answers

@@ -9,13 +9,13 @@ eigenvalue, one hands in the notebook untouched; one person hands in 00 alone (m
 import copy
 
 import nbformat
+from lms_downloads import canvas_name, write_tree
 
 from lesson_course.checks.framework import evaluate
 from lesson_lib.facts import PASS_MAX_ERROR
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS
 from lesson_tools.grading import gradebook, identical, points
 from lesson_tools.grading.command import collect
-from lms_downloads import canvas_name, write_tree
 
 M04, M00 = "04_feedback", "00_start_here"
 SCRIPT = "<img src=x onerror=alert(1)>"          # a name of HTML, without a slash (a folder's name)

@@ -14,7 +14,6 @@ import os
 import tempfile
 from pathlib import Path
 
-
 SLOW_FILES = {"test_browser.py", "test_browser_writing.py", "test_hub.py", "test_install.py", "test_edition.py",
               "test_grading.py", "test_grading_class.py", "test_grading_notebooks.py", "test_grading_lms.py",
               "test_caps.py", "test_sandbox.py", "test_wire.py", "test_bench.py", "test_benchmarks.py",

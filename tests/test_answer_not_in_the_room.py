@@ -18,8 +18,8 @@ import textwrap
 
 import numpy as np
 import pytest
-
 from check_cases import RIGHT
+
 from lesson_course import checks
 from lesson_course.checks import framework
 from lesson_tools.grading import verified, wire, withheld

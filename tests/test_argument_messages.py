@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from lesson_lib import double_pendulum, sample_trajectories, sample_uniform, torus_grid
-from lesson_lib.validate import LimitExceeded
 from lesson_lib.evaluation import audit, generalization, metrics
 from lesson_lib.physics.integrators import energy_errors, rk4_step, simulate
+from lesson_lib.validate import LimitExceeded
 
 chain = double_pendulum()
 Z = np.zeros(2)

@@ -8,8 +8,8 @@ import html
 import numpy as np
 import pytest
 
-from lesson_lib import BlackBox, DeLaN, PlanarChain, double_pendulum, sample_uniform
 from lesson_course.ui.bench import Bench
+from lesson_lib import BlackBox, DeLaN, PlanarChain, double_pendulum, sample_uniform
 
 CHAIN = double_pendulum()
 DATA = sample_uniform(CHAIN, 64, seed=0)

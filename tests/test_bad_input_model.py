@@ -9,10 +9,10 @@ import copy
 
 import numpy as np
 import pytest
+from test_model_training import assert_same, full_snapshot
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_uniform
 from lesson_lib.validate import LimitExceeded
-from test_model_training import assert_same, full_snapshot
 
 CHAIN = double_pendulum()
 D = sample_uniform(CHAIN, 256, seed=0)

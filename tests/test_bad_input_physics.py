@@ -10,12 +10,25 @@ import numpy as np
 import pytest
 from bad_input import assert_refused
 
-from lesson_lib import (BlackBox, DeLaN, PlanarChain, double_pendulum, lesson_check, mass_matrix_error, min_eigenvalue,
-                        part_errors, rollout, sample_trajectories, sample_uniform, torque_nmse, torus_grid)
-from lesson_lib.validate import LimitExceeded
+from lesson_lib import (
+    BlackBox,
+    DeLaN,
+    PlanarChain,
+    double_pendulum,
+    lesson_check,
+    mass_matrix_error,
+    min_eigenvalue,
+    part_errors,
+    rollout,
+    sample_trajectories,
+    sample_uniform,
+    torque_nmse,
+    torus_grid,
+)
 from lesson_lib.evaluation import audit, generalization
 from lesson_lib.evaluation.metrics import compare_mass_matrices
 from lesson_lib.physics.integrators import energy_errors, euler_step, rk4_step, simulate, symplectic_euler_step
+from lesson_lib.validate import LimitExceeded
 
 chain = double_pendulum()
 LINKS = dict(m=[1.0, 1.0], l=[1.0, 1.0], lc=[0.5, 0.5], I=[0.1, 0.1])

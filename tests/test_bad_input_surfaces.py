@@ -17,12 +17,12 @@ import pytest
 from bad_input import assert_refused
 
 from lesson_lib import BlackBox, DeLaN, PlanarChain, double_pendulum, facts, lesson_check, sample_uniform, torque_nmse
-from lesson_lib.validate import LimitExceeded
 from lesson_lib.control import PD, ComputedTorque, track
 from lesson_lib.data.letters import letters, strokes, write_letters, write_word
 from lesson_lib.evaluation import audit, metrics
 from lesson_lib.limits import MAX_LETTERS, MAX_SAMPLES
 from lesson_lib.physics.inverse_kinematics import joint_motion
+from lesson_lib.validate import LimitExceeded
 
 chain = double_pendulum()
 three = PlanarChain(m=[1.0] * 3, l=[1.0] * 3, lc=[0.5] * 3, I=[0.1] * 3)

@@ -10,9 +10,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from lesson_lib import DeLaN
 from lesson_course.ui import palette
 from lesson_course.ui.bench import Bench
+from lesson_lib import DeLaN
 
 
 @pytest.fixture(scope="module")
@@ -444,6 +444,7 @@ def test_a_click_the_page_sent_before_the_press_ended_is_ignored_and_every_later
     page's clock may be far off the kernel's: the least delay seen between a click's date and its handling
     relates the two."""
     import datetime
+
     from lesson_course.ui import bench as bench_module
     bench = Bench(seed=0, steps_per_press=20)
     page_behind = 3600.0                               # the page's clock an hour behind the kernel's
@@ -451,7 +452,7 @@ def test_a_click_the_page_sent_before_the_press_ended_is_ignored_and_every_later
     def page_click(button, sent, handled):
         """The page sends a click at kernel time `sent` (dated on its own clock), the kernel handles it at
         `handled`; a press it starts ends a second later."""
-        date = None if sent is None else datetime.datetime.fromtimestamp(sent - page_behind, datetime.timezone.utc)
+        date = None if sent is None else datetime.datetime.fromtimestamp(sent - page_behind, datetime.UTC)
         monkeypatch.setattr(bench_module, "_sent_time", lambda: date)
         clock = iter([handled])
         monkeypatch.setattr(bench_module.time, "time", lambda: next(clock, handled + 1.0))
@@ -483,8 +484,9 @@ def test_a_click_handled_in_another_thread_during_a_press_waits_for_its_end_and_
     import datetime
     import threading
     import time
+
     from lesson_course.ui import bench as bench_module
-    monkeypatch.setattr(bench_module, "_sent_time", lambda: datetime.datetime.now(datetime.timezone.utc))
+    monkeypatch.setattr(bench_module, "_sent_time", lambda: datetime.datetime.now(datetime.UTC))
     bench = Bench(seed=0, steps_per_press=300, update_every=50)
     click = lambda: bench.train_button._handle_button_msg(None, {"event": "click"}, [])     # noqa: E731
     press = threading.Thread(target=click)
@@ -503,15 +505,16 @@ def test_the_page_sends_dated_clicks_and_the_bench_reads_the_date():
     """_sent_time reads the header's date as a kernel hands it over (a datetime, or an ISO string), else None."""
     import datetime
     from unittest import mock
+
     from lesson_course.ui.bench import _sent_time
     assert _sent_time() is None                                    # no kernel here
     for date in ("2026-12-04T12:00:00.250Z", datetime.datetime(2026, 12, 4, 12, 0, 0, 250000,
-                                                               tzinfo=datetime.timezone.utc)):
+                                                               tzinfo=datetime.UTC)):
         shell = mock.Mock()
         shell.kernel.get_parent.return_value = {"header": {"date": date}}
         with mock.patch("IPython.get_ipython", return_value=shell):
             got = _sent_time()
-        assert got == datetime.datetime(2026, 12, 4, 12, 0, 0, 250000, tzinfo=datetime.timezone.utc)
+        assert got == datetime.datetime(2026, 12, 4, 12, 0, 0, 250000, tzinfo=datetime.UTC)
     shell.kernel.get_parent.return_value = {"header": {"date": "yesterday"}}
     with mock.patch("IPython.get_ipython", return_value=shell):
         assert _sent_time() is None

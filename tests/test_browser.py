@@ -609,6 +609,7 @@ def _save_colour_blind_views(tab, stage):
     """Screenshots of the Bench as learners with deuteranopia and protanopia would see it (palette.simulate_cvd)."""
     import numpy as np
     import PIL.Image
+
     from lesson_course.ui.palette import simulate_cvd
     shot = ARTIFACTS / f"{tab.name}-{stage}.png"
     rgb = np.asarray(PIL.Image.open(shot).convert("RGB"), dtype=float) / 255
@@ -941,6 +942,7 @@ def test_restart_and_run_all_keeps_a_locked_prediction(jupyterlab_tab, jupyter, 
     prediction is one no other test of this file locks: a page of this origin still open echoes its history back
     into the storage after a wipe."""
     import nbformat
+
     from lesson_course.reveal import PREDICTIONS
     wrong = PREDICTIONS["control_with_a_learned_model"].options[0]
     kept = tmp_path / "predictions.json"

@@ -10,9 +10,9 @@ import re
 
 import numpy as np
 import pytest
+from test_browser import PAGE_MS, UI_MS, Tab, _watch, artifacts, browser, voila_server  # noqa: F401
 
 from lesson_lib.data import write_word
-from test_browser import PAGE_MS, UI_MS, Tab, _watch, artifacts, browser, voila_server  # noqa: F401
 
 try:
     from playwright.sync_api import expect

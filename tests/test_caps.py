@@ -209,6 +209,7 @@ def test_a_kernel_cannot_leave_its_group(course):
 # ---------------------------------------------------------------------- the judge's limit counts CPU time too
 def test_the_judge_counts_the_sandboxes_cpu_time_and_backs_it_with_the_clock(tmp_path):
     from test_grading import _judged
+
     from lesson_tools.grading.judge import Judge
     spin = "import time\nstart = time.process_time()\nwhile time.process_time() - start < 3:\n    pass"
     with caps.Group(1024, 64) as group:
@@ -262,6 +263,7 @@ def busy_machine():
 
 def test_the_teachers_answers_pass_while_cpu_hogs_keep_every_core_busy(tmp_path, busy_machine):
     import nbformat
+
     from lesson_tools.build import SOLUTIONS
     from lesson_tools.grading.grader import grade
     (tmp_path / "ann").mkdir()
@@ -275,6 +277,7 @@ def test_the_teachers_answers_pass_while_cpu_hogs_keep_every_core_busy(tmp_path,
 
 def _first_cells():
     import nbformat
+
     from lesson_tools.build import SOLUTIONS
     nb = nbformat.read(str(SOLUTIONS / f"{TEACHERS_01}.ipynb"), as_version=4)
     return [c.source for c in nb.cells if c.cell_type == "code"][:3]     # imports, a prediction, the training

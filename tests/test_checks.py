@@ -13,14 +13,13 @@ import sys
 import nbformat
 import numpy as np
 import pytest
+from check_cases import RIGHT, WRONG
 
 import lesson_lib
-from lesson_lib import facts
 from lesson_course import checks
-from lesson_tools.build import BEGIN, END, SOLUTIONS, STUB
 from lesson_course.checks import framework
-
-from check_cases import RIGHT, WRONG
+from lesson_lib import facts
+from lesson_tools.build import BEGIN, END, SOLUTIONS, STUB
 
 NAMES = sorted(checks.REGISTRY)
 

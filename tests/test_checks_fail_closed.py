@@ -10,12 +10,11 @@ A check that forgets to read the learner's result cannot pass a right answer eit
 """
 import numpy as np
 import pytest
+from check_cases import RIGHT
 
-from lesson_lib import PlanarChain
 from lesson_course import checks
 from lesson_course.checks import framework
-
-from check_cases import RIGHT
+from lesson_lib import PlanarChain
 
 NAMES = sorted(checks.REGISTRY)
 

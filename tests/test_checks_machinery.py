@@ -4,9 +4,9 @@ an exercise does not offer."""
 import numpy as np
 import pytest
 
-from lesson_lib import double_pendulum
 from lesson_course.checks import REGISTRY, framework, independent
 from lesson_course.checks.framework import Fail, RemoteAnswer, as_array, as_bool, evaluate, register
+from lesson_lib import double_pendulum
 
 
 def test_a_check_keeps_the_points_it_is_registered_with():

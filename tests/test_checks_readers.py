@@ -7,8 +7,20 @@ import numpy as np
 import pytest
 
 from lesson_course.checks import REGISTRY
-from lesson_course.checks.framework import (Check, Fail, RemoteAnswer, as_array, as_bool, as_number, as_pair, call,
-                                            close, evaluate, num, outcome)
+from lesson_course.checks.framework import (
+    Check,
+    Fail,
+    RemoteAnswer,
+    as_array,
+    as_bool,
+    as_number,
+    as_pair,
+    call,
+    close,
+    evaluate,
+    num,
+    outcome,
+)
 
 
 def _fail_of(reader, *args):

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from lesson_lib import BlackBox, DeLaN, PlanarChain, double_pendulum, rollout
-from lesson_lib.validate import LimitExceeded
 from lesson_lib.control import PD, ComputedTorque, Unstable, compare, track, tracking_errors
 from lesson_lib.data import write_letters
+from lesson_lib.validate import LimitExceeded
 
 chain = double_pendulum()
 letter = write_letters("s", seed=2)                                   # a moving reference, about 4 s

@@ -16,10 +16,21 @@ import nbformat
 import pytest
 
 from lesson_course import checks
-from lesson_tools import build, catalog
-from lesson_tools.build import (CHECK_MARKER, NOTEBOOKS, ROOT, SOLUTIONS, STUB, CourseError, check,
-                                     course_problems, is_check_cell, learner_version, strip_solutions)
 from lesson_course.reveal import PREDICTIONS
+from lesson_tools import build, catalog
+from lesson_tools.build import (
+    CHECK_MARKER,
+    NOTEBOOKS,
+    ROOT,
+    SOLUTIONS,
+    STUB,
+    CourseError,
+    check,
+    course_problems,
+    is_check_cell,
+    learner_version,
+    strip_solutions,
+)
 
 SOURCES = sorted(SOLUTIONS.glob("*.ipynb"))
 
@@ -213,6 +224,7 @@ def test_nothing_before_a_prediction_gives_its_answer_away():
     the panel can ask by then (cards.json: those that join after an earlier notebook), and the cells above the
     prediction.  Each pattern matches its answer (test_course_helpers)."""
     import json
+
     from lesson_tools import release
     order = [entry.id for entry in catalog.CATALOG]
     cards = json.loads((ROOT / "lesson_course" / "cards.json").read_text(encoding="utf-8"))
@@ -368,6 +380,7 @@ def test_the_front_doors_agree_on_python_and_serve_the_bench_app_where_the_revie
     requires-python does ('>=3.11': 'Python 3.11 or newer'), and opens the Bench app on the Lab server's own
     /voila/render (one origin, one review history), never as a standalone voila on another port."""
     import tomllib
+
     from lesson_tools import release
     floor = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"].removeprefix(">=")
     texts = {"README.md": (ROOT / "README.md").read_text(encoding="utf-8"), "the learners' README": release.readme(),

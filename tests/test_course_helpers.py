@@ -8,13 +8,13 @@ import re
 import numpy as np
 import pytest
 
-from lesson_lib import PlanarChain, double_pendulum, facts
 from lesson_course import feedback
-from lesson_tools import markers
-from lesson_course.checks import framework, nb01_challenge, nb04_feedback, nb05_retrieve_and_space, independent
-from lesson_course.checks.nb06_mastery_and_project import TRIPLE_LENGTHS
 from lesson_course import reveal as reveals
+from lesson_course.checks import framework, independent, nb01_challenge, nb04_feedback, nb05_retrieve_and_space
+from lesson_course.checks.nb06_mastery_and_project import TRIPLE_LENGTHS
 from lesson_course.reveal import PREDICTIONS, lock, predict, reveal
+from lesson_lib import PlanarChain, double_pendulum, facts
+from lesson_tools import markers
 
 chain = double_pendulum()
 
@@ -24,6 +24,7 @@ chain = double_pendulum()
 def shell():
     """A real IPython shell with lesson_course.notebook.setup() installed; errors shown are recorded."""
     from IPython.core.interactiveshell import InteractiveShell
+
     from lesson_course.notebook import setup
     sh = InteractiveShell.instance()
     setup()
@@ -62,12 +63,13 @@ def test_other_name_errors_keep_their_traceback_and_get_a_hint(shell):
     assert etype is NameError and "never_defined" in value and len(stb) > 1
     assert any("NameError" in line for line in stb[:-1])
     assert stb[-1].startswith("Hint: ") and "Run > Run All Above Selected Cell" in stb[-1].replace("\u00a0", " ")
-    from lesson_course.notebook import WIDTH     # JupyterLab breaks longer lines mid-word ("Run A / ll Above")
+    from lesson_course.notebook import WIDTH  # JupyterLab breaks longer lines mid-word ("Run A / ll Above")
     assert all(len(line) <= WIDTH for line in stb[-1].splitlines()) and "\n" in stb[-1]
 
 
 def test_setup_outside_ipython_does_nothing(monkeypatch):
     import IPython
+
     from lesson_course.notebook import setup
     monkeypatch.setattr(IPython, "get_ipython", lambda: None)
     assert setup() is None
@@ -184,6 +186,7 @@ def test_a_lock_is_kept_in_the_learners_history_and_read_back_after_a_restart():
     waits greyed until the browser reports, then shows the recorded choice, and the reveal judges it, even when
     the restarted kernel closed the prediction itself before the report came (the first event counts)."""
     import json
+
     from lesson_course.review import compacted, valid_events
     p = PREDICTIONS["noisy_recorded_positions"]
     choice = predict("noisy_recorded_positions")
@@ -285,6 +288,7 @@ def test_the_evidence_locks_an_open_choice_or_closes_the_prediction_without_one(
 def test_every_predictions_first_evidence_cell_locks_it():
     """In the teachers' notebooks the first code cell after each prediction cell locks that prediction."""
     import nbformat
+
     from lesson_tools.build import SOLUTIONS
     asked = 0
     for path in sorted(SOLUTIONS.glob("*.ipynb")):

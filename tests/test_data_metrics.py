@@ -2,8 +2,20 @@
 import numpy as np
 import pytest
 
-from lesson_lib import (DeLaN, double_pendulum, facts, lesson_check, mass_matrix_error, min_eigenvalue, part_errors,
-                        rollout, sample_trajectories, sample_uniform, torque_nmse, torus_grid)
+from lesson_lib import (
+    DeLaN,
+    double_pendulum,
+    facts,
+    lesson_check,
+    mass_matrix_error,
+    min_eigenvalue,
+    part_errors,
+    rollout,
+    sample_trajectories,
+    sample_uniform,
+    torque_nmse,
+    torus_grid,
+)
 
 chain = double_pendulum()
 

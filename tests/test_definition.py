@@ -5,12 +5,11 @@ import numpy as np
 import pytest
 from autograd import grad, hessian, jacobian, value_and_grad
 
-from lesson_lib import DeLaN, double_pendulum, sample_uniform
-from lesson_lib.physics.chain import PlanarChain
 from lesson_course import checks
-from lesson_lib.model import definition
-from lesson_lib.model import fast
+from lesson_lib import DeLaN, double_pendulum, sample_uniform
+from lesson_lib.model import definition, fast
 from lesson_lib.model.training import sample_weights
+from lesson_lib.physics.chain import PlanarChain
 
 
 def four_links():

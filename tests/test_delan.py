@@ -6,9 +6,8 @@ from autograd import grad, jacobian
 from autograd.test_util import check_grads
 
 from lesson_lib import BlackBox, DeLaN, TrainingDiverged, double_pendulum, lesson_check, sample_uniform, torque_nmse
-from lesson_lib.model import definition
+from lesson_lib.model import definition, fast
 from lesson_lib.model.definition import ACTIVATIONS
-from lesson_lib.model import fast
 
 rng = np.random.default_rng(7)
 chain = double_pendulum()
@@ -238,7 +237,6 @@ def test_fit_is_adam_on_the_float32_loss(data):
     shorter than one validation interval, so the schedule does not act, and its end is its best (checked)."""
     from autograd import grad
     from autograd.misc.optimizers import adam
-
     from test_model_optimizers import minibatches
     args = (data["q"], data["qd"], data["qdd"], data["tau"])
     model = DeLaN(seed=3, lr=3e-3, batch_size=64)

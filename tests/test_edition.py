@@ -14,8 +14,8 @@ import sys
 
 import nbformat
 import pytest
-
 from kernel_sockets import ipc_prefix, nbconvert_options
+
 from lesson_tools import build, catalog, release
 from lesson_tools.notebook_format import BEGIN, STUB, is_check_cell, solution_lines
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from lesson_lib import double_pendulum, facts
-from lesson_lib.validate import LimitExceeded, max_configurations
 from lesson_lib.evaluation import audit, generalization, metrics
+from lesson_lib.validate import LimitExceeded, max_configurations
 
 chain = double_pendulum()
 

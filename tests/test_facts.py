@@ -103,8 +103,8 @@ def test_unknown_markers_are_reported():
 
 
 def test_feedback_hints_read_the_facts_when_called(monkeypatch, capsys):
-    from lesson_lib import DeLaN, double_pendulum
     from lesson_course.feedback import report
+    from lesson_lib import DeLaN, double_pendulum
     monkeypatch.setattr(facts, "STEPS_PER_PRESS", 1234)
     monkeypatch.setattr(facts, "PASS_MAX_ERROR", 0.15)
     report(DeLaN(seed=0), double_pendulum())
@@ -131,7 +131,8 @@ def test_a_default_changed_in_the_code_instead_of_the_facts_is_a_course_problem(
     assert build.default_problems() == []
     def fake(lr=facts.LR * 2, hidden=facts.HIDDEN):
         return lr, hidden
-    import types, sys
+    import sys
+    import types
     module = types.ModuleType("fake_defaults")
     module.fake = fake
     sys.modules["fake_defaults"] = module

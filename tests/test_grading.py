@@ -16,11 +16,11 @@ import pytest
 from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS
 from lesson_tools.grading import course_notebooks, gradebook, verified
-from lesson_tools.grading.judge import Judge
-from lesson_tools.grading.rlimits import Limits
-from lesson_tools.grading.plan import plan
-from lesson_tools.grading.scan import protected_names, scan
 from lesson_tools.grading.intake import File, UsageError, find, person
+from lesson_tools.grading.judge import Judge
+from lesson_tools.grading.plan import plan
+from lesson_tools.grading.rlimits import Limits
+from lesson_tools.grading.scan import protected_names, scan
 from lesson_tools.grading.submissions import identify, match
 
 
@@ -290,6 +290,7 @@ def test_manifest_reports_an_edited_added_or_removed_file(tmp_path):
 def _judged(judge, index, name, fn):
     """The judge's verdict on `fn`, given from a thread standing in for the kernel's check cell."""
     import threading
+
     from lesson_tools.grading import wire
     judge.begin(index, name)
     errors = []
@@ -307,6 +308,7 @@ def _judged(judge, index, name, fn):
 
 def test_the_judge_checks_answers_from_the_verified_files_and_refuses_other_connections(tmp_path):
     import socket
+
     from lesson_tools.grading import wire
     root, expected = verified.package_root(), verified.manifest()
     with Judge(root, expected, Limits(cell_s=60), tmp_path, None) as judge:

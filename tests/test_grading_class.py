@@ -13,8 +13,8 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-
 from check_cases import RIGHT
+
 from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
 from lesson_tools.grading import caps, gradebook, sandbox
@@ -60,7 +60,7 @@ def edited(nb, text, old, new):
 
 
 CHECK_05 = f"checks.{STEP}("
-NOT_ATTEMPTED_05 = f"NOT ATTEMPTED: {STEP}: {checks.NOT_ATTEMPTED}"     
+NOT_ATTEMPTED_05 = f"NOT ATTEMPTED: {STEP}: {checks.NOT_ATTEMPTED}"
 STUB_05 = "    # YOUR CODE HERE\n    raise NotImplementedError(\"Your turn: see the instructions above\")\n    return q_new, qd_new"
 
 

@@ -14,6 +14,7 @@ import zipfile
 
 import nbformat
 import pytest
+from lms_downloads import canvas_name, moodle_folder, write_tree, write_zip
 
 from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS
@@ -21,7 +22,6 @@ from lesson_tools.grading import course_notebooks, export, feedback, gradebook, 
 from lesson_tools.grading import roster as rosters
 from lesson_tools.grading.grader import collect
 from lesson_tools.grading.intake import File, UsageError, compile_pattern, find, person
-from lms_downloads import canvas_name, moodle_folder, write_tree, write_zip
 
 M04 = "04_feedback"
 CHECK_04, = [name for name, spec in checks.REGISTRY.items() if spec.notebook == M04]

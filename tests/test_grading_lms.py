@@ -17,13 +17,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from lms_downloads import canvas_name, moodle_folder, write_tree, write_zip
 
 from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
 from lesson_tools.grading import gradebook
 from lesson_tools.grading.grader import grade
 from lesson_tools.grading.rlimits import Limits
-from lms_downloads import canvas_name, moodle_folder, write_tree, write_zip
 
 M04 = "04_feedback"
 CHECK, = [name for name, spec in checks.REGISTRY.items() if spec.notebook == M04]
@@ -238,6 +238,7 @@ def test_the_class_report_counts_what_the_gradebook_holds(graded):
     """The report of this class (its pages are looked at in tests/test_report_browser.py): the figures are the
     gradebook's, the `or` mistake is the hint that fired, the teachers' short answer is common, not flagged."""
     from collections import Counter
+
     from lesson_tools.grading.report import hint_of
     proc, out = graded
     rows = gradebook.read(out / "gradebook.csv")

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from lms_downloads import canvas_name, write_tree
 
 from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
 from lesson_tools.grading import gradebook
-from lms_downloads import canvas_name, write_tree
 
 M04 = "04_feedback"
 HOG = "hog = bytearray(1 << 40)"                  # a terabyte: over any memory limit, an ERROR that stops the run

@@ -18,11 +18,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from test_browser import PAGE_MS, TRAIN_MS, UI_MS, Tab, _open_and_run_all, artifacts, browser, console_errors  # noqa: F401
 
 from lesson_tools import links, release
 from lesson_tools.build import ROOT
-from test_browser import (PAGE_MS, TRAIN_MS, UI_MS, Tab, _open_and_run_all, artifacts, browser,  # noqa: F401
-                          console_errors)
 
 ARTIFACT_NAMES = {"hub"}                 # this file's screenshots: hub-*.png (see test_browser.artifacts)
 START_S = 60
@@ -158,6 +157,7 @@ def _links(hub):
 
 def _press_train_until_pass(tab, stage):
     from playwright.sync_api import expect
+
     from lesson_lib.facts import STEPS_PER_PRESS
     bench = tab.page.locator(".bench")
     expect(bench).to_have_count(1, timeout=PAGE_MS)
@@ -199,6 +199,7 @@ def test_a_change_to_lesson_lib_reaches_learners_with_their_next_pull(learner, h
     """The teacher commits a change to lesson_lib in the learners' edition; the learner follows a link again
     (nbgitpuller pulls it) and a new kernel imports the changed lesson_lib from the pulled folder."""
     import secrets
+
     import nbformat
     from playwright.sync_api import expect
     url, repo = hub

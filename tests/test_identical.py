@@ -7,12 +7,12 @@ import os
 
 import nbformat
 import pytest
+from lms_downloads import write_tree
 
 from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS
 from lesson_tools.grading import course_notebooks, gradebook, identical
 from lesson_tools.grading.command import collect
-from lms_downloads import write_tree
 
 M04 = "04_feedback"
 CHECK, = [name for name, spec in checks.REGISTRY.items() if spec.notebook == M04]

@@ -104,6 +104,7 @@ def test_the_environment_is_the_lock_and_the_lock_is_closed():
     """The tests run in the contributors' lock, exactly (the README's command installs it); and every package
     there has what it requires there too, extras included (read from the installed metadata, no network)."""
     from importlib.metadata import PackageNotFoundError, distribution
+
     from packaging.requirements import Requirement
     lock = [(d, v) for d, v, marker in read_lock(SETS["contributors and tests"][1]) if applies(marker)]
     names = {d for d, _ in lock}

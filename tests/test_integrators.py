@@ -6,8 +6,14 @@ import numpy as np
 import pytest
 
 from lesson_lib import PlanarChain, double_pendulum, rollout
-from lesson_lib.physics.integrators import (STEPPERS, energy_errors, euler_step, rk4_step, simulate,
-                                            symplectic_euler_step)
+from lesson_lib.physics.integrators import (
+    STEPPERS,
+    energy_errors,
+    euler_step,
+    rk4_step,
+    simulate,
+    symplectic_euler_step,
+)
 
 OMEGA = 1.7                                    # harmonic oscillator qdd = -OMEGA^2 q (per coordinate)
 

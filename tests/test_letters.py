@@ -195,9 +195,11 @@ def test_the_glyph_table_is_the_fonts_as_matplotlib_sets_it():
     """lesson_lib draws letters from a table (no matplotlib in the library): the table is what
     `python -m lesson_tools.glyphs` writes from matplotlib now, and a word laid out from it is matplotlib's own
     TextPath of the word, to the kerning's rounding (ligatures aside: the arm writes letter by letter)."""
-    import json
-    from matplotlib.path import Path as MplPath
     import importlib
+    import json
+
+    from matplotlib.path import Path as MplPath
+
     from lesson_tools import glyphs
     L = importlib.import_module("lesson_lib.data.letters")
     assert json.loads(json.dumps(glyphs.table())) == L._glyphs(), "run: python -m lesson_tools.glyphs"

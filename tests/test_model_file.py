@@ -5,10 +5,10 @@ import zipfile
 
 import numpy as np
 import pytest
+from test_model_training import assert_same, full_snapshot
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, facts, sample_uniform
 from lesson_lib.model.model_file import FORMAT_VERSION
-from test_model_training import assert_same, full_snapshot
 
 
 @pytest.fixture(scope="module")

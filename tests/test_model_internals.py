@@ -4,9 +4,8 @@ Adam's first step and hyperparameter ranges worked out by hand."""
 import numpy as np
 import pytest
 
+from lesson_lib.model import definition, fast
 from lesson_lib.model.training import Adam
-from lesson_lib.model import definition
-from lesson_lib.model import fast
 
 rng = np.random.default_rng(3)
 SIZES = (4, 5, 3)

@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 from autograd import make_vjp
 
-from lesson_lib.model import definition
-from lesson_lib.model import fast
+from lesson_lib.model import definition, fast
 
 rng = np.random.default_rng(11)
 

@@ -5,16 +5,13 @@ fit's transaction."""
 
 import numpy as np
 import pytest
+from test_model_optimizers import minibatches, sample_rows
+from test_model_training import assert_same, full_snapshot
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_trajectories, sample_uniform
 from lesson_lib.facts import VALIDATION
 from lesson_lib.model import training as schedule
-from lesson_lib.model.training import SPIKE
-from lesson_lib.model.training import validation_interval
-from lesson_lib.model.training import sample_weights
-from lesson_lib.model.training import split
-from test_model_optimizers import minibatches, sample_rows
-from test_model_training import assert_same, full_snapshot
+from lesson_lib.model.training import SPIKE, sample_weights, split, validation_interval
 
 chain = double_pendulum()
 MODELS = [DeLaN, BlackBox]

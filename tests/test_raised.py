@@ -7,9 +7,9 @@ import uuid
 import numpy as np
 import pytest
 
-from lesson_lib import double_pendulum
 from lesson_course.checks.framework import GENERAL_HINTS
 from lesson_course.checks.raised import learner_line, raised_key, raised_where
+from lesson_lib import double_pendulum
 
 
 def _raised(source, name="f", filename="<learner>", module_globals=None):

@@ -6,13 +6,13 @@ import json
 from collections import Counter
 
 import pytest
+from class_report import ANSWERS, LATE, M00, M04, PEOPLE, SCRIPT, graded_class
 
 from lesson_course.checks import REGISTRY
 from lesson_course.checks.framework import GENERAL_HINTS, _fail, evaluate
 from lesson_tools.grading import course_notebooks, gradebook, report
 from lesson_tools.grading.command import check_folder, fresh_folder
 from lesson_tools.grading.intake import UsageError
-from class_report import ANSWERS, LATE, M00, M04, PEOPLE, SCRIPT, graded_class
 
 
 @pytest.fixture(scope="module")

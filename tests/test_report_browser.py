@@ -6,11 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
+from class_report import M04, SCRIPT, graded_class
 
 from lesson_tools.build import ROOT
 from lesson_tools.grading import course_notebooks, report
 from lesson_tools.grading.command import fresh_folder
-from class_report import M04, SCRIPT, graded_class
 
 ARTIFACTS = ROOT / "artifacts" / "browser"
 

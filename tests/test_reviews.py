@@ -3,18 +3,18 @@ questions; FSRS's schedule is replayed from the learner's log, so a card rated "
 "easy", the same log gives the same schedule, and a log that is not one is refused item by item, never garbage.
 The browser side (localStorage, download and load, a restart): tests/test_browser.py."""
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import nbformat
 import pytest
 
 from lesson_course import review as reviews
-from lesson_course.review import CARDS, RATINGS, ReviewPanel, due, interval, schedule, valid_events
 from lesson_course.limits import MAX_ANSWER_CHARS, MAX_REVIEW_EVENTS
+from lesson_course.review import CARDS, RATINGS, ReviewPanel, due, interval, schedule, valid_events
 from lesson_tools import build, catalog
 from lesson_tools.cards import notebook_cards
 
-T0 = datetime(2026, 12, 4, 12, tzinfo=timezone.utc)
+T0 = datetime(2026, 12, 4, 12, tzinfo=UTC)
 
 
 class Clock:

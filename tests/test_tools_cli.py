@@ -11,12 +11,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from lms_downloads import canvas_name, write_tree
 
 from lesson_tools import cli
-from lesson_tools.build import ROOT, SOLUTIONS, NOTEBOOKS
+from lesson_tools.build import NOTEBOOKS, ROOT, SOLUTIONS
 from lesson_tools.grading import command, grader
 from lesson_tools.settings import SettingsError
-from lms_downloads import canvas_name, write_tree
 
 M04, M05 = "04_feedback", "05_retrieve_and_space"
 
@@ -217,7 +217,8 @@ def test_notebook_grades_one_notebook_of_a_download(download):
 
 
 def test_roster_rows_give_everyone_listed_a_zero(download):
-    from lesson_tools.grading import course_notebooks, export, gradebook, roster as rosters
+    from lesson_tools.grading import course_notebooks, export, gradebook
+    from lesson_tools.grading import roster as rosters
     dl, roster_file = download
     roster = rosters.read(roster_file)
     subs = grader.collect([dl], course_notebooks.load())

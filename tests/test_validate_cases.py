@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from lesson_lib import validate as v
-from lesson_lib.validate import LimitExceeded
 from lesson_lib.limits import MAX_MATRIX_ENTRIES
+from lesson_lib.validate import LimitExceeded
 
 N = 5
 DATA = {k: np.arange(2.0 * N).reshape(N, 2) + i for i, k in enumerate(v.DATA_KEYS)}

@@ -13,9 +13,9 @@ import pytest
 from check_cases import RIGHT, WRONG
 from test_checks import answers, define
 
-from lesson_lib import DeLaN, double_pendulum
 from lesson_course import checks
 from lesson_course.checks import framework
+from lesson_lib import DeLaN, double_pendulum
 from lesson_tools.grading import wire
 from lesson_tools.grading.clean import Budget, judge
 
@@ -66,6 +66,7 @@ def _through_a_helper(f, q, qd, dt):
 
 def _from_a_thread(f, q, qd, dt):
     import threading
+
     from lesson_lib.physics import integrators
     out = []
     worker = threading.Thread(target=lambda: out.append(integrators.symplectic_euler_step(f, q, qd, dt)))
@@ -94,6 +95,7 @@ HANDED = {   # answers to 05 that hand the exercise to the library, in ways its 
 def _empties_the_watcher(f, q, qd, dt):
     import inspect
     import sys
+
     from lesson_lib.physics import integrators
     profile = sys.getprofile()
     if profile is not None:

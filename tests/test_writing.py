@@ -1,19 +1,19 @@
 """Notebook 07's visuals without a browser: the writing desk (type, write, play, switch controller and speed, bad
 input), checked against closed-form kinematics of the arm; the three figures against closed-form gravity and
 kinematics."""
-import matplotlib
-import matplotlib.pyplot as plt
 import html
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
+from lesson_course.ui import writing
+from lesson_course.ui.writing import MAX_WORD, WritingDesk
 from lesson_lib import BlackBox, DeLaN, double_pendulum
 from lesson_lib.control import PD, ComputedTorque, track
 from lesson_lib.data import write_letters, write_word
 from lesson_lib.data.letters import SPEED
-from lesson_course.ui import writing
-from lesson_course.ui.writing import MAX_WORD, WritingDesk
 
 matplotlib.use("Agg")
 chain = double_pendulum()

@@ -9,8 +9,21 @@ The framework (the registry, `call`, `Fail`, the one line, the hints) is in fram
 the checks compare with are in independent.py.  `lesson-tools check` fails when a registered check is
 used by no notebook, or a notebook's check cell calls one that is not registered.
 """
-from .framework import (DETAILS, GENERAL_HINTS, NOT_ATTEMPTED, REGISTRY, Check, Fail, Outcome, as_array,
-                        call, evaluate, num, outcome, register)
+from .framework import (
+    DETAILS,
+    GENERAL_HINTS,
+    NOT_ATTEMPTED,
+    REGISTRY,
+    Check,
+    Fail,
+    Outcome,
+    as_array,
+    call,
+    evaluate,
+    num,
+    outcome,
+    register,
+)
 from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, three_link
 from .nb00_start_here import total_mass
 from .nb01_challenge import is_valid_inertia
@@ -18,7 +31,12 @@ from .nb02_model import coriolis_from_dM, kinetic_energy, layer_jet, mass_matrix
 from .nb03_guided_practice import errors_at
 from .nb04_feedback import lesson_passes
 from .nb05_retrieve_and_space import symplectic_euler_step
-from .nb06_mastery_and_project import (TRIPLE_LENGTHS, TRIPLE_MASS, reference_triple_pendulum, triple_delan,
-                                       triple_pendulum)
+from .nb06_mastery_and_project import (
+    TRIPLE_LENGTHS,
+    TRIPLE_MASS,
+    reference_triple_pendulum,
+    triple_delan,
+    triple_pendulum,
+)
 from .nb07_write_with_the_model import computed_torque
 from .nb08_learn_from_what_the_robot_records import second_difference

@@ -34,13 +34,15 @@ import io
 import json
 import textwrap
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from lesson_lib import facts
+
 from .raised import raised_key, raised_where
 
 REGISTRY = {}    # check name -> Check
@@ -405,7 +407,7 @@ def stub_source(spec):
     return _stub_sources().get(spec.notebook, {}).get(spec.function)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _stub_sources():
     try:
         return json.loads((Path(__file__).with_name("stubs.json")).read_text(encoding="utf-8"))

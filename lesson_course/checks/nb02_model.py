@@ -6,6 +6,7 @@ from autograd import elementwise_grad, jacobian
 
 from lesson_lib.facts import ACTIVATION
 from lesson_lib.model.definition import ACTIVATIONS
+
 from .framework import Fail, Offered, as_array, as_number, as_pair, call, close, num, register, shape_of
 from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, rng, three_link, two_link
 

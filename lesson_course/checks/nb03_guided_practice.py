@@ -2,6 +2,7 @@
 import numpy as np
 
 from lesson_lib.physics.chain import double_pendulum
+
 from .framework import Fail, as_number, as_pair, call, close, num, register, shape_of
 from .independent import grading, rng
 

@@ -1,5 +1,6 @@
 """Checks for 04_feedback: the lesson's criterion, written by the learner."""
 from lesson_lib import facts
+
 from .framework import Fail, as_bool, call, num, register
 from .independent import grading, rng, shuffled
 

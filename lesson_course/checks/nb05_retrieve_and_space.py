@@ -2,6 +2,7 @@
 import numpy as np
 
 from lesson_lib.physics import integrators
+
 from .framework import Fail, as_array, as_pair, call, close, num, register
 from .independent import random_states, two_link
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from lesson_lib import facts
 from lesson_lib.physics.chain import PlanarChain
+
 from .framework import DETAILS, Fail, LearnerError, call, close, exception_line, num, read_as, register
 from .independent import rng, uniform_rods
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 from lesson_lib.control.laws import KD, KP
+
 from .framework import Fail, Offered, as_array, call, close, num, register
 from .independent import random_states, rng, three_link, two_link
 

@@ -21,19 +21,19 @@ import numpy as np
 import traitlets
 from matplotlib.figure import Figure
 
-from . import palette
-from .blit import BlittedFigure
-from .aria import AriaCarrier
-from ..limits import MAX_GRID_POINTS, MAX_STEPS_PER_PRESS
-from lesson_lib.validate import as_data, integer, number, within_limit
 from lesson_lib.data import sample_uniform
 from lesson_lib.evaluation.metrics import compare_mass_matrices, torque_nmse, torus_grid
 from lesson_lib.facts import GRID_POINTS, HIDDEN, LR, N_SAMPLES, PASS_MAX_ERROR, SEED, STEPS_PER_PRESS
 from lesson_lib.model.blackbox import BlackBox
-from lesson_lib.model.training import single_blas_thread
 from lesson_lib.model.delan import DeLaN
-from lesson_lib.model.training import TrainingDiverged
+from lesson_lib.model.training import TrainingDiverged, single_blas_thread
 from lesson_lib.physics.chain import PlanarChain, double_pendulum
+from lesson_lib.validate import as_data, integer, number, within_limit
+
+from ..limits import MAX_GRID_POINTS, MAX_STEPS_PER_PRESS
+from . import palette
+from .aria import AriaCarrier
+from .blit import BlittedFigure
 
 SLIDER_STEP = 0.05                     # rad per arrow key (PageUp/PageDown: 5 steps); the readout takes any value
 

@@ -5,6 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lesson_lib.evaluation.audit import velocity_sweep
+
 from .palette import BLACK_BOX, OTHER
 from .palette import LEARNED as DELAN
 from .palette import TRUE as TRUTH

@@ -18,11 +18,12 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
-from lesson_lib.validate import number_list, positive_number
-from ..limits import MAX_SECONDS, MAX_WORD
 from lesson_lib.control import track, tracking_errors
 from lesson_lib.data.letters import BASELINE, SPEED, strokes, write_word
 from lesson_lib.physics.chain import double_pendulum
+from lesson_lib.validate import number_list, positive_number
+
+from ..limits import MAX_SECONDS, MAX_WORD
 from .blit import BlittedFigure
 from .palette import BLACK_BOX
 from .palette import LEARNED as DELAN

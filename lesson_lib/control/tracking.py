@@ -6,10 +6,10 @@ along as a coordinate).  A reference is a callable t -> (q_d, qd_d, qdd_d), each
 its `duration` and `durations` (B,) are used when present."""
 import numpy as np
 
-from ..validate import described, as_state, boolean, callable_arg, has_api, positive_number, within_limit
 from ..limits import MAX_SPEED, MAX_TRACKING_STEPS, TAU_MAX
 from ..physics.chain import double_pendulum
 from ..physics.integrators import rk4_step
+from ..validate import as_state, boolean, callable_arg, described, has_api, positive_number, within_limit
 from .laws import check_gain_lengths
 
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..validate import LimitExceeded, described, integer, number, positive_number, within_limit
 from ..limits import MAX_LETTERS, MAX_SAMPLES
 from ..physics.chain import double_pendulum
 from ..physics.inverse_kinematics import check_elbow, joint_motion, reach
+from ..validate import LimitExceeded, described, integer, number, positive_number, within_limit
 
 FONT = "DejaVu Sans"
 SIZE = 0.5                 # font size: metres per em (a lowercase "a" is about 0.28 m tall)

@@ -4,10 +4,10 @@ A data set is a dict of (N, n) arrays "q", "qd", "qdd", "tau"; data along motion
 trajectory of each sample, and "t" (N,), its time (validate on whole trajectories)."""
 import numpy as np
 
-from ..validate import has_api, integer, number, within_limit
-from ..limits import MAX_SAMPLES
 from ..facts import N_SAMPLES, QD_MAX, QDD_MAX
+from ..limits import MAX_SAMPLES
 from ..physics.integrators import rollout, steps_for
+from ..validate import has_api, integer, number, within_limit
 
 _CHAIN = "a PlanarChain such as double_pendulum()"
 

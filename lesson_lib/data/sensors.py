@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..validate import described, array, as_data, choice, integer, number, positive_number
+from ..validate import array, as_data, choice, described, integer, number, positive_number
 
 METHODS = ("differences", "savgol")
 

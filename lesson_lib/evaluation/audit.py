@@ -4,12 +4,22 @@ A mass matrix is symmetric, positive-definite and depends on q only.  A model's 
 d tau_hat / d qdd: the DeLaN's M(q) exactly, the black box's slope at each (q, qd, qdd)."""
 import numpy as np
 
-from ..validate import (array, as_state, as_states, configurations, has_api, integer, model_output, number,
-                         number_list, within_limit)
-from ..limits import MAX_JOINTS, MAX_SAMPLES
 from ..facts import QD_MAX, QDD_MAX
-from .metrics import MODEL, learned_mass_matrix
+from ..limits import MAX_JOINTS, MAX_SAMPLES
 from ..model.delan import InertiaCollapsed, inertia_collapse  # noqa: F401 -- the audit asked of any model
+from ..validate import (
+    array,
+    as_state,
+    as_states,
+    configurations,
+    has_api,
+    integer,
+    model_output,
+    number,
+    number_list,
+    within_limit,
+)
+from .metrics import MODEL, learned_mass_matrix
 
 SYMMETRY_TOL = 1e-9
 

@@ -9,10 +9,10 @@ torques with the RNEA, so the data stay exact.
 """
 import numpy as np
 
-from ..validate import array, as_data, as_states, has_api, integer, number, number_list, sign, within_limit
-from ..limits import MAX_SAMPLES
 from ..data import sample_uniform
 from ..facts import QD_MAX, QDD_MAX
+from ..limits import MAX_SAMPLES
+from ..validate import array, as_data, as_states, has_api, integer, number, number_list, sign, within_limit
 from .audit import implied_mass_matrix
 from .metrics import CHAIN, MODEL, configurations_arg, same_dof, torque_nmse
 

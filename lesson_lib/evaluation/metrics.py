@@ -9,11 +9,20 @@ lesson_lib.validate.max_configurations(n) per call.
 """
 import numpy as np
 
-from ..validate import (array, as_data, as_state, configurations, has_api, integer, max_configurations,
-                         model_output, same_dof)
 from .. import facts
 from ..facts import GRID_POINTS
 from ..limits import MAX_JOINTS
+from ..validate import (
+    array,
+    as_data,
+    as_state,
+    configurations,
+    has_api,
+    integer,
+    max_configurations,
+    model_output,
+    same_dof,
+)
 
 MODEL = "a model such as DeLaN() or BlackBox()"
 WITH_M = ("a model with a mass matrix, such as DeLaN() (for a BlackBox's implied M use "

@@ -103,7 +103,7 @@ def lower_triangular(n, entries):
     return np.reshape(entries @ _placement(n, entries.dtype), entries.shape[:-1] + (n, n))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tril_order(n):
     """(rows, cols) of L's entries in the network's output order: the diagonal first, then below it."""
     rows, cols = onp.tril_indices(n)
@@ -111,7 +111,7 @@ def tril_order(n):
     return _constant(rows[order]), _constant(cols[order])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _placement(n, dtype):
     """The 0/1 table (n_L, n n) in dtype that puts L's entries in their places: row m has its one at rows[m] n + cols[m]."""
     rows, cols = tril_order(n)

@@ -14,9 +14,9 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import elementwise_grad
 
-from . import definition
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from ..validate import number
+from . import definition
 from .training import Trainable, init_mlp
 
 

@@ -26,8 +26,8 @@ import numpy as np
 from autograd.extend import defvjp_argnums, primitive, vspace
 from autograd.tracer import isbox
 
-from . import definition
 from ..limits import MAX_QUADRATIC_JOINTS
+from . import definition
 
 
 # ---------------------------------------------------------------- activations: s, s' and s''/s' in place
@@ -190,7 +190,7 @@ def fits(n):
     return n <= MAX_QUADRATIC_JOINTS
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pairs(n):
     """(j, l) with j <= l: the monomials qd_j qd_l."""
     return np.triu_indices(n)
@@ -245,7 +245,7 @@ def definition_torque(arch, J, qd, qdd):
     return definition.torque(arch, L, dL, g, qd, qdd).T
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def coefficients(n, eps, v_scale, dtype=np.float64):
     """C as a read-only matrix (n P, P Mo) in dtype, rows (i, p), columns (r, m), for the DeLaN's output
     order of L's entries (definition.tril_order)."""

@@ -15,8 +15,8 @@ import secrets
 
 import numpy as np
 
-from ..validate import described
 from ..facts import EPS, POTENTIAL_SCALE
+from ..validate import described
 
 FORMAT_VERSION = 2
 NESTED = ("optimizer", "schedule")     # states stored as one entry per key, e.g. optimizer.m

@@ -26,12 +26,23 @@ from autograd import value_and_grad
 from autograd.tracer import getval
 from threadpoolctl import ThreadpoolController
 
-from . import model_file
-from ..validate import (described, as_data, as_states, as_vector, boolean, integer, number, positive_number, layer_widths,
-                        trajectory_ids, within_limit)
 from ..facts import LR, POTENTIAL_SCALE, VALIDATION
-from .definition import check_activation, n_weights
 from ..limits import MAX_BATCH_SIZE, MAX_N_DOF, MAX_STEPS_PER_CALL, MAX_WEIGHTS, max_states
+from ..validate import (
+    as_data,
+    as_states,
+    as_vector,
+    boolean,
+    described,
+    integer,
+    layer_widths,
+    number,
+    positive_number,
+    trajectory_ids,
+    within_limit,
+)
+from . import model_file
+from .definition import check_activation, n_weights
 
 BATCH = ("q", "qd", "qdd", "target", "inv_scale")   # the loss's batch, each (B, n)
 VALIDATE_EVERY = 100     # steps between validation evaluations (more for large validation sets, see below)

@@ -22,8 +22,8 @@ import autograd.numpy as anp
 import numpy as np
 from autograd import value_and_grad
 
-from ..validate import described, integer, positive_number
 from ..data.sensors import estimate
+from ..validate import described, integer, positive_number
 from . import definition
 from .delan import DeLaN
 from .training import Adam, TrainingDiverged, single_blas_thread

@@ -10,8 +10,8 @@ q, qd are (n,) or (B, n); f(q, qd) returns qdd of the same shape.  A blown-up in
 BLOW_UP, or a non-finite acceleration) stops with a message that blames the step dt."""
 import numpy as np
 
-from ..validate import array, as_state, callable_arg, has_api, integer, positive_number, within_limit
 from ..limits import MAX_SAMPLES, MAX_STEPS
+from ..validate import array, as_state, callable_arg, has_api, integer, positive_number, within_limit
 
 # A rollout whose |q| (rad) or |qd| (rad/s) passes this has blown up: no motion in the course comes near it, and
 # stopping here keeps the dynamics far from floating-point overflow.

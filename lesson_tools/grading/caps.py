@@ -301,7 +301,7 @@ class GroupV2(_Group):
         self.path = None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _chosen():
     """(the Group class this machine allows, where, or None and why not): cgroup v1 first, then v2."""
     if sys.platform != "linux":

@@ -155,6 +155,7 @@ def salt_the_inputs(salt=None):
     is never sent to the kernel, so no table of the edition's inputs and no memorised order of calls can stand in
     for an answer."""
     import secrets
+
     from lesson_course.checks import independent
     independent.SALT = int(salt) if salt is not None else secrets.randbits(62)
 
@@ -162,6 +163,7 @@ def salt_the_inputs(salt=None):
 def serve(request, out):
     """Judge check after check as the grader asks (see the module's docstring)."""
     import numpy  # noqa: F401
+
     import lesson_lib  # noqa: F401 -- the public API (physics, data, model, evaluation)
     from lesson_course import checks
     salt_the_inputs(request.get("salt"))

@@ -22,10 +22,13 @@ import os
 import sys
 from pathlib import Path
 
-from . import caps, sandbox
+from ..settings import SettingsError, option_defaults
+from ..settings import find as find_settings
+from ..settings import notebooks as notebook_settings
+from . import caps, export, feedback, report, sandbox
 from . import gradebook as gb
-from . import export, feedback, points as course_points, report
 from . import late as late_policy
+from . import points as course_points
 from . import roster as rosters
 from .grader import Interrupted, available_cores, chosen, collect, run
 from .intake import compile_pattern
@@ -33,7 +36,6 @@ from .results import Store, default_folder
 from .rlimits import Limits
 from .submissions import UsageError
 from .verified import CourseFilesChanged
-from ..settings import SettingsError, find as find_settings, notebooks as notebook_settings, option_defaults
 
 PATHS = ("out", "points", "scores", "canvas", "moodle", "feedback", "keep", "roster", "cache")   # read from settings'
                                                                                                   # folder

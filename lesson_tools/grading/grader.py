@@ -128,6 +128,7 @@ def run_local(tasks, workers):
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
+
     from .job import grade_task
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start)
@@ -152,6 +153,7 @@ def run_local(tasks, workers):
 def run_dask(tasks, address):
     """The same tasks on a Dask distributed cluster."""
     from dask.distributed import Client, as_completed
+
     from .job import grade_task
     with Client(address, timeout="10s") as client:
         futures = client.map(grade_task, tasks, pure=False)
@@ -232,8 +234,8 @@ def run(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=Non
     default as declared.  Raises Interrupted on Ctrl-C, with every result so far kept in `store`."""
     import dataclasses
     import secrets
-    from . import course_notebooks
-    from . import caps, sandbox
+
+    from . import caps, course_notebooks, sandbox
     from .job import make_task
     if limits.salt is None:                    # one salt for the run: every judge draws the same inputs
         limits = dataclasses.replace(limits, salt=secrets.randbits(62))

@@ -51,6 +51,7 @@ def _kept(run, steps, text, folder, limits):
     it (none for a cell not reached), and what the kernel's processes wrote to stdout and stderr (at most
     output_mb)."""
     import nbformat
+
     from .kernel import TERMINAL
     try:
         with open(folder / TERMINAL, "rb") as f:
@@ -80,6 +81,7 @@ def _tampering(learner, protected, check_names, course_nb):
     """What the scan finds in the learner's cells, and every exercise answer that hands its work to the library's
     own implementation of it (each check's `computed_by`)."""
     from lesson_course.checks import REGISTRY
+
     from .scan import handovers, scan
     found = []
     for number, source in learner:
@@ -96,6 +98,7 @@ def caps_for(limits):
     """The control group capping the sandbox as a whole (lesson_tools.grading.caps) when the kernel is sandboxed
     and the machine allows it, else a context holding None."""
     import contextlib
+
     from . import caps, sandbox
     if limits.sandbox and sandbox.problem() is None and caps.problem() is None:
         return caps.Group(limits.memory_mb, limits.processes)
@@ -106,6 +109,7 @@ def grade_task(task):
     """Graded(rows, starved) for one submission (see the module's docstring).  Raises CourseFilesChanged when this
     worker's lesson_lib differs from the grader's hashes: grading itself cannot go on there."""
     import nbformat
+
     from . import kernel
     from .judge import Judge
     from .plan import plan

@@ -115,7 +115,7 @@ def wrap(cmd, folder, course, work, disk_mb, hide=()):
     return [shutil.which("bwrap"), *arguments(folder, course, work, disk_mb, hide), "--", *cmd]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def problem():
     """None when this machine can sandbox kernels, else a sentence saying why not and what to do."""
     if sys.platform != "linux":

@@ -10,8 +10,8 @@
 import json
 from dataclasses import dataclass
 
-from .course_notebooks import called_checks, has_marker, normalise
 from . import intake
+from .course_notebooks import called_checks, has_marker, normalise
 from .intake import File, Person, UsageError, person  # noqa: F401 -- UsageError: one home, re-exported
 
 

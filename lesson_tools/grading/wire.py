@@ -121,6 +121,7 @@ def _model_file(model):
 def _model_from_file(text):
     import os
     import tempfile
+
     from lesson_lib.model.delan import DeLaN
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "model.npz")
@@ -318,6 +319,7 @@ def _library_folders():
     """The folders of the lesson_lib and lesson_course this process imported (the kernel's verified copy): callers
     whose code was compiled from a file under them are the library's."""
     import os
+
     import lesson_course
     import lesson_lib
     return tuple(os.path.dirname(os.path.abspath(p.__file__)) + os.sep for p in (lesson_lib, lesson_course))
@@ -427,7 +429,7 @@ class Remote(RemoteAnswer):
         self.channel.sock.settimeout(left)            # the rest of the message
         try:
             return self.channel.recv()
-        except socket.timeout:
+        except TimeoutError:
             raise AnswerTimeout() from None
         except (WireError, OSError, struct.error) as exc:
             raise AnswerLost(str(exc)) from None

@@ -25,6 +25,7 @@ import hashlib
 from pathlib import Path
 
 from .verified import LEARNERS
+
 CHECKS = "lesson_course/checks/"             # the checks: judged in the judge, hollow in the kernel
 KEPT_IN_CHECKS = {"lesson_course/checks/framework.py", "lesson_course/checks/raised.py"}   # what the kernel side of the wire needs (no truths)
 EVERYTHING = "*"                                 # every function and lambda of a module
