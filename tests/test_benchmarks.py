@@ -49,7 +49,7 @@ def test_bench_rnea_runs_and_prints_each_quantity(capsys):
 def test_bench_plain_runs_and_finds_the_library_records_fewer_operations(capsys):
     load(BENCHMARKS / "bench_definition.py").main()
     out = capsys.readouterr().out
-    line = next(l for l in out.splitlines() if l.startswith("operations autograd records"))
+    line = next(row for row in out.splitlines() if row.startswith("operations autograd records"))
     n_plain, n_lib = (int(x.split()[-1].rstrip(",")) for x in line.split(":")[1].split(","))
     assert n_lib < n_plain
 

@@ -176,13 +176,13 @@ def jet_backward(layers, records, G, grads, input_grad=True):
 # q-derivatives (M, c), linear in J (g), linear in qdd, quadratic in qd.  With a constant 1 appended to the jet,
 #
 #     Ja    = [J_1 .. J_P', 1]                                (P = P' + 1, P' = n_out (1 + n))
-#     mono  = [qdd_1 .. qdd_n,  qd_j qd_l (j <= l),  1]       (Mo monomials)
+#     mono  = [qdd_1 .. qdd_n,  qd_j qd_k (j <= k),  1]       (Mo monomials)
 #     tau_i = sum_m mono_m  Ja^T C_im Ja                      (C_im symmetric P x P, the same at every sample)
 #
 # Forward: F_ip = sum_{r,m} C_iprm Ja_r mono_m (ONE product over the batch), tau_i = sum_p Ja_p F_ip.
 # Reverse: C symmetric in (p, r), so d loss / d J_p = 2 sum_i (d loss / d tau_i) F_ip.
 # C is read off definition.torque by polarization (float64, once per n, eps, v_scale): the rate monomials'
-# coefficients kappa from tau at (qd, qdd) = (0, 0), (0, e_j), (e_j, 0), (e_j + e_l, 0); each kappa(J) =
+# coefficients kappa from tau at (qd, qdd) = (0, 0), (0, e_j), (e_j, 0), (e_j + e_k, 0); each kappa(J) =
 # J^T A J + 2 b.J + c from its values at 0, ±e_p and e_p + e_r.  The points are small whole numbers: exact to
 # rounding.  C has n P^2 Mo entries (2,028 for n = 2, 188,160 for n = 4): arms up to MAX_QUADRATIC_JOINTS use it.
 def fits(n):
@@ -192,17 +192,17 @@ def fits(n):
 
 @functools.cache
 def _pairs(n):
-    """(j, l) with j <= l: the monomials qd_j qd_l."""
+    """(j, k) with j <= k: the monomials qd_j qd_k."""
     return np.triu_indices(n)
 
 
 def monomials(qdT, qddT):
-    """mono (Mo, B) from qd and qdd (n, B): [qdd, qd_j qd_l for j <= l, 1]."""
+    """mono (Mo, B) from qd and qdd (n, B): [qdd, qd_j qd_k for j <= k, 1]."""
     n, B = qdT.shape
-    j, l = _pairs(n)
+    j, k = _pairs(n)
     mono = np.empty((n + len(j) + 1, B), qdT.dtype)
     mono[:n] = qddT
-    np.multiply(qdT[j], qdT[l], out=mono[n:-1])
+    np.multiply(qdT[j], qdT[k], out=mono[n:-1])
     mono[-1] = 1.0
     return mono
 
@@ -226,10 +226,10 @@ def _points(P):
 
 
 def _rate_points(n):
-    """(qd, qdd) points (count, n) each: (0, 0), (0, e_j), (e_j, 0), (e_j + e_l, 0) for j < l."""
-    I, (j, l) = np.eye(n), np.triu_indices(n, 1)
-    qd = np.concatenate([np.zeros((1 + n, n)), I, I[j] + I[l]])
-    return qd, np.concatenate([np.zeros((1, n)), I, np.zeros((n + len(j), n))])
+    """(qd, qdd) points (count, n) each: (0, 0), (0, e_j), (e_j, 0), (e_j + e_k, 0) for j < k."""
+    eye, (j, k) = np.eye(n), np.triu_indices(n, 1)
+    qd = np.concatenate([np.zeros((1 + n, n)), eye, eye[j] + eye[k]])
+    return qd, np.concatenate([np.zeros((1, n)), eye, np.zeros((n + len(j), n))])
 
 
 def learned(arch, J):
@@ -258,12 +258,12 @@ def coefficients(n, eps, v_scale, dtype=np.float64):
                             ).reshape(n, len(jets), len(qd))
     one, by_qdd, by_qd = tau[..., 0], tau[..., 1:1 + n], tau[..., 1 + n:1 + 2 * n]
     square = by_qd - one[..., None]                                              # kappa_jj
-    j, l = _pairs(n)
+    j, k = _pairs(n)
     cross = np.empty(one.shape + (len(j),))
-    diagonal = j == l
+    diagonal = j == k
     cross[..., diagonal] = square
-    jo, lo = j[~diagonal], l[~diagonal]
-    cross[..., ~diagonal] = tau[..., 1 + 2 * n:] - by_qd[..., jo] - by_qd[..., lo] + one[..., None]
+    jo, ko = j[~diagonal], k[~diagonal]
+    cross[..., ~diagonal] = tau[..., 1 + 2 * n:] - by_qd[..., jo] - by_qd[..., ko] + one[..., None]
     kappa = np.concatenate([by_qdd - one[..., None], cross, one[..., None]], axis=-1)   # (n, jets, Mo), mono order
     A, b, c = _quadratic_parts(np.moveaxis(kappa, -1, 1), P)                    # (n, Mo, P, P), (n, Mo, P), (n, Mo)
     C = np.zeros((n, len(kappa[0, 0]), P + 1, P + 1))
