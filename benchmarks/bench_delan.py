@@ -38,7 +38,7 @@ def run(label):
     model = DeLaN(seed=0)
     print(f"default model: {model!r}, {model.get_params().size} weights")
     press_times = []
-    for press in range(3):
+    for _ in range(3):
         t0 = time.perf_counter()
         model.fit(*args, steps=2000)
         press_times.append(time.perf_counter() - t0)

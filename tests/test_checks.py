@@ -92,7 +92,7 @@ def test_every_registered_check_has_right_and_wrong_answers_for_each_hint():
 def test_every_exercise_drills_at_least_six_wrong_answers_one_of_them_raising():
     """The drill of wrong answers: each exercise has at least six, and one of them raises in the learner's code
     (its FAIL line must then name the line that raised, test_wrong_answer_gets_the_hint_that_names_its_mistake)."""
-    for name, spec in checks.REGISTRY.items():
+    for name in checks.REGISTRY:
         drilled = sum(len(answers(name, key)) for key in WRONG[name])
         raising = [key for key in WRONG[name] if key in ("raised", "uncalled", "unbound", "undefined", "shapes",
                                                          "index", "division", "attribute", "arguments", "sequence")]

@@ -77,7 +77,7 @@ def test_what_an_exercise_does_not_offer_is_refused_by_name():
     from lesson_course.checks.nb07_write_with_the_model import _PartsOnly
     parts = _PartsOnly(independent.three_link())
     with pytest.raises(AttributeError, match=r"model\.inverse_dynamics is not available"):
-        parts.inverse_dynamics
+        _ = parts.inverse_dynamics
 
 
 def test_a_chain_whose_parameters_make_no_chain_is_told_what_went_wrong():
@@ -125,7 +125,7 @@ def test_the_control_laws_cases_move_every_term_at_every_joint(salt, monkeypatch
     from lesson_course.checks.nb07_write_with_the_model import _cases
     monkeypatch.setattr(independent, "SALT", salt)
     cases = _cases()
-    for chain, q, qd, q_d, qd_d, qdd_d, kp, kd, e, e_dot in cases:
+    for chain, q, qd, q_d, qd_d, qdd_d, _kp, _kd, e, e_dot in cases:
         np.testing.assert_allclose(e, q_d - q, rtol=0, atol=1e-12)
         np.testing.assert_allclose(e_dot, qd_d - qd, rtol=0, atol=1e-12)
         for name, values in (("e", e), ("e_dot", e_dot), ("qdd_d", qdd_d)):

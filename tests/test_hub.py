@@ -92,10 +92,10 @@ def start(folder, username_template="{username}"):
         try:
             urllib.request.urlopen(f"{url}/hub/login", timeout=2)
             return proc, url, links.clone_url(f"file://{edition}"), log
-        except OSError:
+        except OSError as exc:             # the last attempt's error (refused, HTTP 500...) is kept as the cause
             if proc.poll() is not None or time.monotonic() > deadline:
                 stop(proc, log)
-                raise RuntimeError("JupyterHub did not start:\n" + (folder / "hub.log").read_text()[-3000:])
+                raise RuntimeError("JupyterHub did not start:\n" + (folder / "hub.log").read_text()[-3000:]) from exc
             time.sleep(0.5)
 
 

@@ -28,7 +28,7 @@ def _cases():
     if not grading():
         return _fixed_cases()
     draw, out = rng(101), []
-    for label, M, answer in shuffled(_fixed_cases(), 102):
+    for _label, M, answer in shuffled(_fixed_cases(), 102):
         if np.abs(np.linalg.eigvals(M)).min() < 1e-12:      # singular: a signed permutation keeps its 0 exact
             R = np.eye(len(M))[draw.permutation(len(M))] * draw.choice([-1.0, 1.0], len(M))
             scale = 2.0 ** int(draw.integers(-3, 4))

@@ -315,7 +315,7 @@ class Bench:
         blit; otherwise (or with force) fit them to the truth and the learned model.  True if they changed."""
         changed = force
         M_true = self._M_true_grid
-        for (i, j), (true, learned, _mark) in self._lines.items():
+        for (i, j), (_true, learned, _mark) in self._lines.items():
             y = learned.get_ydata()
             lo, hi = self._axes[i, j].get_ylim()
             if force or y.min() < lo or y.max() > hi:
@@ -354,7 +354,7 @@ class Bench:
         self._M_hat, self._M = self.model.mass_matrix(q), self.chain.mass_matrix(q)
         qs = np.stack([np.full_like(self._angles, q[0]), self._angles], axis=-1)
         M_hat_line = self.model.mass_matrix(qs)
-        for (i, j), (true, learned, mark) in self._lines.items():
+        for (i, j), (_true, learned, mark) in self._lines.items():
             learned.set_ydata(M_hat_line[:, i, j])
             mark.set_data([q[1]], [self._M_hat[i, j]])
         self._line_gap = float(np.max(np.abs(M_hat_line - self._M_true_line)))

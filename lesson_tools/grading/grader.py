@@ -28,6 +28,8 @@ from .rlimits import Limits
 from .submissions import UsageError, identify
 from .verified import CourseFilesChanged, changed, committed, manifest, package_root, restore_command
 
+DEFAULT_LIMITS = Limits()          # frozen: one default shared by every call is safe
+
 
 class Interrupted(Exception):
     """Ctrl-C while grading: `graded` submissions of `total` have their results kept."""
@@ -221,13 +223,13 @@ def _pointed(rows, keep, tasks):
     return out
 
 
-def grade(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=None, points=None, count="best",
+def grade(paths, limits=DEFAULT_LIMITS, workers=1, scheduler=None, log=None, pattern=None, points=None, count="best",
           **options):
     """Gradebook rows for the files, folders and zips in `paths`, scored (see `run`)."""
     return run(paths, limits, workers, scheduler, log, pattern, points, count, **options)[1]
 
 
-def run(paths, limits=Limits(), workers=1, scheduler=None, log=None, pattern=None, points=None, count="best",
+def run(paths, limits=DEFAULT_LIMITS, workers=1, scheduler=None, log=None, pattern=None, points=None, count="best",
         notebooks=None, store=None, only=(), keep=None, roster=None, fresh=False, late=None, due=None):
     """(submissions, scored gradebook rows, course) for the files, folders and zips in `paths` (the module's
     docstring says what the options do); `pattern`: a compiled --pattern or None; `points`: {check: points},

@@ -158,7 +158,11 @@ def findings(rows, submissions, course, course_digests=None):
         return [o for o in group if o.person.key != sub.person.key and o.label not in named.get(sub.label, ())]
 
     digests = {s.label: file_digest(s.text) for s in graded if written[s.label] and ran(s.text)}
-    same_file = (lambda s: d if (d := digests.get(s.label)) and d not in course_digests else None)
+
+    def same_file(sub):                      # its file's digest, unless the file is one of the course's own
+        digest = digests.get(sub.label)
+        return digest if digest and digest not in course_digests else None
+
     for key, subs_of, what in ((lambda s: s.file.inode, subs, "the same file (a hard link)"),
                                (same_file, graded, "the same file, outputs and metadata too,")):
         for group in _groups(subs_of, key):

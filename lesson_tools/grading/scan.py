@@ -190,7 +190,7 @@ class _Scanner(ast.NodeVisitor):
             for code in args[1:]:
                 tree = _parse(code) if isinstance(code, str) else None
                 if tree is not None:
-                    for line, reason in scan_tree(tree, self.protected, self.check_names):
+                    for _line, reason in scan_tree(tree, self.protected, self.check_names):
                         self.flag(node, reason)
         elif method in ("system", "getoutput"):
             self.flag(node, "runs a shell command")

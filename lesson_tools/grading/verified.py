@@ -72,7 +72,7 @@ def committed(root=None, packages=PACKAGES):
     except (OSError, subprocess.CalledProcessError, IndexError, ValueError):
         return None
     expected, at = {}, 0
-    for sha, rel in blobs:                              # each: "<sha> blob <size>\n<content>\n"
+    for _sha, rel in blobs:                              # each: "<sha> blob <size>\n<content>\n"
         header_end = out.index(b"\n", at)
         size = int(out[at:header_end].split()[2])
         expected[rel] = sha256(out[header_end + 1:header_end + 1 + size])
