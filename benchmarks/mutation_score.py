@@ -340,10 +340,11 @@ def print_estimate(per_module, category, sample):
             print(f"{group:<10} {M} mutants not run and none of them sampled: not estimated (--sample --groups)")
             met = False
             continue
-        counted = c["killed"] + c["survived"] + (M * c_s / n_s if n_s else 0)
+        estimated = M * c_s / n_s if n_s else 0         # the not-run mutants that count, estimated from the sample
+        counted = c["killed"] + c["survived"] + estimated
 
-        def share(p):
-            return (c["killed"] + (M * c_s / n_s if n_s else 0) * p) / counted if counted else 1.0
+        def share(p, killed=c["killed"], estimated=estimated, counted=counted):    # this group's, bound here
+            return (killed + estimated * p) / counted if counted else 1.0
         rate = k_s / c_s if c_s else 1.0
         lo, hi = wilson(k_s, c_s) if M else (rate, rate)
         ok = share(lo) >= goal

@@ -140,18 +140,27 @@ def hostile(right):
     return out
 
 
+def recorder(name, seen):
+    """The right answer of check `name`, appending each result it returns to `seen`."""
+    def record(*args, **kwargs):
+        value = RIGHT[name](*args, **kwargs)
+        seen.append(value)
+        return value
+    return record
+
+
+def returning(value):
+    """An answer that returns `value` whatever it is given."""
+    return lambda *args, **kwargs: value
+
+
 def cases():
     """(check name, label, index of the call whose result is replaced) for every check and every hostile kind of its
     right result (sampled once with the check's own inputs)."""
     out = []
     for name in NAMES:
         seen = []
-
-        def record(*args, **kwargs):
-            value = RIGHT[name](*args, **kwargs)
-            seen.append(value)
-            return value
-        assert checks.evaluate(name, record)[0] == "pass", f"{name}: its right answer must pass"
+        assert checks.evaluate(name, recorder(name, seen))[0] == "pass", f"{name}: its right answer must pass"
         out += [(name, label) for label in hostile(seen[0])]
     return out
 
@@ -170,7 +179,7 @@ def test_a_hostile_answer_never_passes_and_is_named(name, label):
 def test_nan_text_and_none_are_named_in_the_line(name):
     for value, words in ((float("nan"), ("NaN", "True or False", "expected a")), ("nan", ("str 'nan'",)),
                          (None, ("None",))):
-        line = framework.outcome(checks.REGISTRY[name], lambda *a, **k: value).line
+        line = framework.outcome(checks.REGISTRY[name], returning(value)).line
         assert any(w in line for w in words), (value, line)
 
 

@@ -64,7 +64,7 @@ def test_trajectory_samples_say_which_trajectory_and_time_they_belong_to():
         t, q, qd, tau = d["t"][rows], d["q"][rows], d["qd"][rows], d["tau"][rows]
         np.testing.assert_allclose(t, 0.01 * np.arange(51), atol=1e-12)
         _, q_again, qd_again = rollout(chain.forward_dynamics, q[0], qd[0], dt=0.01, steps=50,
-                                       tau_fn=lambda tk, *_: tau[int(round(tk / 0.01))])
+                                       tau_fn=lambda tk, *_, tau=tau: tau[int(round(tk / 0.01))])
         np.testing.assert_allclose(q_again, q, atol=1e-12)
         np.testing.assert_allclose(qd_again, qd, atol=1e-12)
     assert set(sample_uniform(chain, 10)) == {"q", "qd", "qdd", "tau"}          # uniform data stay as they were

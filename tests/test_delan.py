@@ -105,7 +105,7 @@ def test_fused_primitives_gradients(act):
     for v in (1.0, 7.5):
         scaled = arch._replace(potential_scale=v)
         batch = (q, qd, qdd, tau * inv_scale, inv_scale)
-        check_grads(lambda t: fast.loss(t, scaled, batch), modes=["rev"], order=1)(theta)
+        check_grads(lambda t, scaled=scaled, batch=batch: fast.loss(t, scaled, batch), modes=["rev"], order=1)(theta)
         tau_hat = definition.torque(scaled, *definition.learned_jet(theta, scaled, q), qd, qdd)
         np.testing.assert_allclose(fast.loss(theta, scaled, batch), np.mean(((tau_hat - tau) * inv_scale) ** 2),
                                    rtol=1e-12)

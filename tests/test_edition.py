@@ -344,10 +344,10 @@ def _run_each_cell_first(folder, name, timeout=300):
             client = km.client()
             client.start_channels()
             client.wait_for_ready(timeout=60)
-            errors = []
-            client.execute_interactive(cell.source, timeout=timeout, output_hook=lambda msg: errors.append(
-                msg["content"]) if msg["msg_type"] == "error" else None)
+            messages = []
+            client.execute_interactive(cell.source, timeout=timeout, output_hook=messages.append)
             client.stop_channels()
+            errors = [msg["content"] for msg in messages if msg["msg_type"] == "error"]
             results.append((index, cell.source, errors[0] if errors else None))
     finally:
         km.shutdown_kernel(now=True)

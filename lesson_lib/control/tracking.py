@@ -82,6 +82,9 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
             raise ValueError("controller returned NaN or inf torques: check its model and gains")
         return np.clip(tau, -limit, limit)
 
+    def held(tau):                                      # the dynamics with this tick's torques held over it
+        return lambda q, qd: chain.forward_dynamics(q, qd, tau)
+
     def closed_loop(q_ext, qd_ext):                     # continuous control: time is the last coordinate
         q, qd = q_ext[:, :n], qd_ext[:, :n]
         qdd = chain.forward_dynamics(q, qd, torque(q, qd, desired(q_ext[0, n])))
@@ -99,7 +102,7 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
         if k == steps:
             break
         if hold:
-            q, qd = rk4_step(lambda a, b: chain.forward_dynamics(a, b, tau), q, qd, dt)
+            q, qd = rk4_step(held(tau), q, qd, dt)
         else:
             clock = np.full((len(q), 1), k * dt)
             q_ext, qd_ext = rk4_step(closed_loop, np.hstack([q, clock]), np.hstack([qd, np.ones_like(clock)]), dt)

@@ -100,8 +100,8 @@ def score(rows, points, count="best", order=None, late=None):
                     r["attempt"] = str(k)
         attempt = {label: int(rs[0]["attempt"] or 0) for label, rs in subs.items()}
         earned = {label: sum(float(r["points"]) for r in rs) for label, rs in subs.items()}
-        key = (lambda s: attempt[s]) if count == "latest" else (lambda s: (earned[s], attempt[s]))
-        for r in subs[max(subs, key=key)]:
+        score = attempt if count == "latest" else {label: (earned[label], attempt[label]) for label in subs}
+        for r in subs[max(subs, key=score.__getitem__)]:
             r["counted"] = "yes"
     return out
 
