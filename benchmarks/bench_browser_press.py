@@ -141,9 +141,9 @@ def _described(median, interval):
 
 def paired_verdict(rows_a, rows_b):
     """Lines comparing two checkouts round by round: rows are (press s, kernel s, live updates, steps alone s)."""
-    press = [a[0] / b[0] for a, b in zip(rows_a, rows_b)]
-    steps = [a[3] / b[3] for a, b in zip(rows_a, rows_b)]
-    gap = [p - s for p, s in zip(press, steps)]
+    press = [a[0] / b[0] for a, b in zip(rows_a, rows_b, strict=True)]
+    steps = [a[3] / b[3] for a, b in zip(rows_a, rows_b, strict=True)]
+    gap = [p - s for p, s in zip(press, steps, strict=True)]
     gap_median, interval = median_interval(gap)
     if interval is None:
         verdict = "too few rounds to tell"
@@ -183,7 +183,7 @@ def main(argv=None):
             pages = [open_bench(context, s) for s in servers]
             results = {c: [] for c in checkouts}
             for _ in range(args.rounds):
-                for checkout, (page, bench) in zip(checkouts, pages):
+                for checkout, (page, bench) in zip(checkouts, pages, strict=True):
                     results[checkout].append((*press(page, bench), fit_alone(checkout)))
         finally:
             context.close()
@@ -193,8 +193,8 @@ def main(argv=None):
           f"cores; Voilà, headless Chromium; {args.rounds} presses each, interleaved")
     medians = {}
     for checkout, rows in results.items():
-        total, kernel, live, alone = zip(*rows)
-        page_part = [t - k for t, k in zip(total, kernel)]
+        total, kernel, live, alone = zip(*rows, strict=True)
+        page_part = [t - k for t, k in zip(total, kernel, strict=True)]
         medians[checkout] = statistics.median(total), statistics.median(alone)
         print(f"{checkout}: click to final redraw best {min(total):.2f} s, median {statistics.median(total):.2f} s "
               f"({', '.join(f'{t:.2f}' for t in total)}); the kernel's press best {min(kernel):.2f}, median "

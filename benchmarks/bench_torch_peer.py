@@ -53,7 +53,7 @@ def torch_peer(model, batch, peer="jet"):
     def network_jet(params, q):
         h = torch.cat([torch.cos(q), torch.sin(q)], dim=1)                                     # (B, 2n)
         dh = torch.cat([torch.diag_embed(-torch.sin(q)), torch.diag_embed(torch.cos(q))], dim=2)  # (B, n, 2n)
-        for W, b in zip(params[0:-2:2], params[1:-2:2]):
+        for W, b in zip(params[0:-2:2], params[1:-2:2], strict=True):
             z, dz = h @ W.T + b, dh @ W.T
             h, dh = isru(z), (1.0 + z * z).pow(-1.5)[:, None, :] * dz
         return h @ params[-2].T + params[-1], dh @ params[-2].T                                 # (B, m), (B, n, m)
@@ -74,7 +74,7 @@ def torch_peer(model, batch, peer="jet"):
     # ---- func: per sample, jacfwd and grad, vmap over the batch
     def outputs(params, q):
         h = torch.cat([torch.cos(q), torch.sin(q)])
-        for W, b in zip(params[0:-2:2], params[1:-2:2]):
+        for W, b in zip(params[0:-2:2], params[1:-2:2], strict=True):
             h = isru(W @ h + b)
         return params[-2] @ h + params[-1]
 

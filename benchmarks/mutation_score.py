@@ -161,7 +161,7 @@ def _string_changes(a, b, parents=()):
         if isinstance(va, list):
             if not isinstance(vb, list) or len(va) != len(vb):
                 return None
-            pairs = zip(va, vb)
+            pairs = zip(va, vb, strict=True)
         else:
             pairs = [(va, vb)]
         for x, y in pairs:
@@ -236,7 +236,7 @@ def _renames_consistently(before, after):
     if len(before) != len(after) or before == after:
         return False
     mapping = {}
-    for a, b in zip(before, after):
+    for a, b in zip(before, after, strict=True):
         if a.isalpha() != b.isalpha() or (not a.isalpha() and a != b):
             return False
         if a.isalpha() and mapping.setdefault(a, b) != b:

@@ -432,7 +432,7 @@ def _sync_problem(expected, actual):
         return None
     if len(want) != len(got):
         return f"has {len(got)} cells, its teachers' source makes {len(want)}"
-    i = next(i for i, (a, b) in enumerate(zip(want, got)) if a != b)
+    i = next(i for i, (a, b) in enumerate(zip(want, got, strict=True)) if a != b)
     first = (got[i][1].splitlines() or [""])[0][:60]
     return f"cell {i} ('{first}') differs from its teachers' source"
 

@@ -211,7 +211,7 @@ def test_compare_and_speed_curve_on_the_truth_and_a_zero_model(capsys):
     models = {"truth": Truth(), "zero": Zero()}
     rows = generalization.compare(models, chain, {"seen": (1, +1), "unseen fast": (2, -1)})
     assert [r["case"] for r in rows] == ["seen", "unseen fast"]
-    for r, (speed, side) in zip(rows, ((1, +1), (2, -1))):
+    for r, (speed, side) in zip(rows, ((1, +1), (2, -1)), strict=True):
         tau = generalization.test_set(chain, speed, side)["tau"]
         assert r["truth"] == pytest.approx(0.0, abs=1e-20)
         assert r["zero"] == pytest.approx(100 * np.mean(np.mean(tau**2, axis=0) / np.var(tau, axis=0)), rel=1e-12)

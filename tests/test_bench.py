@@ -3,6 +3,7 @@ the message area, the layout, the ARIA carrier and the palette."""
 import html.parser
 import json
 import re
+from itertools import pairwise
 
 import ipywidgets as widgets
 import matplotlib
@@ -110,7 +111,7 @@ def test_slider_moves_update_readouts_plot_and_text_alternatives_without_new_fig
     bench.q0.value, bench.q1.value = -1.3, 2.2
     after = (bench.matrices.value, bench.readout.value, bench.plot.value, bench.eigmap.value,
              bench.aria.attrs["img.bench-plot"]["alt"], bench.aria.attrs["img.bench-eigmap"]["alt"])
-    assert all(a != b for a, b in zip(before, after))
+    assert all(a != b for a, b in zip(before, after, strict=True))
     assert "q = (-1.30, 2.20)" in bench.readout.value
     assert "q0 = -1.30 rad" in after[4] and "q1 = 2.20" in after[4] and "q = (-1.30, 2.20)" in after[5]
     M = bench.chain.mass_matrix([-1.3, 2.2])
@@ -158,7 +159,7 @@ def test_every_panel_agrees_at_every_live_update_of_a_press(bench):
         bench.aria.widget.unobserve(on_update, names="value")
     assert "Trained 2000 steps" in bench.message.value
     assert seen == [(0, True)] + [(s, True) for s in range(250, 2000, 250)] + [(2000, False)]
-    for (plot_a, eig_a), (plot_b, eig_b) in zip(pngs[1:], pngs[2:]):
+    for (plot_a, eig_a), (plot_b, eig_b) in pairwise(pngs[1:]):
         assert plot_a != plot_b and eig_a != eig_b                   # the plots are live too
     assert "PASS" in bench.badge.value and bench.last_check["max_error"] < 0.2
     assert bench.matrices.value != matrices_before

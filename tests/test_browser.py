@@ -36,6 +36,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -598,7 +599,7 @@ def _check_live_updates(rec):
         assert ("TRAINING" in s["badge"]) == (s["busy"] == "true"), s
         assert s["train_aria_disabled"] == ("true" if s["busy"] == "true" else None), s
         assert s["train_focused"], f"focus left the Train button: {s}"
-    for a, b in zip(live, live[1:]):
+    for a, b in pairwise(live):
         assert a["loss"] != b["loss"] and a["learned"] != b["learned"], (a, b)
         assert a["plot_src"] != b["plot_src"] and a["eig_src"] != b["eig_src"], (a, b)
     final = snaps[-1]

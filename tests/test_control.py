@@ -15,7 +15,7 @@ letter = write_letters("s", seed=2)                                   # a moving
 def closed_form_error(kp, kd, e0, ed0, t):
     """Solution of e'' + kd e' + kp e = 0 per joint from (e0, ed0): (T, n)."""
     out = []
-    for p, d, x0, v0 in zip(kp, kd, e0, ed0):
+    for p, d, x0, v0 in zip(kp, kd, e0, ed0, strict=True):
         disc = d * d - 4 * p
         if abs(disc) < 1e-12:                                         # critically damped: a double root
             r = -d / 2

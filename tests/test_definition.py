@@ -33,7 +33,7 @@ def test_the_plain_batch_is_the_one_fit_builds():
     d = sample_uniform(double_pendulum(), 64, seed=3)
     fits = model._batch(model._samples(d["q"], d["qd"], d["qdd"], d["tau"],
                                        np.sqrt(sample_weights(d["qd"], d["qdd"]))))      # float32, as fit trains
-    for mine, theirs in zip(batch, fits):
+    for mine, theirs in zip(batch, fits, strict=True):
         np.testing.assert_allclose(mine, theirs, rtol=1e-6)
 
 
@@ -113,7 +113,8 @@ def test_the_fused_network_jet_and_its_gradient_equal_plains(n_dof, activation, 
     their q-derivatives and the gradient of the accelerations they give, through definition.forward_dynamics."""
     model, (q, qd, _, _, _) = setting(n_dof, activation, weight_scale)
     arch = model.architecture
-    for mine, theirs in zip(fast.jet_node(model.theta, arch, q), definition.network_jet(model.theta, arch, q)):
+    for mine, theirs in zip(fast.jet_node(model.theta, arch, q), definition.network_jet(model.theta, arch, q),
+                            strict=True):
         np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
     tau = np.random.default_rng(5).normal(size=q.shape)
     def squared_accelerations(theta, jet):

@@ -314,7 +314,7 @@ def test_moodle_dates_read_back_as_moodle_reads_them(tmp_path, monkeypatch):
         for stamp in (1796481000, 1796481000 + 9 * 3600 + 7 * 60):          # 2:30 PM and 11:37 PM
             export.moodle(people_rows(), tmp_path / "m.csv", M04, stamp)
             table = read_csv(tmp_path / "m.csv")
-            written = dict(zip(table[0], table[1]))["Last modified (grade)"]
+            written = dict(zip(table[0], table[1], strict=True))["Last modified (grade)"]
             assert php_strtotime(written) == stamp - stamp % 60, written
     finally:
         monkeypatch.delenv("TZ")
@@ -329,7 +329,7 @@ def test_moodle_export_is_a_grading_worksheet_moodle_can_read(tmp_path):
     # Moodle's worksheet importer finds its columns by these headings and reads "Participant N" ids
     for column in ("Identifier", "Grade", "Last modified (grade)", "Feedback comments"):
         assert column in header
-    body = dict(zip(header, table[1]))
+    body = dict(zip(header, table[1], strict=True))
     assert body["Identifier"] == "Participant 501" and body["Grade"] == "0" and body["Maximum Grade"] == "3"
     assert body["Feedback comments"] == "04_feedback: 0 of 3 points"
     assert n == 1 and len(table) == 2 and len(left) == 3
@@ -337,7 +337,7 @@ def test_moodle_export_is_a_grading_worksheet_moodle_can_read(tmp_path):
 
 def test_scores_have_one_row_per_person_with_the_counted_submission(tmp_path):
     assert export.scores(people_rows(), tmp_path / "s.csv") == 4
-    table = [dict(zip(read_csv(tmp_path / "s.csv")[0], r)) for r in read_csv(tmp_path / "s.csv")[1:]]
+    table = [dict(zip(read_csv(tmp_path / "s.csv")[0], r, strict=True)) for r in read_csv(tmp_path / "s.csv")[1:]]
     by_id = {r["student_id"]: r for r in table}
     assert by_id["12345"][M04] == "3" and by_id["12345"]["counted"] == "b.ipynb"
     assert by_id["23456"]["late"] == M04 and by_id["501"]["total"] == "0" and by_id["501"]["possible"] == "3"

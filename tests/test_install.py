@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from pathlib import Path
 
 import nbformat
@@ -96,7 +97,7 @@ def test_each_set_pins_exact_versions_and_its_lock_holds_them():
 def test_each_lock_holds_the_one_before_it():
     """Learners' versions are the teachers', theirs the tests': a teacher grades with the learners' packages."""
     locks = [{(d, v) for d, v, _ in read_lock(lock)} for _, lock in SETS.values()]
-    for (below, above), name in zip(zip(locks, locks[1:]), list(SETS)[1:]):
+    for (below, above), name in zip(pairwise(locks), list(SETS)[1:], strict=True):
         assert below <= above, f"{name}'s lock differs from the one below it in {sorted(below - above)[:5]}"
 
 

@@ -99,7 +99,7 @@ def test_energy_errors_on_the_double_pendulum_against_its_true_energy():
         t, dE = errors[name]
         assert t.shape == dE.shape == (601,) and t[-1] == pytest.approx(6.0)
         _, q, qd = simulate(step, f, q0, qd0, 0.01, 600)
-        E = np.array([chain.kinetic_energy(a, b) + chain.potential_energy(a) for a, b in zip(q, qd)])
+        E = np.array([chain.kinetic_energy(a, b) + chain.potential_energy(a) for a, b in zip(q, qd, strict=True)])
         np.testing.assert_allclose(dE, E - E[0], atol=1e-12)
     euler, sympl, rk4 = (np.abs(errors[k][1]).max() for k in ("explicit Euler", "symplectic Euler", "RK4"))
     assert errors["explicit Euler"][1][-1] > 1.0
@@ -158,7 +158,7 @@ def test_simulate_checks_a_learner_stepper_and_gives_the_same_as_the_library():
     q0, qd0 = np.array([1.0]), np.array([0.0])
     ours = simulate(my_symplectic, oscillator, q0, qd0, 0.1, 30)
     lib = simulate(symplectic_euler_step, oscillator, q0, qd0, 0.1, 30)
-    for a, b in zip(ours, lib):
+    for a, b in zip(ours, lib, strict=True):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match=r"step\(f, q, qd, dt\) returned ndarray, expected a pair"):
         simulate(lambda f, q, qd, dt: q, oscillator, q0, qd0, 0.1, 3)

@@ -48,7 +48,7 @@ def test_points_are_counted_after_the_penalty():
     who = {"student": "ann", "student_id": "1", "platform": "folder", "late": ""}
     rows = [gb.row(who, "04_feedback", sub, check, verdict, "")
             for sub, verdicts in (("early.ipynb", ("PASS", "FAIL")), ("late.ipynb", ("PASS", "PASS")))
-            for check, verdict in zip(("a", "b"), verdicts)]
+            for check, verdict in zip(("a", "b"), verdicts, strict=True)]
     order = {"early.ipynb": 1, "late.ipynb": 2}
     for text, counted, total in (("10%/day", "late.ipynb", 1.4), ("40%/day", "early.ipynb", 1.0)):
         penalty = {"late.ipynb": late.parse(text).factor(False, DUE + 2.5 * DAY, DUE), "early.ipynb": (1.0, "")}

@@ -107,7 +107,8 @@ def test_seeds_repeat_and_move_the_letters():
 def normalised_outline(ch):
     """The font's outline of ch, densified, in metres with the letters' size, its box's lower-left at (0, 0)."""
     path = TextPath((0, 0), ch, size=SIZE, prop=FontProperties(family=FONT))
-    pts = np.concatenate([np.linspace(a, b, 40) for p in path.to_polygons() for a, b in zip(p[:-1], p[1:])])
+    pts = np.concatenate([np.linspace(a, b, 40) for p in path.to_polygons()
+                          for a, b in zip(p[:-1], p[1:], strict=True)])
     return pts
 
 
@@ -208,5 +209,5 @@ def test_the_glyph_table_is_the_fonts_as_matplotlib_sets_it():
         theirs = MplPath(path.vertices, path.codes).to_polygons(closed_only=True)
         ours = L._contours(word, 1.0)
         assert len(ours) == len(theirs), word
-        gap = max(np.abs(a - b).max() for a, b in zip(ours, theirs))
+        gap = max(np.abs(a - b).max() for a, b in zip(ours, theirs, strict=True))
         assert gap < glyphs.KERN_MIN * len(word), (word, gap)

@@ -130,7 +130,7 @@ class Hold:
 def test_compare_tracks_with_each_controller_on_the_given_arm_and_options():
     rows = compare({"PD": PD(kp=50.0, kd=5.0), "CT": ComputedTorque(long_arm)}, Hold(), long_arm, dt=0.02,
                    tau_max=None)
-    for row, c in zip(rows, (PD(kp=50.0, kd=5.0), ComputedTorque(long_arm))):
+    for row, c in zip(rows, (PD(kp=50.0, kd=5.0), ComputedTorque(long_arm)), strict=True):
         want = tracking_errors(track(c, Hold(), long_arm, dt=0.02, tau_max=None))
         assert row.pop("controller") in ("PD", "CT")
         assert row.keys() == want.keys()

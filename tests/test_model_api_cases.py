@@ -52,7 +52,7 @@ def _trained_black_box(seed=1, **kwargs):
 def test_black_box_implied_mass_matrix_is_the_slope_of_its_torque():
     model, _ = _trained_black_box()
     h = 1e-5
-    for q, qd, qdd in zip(Q, QD, QDD):
+    for q, qd, qdd in zip(Q, QD, QDD, strict=True):
         M = model.implied_mass_matrix(q, qd, qdd)
         for j in range(2):
             e = np.eye(2)[j] * h

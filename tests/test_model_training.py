@@ -34,7 +34,7 @@ def assert_same(a, b, where="model"):
             assert_same(a[k], b[k], f"{where}.{k}")
     elif isinstance(a, (list, tuple)):
         assert type(a) is type(b) and len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             assert_same(x, y, f"{where}[{i}]")
     elif hasattr(a, "__dict__") and not callable(a):
         assert type(a) is type(b), where

@@ -3,6 +3,8 @@ belong together), the best weights restored with their optimiser state, the lear
 and spikes, the samples' weights, the potential's unit; all deterministic, saved with the model and undone by
 fit's transaction."""
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 from test_model_optimizers import minibatches, sample_rows
@@ -145,13 +147,13 @@ def test_every_press_ends_at_least_as_good_on_validation(cls, motions):
         model.fit(motions, steps=300)
         ends.append(model.validation_history[-1][1])
         last.append(max(v for s, v, _ in model.validation_history[-4:-1]))
-    assert all(b <= a for a, b in zip(ends, ends[1:])), ends
+    assert all(b <= a for a, b in pairwise(ends)), ends
     unrestored = cls(seed=1, lr=0.03)
     ends_unrestored = []
     for _ in range(5):
         unrestored.fit(motions, steps=300, restore_best=False)
         ends_unrestored.append(unrestored.validation_history[-1][1])
-    assert any(b > a for a, b in zip(ends_unrestored, ends_unrestored[1:])), ends_unrestored   # the case exists
+    assert any(b > a for a, b in pairwise(ends_unrestored)), ends_unrestored   # the case exists
 
 
 def scripted(monkeypatch, model, losses):

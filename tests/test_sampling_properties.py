@@ -40,7 +40,7 @@ def test_the_defaults_give_eight_four_second_trajectories_with_torques_up_to_5()
 def test_each_torque_is_a_sinusoid_in_the_documented_band():
     d = sample_trajectories(chain, n_traj=12, duration=1.0, dt=0.01, seed=4, torque_amp=2.0)
     freqs, amps = [], []
-    for tau, t in zip(per_trajectory(d, "tau"), per_trajectory(d, "t")):
+    for tau, t in zip(per_trajectory(d, "tau"), per_trajectory(d, "t"), strict=True):
         for j in range(2):
             f, A = sinusoid(tau[:, j], 0.01)
             # the whole record is that one sinusoid: tau = A sin(2 pi f t + phi) for some phi

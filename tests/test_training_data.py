@@ -6,7 +6,7 @@ import pytest
 from lesson_lib.model.training import DATA_LIMIT, check_training_data
 
 rng = np.random.default_rng(0)
-STATES = dict(zip(("q", "qd", "qdd", "tau"), (rng.uniform(-1, 1, (6, 2)) for _ in range(4))))
+STATES = dict(zip(("q", "qd", "qdd", "tau"), (rng.uniform(-1, 1, (6, 2)) for _ in range(4)), strict=True))
 KEPT = "  The model was not changed."
 SPREAD = STATES["tau"].std(axis=0)
 

@@ -92,13 +92,14 @@ def is_valid_inertia(fn):
     cases, answers = _cases(), []
     for label, M, _ in cases:
         answers.append(as_bool(call(fn, M.copy()), f"for {label} it", "bool"))
-    wrong = [(label, got, want) for (label, _, want), got in zip(cases, answers) if got != want]
+    wrong = [(label, got, want) for (label, _, want), got in zip(cases, answers, strict=True) if got != want]
     if not wrong:
         return
     label, got, want = wrong[0]
     if answers == [bool(np.max(np.abs(M - M.T)) <= 1e-9 or np.linalg.eigvalsh(M)[0] > 0) for _, M, _ in cases]:
         raise Fail(f"for {label} it returned {got}, expected {want}", "or")       # `or` where `and` belongs
-    symmetric = [(M, answer) for (_, M, _), answer in zip(cases, answers) if np.max(np.abs(M - M.T)) <= 1e-9]
+    symmetric = [(M, answer) for (_, M, _), answer in zip(cases, answers, strict=True)
+                 if np.max(np.abs(M - M.T)) <= 1e-9]
     key = next((k for k, mistake in _MISTAKES.items() if all(bool(mistake(M)) == a for M, a in symmetric)), None)
     if key is None:
         wrong_labels = {w[0] for w in wrong}

@@ -36,7 +36,7 @@ def kinetic_energy(fn):
     """
     for chain, seed in ((two_link(), 1), (three_link(), 2)):
         Q, QD = random_states(chain.n_dof, 4, seed)
-        for q, qd in zip(Q, QD):
+        for q, qd in zip(Q, QD, strict=True):
             truth = float(chain.kinetic_energy(q, qd))
             M = chain.mass_matrix(q)
             raw = call(fn, M.copy(), qd.copy())
@@ -295,7 +295,7 @@ def coriolis_from_dM(fn):
     """
     for chain, seed in ((two_link(), 3), (three_link(), 4)):
         Q, QD = random_states(chain.n_dof, 3, seed)
-        for q, qd in zip(Q, QD):
+        for q, qd in zip(Q, QD, strict=True):
             dM = mass_matrix_derivative_fd(chain, q)
             truth = chain.coriolis(q, qd)
             got = as_array(call(fn, dM.copy(), qd.copy()), (chain.n_dof,), "coriolis_from_dM")

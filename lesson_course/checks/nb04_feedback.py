@@ -63,7 +63,7 @@ def lesson_passes(fn):
     cases, answers = _cases(), []
     for max_error, min_eig, _ in cases:
         answers.append(as_bool(call(fn, max_error, min_eig), f"lesson_passes({num(max_error, 4)}, {num(min_eig, 4)})"))
-    wrong = [(e, lam, got, want) for (e, lam, want), got in zip(cases, answers) if got != want]
+    wrong = [(e, lam, got, want) for (e, lam, want), got in zip(cases, answers, strict=True) if got != want]
     if wrong:
         e, lam, got, want = wrong[0]
         key = next((k for k, mistake in _MISTAKES.items()

@@ -45,17 +45,18 @@ def symplectic_euler_step(fn):
 
     Q, QD = random_states(2, 3, 5)
     dt = 0.01
-    for q, qd in zip(Q, QD):
+    for q, qd in zip(Q, QD, strict=True):
         got = as_pair(call(fn, f, q.copy(), qd.copy(), dt), "symplectic_euler_step")
         got = tuple(as_array(g, (2,), "symplectic_euler_step") for g in got)
         right = [integrators.symplectic_euler_step(f, q, qd, dt), _position_first(f, q, qd, dt)]
-        if any(all(close(g, w, 1e-12) for g, w in zip(got, want)) for want in right):
+        if any(all(close(g, w, 1e-12) for g, w in zip(got, want, strict=True)) for want in right):
             continue
         q_a, qd_a = right[0]
         known = {"explicit": integrators.euler_step(f, q, qd, dt), "order": (qd_a, q_a),
                  "no dt": (q + dt * (qd + f(q, qd)), qd + f(q, qd)),
                  "minus": (q + dt * (qd - dt * f(q, qd)), qd - dt * f(q, qd)),
                  "trapezoid": (q + dt * (qd + qd_a) / 2, qd_a), "q unchanged": (q, qd_a)}
-        key = next((k for k, v in known.items() if all(close(g, w, 1e-12) for g, w in zip(got, v))), "step")
+        key = next((k for k, v in known.items() if all(close(g, w, 1e-12) for g, w in zip(got, v, strict=True))),
+                   "step")
         raise Fail(f"from q = {num(q)}, qd = {num(qd)} with dt = {dt} it returned q_new = {num(got[0], 5)}, "
                    f"qd_new = {num(got[1], 5)}; expected {num(q_a, 5)}, {num(qd_a, 5)}", key)

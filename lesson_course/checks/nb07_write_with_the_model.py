@@ -41,7 +41,7 @@ def _cases():
         draw = rng(seed)
         Q, QD = random_states(chain.n_dof, 3, seed)
         n = chain.n_dof
-        for q, qd in zip(Q, QD):
+        for q, qd in zip(Q, QD, strict=True):
             e = draw.uniform(0.05, 0.2, n) * draw.choice([-1, 1], n)           # e = q_d - q, never 0
             e_dot = draw.uniform(0.2, 0.8, n) * draw.choice([-1, 1], n)
             out.append((chain, q, qd, q + e, qd + e_dot, draw.uniform(-5, 5, n), kp, kd, e, e_dot))

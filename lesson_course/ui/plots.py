@@ -35,7 +35,7 @@ def mass_matrix_entries(chain, points=181):
     q1 = np.linspace(-np.pi, np.pi, points)
     M = chain.mass_matrix(np.stack([np.zeros_like(q1), q1], axis=1))
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    for (i, j), style in zip(((0, 0), (0, 1), (1, 1)), ("-", "--", ":")):
+    for (i, j), style in zip(((0, 0), (0, 1), (1, 1)), ("-", "--", ":"), strict=True):
         ax.plot(q1, M[:, i, j], color=TRUTH, ls=style, lw=2, label=f"$M_{{{i}{j}}}$")
     ax.set(xlabel="elbow angle $q_1$ (rad)", ylabel="inertia (kg m$^2$)",
            title="True mass matrix of the double pendulum over the elbow angle")
@@ -47,7 +47,7 @@ def mass_matrix_entries(chain, points=181):
 def energy_errors(errors, dt):
     """Size of the energy error |E(t) - E(0)| of each integrator (a dict name -> (t, dE)), log scale."""
     fig, ax = plt.subplots(figsize=(7, 3.8))
-    for (name, (t, dE)), color in zip(errors.items(), OTHER):
+    for (name, (t, dE)), color in zip(errors.items(), OTHER, strict=True):
         ax.semilogy(t[1:], np.abs(dE[1:]) + 1e-16, color=color, label=name)
     ax.set(xlabel="time (s)", ylabel="energy error $|E(t) - E(0)|$ (J)",
            title=f"Unforced double pendulum, step dt = {dt} s: energy error of three integrators")
@@ -80,7 +80,7 @@ def rollout_comparison(t, q_true, q_model, energies):
         a1.plot(t, q_model[:, j], color=DELAN, ls=style, label=f"DeLaN $q_{j}$")
     a1.set(xlabel="time (s)", ylabel="joint angle (rad)", title="Released from rest: angles")
     a1.legend(fontsize=8)
-    for (label, E), color, width in zip(energies.items(), (TRUTH, OTHER[2], DELAN), (4, 1.5, 1.5)):
+    for (label, E), color, width in zip(energies.items(), (TRUTH, OTHER[2], DELAN), (4, 1.5, 1.5), strict=True):
         a2.plot(t, E - E[0], color=color, lw=width, label=label)
     a2.set(xlabel="time (s)", ylabel="energy change $E(t) - E(0)$ (J)", title="Energy along the rollouts")
     a2.legend(fontsize=8)
@@ -101,7 +101,8 @@ def derivative_estimates(recording, estimates, joint=1, start=1.0, seconds=0.4):
     top.legend(fontsize=8)
     true = recording["qdd_true"][rows, joint]
     bottom.plot(t[rows], true, color=TRUTH, lw=3, label="true $\\ddot q$")
-    for (label, data), color, style in zip(estimates.items(), OTHER, ("-", "--", ":")):
+    # up to three estimates (notebook 08 shows two): the colours and styles left over go unused
+    for (label, data), color, style in zip(estimates.items(), OTHER, ("-", "--", ":"), strict=False):
         bottom.plot(t[rows], data["qdd"][rows, joint], color=color, ls=style, lw=1.2, label=label)
     pad = 0.5 * np.ptp(true) + 1.0
     bottom.set(xlabel="time (s)", ylabel=f"$\\ddot q_{joint}$ (rad/s$^2$)", ylim=(true.min() - pad, true.max() + pad))

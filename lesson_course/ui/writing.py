@@ -137,7 +137,7 @@ def torque_parts(chain, data, models, labels):
             ax.grid(alpha=0.3)
     for j in range(chain.n_dof):
         axes[-1, j].set_xlabel("time (s), letters one after the other")
-        for s, label in zip(starts, labels):
+        for s, label in zip(starts, labels, strict=True):
             axes[0, j].annotate(f"'{label}'", (s, 1.0), xycoords=("data", "axes fraction"), xytext=(4, -12),
                                 textcoords="offset points", fontsize=10, fontweight="bold")
     axes[0, 0].legend(fontsize=8, loc="lower right")

@@ -112,7 +112,7 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
                            f"{(k + 1) * dt:g} s. A digital controller needs a tick short against its gains (K_d dt "
                            f"well below 2 for computed torque, below 2 lambda_min(M) for PD): use a smaller dt or "
                            f"lower gains")
-    q, qd, q_d, qd_d, tau = (np.array(a) for a in zip(*rows))
+    q, qd, q_d, qd_d, tau = (np.array(a) for a in zip(*rows, strict=True))
     t = np.arange(steps + 1) * dt
     durations = np.broadcast_to(getattr(reference, "durations", duration), q.shape[1])
     return {"t": t, "q": q, "qd": qd, "q_d": q_d, "qd_d": qd_d, "tau": tau, "xy": _tip(chain, q),

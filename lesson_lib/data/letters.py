@@ -110,7 +110,7 @@ class Handwriting:
         traj, t = np.asarray(traj, int), np.asarray(t, float)
         if len(t) > _CHUNK:                                            # bounded memory: (N, 2, K) per chunk
             chunks = [self.pen(traj[i:i + _CHUNK], t[i:i + _CHUNK]) for i in range(0, len(t), _CHUNK)]
-            return tuple(np.concatenate(parts) for parts in zip(*chunks))
+            return tuple(np.concatenate(parts) for parts in zip(*chunks, strict=True))
         local = np.sum(self._starts[traj] <= t[:, None], axis=1) - 1
         seg = self._first[traj] + np.clip(local, 0, self._counts[traj] - 1)
         T = self._T[seg]
@@ -264,4 +264,4 @@ def strokes(data, traj=0):
     keep = np.asarray(data["traj"]) == traj
     xy, down = np.asarray(data["xy"])[keep], np.asarray(data["pen_down"])[keep]
     cuts = np.flatnonzero(np.diff(down.astype(int))) + 1
-    return [p for p, d in zip(np.split(xy, cuts), np.split(down, cuts)) if d[0]]
+    return [p for p, d in zip(np.split(xy, cuts), np.split(down, cuts), strict=True) if d[0]]

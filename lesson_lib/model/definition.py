@@ -176,7 +176,7 @@ def loss(theta, arch, batch, jet=network_jet):
 def unflatten(theta, sizes):
     """Layers [(W, b), ...] of an MLP with these layer sizes, as views into the flat vector theta."""
     layers, k = [], 0
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
         W = theta[k:k + fan_in * fan_out].reshape(fan_out, fan_in)
         k += fan_in * fan_out
         layers.append((W, theta[k:k + fan_out]))
@@ -186,4 +186,4 @@ def unflatten(theta, sizes):
 
 def n_weights(sizes):
     """The number of weights and biases of an MLP with these layer sizes."""
-    return sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+    return sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:], strict=True))

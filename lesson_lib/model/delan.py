@@ -153,7 +153,7 @@ class DeLaN(Trainable):
             L, dL, _, g = fast.learned(self.architecture, fast.jet(self.theta, self.architecture, q))
             terms = definition.parts(self.architecture, L, dL, g, qd, qdd)
         terms = self._finite("torque", terms, q=q, qd=qd, qdd=qdd)
-        return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms)}
+        return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms, strict=True)}
 
     def coriolis(self, q, qd):
         """c(q, qd) = C(q, qd) qd computed from dM/dq: (n,) or (B, n)."""

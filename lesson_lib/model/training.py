@@ -258,7 +258,7 @@ def init_mlp(rng, sizes, out_scale=1.0):
     """Flat weights (definition.unflatten's layout) of an MLP with these layer sizes: W ~ N(0, 1/fan_in),
     the last layer times out_scale, biases zero."""
     parts = []
-    for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+    for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
         scale = (out_scale if i == len(sizes) - 2 else 1.0) / np.sqrt(fan_in)
         parts += [rng.normal(0.0, scale, fan_out * fan_in), np.zeros(fan_out)]
     return np.concatenate(parts)
@@ -567,9 +567,9 @@ class Trainable:
             raise TypeError(f"batch must be the {len(BATCH)} arrays ({', '.join(BATCH)}) that "
                             f"model.training_batch(data) returns, got {described(batch)}")
         values = [getval(x) for x in batch]
-        checked = as_data("batch", dict(zip(BATCH, values)), self.n_dof, keys=BATCH)
+        checked = as_data("batch", dict(zip(BATCH, values, strict=True)), self.n_dof, keys=BATCH)
         return tuple(x if isinstance(v, np.ndarray) and v.dtype.kind == "f" else checked[k]
-                     for k, x, v in zip(BATCH, batch, values))
+                     for k, x, v in zip(BATCH, batch, values, strict=True))
 
     def _samples(self, q, qd, qdd, tau, root_weight, dtype=None):
         """Samples as rows (5n, N) in `dtype` (default train_dtype): q, qd, qdd, target = tau

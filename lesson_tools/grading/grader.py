@@ -159,7 +159,7 @@ def run_dask(tasks, address):
     from .job import grade_task
     with Client(address, timeout="10s") as client:
         futures = client.map(grade_task, tasks, pure=False)
-        task_of = dict(zip((f.key for f in futures), tasks))
+        task_of = dict(zip((f.key for f in futures), tasks, strict=True))
         try:
             for future in as_completed(futures):
                 try:

@@ -60,9 +60,10 @@ def _kept(run, steps, text, folder, limits):
         log = ""
     nb = nbformat.reads(text, as_version=4)
     ran = {}
-    for step, cell in zip(steps, run.executed.cells if run.executed is not None else ()):
-        if step.number is not None:
-            ran[step.number] = cell.get("outputs", [])
+    if run.executed is not None:                     # the notebook kernel.run made: one cell per step
+        for step, cell in zip(steps, run.executed.cells, strict=True):
+            if step.number is not None:
+                ran[step.number] = cell.get("outputs", [])
     for number, cell in enumerate((c for c in nb.cells if c.get("cell_type") == "code"), 1):
         cell.outputs, cell.execution_count = ran.get(number, []), None
     return {"ipynb": nbformat.writes(nb), "log": log}

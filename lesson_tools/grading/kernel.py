@@ -229,7 +229,7 @@ async def _run(steps, workdir, course, limits, run, judge, group, signals):
             process = km.provisioner.process
             start, clock_start = meter.now(), time.monotonic()           # the kernel is ready
             clock_end, waited_before = clock_start + limits.notebook_s, meter.waited(process)
-            for i, (step, cell) in enumerate(zip(steps, nb.cells)):
+            for i, (step, cell) in enumerate(zip(steps, nb.cells, strict=True)):
                 left, clock_left = limits.notebook_s - (meter.now() - start), clock_end - time.monotonic()
                 if left <= 0 or clock_left <= 0:
                     run.stop = ("TIMEOUT", meter.over_notebook(_where(step), before=True) if left <= 0 else

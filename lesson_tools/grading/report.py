@@ -22,6 +22,7 @@ import html
 import io
 import json
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +66,7 @@ def _histogram(points, possible):
         counts = np.bincount(np.asarray(points, dtype=int), minlength=int(possible) + 1)
         return [str(v) for v in range(len(counts))], counts.tolist()
     counts, edges = np.histogram(points, bins=10, range=(0, possible))
-    return [f"{gb.number(round(a, 2))} to {gb.number(round(b, 2))}" for a, b in zip(edges, edges[1:])], counts.tolist()
+    return [f"{gb.number(round(a, 2))} to {gb.number(round(b, 2))}" for a, b in pairwise(edges)], counts.tolist()
 
 
 def _counted(rows):
@@ -231,7 +232,7 @@ def page(stem, nb, class_figures, follow):
             _img(histogram_png(nb), "Histogram of the points each person's counted submission earned; the same "
                                     "numbers are in the table below."),
             _table("People per points", ("points", "people"),
-                   list(zip(nb["histogram"]["points"], nb["histogram"]["people"]))),
+                   list(zip(nb["histogram"]["points"], nb["histogram"]["people"], strict=True))),
             "<h2>Each check</h2>"]
     checks = nb["checks"]
     out.append(_img(bars_png(list(checks), [100 * c["pass_rate"] for c in checks.values()], palette.PASS,

@@ -61,7 +61,7 @@ def _apply(memory_mb, cpu_s, file_mb):
 def main(argv):
     split = argv.index("--")
     opts, cmd = argv[:split], argv[split + 1:]
-    pairs = list(zip(opts[0::2], opts[1::2]))
+    pairs = list(zip(opts[0::2], opts[1::2], strict=True))
     values = dict(pairs)
     for key, procs in pairs:
         if key == "--join":
