@@ -57,7 +57,8 @@ def main():
         t0 = time.perf_counter()
         slider.value = v
         times.append(time.perf_counter() - t0)
-    print(f"slider update: median {np.median(times) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms over {len(times)} moves")
+    print(f"slider update: median {np.median(times) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms "
+          f"over {len(times)} moves")
 
     updates = []
     bench.aria.widget.observe(lambda change: updates.append(time.perf_counter()), names="value")

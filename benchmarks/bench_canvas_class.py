@@ -81,8 +81,8 @@ def main():
         pages = len(list((work / "feedback").rglob("*.html")))
         print(f"{args.learners} learners, {len(files)} submissions of {stem} from a Canvas zip, 2 workers, "
               f"load average before {load:.1f}")
-        print(f"zip: graded and exported (gradebook, Canvas import, scores, {pages} feedback pages) in {zipped_s:.0f} s "
-              f"({zipped_s / len(files):.1f} s per submission); goal <= {GOAL_S} s: "
+        print(f"zip: graded and exported (gradebook, Canvas import, scores, {pages} feedback pages) "
+              f"in {zipped_s:.0f} s ({zipped_s / len(files):.1f} s per submission); goal <= {GOAL_S} s: "
               f"{'met' if zipped_s <= GOAL_S else 'NOT met'}")
         print(f"folder: the same class unzipped, graded in {folder_s:.0f} s; the same gradebook but for paths: "
               f"{'yes' if same else 'NO'}")

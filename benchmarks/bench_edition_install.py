@@ -1,8 +1,8 @@
 """How long a learner waits: the learners' edition installed into a fresh virtualenv, then JupyterLab serving.
 
-Writes the edition (`lesson-tools release`) into a temporary folder, then times, in a brand-new
-virtualenv, the edition's own set-up command `pip install --no-compile -r binder/requirements.txt -e .` (pip's cache as it is
-on this machine: run once before to fill it), and the time from starting `jupyter lab` to its first answer on
+Writes the edition (`lesson-tools release`) into a temporary folder, then times, in a brand-new virtualenv, the
+edition's own set-up command `pip install --no-compile -r binder/requirements.txt -e .` (pip's cache as it is on
+this machine: run once before to fill it), and the time from starting `jupyter lab` to its first answer on
 loopback.  Goal (issue 17): the install ≤ 45 s on the 2-core machine, idle.  Prints the figures, the package
 count and the virtualenv's size; asserts nothing.
 

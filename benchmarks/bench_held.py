@@ -50,7 +50,8 @@ def main():
         (folder / "sleeper").mkdir()
         nbformat.write(sleeper(), str(folder / "sleeper" / "04_feedback.ipynb"))
         limits = Limits(notebook_s=args.limit, salt=1)
-        print(f"{os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.1f}; --notebook-timeout {args.limit:g}")
+        print(f"{os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.1f}; "
+              f"--notebook-timeout {args.limit:g}")
         alone, _ = timed([folder / "control"], limits, args.workers)
         both, rows = timed([folder / "control", folder / "sleeper"], limits, args.workers)
         sleeper_rows = [r for r in rows if r["student"] == "sleeper"]

@@ -75,8 +75,8 @@ GROUPS = {  # group -> (goal, module prefixes)
                        "lesson_lib.validate", "lesson_lib.limits", "lesson_lib.facts")),
     "model": (0.90, ("lesson_lib.model.",)),
     "checks": (0.90, ("lesson_course.checks.",)),        # issue 47: the checks' own tests catch a weakened check
-    "course": (0.80, ("lesson_course.feedback", "lesson_course.notebook", "lesson_course.reveal", "lesson_course.review",
-                      "lesson_course.limits")),
+    "course": (0.80, ("lesson_course.feedback", "lesson_course.notebook", "lesson_course.reveal",
+                      "lesson_course.review", "lesson_course.limits")),
 }
 MESSAGE_PARAMETERS = {"hint", "fix", "example", "expected", "what", "what_real", "text", "help"}
 KILLED = {"killed", "timeout"}
@@ -267,7 +267,8 @@ def diff(functions, function, number):
     if orig is None or mutant is None:
         return "(source not found)"
     a, b = ast.unparse(orig).splitlines(), ast.unparse(mutant).splitlines()
-    return "\n".join(line for line in difflib.unified_diff(a, b, lineterm="", n=1) if not line.startswith(("---", "+++")))
+    return "\n".join(line for line in difflib.unified_diff(a, b, lineterm="", n=1)
+                     if not line.startswith(("---", "+++")))
 
 
 # ---------------------------------------------------------------------- the table

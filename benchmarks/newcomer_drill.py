@@ -68,8 +68,10 @@ DRILLS = [
        "Without looking at any notebook, complete")],
      ["tests/test_course.py"], ["05_retrieve_and_space", "differs from its teachers' source"]),
     ("physics: the centripetal term of the RNEA's outward pass with its sign flipped (w x (w x r) = +w^2 r)",
-     [("lesson_lib/physics/chain.py", "tx = -al * uy[:, i] - w * w * ux[:, i]", "tx = -al * uy[:, i] + w * w * ux[:, i]"),
-      ("lesson_lib/physics/chain.py", "ty = al * ux[:, i] - w * w * uy[:, i]", "ty = al * ux[:, i] + w * w * uy[:, i]")],
+     [("lesson_lib/physics/chain.py", "tx = -al * uy[:, i] - w * w * ux[:, i]",
+       "tx = -al * uy[:, i] + w * w * ux[:, i]"),
+      ("lesson_lib/physics/chain.py", "ty = al * ux[:, i] - w * w * uy[:, i]",
+       "ty = al * ux[:, i] + w * w * uy[:, i]")],
      ["tests/test_chain.py"], ["closed_form", "> ", "chain.coriolis(q, qd), c"]),     # the line of c that failed
     ("default, done right: facts.HIDDEN changed to (40, 40) (the model's tests read the fact, so they pass; only "
      "the stored notebook outputs and the prose's fact markers wait for a rebuild)",

@@ -28,7 +28,8 @@ class MissingStep(NameError):
     """A cell needs names that an earlier cell makes; the message says which cell to run."""
 
 
-def require(*names, cell=FIRST_CELL):  # pragma: no mutate block (mutmut's trampoline would stand between it and its caller)
+# not mutated: mutmut's trampoline would stand between require and its caller, whose frame it reads
+def require(*names, cell=FIRST_CELL):  # pragma: no mutate block
     """Raise MissingStep unless every name in `names` exists in the calling notebook's namespace; cell: how
     to find the cell that makes them (default: the notebook's first code cell)."""
     scope = inspect.currentframe().f_back.f_globals

@@ -73,9 +73,9 @@ PREDICTIONS = {
                    "Gravity is not a network of its own either but the gradient of one potential V(q)."),
         ),
         answer="It keeps the equation of motion M(q) q̈ + C(q, q̇) q̇ + g(q) = τ as it is and learns only two "
-               "physical functions inside it: the mass matrix M(q), through a lower-triangular (Cholesky) factor L(q) with "
-               "M = L Lᵀ (so M is symmetric positive-definite for any weights), and the potential energy V(q), "
-               "whose gradient is gravity. The Coriolis term is then computed from ∂M/∂q, never learned.",
+               "physical functions inside it: the mass matrix M(q), through a lower-triangular (Cholesky) factor "
+               "L(q) with M = L Lᵀ (so M is symmetric positive-definite for any weights), and the potential "
+               "energy V(q), whose gradient is gravity. The Coriolis term is then computed from ∂M/∂q, never learned.",
         gives_away=(r"M\s*=\s*L\s*L[ᵀT]", r"learns? only two", r"cholesky", r"(?:computed|comes?) from ∂M/∂q")),
     "half_the_circle": Prediction(
         question="Both models trained on half the circle of q0 only. Which is more accurate on the seen half at "
@@ -177,11 +177,13 @@ PREDICTIONS = {
         answer="The q̈ estimate drowns in noise: each difference divides by the step h = 2 ms, so the noise is "
                "divided by h², and its error is about √6 σ / h² ≈ 600 rad/s², hundreds of times the motion's own "
                "q̈. The torques do not follow that q̈ at all, so the best a least-squares fit can do is to stop "
-               "using it: M(q) shrinks to almost nothing, it collapses (M̂ ≈ εI), and the potential explains what it can. The "
-               "structure still holds (M̂ stays symmetric positive-definite), but the data no longer teach it. "
+               "using it: M(q) shrinks to almost nothing, it collapses (M̂ ≈ εI), and the potential explains what "
+               "it can. The structure still holds (M̂ stays symmetric positive-definite), but the data no longer "
+               "teach it. "
                "The cure is not to differentiate the noise: smooth the positions first, or keep them as they "
                "are and integrate the model's accelerations instead.",
-        gives_away=(r"collaps", r"\bM\S*\s+shrinks", r"shrinks to almost nothing", r"as small as the structure allows")),
+        gives_away=(r"collaps", r"\bM\S*\s+shrinks", r"shrinks to almost nothing",
+                    r"as small as the structure allows")),
 }
 
 

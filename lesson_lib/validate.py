@@ -95,7 +95,8 @@ def integer(name, x, low=None, high=None, hint=""):
         if isinstance(x, (numbers.Real, np.floating)) and np.isfinite(float(x)) and float(x) == int(x):
             value = int(x)
         else:
-            raise TypeError(f"{name} must be a whole number, got {described(x)}" + (f"; {hint}" if hint else "")) from None
+            raise TypeError(f"{name} must be a whole number, got {described(x)}"
+                            + (f"; {hint}" if hint else "")) from None
     if (low is not None and value < low) or (high is not None and value > high):
         rng = (f">= {low}" if high is None else f"<= {high}" if low is None else f"between {low} and {high}")
         raise ValueError(f"{name} must be {rng}, got {value}" + (f"; {hint}" if hint else ""))

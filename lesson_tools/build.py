@@ -352,8 +352,9 @@ def course_problems(learners, registry):
 
 def text_problems(text, where):
     """Stale, unknown or misplaced markers and facts written bare, in one markdown text of the document `where`."""
-    return markers.stale(text, where) + markers.misplaced(text) + [f"{name} written bare, without <!--fact:{name}--> markers: '...{words}...'"
-                                         for name, words in markers.bare(text)]
+    return markers.stale(text, where) + markers.misplaced(text) + [
+        f"{name} written bare, without <!--fact:{name}--> markers: '...{words}...'"
+        for name, words in markers.bare(text)]
 
 
 def missing_markers(text, keys):
@@ -400,7 +401,8 @@ FACT_DEFAULTS = {
                                      "activation": "ACTIVATION", "potential_scale": "POTENTIAL_SCALE"},
     "lesson_lib.model.blackbox:BlackBox": {"hidden": "HIDDEN", "lr": "LR", "batch_size": "BATCH_SIZE",
                                            "activation": "ACTIVATION"},
-    "lesson_course.ui.bench:Bench": {"seed": "SEED", "steps_per_press": "STEPS_PER_PRESS", "grid_points": "GRID_POINTS"},
+    "lesson_course.ui.bench:Bench": {"seed": "SEED", "steps_per_press": "STEPS_PER_PRESS",
+                                     "grid_points": "GRID_POINTS"},
     "lesson_lib.data.sampling:sample_uniform": {"n_samples": "N_SAMPLES", "qd_max": "QD_MAX", "qdd_max": "QDD_MAX"},
 }
 

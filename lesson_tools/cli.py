@@ -1,7 +1,8 @@
 """`lesson-tools VERB ...`: the teachers' and graders' commands, one module each (also `python -m lesson_tools`).
 
-Each verb is a function `(argv, prog) -> exit code` in its module; this one dispatches, prints the version, and turns Ctrl-C
-into exit code 130 with what the interrupted verb kept (grade says it itself: its results are kept as they come).
+Each verb is a function `(argv, prog) -> exit code` in its module; this one dispatches, prints the version, and
+turns Ctrl-C into exit code 130 with what the interrupted verb kept (grade says it itself: its results are kept as
+they come).
 """
 import sys
 

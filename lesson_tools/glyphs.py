@@ -39,7 +39,8 @@ def table():
         contours = []
         if ch.strip():
             path = TextPath((0, 0), ch, size=1.0, prop=prop)
-            contours = [np.round(p, 6).tolist() for p in MplPath(path.vertices, path.codes).to_polygons(closed_only=True)]
+            polygons = MplPath(path.vertices, path.codes).to_polygons(closed_only=True)
+            contours = [np.round(p, 6).tolist() for p in polygons]
         second = list(_text_helpers.layout(ch + "x", font))[1]
         advance[ch] = (second.x - second.prev_kern) * scale
         glyphs[ch] = {"advance": round(advance[ch], 6), "contours": contours}

@@ -105,7 +105,8 @@ def _links(open_at, folder, notebooks=None):
 def _table(rows):
     """The Markdown table of links the reports print."""
     return ["| notebook | JupyterLab | Voilà (the notebook as an app, no code) |", "|---|---|---|"] + [
-        f"| `{n}` | {lab} | {voila or '– (its exercises need code cells: JupyterLab only)'} |" for n, lab, voila in rows]
+        f"| `{n}` | {lab} | {voila or '– (its exercises need code cells: JupyterLab only)'} |"
+        for n, lab, voila in rows]
 
 
 def notebook_links(provider, path, ref=BRANCH, notebooks=None):
@@ -217,8 +218,9 @@ def main(argv=None, prog="lesson-tools links"):
     p.add_argument("--repo", metavar="OWNER/REPO|URL",
                    help="OWNER/REPO on GitHub, or a GitHub/GitLab URL (default: from git remote)")
     p.add_argument("--remote", metavar="NAME", help="the git remote to read (default: origin, else the first)")
-    p.add_argument("--ref", metavar="GIT_REF", default=BRANCH, help=f"branch, tag or commit to build (default: {BRANCH}, the "
-                                                  f"learners' edition; HEAD: the teachers' repository)")
+    p.add_argument("--ref", metavar="GIT_REF", default=BRANCH,
+                   help=f"branch, tag or commit to build (default: {BRANCH}, the learners' edition; HEAD: the "
+                        f"teachers' repository)")
     p.add_argument("--readme", action="store_true", help="also write the badge at the top of README.md")
     p.add_argument("--hub", metavar="URL", help="a JupyterHub's address: print nbgitpuller links to it instead of "
                                                  "Binder's (the repository may be on any git host)")

@@ -99,12 +99,14 @@ instead? Notebook 01 asks you to predict that before anything shows it.
 Open `notebooks/{first}.ipynb` and work through the notebooks in order. On your own computer (Python 3.11 or newer):
 
 ```bash
-python3 -m venv .venv && . .venv/bin/activate && pip install --no-compile -r binder/requirements.txt -e . && bash binder/jupyter-settings && jupyter lab notebooks/{first}.ipynb
+python3 -m venv .venv && . .venv/bin/activate && pip install --no-compile -r binder/requirements.txt -e . \
+&& bash binder/jupyter-settings && jupyter lab notebooks/{first}.ipynb
 ```
 
 (add `--allow-root` to `jupyter lab` where you are root, as in a container). The Bench alone, as an app, once you
-have done notebook 01: with JupyterLab running, open http://localhost:8888/voila/render/notebooks/bench_app.ipynb (Voilà inside the same
-server, so the app sees the same review history as your notebooks; a browser keeps a separate one per port).
+have done notebook 01: with JupyterLab running, open http://localhost:8888/voila/render/notebooks/bench_app.ipynb
+(Voilà inside the same server, so the app sees the same review history as your notebooks; a browser keeps a
+separate one per port).
 
 | notebook | what you do | time |
 |---|---|---|

@@ -2,7 +2,8 @@
 `[tool.lesson_tools]` table in the course's `pyproject.toml`, in the folder a command is run from (or the file
 given with `--settings`).
 
-    # lesson_tools.toml                   (in pyproject.toml: [tool.lesson_tools.grade], [tool.lesson_tools.points], ...)
+    # lesson_tools.toml                   (in pyproject.toml: [tool.lesson_tools.grade],
+    #                                      [tool.lesson_tools.points], ...)
     [grade]                               # any long option of `lesson-tools grade`, without its dashes
     out = "gradebook.csv"                 # paths are read from this file's folder
     timeout = 60

@@ -322,7 +322,8 @@ def test_nothing_in_the_kernels_library_computes_an_answer_of_its_notebook(tmp_p
     ("02_model", "coriolis_from_dM", "lesson_lib.model.definition.coriolis"),
     ("03_guided_practice", "errors_at", "lesson_lib.evaluation.metrics.mass_matrix_error"),
     ("05_retrieve_and_space", "symplectic_euler_step", "lesson_lib.physics.integrators.symplectic_euler_step"),
-    ("08_learn_from_what_the_robot_records", "second_difference", "lesson_lib.model.verlet.position_second_differences"),
+    ("08_learn_from_what_the_robot_records", "second_difference",
+     "lesson_lib.model.verlet.position_second_differences"),
 ])
 def test_the_control_the_same_search_finds_the_answer_in_the_whole_library(tmp_path, stem, name, own):
     found = search_library(tmp_path, stem, [])

@@ -159,7 +159,8 @@ ROWS = {
     "box tau constant joint": ("box", lambda m: fit(m, *ARGS[:3], with_column(ARGS[3], 0, 4.0)), ValueError,
                                r"torques of joint 0 do not vary"),
     "qd far beyond a robot's": ("delan", lambda m: fit(m, ARGS[0], ARGS[1] * 1e10, *ARGS[2:]), ValueError,
-                                r"qd reaches .* rad/s \(joint \d\), far beyond any robot's data .*check the units of qd"),
+                                r"qd reaches .* rad/s \(joint \d\), far beyond any robot's data "
+                                r".*check the units of qd"),
     "qd beyond float32": ("box", lambda m: fit(m, ARGS[0], ARGS[1] * 1e40, *ARGS[2:]), ValueError,
                           r"qd reaches .*far beyond any robot's data"),
     "q far out": ("box", lambda m: fit(m, ARGS[0] * 1e7, *ARGS[1:]), ValueError, r"q reaches .* rad \(joint"),
@@ -171,7 +172,8 @@ ROWS = {
                             rf"params must be a flat vector of {DeLaN().theta.size} numbers .*got shape \(3,\)"),
     "params nan": ("delan", lambda m: m.set_params(np.full(m.theta.size, np.nan)), ValueError, r"params contains NaN"),
     "params str": ("box", lambda m: m.set_params("abc"), TypeError, r"params must be numeric .*'abc'"),
-    "params bool": ("box", lambda m: m.set_params(np.ones(m.theta.size, bool)), TypeError, r"params must be numeric .*booleans"),
+    "params bool": ("box", lambda m: m.set_params(np.ones(m.theta.size, bool)), TypeError,
+                    r"params must be numeric .*booleans"),
     "params matrix": ("delan", lambda m: m.set_params(np.zeros((2, 674))), ValueError, r"params .*shape \(2, 674\)"),
     "lr set negative": ("delan", lambda m: setattr_(m, "lr", -1e-3), ValueError, r"lr must be > 0.*model\.lr = 0\.003"),
     "lr set zero": ("box", lambda m: setattr_(m, "lr", 0), ValueError, r"lr must be > 0"),
@@ -204,7 +206,8 @@ ROWS = {
     # ---- save and load
     "save path int": ("delan", lambda m: m.save(3), TypeError, r"path must be a file name .*3 \(int\)"),
     "save missing folder": ("box", lambda m: m.save("/nonexistent/dir/model"), FileNotFoundError,
-                            r"cannot save to '/nonexistent/dir/model\.npz': the folder '/nonexistent/dir' does not exist"),
+                            r"cannot save to '/nonexistent/dir/model\.npz': "
+                            r"the folder '/nonexistent/dir' does not exist"),
     "load path None": ("delan", lambda m: m.load(None), TypeError, r"path must be a file name .*None"),
     "load missing": ("box", lambda m: m.load("/nonexistent/dir/model"), FileNotFoundError,
                      r"cannot load '/nonexistent/dir/model\.npz': no such file"),

@@ -1,7 +1,8 @@
 """The benchmark scripts keep up with the library: each one imports, and the two quick ones run to the end.
 
-Speed is measured by running the scripts (their current figures: benchmarks/RESULTS.md); these tests assert no time.  They exist
-because a benchmark that calls the library by an old signature breaks silently: nothing else runs it.
+Speed is measured by running the scripts (their current figures: benchmarks/RESULTS.md); these tests assert no
+time.  They exist because a benchmark that calls the library by an old signature breaks silently: nothing else
+runs it.
 """
 import importlib.util
 from pathlib import Path

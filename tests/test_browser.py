@@ -981,7 +981,8 @@ def test_restart_and_run_all_keeps_a_locked_prediction(jupyterlab_tab, jupyter, 
 
 
 # ---------------------------------------------------------------------------------------------- reviews
-REVIEW_ROWS = "(el) => Array.from(el.querySelectorAll('.lesson-review-row')).map(r => [r.dataset.card, r.lastElementChild.textContent])"
+REVIEW_ROWS = ("(el) => Array.from(el.querySelectorAll('.lesson-review-row'))"
+               ".map(r => [r.dataset.card, r.lastElementChild.textContent])")
 
 
 def _answer_and_rate(page, rating, answer="my own answer", comes_back=False):

@@ -30,7 +30,8 @@ def answers(name, key):
     return drilled if isinstance(drilled, list) else [drilled]
 
 
-HINTS = [(name, key, i) for name in NAMES for key in sorted(WRONG.get(name, {})) for i in range(len(answers(name, key)))]
+HINTS = [(name, key, i) for name in NAMES for key in sorted(WRONG.get(name, {}))
+         for i in range(len(answers(name, key)))]
 
 
 def one_line(name, answer, capsys):

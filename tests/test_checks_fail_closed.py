@@ -171,7 +171,8 @@ def test_a_hostile_answer_never_passes_and_is_named(name, label):
         return hostile(RIGHT[name](*args, **kwargs))[label]
     result = framework.outcome(checks.REGISTRY[name], answer)
     assert result.status == "fail", (label, result.line)
-    assert result.hint not in ("broken", "unread", "raised"), f"{label}: the check did not read it on purpose: {result.line}"
+    assert result.hint not in ("broken", "unread", "raised"), \
+        f"{label}: the check did not read it on purpose: {result.line}"
     assert "Traceback" not in result.line and result.line.startswith(f"FAIL: {name}: ")
 
 

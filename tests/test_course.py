@@ -127,7 +127,8 @@ def test_a_well_formed_notebook_breaks_no_exercise_rule():
     ((EXERCISE, CHECK), "checks.halve_it (registered for 99_demo) is used by no notebook's check cell"),
     ((EXERCISE, f"{CHECK_MARKER}\nchecks.double_it(halve)", EXERCISE_2, CHECK_2),
      "passes halve to checks.double_it, which checks the learner's function `double_it`"),
-    ((EXERCISE, CHECK, EXERCISE_2, CHECK_2, f"{CHECK_MARKER}\nprint(1)"), "is marked '# NBVAL_CHECK_OUTPUT' but calls no check"),
+    ((EXERCISE, CHECK, EXERCISE_2, CHECK_2, f"{CHECK_MARKER}\nprint(1)"),
+     "is marked '# NBVAL_CHECK_OUTPUT' but calls no check"),
 ])
 def test_course_check_catches_each_broken_exercise_rule(sources, words):
     problems = _problems(*sources)

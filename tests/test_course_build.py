@@ -75,7 +75,8 @@ def test_build_executes_the_source_in_its_folder_and_writes_the_learner_version_
 def test_an_app_is_its_own_source_and_gets_no_learner_version(course, executed):
     build.build(["bench_app"], log=lambda *_: None)
     ((nb, cwd, name),) = executed
-    assert cwd == course / "notebooks" and name == "bench_app.ipynb" and nb.metadata["lesson"]["notebook"] == "bench_app"
+    assert cwd == course / "notebooks" and name == "bench_app.ipynb"
+    assert nb.metadata["lesson"]["notebook"] == "bench_app"
     assert not (course / "notebooks" / "solutions" / "bench_app.ipynb").exists()
 
 
@@ -90,7 +91,8 @@ def test_a_markdown_marker_that_names_no_fact_stops_the_build(course, executed):
     nb = read(path)
     nb.cells.append(nbformat.v4.new_markdown_cell("<!--fact:NO_SUCH_FACT-->1<!--/fact-->"))
     nbformat.write(nb, str(path))
-    with pytest.raises(CourseError, match=rf"04_feedback.ipynb, cell {len(nb.cells) - 1}: no fact named 'NO_SUCH_FACT'"):
+    cell = len(nb.cells) - 1
+    with pytest.raises(CourseError, match=rf"04_feedback.ipynb, cell {cell}: no fact named 'NO_SUCH_FACT'"):
         build.build(["04_feedback"], run=False)
 
 
@@ -135,7 +137,8 @@ def test_build_command_builds_the_named_notebooks_without_running_them(course, e
         (course / "notebooks" / f"{name}.ipynb").unlink()
     assert build.main_build(["--no-execute", "00_start_here", "04_feedback"]) == 0
     assert executed == []
-    assert (course / "notebooks" / "00_start_here.ipynb").exists() and (course / "notebooks" / "04_feedback.ipynb").exists()
+    assert (course / "notebooks" / "00_start_here.ipynb").exists()
+    assert (course / "notebooks" / "04_feedback.ipynb").exists()
     out = capsys.readouterr().out
     assert "built 00_start_here" in out and "built 04_feedback" in out
 
@@ -152,7 +155,8 @@ def widget_notebook(ids, seconds="2.4"):
     box, a, b = ids
     state = {m: {"model_name": "IntSliderModel", "model_module": "@jupyter-widgets/controls",
                  "model_module_version": "2.0.0", "state": {"value": k}} for k, m in enumerate((a, b))}
-    state[box] = {"model_name": "HBoxModel", "model_module": "@jupyter-widgets/controls", "model_module_version": "2.0.0",
+    state[box] = {"model_name": "HBoxModel", "model_module": "@jupyter-widgets/controls",
+                  "model_module_version": "2.0.0",
                   "state": {"children": [f"IPY_MODEL_{a}", f"IPY_MODEL_{b}"],
                             "label": f"trained in <span class='bench-seconds'>{seconds}</span> s"}}
     view = {"output_type": "display_data", "metadata": {},

@@ -454,7 +454,8 @@ def test_the_triple_pendulum_fail_line_names_the_wrong_parameter_and_its_values(
 def test_the_closed_form_mass_matrix_matches_the_rnea_for_unequal_links():
     arm = PlanarChain(m=[1.3, 0.7], l=[1.4, 0.9], lc=[0.6, 0.35], I=[0.2, 0.05])
     for q in ([0.3, -1.2], [2.0, 0.7]):
-        np.testing.assert_allclose(independent.closed_form_mass_matrix(arm, np.array(q)), arm.mass_matrix(q), atol=1e-12)
+        np.testing.assert_allclose(independent.closed_form_mass_matrix(arm, np.array(q)), arm.mass_matrix(q),
+                                   atol=1e-12)
 
 
 def test_the_finite_difference_derivative_accepts_integer_lists():

@@ -68,7 +68,8 @@ def test_jet_derivatives_match_autograd_and_finite_differences(n_dof):
         for k, e in enumerate(np.eye(n_dof) * h):
             fd = (model.mass_matrix(q[b] + e) - model.mass_matrix(q[b] - e)) / (2 * h)
             np.testing.assert_allclose(dM[b, k], fd, atol=1e-7)
-            np.testing.assert_allclose(g[b, k], (model.potential(q[b] + e) - model.potential(q[b] - e)) / (2 * h), atol=1e-7)
+            np.testing.assert_allclose(g[b, k], (model.potential(q[b] + e) - model.potential(q[b] - e)) / (2 * h),
+                                       atol=1e-7)
 
 
 def christoffel_C(dM, qd):

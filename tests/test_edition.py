@@ -62,10 +62,11 @@ def test_the_edition_is_the_course_and_nothing_of_the_teachers(edition):
     assert sorted(p.stem for p in (edition / "notebooks").iterdir()) == sorted(e.id for e in catalog.CATALOG)
     tracked = subprocess.run(["git", "ls-files", "lesson_lib", "lesson_course"], cwd=ROOT, capture_output=True,
                              text=True, check=True).stdout.split()
-    shipped = [p.relative_to(edition).as_posix() for p in _files(edition / "lesson_lib") + _files(edition / "lesson_course")]
+    shipped = [p.relative_to(edition).as_posix()
+               for p in _files(edition / "lesson_lib") + _files(edition / "lesson_course")]
     assert sorted(shipped) == sorted(tracked), "the edition's packages must be the learners' files, no more"
-    assert sorted(p.name for p in (edition / "binder").iterdir()) == ["jupyter-settings", "postBuild", "requirements.txt",
-                                                                      "runtime.txt", "voila-template"]
+    assert sorted(p.name for p in (edition / "binder").iterdir()) == [
+        "jupyter-settings", "postBuild", "requirements.txt", "runtime.txt", "voila-template"]
     assert os.access(edition / "binder" / "jupyter-settings", os.X_OK)
     assert (edition / "binder" / "requirements.txt").read_bytes() == (ROOT / "binder" / "requirements.txt").read_bytes()
     assert os.access(edition / "binder" / "postBuild", os.X_OK)
@@ -85,7 +86,8 @@ def _imports(path):
 def test_the_learners_packages_never_import_the_teachers_tools(folder, edition):
     base = edition if folder == "edition" else ROOT
     found = [(p.relative_to(base).as_posix(), name) for package in ("lesson_lib", "lesson_course")
-             for p in (base / package).rglob("*.py") for name in _imports(p) if name and name.split(".")[0] == "lesson_tools"]
+             for p in (base / package).rglob("*.py") for name in _imports(p)
+             if name and name.split(".")[0] == "lesson_tools"]
     assert not found, f"the learners' packages import lesson_tools: {found}"
     assert not list(edition.rglob("lesson_tools")) and not list(edition.rglob("solutions"))
 
@@ -192,8 +194,8 @@ def test_every_check_passes_with_the_teachers_answers_put_in(edition, tmp_path):
 def test_learners_readme_says_how_to_start_check_and_hand_in(edition):
     text = (edition / "README.md").read_text(encoding="utf-8")
     assert text.startswith(release.MARK)
-    for words in ("pip install --no-compile -r binder/requirements.txt -e .", "PASS", "FAIL", "NOT ATTEMPTED", "Download",
-                  "hand"):
+    for words in ("pip install --no-compile -r binder/requirements.txt -e .", "PASS", "FAIL", "NOT ATTEMPTED",
+                  "Download", "hand"):
         assert words in text, f"the learners' README does not say {words!r}"
     for link in re.findall(r"\]\((notebooks/[^)]+)\)", text):
         assert (edition / link).is_file(), f"the learners' README links to {link}, which the edition lacks"
@@ -249,7 +251,8 @@ def test_branch_release_commits_exactly_the_edition_and_leaves_the_work_tree_alo
     assert changed and git(repo, "rev-parse", "learners") == commit
     assert git(repo, "ls-tree", "-r", "--name-only", "learners").split() == files
     assert git(repo, "ls-tree", "learners", "binder/postBuild").startswith("100755"), "postBuild lost its exec bit"
-    assert git(repo, "show", "learners:notebooks/02_model.ipynb") == (clean / "notebooks" / "02_model.ipynb").read_text().strip()
+    assert git(repo, "show", "learners:notebooks/02_model.ipynb") == \
+        (clean / "notebooks" / "02_model.ipynb").read_text().strip()
     assert git(repo, "symbolic-ref", "--short", "HEAD") == "main" and git(repo, "status", "--porcelain") == ""
     assert release.commit_branch(clean, "learners", repo) == (commit, False), "nothing new must make no commit"
     (clean / "README.md").write_text("changed\n")
@@ -323,8 +326,8 @@ def test_release_command_says_what_is_wrong_in_one_line(tmp_path):
                        cwd=tmp_path,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert f"{len(catalog.CATALOG)} notebooks" in r.stdout and json.loads((tmp_path / "ed" / "notebooks" / "00_start_here.ipynb")
-                                                     .read_text())["metadata"]["lesson"]
+    assert f"{len(catalog.CATALOG)} notebooks" in r.stdout
+    assert json.loads((tmp_path / "ed" / "notebooks" / "00_start_here.ipynb").read_text())["metadata"]["lesson"]
 
 
 # ---------------------------------------------------------------------- a cell run first, after a restart
@@ -369,5 +372,6 @@ def test_every_cell_run_first_after_a_restart_works_or_says_which_cell_to_run(ea
     from lesson_course.notebook import RUN_ABOVE
     bare = [f"code cell {index} ({source.splitlines()[0][:60]!r}) says only {error['ename']}: {error['evalue']}"
             for index, source, error in each_cell_first[name].result()
-            if error is not None and RUN_ABOVE not in ANSI.sub("", "\n".join(error["traceback"])).replace("\u00a0", " ")]
+            if error is not None
+            and RUN_ABOVE not in ANSI.sub("", "\n".join(error["traceback"])).replace("\u00a0", " ")]
     assert not bare, f"{name}, run first after a restart:\n" + "\n".join(bare)

@@ -359,7 +359,8 @@ def who(name, sid=None, platform="folder", late=False):
 
 
 def test_gradebook_round_trips_as_csv_and_json(tmp_path):
-    rows = [gradebook.row(who("ann"), "02_model", "ann/02_model.ipynb", "kinetic_energy", "PASS", "PASS: kinetic_energy"),
+    rows = [gradebook.row(who("ann"), "02_model", "ann/02_model.ipynb", "kinetic_energy", "PASS",
+                          "PASS: kinetic_energy"),
             gradebook.row(who("bo, jr"), "", "x.txt", "", "NOT GRADED", 'not a notebook: "quoted", 2 lines\nhere')]
     rows = gradebook.score(rows, {"kinetic_energy": 2}, order={"ann/02_model.ipynb": 0, "x.txt": 0})
     shown = [{k: gradebook.shown(v) for k, v in r.items()} for r in rows]      # the line break written as \\n
@@ -501,7 +502,8 @@ def test_names_are_normalised_and_look_alikes_flagged(tmp_path):
 
 
 def test_a_gradebook_cell_that_would_be_a_formula_is_written_as_text(tmp_path):
-    rows = [gradebook.row(who("=1+2"), "04_feedback", "=HYPERLINK(\"x\")_04.ipynb", "lesson_passes", "PASS", "-1 point"),
+    rows = [gradebook.row(who("=1+2"), "04_feedback", "=HYPERLINK(\"x\")_04.ipynb", "lesson_passes", "PASS",
+                          "-1 point"),
             gradebook.row(who(" =1+2", "@x"), "04_feedback", " +x.ipynb", "lesson_passes", "PASS", "PASS"),
             gradebook.row(who("bob"), "04_feedback", "bob.ipynb", "lesson_passes", "PASS", "PASS: lesson_passes")]
     gradebook.write(rows, tmp_path / "g.csv")

@@ -61,7 +61,8 @@ def edited(nb, text, old, new):
 
 CHECK_05 = f"checks.{STEP}("
 NOT_ATTEMPTED_05 = f"NOT ATTEMPTED: {STEP}: {checks.NOT_ATTEMPTED}"
-STUB_05 = "    # YOUR CODE HERE\n    raise NotImplementedError(\"Your turn: see the instructions above\")\n    return q_new, qd_new"
+STUB_05 = ("    # YOUR CODE HERE\n    raise NotImplementedError(\"Your turn: see the instructions above\")\n"
+           "    return q_new, qd_new")
 
 
 def answer_05(body):
@@ -398,8 +399,8 @@ def test_cheats_are_reported_with_what_gave_them_away(graded):
     for name in ("hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper",
                  "hands_over_under_a_borrowed_name"):
         assert seen in detail[name] and withheld in detail[name], detail[name]
-    assert seen in detail["hands_over_from_a_thread"] and (      # the thread met the raise; the answer got nothing
-        f"Verdict without the tampering: FAIL: {STEP}: your code raised IndexError" in detail["hands_over_from_a_thread"])
+    thread = detail["hands_over_from_a_thread"]          # the thread met the raise; the answer got nothing
+    assert seen in thread and f"Verdict without the tampering: FAIL: {STEP}: your code raised IndexError" in thread
     for name in NOT_IN_THE_ROOM:
         assert withheld in detail[name] and "is withheld from this kernel" in detail[name], (name, detail[name])
     assert "uses os._exit" in detail["writes_pass_and_exits"] and "the kernel died" in detail["writes_pass_and_exits"]

@@ -83,7 +83,8 @@ def test_the_note_says_whether_the_learners_branch_exists_here(tmp_path):
         "learners", tmp_path)                                     # the only remote
     git(tmp_path, "remote", "add", "public", "https://github.com/school/course.git")
     note = links.branch_note("learners", tmp_path)
-    assert "`git push REMOTE learners`, REMOTE the public repository learners open (remotes here: public, teachers)" in note
+    assert ("`git push REMOTE learners`, REMOTE the public repository learners open (remotes here: public, "
+            "teachers)") in note
     git(tmp_path, "config", "branch.learners.pushRemote", "public")   # as release --remote public records it
     assert "`git push public learners` (public is https://github.com/school/course.git;" in links.branch_note(
         "learners", tmp_path)

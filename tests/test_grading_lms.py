@@ -159,13 +159,15 @@ def test_the_platforms_files_hold_their_own_people_and_the_points(graded):
     moodle = table(out / "moodle.csv")
     assert {r["Identifier"]: (r["Full name"], r["Grade"], r["Maximum Grade"]) for r in moodle} == {
         "Participant 501": ("Jane Smith", str(POINTS), str(POINTS)), "Participant 502": ("Li Wei", "0", str(POINTS)),
-        "Participant 555": ("Mallory Mole", "0", str(POINTS)), "Participant 777": ("Vic Victim", str(POINTS), str(POINTS))}
+        "Participant 555": ("Mallory Mole", "0", str(POINTS)),
+        "Participant 777": ("Vic Victim", str(POINTS), str(POINTS))}
     scores = {r["student_id"]: r for r in table(out / "scores.csv")}
     assert set(scores) == {"12345", "22222", "23456", "10012", "10013", "501", "502", "555", "777", "alice",
                            gradebook.shown(FORGER)}
     assert scores["12345"]["total"] == str(POINTS) and scores["alice"]["total"] == "0"
     assert scores["10013"]["total"] == "0" and "not a notebook: a binary file" in scores["10013"]["ungraded"]
-    assert "left out, without a Canvas user id in their file names: Jane Smith, Li Wei, Mallory Mole" in graded[0].stdout
+    assert ("left out, without a Canvas user id in their file names: Jane Smith, Li Wei, Mallory Mole"
+            in graded[0].stdout)
 
 
 def test_a_zip_grades_as_its_folder_does(downloads, graded):

@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
 # What learners need: the design card's packages that are not test tools, Notebook 7 beside JupyterLab, Voilà.
 LEARNERS = {"jupyterlab", "notebook", "ipywidgets", "numpy", "autograd", "matplotlib", "voila",
-            "fsrs", "anywidget", "psygnal",     # the review panel: its scheduler, the browser store (and its dependency)
+            # the review panel: its scheduler, the browser store (and its dependency)
+            "fsrs", "anywidget", "psygnal",
             "threadpoolctl"}                    # one BLAS thread while a model trains
 # The three sets a person installs: (its input, exact pins; its lock, every package at one version), each on top of
 # the one before it.
@@ -90,7 +91,8 @@ def test_each_set_pins_exact_versions_and_its_lock_holds_them():
             locked.setdefault(dist, set()).add(version)
         for dist, version in pins.items():
             assert locked.get(dist) == {version}, (f"{name}: {given.relative_to(ROOT)} pins {dist}=={version}, "
-                                                   f"{lock.relative_to(ROOT)} has {locked.get(dist)}: run bash .ci/lock")
+                                                   f"{lock.relative_to(ROOT)} has {locked.get(dist)}: "
+                                                   f"run bash .ci/lock")
     assert set(read_pins(SETS["learners"][0])[0]) == LEARNERS, "binder/requirements.in pins exactly what learners need"
 
 
@@ -153,7 +155,8 @@ def third_party_imports(*folders):
                     if top in sys.stdlib_module_names or top in ("lesson_lib", "lesson_course", "lesson_tools") or \
                             top in own or top in PEERS:
                         continue
-                    assert top in dists, f"{path.relative_to(ROOT)} imports {top}, which no installed distribution holds"
+                    assert top in dists, \
+                        f"{path.relative_to(ROOT)} imports {top}, which no installed distribution holds"
                     found.setdefault(normalised(dists[top][0]), []).append(path.relative_to(ROOT).as_posix())
     return found
 
@@ -196,10 +199,13 @@ def test_each_package_declares_exactly_what_it_imports():
     tools = {normalised(d) for d in project["optional-dependencies"]["tools"]}
     science, course, teachers = (third_party_imports(p) for p in ("lesson_lib", "lesson_course", "lesson_tools"))
     assert set(science) <= {"numpy", "autograd", "threadpoolctl"}, science
-    assert set(science) | set(course) == base, f"declared {sorted(base)}; imported {sorted(set(science) | set(course))}"
-    assert set(teachers) - base == tools, f"the extra `tools` declares {sorted(tools)}; imported {sorted(set(teachers) - base)}"
+    assert set(science) | set(course) == base, \
+        f"declared {sorted(base)}; imported {sorted(set(science) | set(course))}"
+    assert set(teachers) - base == tools, \
+        f"the extra `tools` declares {sorted(tools)}; imported {sorted(set(teachers) - base)}"
     pinned = set(read_pins(SETS["teachers and graders"][0])[0]) | LEARNERS
-    assert tools <= pinned, f"lesson_tools/requirements.in pins none of {sorted(tools - pinned)}, which lesson_tools imports"
+    assert tools <= pinned, \
+        f"lesson_tools/requirements.in pins none of {sorted(tools - pinned)}, which lesson_tools imports"
 
 
 def test_binder_runtime_is_python_311():
@@ -226,7 +232,8 @@ def test_the_settings_script_writes_every_setting_and_keeps_what_is_there(tmp_pa
     culled, lesson_lib.egg-info hidden; a setting already there is kept, and a second run changes nothing."""
     server = tmp_path / "etc" / "jupyter" / "jupyter_server_config.json"
     server.parent.mkdir(parents=True)
-    server.write_text(json.dumps({"ServerApp": {"root_dir": "/srv/course", "tornado_settings": {"headers": {"X": "y"}}}}))
+    server.write_text(json.dumps({"ServerApp": {"root_dir": "/srv/course",
+                                                "tornado_settings": {"headers": {"X": "y"}}}}))
     env = {**os.environ, "NB_PYTHON_PREFIX": str(tmp_path)}
 
     def run():
@@ -387,7 +394,8 @@ def test_fresh_binder_environment_runs_the_notebooks(tmp_path):
             assert r.returncode != 0, f"{tool} is importable in the learners' environment"
         run([py, "-c", IMPORT_EVERY_MODULE, "lesson_lib", "lesson_course"], "importing every module", 300,
             cwd=tmp_path)
-        settings = json.loads(run([py, "-c", SETTINGS_CHECK], "reading JupyterLab settings", 60).strip().splitlines()[-1])
+        settings = json.loads(run([py, "-c", SETTINGS_CHECK], "reading JupyterLab settings", 60)
+                              .strip().splitlines()[-1])
         assert settings == {"fetchNews": "false", "kernelShutdown": True, "cull_idle_timeout": 1200,
                             "hides_egg_info": True}, (
             f"postBuild should turn news off, shut a kernel down when its tab closes and cull idle kernels: {settings}")

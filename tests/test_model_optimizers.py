@@ -65,7 +65,8 @@ def test_lr_forwards_to_the_optimizer_and_can_change_during_a_call(args):
     model = DeLaN(seed=0)
     model.lr = 1e-3
     assert model.optimizer.lr == 1e-3
-    for bad, error in ((-1e-3, ValueError), (0.0, ValueError), (np.nan, ValueError), (True, TypeError), ("1", TypeError)):
+    for bad, error in ((-1e-3, ValueError), (0.0, ValueError), (np.nan, ValueError), (True, TypeError),
+                       ("1", TypeError)):
         with pytest.raises(error, match="lr"):
             model.lr = bad
         assert model.lr == 1e-3

@@ -84,7 +84,8 @@ def test_the_message_never_recommends_a_learning_rate_of_zero_or_less(lr, args, 
     model.lr = lr
     # force the guard to fire whatever lr does: the loss jumps a billionfold after the first update
     original = model.batch_loss
-    monkeypatch.setattr(model, "batch_loss", lambda theta, batch: original(theta, batch) * (1.0 if model.step == 5 else 1e9))
+    monkeypatch.setattr(model, "batch_loss",
+                        lambda theta, batch: original(theta, batch) * (1.0 if model.step == 5 else 1e9))
     with pytest.raises(TrainingDiverged) as err:
         model.fit(*args, steps=3)
     for value in re.findall(r"model\.lr = ([^ ,]+)", str(err.value)):

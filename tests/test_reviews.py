@@ -51,7 +51,8 @@ def test_the_cards_are_the_notebooks_questions_as_the_build_reads_them():
 def test_a_question_under_an_after_notebook_heading_joins_with_that_notebook():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
         "## A\n\n**A1.** First?\n\n<details><summary>Answer</summary>\n\nOne.\n</details>\n\n"
-        "## D · Later (after notebook 07)\n\n**D1.** Second?\n\n<details><summary>Answer</summary>\n\nTwo.\n</details>\n"
+        "## D · Later (after notebook 07)\n\n**D1.** Second?\n\n"
+        "<details><summary>Answer</summary>\n\nTwo.\n</details>\n"
         "\n**Think!** Third?\n\n<details><summary>Reveal</summary>\n\nThree.\n</details>")])
     cards = notebook_cards(nb, "05")
     assert {k: v["after"] for k, v in cards.items()} == {"05:A1": "05", "05:D1": "07", "05:T1": "07"}

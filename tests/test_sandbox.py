@@ -99,8 +99,10 @@ INSIDE = [   # each cell asserts one thing about the world inside the sandbox
     "import os\ntry:\n    open({course_file!r}, 'a')\nexcept OSError as e:\n    assert e.errno == 30, e\n"
     "else:\n    raise AssertionError('the course copy is writable')",
     "import os\nassert sorted(int(p) for p in os.listdir('/proc') if p.isdigit())[0] == 1   # its own process table",
-    "import errno\ntry:\n    with open('big', 'wb') as f:\n        for _ in range(40):\n            f.write(b'x' * 2**20)\n"
-    "except OSError as e:\n    assert e.errno == errno.ENOSPC, e\nelse:\n    raise AssertionError('wrote 40 MB on a 16 MB disk')",
+    "import errno\ntry:\n    with open('big', 'wb') as f:\n"
+    "        for _ in range(40):\n            f.write(b'x' * 2**20)\n"
+    "except OSError as e:\n    assert e.errno == errno.ENOSPC, e\n"
+    "else:\n    raise AssertionError('wrote 40 MB on a 16 MB disk')",
     "import os\nassert os.environ['HOME'] == os.getcwd()",
     "raise ValueError('the control: a failed assertion is seen')",
 ]

@@ -37,7 +37,8 @@ def test_the_package_installs_one_command_with_a_version():
     assert "exit codes: 0 " in listed.stdout
     assert not (ROOT / "lesson_tools" / "grade.py").exists(), "a second spelling of grade"
     wrong = lesson_tools("buidl")
-    assert wrong.returncode == 2 and "'buidl' is not a verb of lesson-tools; the verbs are: build, check" in wrong.stderr
+    assert wrong.returncode == 2
+    assert "'buidl' is not a verb of lesson-tools; the verbs are: build, check" in wrong.stderr
 
 
 @pytest.mark.parametrize("verb", list(cli.VERBS))

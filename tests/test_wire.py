@@ -167,7 +167,8 @@ def test_a_model_that_lies_about_itself_is_judged_by_its_weights(tmp_path):
     fake = RIGHT["triple_delan"]
     assert checks.evaluate("triple_delan", fake)[0] == "pass"
     status, line = through_wire(tmp_path, "triple_delan", fake)
-    assert status == "fail" and "train_triple_delan returned unreadable delan (" in line and "step count 1000" in line, line
+    assert status == "fail" and "train_triple_delan returned unreadable delan (" in line, line
+    assert "step count 1000" in line, line
 
     class Liar(DeLaN):
         def mass_matrix(self, q):

@@ -44,7 +44,8 @@ def _cubic(T, h):
                   "filled; every inner sample k = 1 .. T-2 gets a row",
     "index": "the second difference needs both neighbours of sample k: k runs over the inner samples only, "
              "1 .. T-2 (q[k + 1] does not exist for the last sample)",
-    "general": "the second difference is the change of the first difference from one step to the next, divided by h once more",
+    "general": "the second difference is the change of the first difference from one step to the next, divided "
+               "by h once more",
 })
 def second_difference(fn):
     """fn(q, h) -> (T - 2, n): the central second difference (q_{k+1} - 2 q_k + q_{k-1}) / h² at every inner
@@ -61,7 +62,8 @@ def second_difference(fn):
             raise Fail(f"for positions of shape {q.shape} it returned shape {(rows, cols)}, expected {(T - 2, 2)}",
                        "transposed")
         if cols == 2 and rows != T - 2:
-            raise Fail(f"for {T} samples it returned {rows} rows, expected {T - 2}", "first" if rows == T - 1 else "rows")
+            raise Fail(f"for {T} samples it returned {rows} rows, expected {T - 2}",
+                       "first" if rows == T - 1 else "rows")
         a = as_array(got, (T - 2, 2), "second_difference")
         want = qdd[1:-1]
         if close(a, want, 1e-6):

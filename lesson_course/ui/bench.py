@@ -217,7 +217,8 @@ class Bench:
         self._lock = threading.RLock()                          # `_one_at_a_time`
         self._busy = False
         self._press = None                                      # (steps done, steps asked) while training
-        self._press_ended, self._message_after_press = None, ""  # when the last press ended (kernel clock), what it said
+        # when the last press ended (kernel clock), and what it said
+        self._press_ended, self._message_after_press = None, ""
         self._click_delays = collections.deque(maxlen=8)        # kernel clock minus page clock, for recent clicks
         self._build_widgets()
         self._build_figures()

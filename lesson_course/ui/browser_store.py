@@ -56,7 +56,9 @@ export default {
     const sync = () => {
       const all = merge(parse(localStorage.getItem(KEY) || "[]") || [], parse(model.get("log")) || []);
       const text = JSON.stringify(all);
-      try { localStorage.setItem(KEY, text); } catch (e) { status.textContent = "This browser keeps no history here (" + e.name + "): download your reviews to keep them."; }
+      try { localStorage.setItem(KEY, text); } catch (e) {
+        status.textContent = "This browser keeps no history here (" + e.name + "): download your reviews to keep them.";
+      }
       const changed = text !== model.get("log") || !model.get("heard");
       if (changed) { model.set("log", text); model.set("heard", true); model.save_changes(); }
     };
@@ -80,7 +82,11 @@ export default {
       const file = input.files[0]; if (!file) return;
       const log = parse(await file.text());
       input.value = "";
-      if (!log) { status.textContent = "Not loaded: " + file.name + " is not a reviews file (expected the JSON file that Download my reviews saves)."; return; }
+      if (!log) {
+        status.textContent = "Not loaded: " + file.name + " is not a reviews file (expected the JSON file that " +
+          "Download my reviews saves).";
+        return;
+      }
       model.set("log", JSON.stringify(merge(parse(model.get("log")) || [], log))); model.save_changes();
       const left = log.length - log.filter(wellFormed).length;
       status.textContent = "Loaded " + file.name + (left ? ": " + left + (left > 1 ? " entries were" : " entry was") +

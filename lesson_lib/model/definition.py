@@ -113,7 +113,8 @@ def tril_order(n):
 
 @functools.cache
 def _placement(n, dtype):
-    """The 0/1 table (n_L, n n) in dtype that puts L's entries in their places: row m has its one at rows[m] n + cols[m]."""
+    """The 0/1 table (n_L, n n) in dtype that puts L's entries in their places: row m has its one at
+    rows[m] n + cols[m]."""
     rows, cols = tril_order(n)
     return _constant(onp.eye(n * n, dtype=dtype)[rows * n + cols])
 

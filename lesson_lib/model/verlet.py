@@ -14,8 +14,8 @@ integrator's own (no smoothing bias).  q̇ in c is the Savitzky–Golay estimate
     fit_verlet(model, rec, steps=1000)              # then through the integrator
 
 A batch is `chunks` runs of `chunk` consecutive samples of one trajectory; the network's jet is the DeLaN's
-(DeLaN.network_jet, one autograd node), the rest is the definition under autograd.  benchmarks/bench_sensors.py compares it
-with the filters."""
+(DeLaN.network_jet, one autograd node), the rest is the definition under autograd.  benchmarks/bench_sensors.py
+compares it with the filters."""
 import math
 
 import autograd.numpy as anp

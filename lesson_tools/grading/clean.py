@@ -2,8 +2,8 @@
 
 Started by lesson_tools.grading.verified (so every lesson_lib module here was compiled from hash-checked files),
 with {"token", "address", "cell_s", "cpu_file", "wall_factor"} on the first line of stdin (cpu_file: the CPU
-time of the kernel's sandbox, lesson_tools.grading.caps; None when it has none).  It listens on the Unix socket `address`, says
-{"token", "event": "ready"} on stdout, then reads one request per line from stdin:
+time of the kernel's sandbox, lesson_tools.grading.caps; None when it has none).  It listens on the Unix socket
+`address`, says {"token", "event": "ready"} on stdout, then reads one request per line from stdin:
 
     {"check": index, "name": "kinetic_energy"}   a check cell is running in the kernel: judge its answer
     {"ended": index}                              that cell has ended (if no answer came, there is nothing to judge)

@@ -442,8 +442,9 @@ def main(argv=None, prog="lesson-tools grade"):
     print(f"checks' inputs drawn with --salt {limits.salt} (give it to grade again with the same inputs; keep it "
           f"from learners)")
     if args.late_penalty is not None:
-        print(f"late work: {args.late_penalty}" + (f"; due: {', '.join(f'{s} {_when(t)}' for s, t in sorted(due.items()))}"
-                                                    if due else "; no due date: late as the platform marks it"))
+        dates = ", ".join(f"{s} {_when(t)}" for s, t in sorted(due.items())) if due else None
+        print(f"late work: {args.late_penalty}" + (f"; due: {dates}" if dates else
+                                                    "; no due date: late as the platform marks it"))
     print("limits: " + ("per process only (no sandbox)" if reason else
                         f"a bubblewrap sandbox per submission, capped as a whole by {caps.kind()}" if caps.kind() else
                         "a bubblewrap sandbox per submission; memory per process, time on the clock (no caps)"))

@@ -33,7 +33,8 @@ table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
 th, td { border: 1px solid #bbb; padding: .4rem .6rem; text-align: left; vertical-align: top; }
 th { background: #f0f0f0; }
 .verdict { font-weight: 700; white-space: nowrap; }
-.PASS { color: #005a9c; } .FAIL, .TAMPERED, .ERROR, .TIMEOUT { color: #a4161a; } .NOT-ATTEMPTED, .NOT-GRADED { color: #555; }
+.PASS { color: #005a9c; } .FAIL, .TAMPERED, .ERROR, .TIMEOUT { color: #a4161a; }
+.NOT-ATTEMPTED, .NOT-GRADED { color: #555; }
 pre { background: #f6f6f6; border: 1px solid #ddd; padding: .75rem; overflow-x: auto; white-space: pre-wrap; }
 .total { font-size: 1.2rem; font-weight: 700; }
 .visually-hidden { position: absolute; left: -10000px; }
@@ -150,7 +151,8 @@ def write_all(folder, submissions, rows, course):
     for r in rows:
         by_label.setdefault(r["submission"], []).append(r)
         if r["counted"] == "yes" and r["submission"] in subs:
-            counted[(gb.person_key(r), r["notebook"])] = (r["attempt"], handed_in(subs[r["submission"]]), r["submission"])
+            counted[(gb.person_key(r), r["notebook"])] = (r["attempt"], handed_in(subs[r["submission"]]),
+                                                          r["submission"])
     written, used = [], set()
     for sub in submissions:
         rel = relative_path(sub)

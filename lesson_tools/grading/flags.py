@@ -4,9 +4,10 @@ by two people is lesson_tools.grading.identical's, after grading).
     notes = flags.class_notes(submissions)     # {submission label: [note, ...]}
 
 - A name with an invisible character (zero-width space, a format character), a space at either end, letters of
-  several scripts, or letters that look like Latin ones but are not (all-Cyrillic `јое` beside `joe`), is flagged with the name it looks like:
-  two such people are two students, and a person should check they are not one, or an impostor.  Look-alikes are
-  found with `confusable_homoglyphs` (Unicode's confusables table), not a table written here.
+  several scripts, or letters that look like Latin ones but are not (all-Cyrillic `јое` beside `joe`), is flagged
+  with the name it looks like: two such people are two students, and a person should check they are not one, or an
+  impostor.  Look-alikes are found with `confusable_homoglyphs` (Unicode's confusables table), not a table written
+  here.
 - A hard link to one of the course's own files is not graded at all (`course_link`).
 """
 import unicodedata

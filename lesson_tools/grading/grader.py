@@ -218,7 +218,8 @@ def _pointed(rows, keep, tasks):
     for r in rows:
         path = where.get(r["submission"])
         if r["verdict"] in (gb.ERROR, gb.TIMEOUT) and path is not None and path.exists():
-            r = {**r, "detail": f"{r['detail']}; the notebook as it ran: {path} (its output: {path.with_suffix('.log')})"}
+            r = {**r, "detail": f"{r['detail']}; the notebook as it ran: {path} "
+                                f"(its output: {path.with_suffix('.log')})"}
         out.append(r)
     return out
 
@@ -329,7 +330,8 @@ def roster_rows(roster, subs, notebooks=None):
     graded = sorted(notebooks or {s.notebook for s in subs if s.notebook})
     notebook = graded[0] if len(graded) == 1 else ""
     return [gb.row({"student": p.name, "student_id": p.id, "platform": roster.platform, "late": ""}, notebook, "",
-                   "", gb.NOT_GRADED, "nothing handed in", "on the roster (--roster); nothing of theirs in the download")
+                   "", gb.NOT_GRADED, "nothing handed in",
+                   "on the roster (--roster); nothing of theirs in the download")
             for p in sorted(roster.people.values(), key=lambda p: (p.name, p.id)) if p.id not in present]
 
 

@@ -154,7 +154,8 @@ def _entries(zf, path, label, within, outer, size, mtime):
         elif name.lower().endswith(".zip") and within:
             problem = "not read: a zip inside a zip inside the download"
         elif name.lower().endswith(".zip") and info.file_size > MAX_ZIP_BYTES:
-            problem = f"not read: a zip of {info.file_size / 1e6:.0f} MB inside the download, more than a learner hands in"
+            problem = (f"not read: a zip of {info.file_size / 1e6:.0f} MB inside the download, more than a learner "
+                       f"hands in")
         elif name.lower().endswith(".zip"):
             files += _zip_files(path, where, (info.filename, info), (*outer, *rel))
             continue

@@ -152,7 +152,8 @@ def grade_task(task):
             verdicts = [(name, gb.TAMPERED, f"{reasons}. Verdict without the tampering: "
                                             f"{detail if detail.startswith(verdict) else verdict + ': ' + detail}")
                         for name, verdict, detail in verdicts]
-        return Graded(_rows(task, verdicts), run.starved(), _kept(run, steps, task["text"], folder, limits) if task.get("keep") else None)
+        kept = _kept(run, steps, task["text"], folder, limits) if task.get("keep") else None
+        return Graded(_rows(task, verdicts), run.starved(), kept)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -56,8 +56,8 @@ class Judge:
         self.failure = None
         if os.path.exists(self.address):
             os.unlink(self.address)
-        cmd = wrap([sys.executable, "-I", "-S", "-c", bootstrap_source(self.root, self.expected)], self.limits.memory_mb,
-                   self.limits.notebook_s + 120, self.limits.file_mb)
+        cmd = wrap([sys.executable, "-I", "-S", "-c", bootstrap_source(self.root, self.expected)],
+                   self.limits.memory_mb, self.limits.notebook_s + 120, self.limits.file_mb)
         with open(self.folder / "judge.err", "ab") as err:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                          cwd=str(self.folder), env=self.env, start_new_session=True)

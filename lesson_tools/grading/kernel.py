@@ -172,8 +172,10 @@ class _Meter:
     def over_notebook(self, where, before=False):
         unit = " of CPU time" if self.group is not None else ""
         if before:
-            return f"the notebook ran longer than {self.limits.notebook_s:g} s{unit} (whole-notebook limit) before {where}"
-        return f"{where} was running when the notebook reached {self.limits.notebook_s:g} s{unit} (whole-notebook limit)"
+            return (f"the notebook ran longer than {self.limits.notebook_s:g} s{unit} (whole-notebook limit) "
+                    f"before {where}")
+        return (f"{where} was running when the notebook reached {self.limits.notebook_s:g} s{unit} "
+                f"(whole-notebook limit)")
 
     def over(self, where, by_cell):
         """The per-cell limit's line when `by_cell`, else the whole notebook's."""
@@ -346,7 +348,8 @@ def _take_signals(signals):
         task.cancel()
     for sig, handler in saved.items():
         try:
-            loop.add_signal_handler(sig, (lambda: None) if handler == signal.SIG_IGN else functools.partial(cancel, sig))
+            loop.add_signal_handler(sig, (lambda: None) if handler == signal.SIG_IGN
+                                    else functools.partial(cancel, sig))
         except (RuntimeError, ValueError):           # not the main thread (a Dask worker's): signals are not ours
             pass
     loop.add_signal_handler = loop.remove_signal_handler = lambda *args, **kwargs: None

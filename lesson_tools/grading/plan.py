@@ -5,7 +5,8 @@ else a cell that still calls the check (edited: the course's version is used), e
 right after the cell that defines its answer (missing).  Copies of a course check cell are not run (they only
 print a verdict).  A setup step first defines the capture function: at a check cell it connects to the judge and
 calls the learner's function on the arguments the judge sends, returning results as plain data
-(lesson_tools.grading.wire.serve_answer, which the grader copies into the sandbox); the verdict is made in the judge, never in the kernel.
+(lesson_tools.grading.wire.serve_answer, which the grader copies into the sandbox); the verdict is made in the
+judge, never in the kernel.
 """
 import ast
 from dataclasses import dataclass

@@ -6,10 +6,10 @@ or a crash is finished by the same command, grading only what is missing.
     rows = store.get(key)                      # [row] (without the teacher's note) or None
     store.put(key, rows)                       # written whole (a temporary file renamed), never half
 
-A result's key covers the notebook's text, whose and which file it is, the notebook it was matched to, the course's files (their hashes), the
-salt the checks' inputs are drawn with, the limits and whether the sandbox and its caps were in use: a result is
-taken again only where grading again would give it.  What depends on the rest of the class (the teacher's note:
-identical work, look-alike names) is not kept; it is found again on each run.
+A result's key covers the notebook's text, whose and which file it is, the notebook it was matched to, the
+course's files (their hashes), the salt the checks' inputs are drawn with, the limits and whether the sandbox and
+its caps were in use: a result is taken again only where grading again would give it.  What depends on the rest
+of the class (the teacher's note: identical work, look-alike names) is not kept; it is found again on each run.
 
 A run of a class is recorded by its inputs (the paths given, the notebooks asked for): `Store.run_salt` gives an
 unfinished run's salt back, so the rerun draws the same inputs and its outputs are byte for byte those of a run
@@ -69,7 +69,8 @@ class Store:
     def key(self, task, course_hashes, sandboxed, capped):
         """The key of a task's result (lesson_tools.grading.job.make_task)."""
         return _digest({"format": FORMAT, "text": hashlib.sha256(task["text"].encode()).hexdigest(),
-                        "who": task["who"], "submission": task["submission"], "notebook": task["notebook"], "course": _digest(course_hashes),
+                        "who": task["who"], "submission": task["submission"], "notebook": task["notebook"],
+                        "course": _digest(course_hashes),
                         "checks": task["check_names"], "limits": dataclasses.asdict(task["limits"]),
                         "sandboxed": sandboxed, "capped": capped})
 

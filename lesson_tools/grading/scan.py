@@ -13,8 +13,8 @@ import ast
 import re
 
 # modules whose contents the checks rely on: changing their attributes is monkeypatching
-PROTECTED_MODULES = ("lesson_lib", "lesson_course", "numpy", "autograd", "math", "sys", "os", "builtins", "IPython", "cloudpickle",
-                     "pickle", "importlib", "io", "contextlib", "warnings")
+PROTECTED_MODULES = ("lesson_lib", "lesson_course", "numpy", "autograd", "math", "sys", "os", "builtins", "IPython",
+                     "cloudpickle", "pickle", "importlib", "io", "contextlib", "warnings")
 ALWAYS_PROTECTED = {"checks", "np", "numpy", "sys", "os", "builtins", "lesson_lib", "lesson_course"}
 NAMES = {
     "builtins": "uses the builtins module", "__builtins__": "uses __builtins__",

@@ -117,7 +117,8 @@ def identify(file, course, pattern=None):
         return Submission(file, _unmatched(file), stem, how,
                           problem=f"its path {'/'.join(file.rel)!r} does not match --pattern {pattern.pattern!r}")
     if stem is None:
-        return Submission(file, who, problem="not a notebook of this course (no check, id or cells of the course found)")
+        return Submission(file, who,
+                          problem="not a notebook of this course (no check, id or cells of the course found)")
     sub = Submission(file, who, stem, how, text, code=code_cells(nb))
     if not course[stem].checks:
         sub.problem = f"{stem} has no graded checks"

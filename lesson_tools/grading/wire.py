@@ -96,7 +96,8 @@ def encode(value, refs=None, depth=0):
         refs[len(refs)] = value
         offered = isinstance(value, Offered)
         return {"ref": len(refs) - 1, "callable": callable(value),
-                "attributes": {k: encode(getattr(value, k), refs, depth + 1) for k in value.attributes} if offered else {},
+                "attributes": ({k: encode(getattr(value, k), refs, depth + 1) for k in value.attributes}
+                               if offered else {}),
                 "methods": list(value.methods) if offered else [], "refusal": value.refusal if offered else ""}
     return {"opaque": type(value).__name__}
 
@@ -304,7 +305,8 @@ def _code_objects(names):
             for attr in parts[cut:]:
                 obj = getattr(obj, attr, None)
             break
-        owners = [k for k in getattr(obj, "__mro__", ()) if str(k.__module__).startswith(("lesson_lib", "lesson_course"))]
+        owners = [k for k in getattr(obj, "__mro__", ())
+                  if str(k.__module__).startswith(("lesson_lib", "lesson_course"))]
         for f in [v for k in owners for v in vars(k).values()] if owners else [obj]:
             code = getattr(getattr(f, "__func__", f), "__code__", None)
             if code is not None:

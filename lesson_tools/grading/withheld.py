@@ -27,7 +27,8 @@ from pathlib import Path
 from .verified import LEARNERS
 
 CHECKS = "lesson_course/checks/"             # the checks: judged in the judge, hollow in the kernel
-KEPT_IN_CHECKS = {"lesson_course/checks/framework.py", "lesson_course/checks/raised.py"}   # what the kernel side of the wire needs (no truths)
+# what the kernel side of the wire needs (no truths)
+KEPT_IN_CHECKS = {"lesson_course/checks/framework.py", "lesson_course/checks/raised.py"}
 EVERYTHING = "*"                                 # every function and lambda of a module
 WITHHELD = ("{name} is withheld from this kernel while the notebook is graded: it computes the answer of an "
             "exercise, and the grader judges your own function")
@@ -137,8 +138,9 @@ def plan(files, names):
 
 
 def kernel_copy(root, expected, dest, names):
-    """Copy the learners' packages' verified files (manifest `expected`) from root to dest, hollowing what `plan` says; returns
-    the manifest of what was written ({relative path: sha256}), for a later look at whether a cell changed it."""
+    """Copy the learners' packages' verified files (manifest `expected`) from root to dest, hollowing what `plan`
+    says; returns the manifest of what was written ({relative path: sha256}), for a later look at whether a cell
+    changed it."""
     from .verified import verified_bytes
     files = {rel for rel in expected if rel.split("/", 1)[0] in LEARNERS}
     hollowed = plan(files, names)
