@@ -440,9 +440,9 @@ def _sync_problem(expected, actual):
 
 
 # The design card's top level (plus the benchmarks/ and .ci/ folders, the course's machinery and the tools'
-# packages, and the packaging files).
+# packages, the packaging files and pre-commit's hooks).
 TOP_LEVEL = {"README.md", "requirements.txt", "notebooks", "lesson_lib", "tests", "binder", "benchmarks", ".ci",
-             "lesson_course", "lesson_tools", "pyproject.toml", ".gitignore"}
+             "lesson_course", "lesson_tools", "pyproject.toml", ".gitignore", ".pre-commit-config.yaml"}
 
 
 def layout_problems(root=ROOT):

@@ -54,4 +54,3 @@ def test_both_models_start_from_the_same_initialisation(cls):
         assert W.std() * np.sqrt(W.shape[1]) == pytest.approx(want, rel=0.08), (cls.__name__, i)
         assert not b.any()
     assert np.array_equal(cls().get_params(), cls(seed=0).get_params())        # the default seed is 0
-

@@ -188,5 +188,3 @@ def test_data_checks_name_the_problem_and_change_nothing(args):
             model.fit(*data, steps=5)
         assert "smaller lr" not in str(err.value) and "learning rate" not in str(err.value)
         assert_same(full_snapshot(model), before)
-
-
