@@ -148,3 +148,11 @@ def test_the_paired_verdict_compares_each_rounds_press_ratio_with_its_steps_rati
     lines = paired_verdict([(2 * r, 0, 7, 0.6) for r in ratios], [(2.0, 0, 7, 1.0)] * 8)
     assert verdict in lines[-1] and "the steps alone 0.60" in lines[0]
     assert paired_verdict([(1.0, 0, 7, 0.6)] * 3, [(2.0, 0, 7, 1.0)] * 3)[-1].endswith("too few rounds to tell")
+
+
+def test_bench_zip_bomb_runs_quickly_and_the_bomb_is_one_row_naming_its_limit(capsys):
+    """A small bomb (8 entries of 16 MB, past what a learner's zip may expand to): one NOT GRADED row; the time it
+    costs is the script's to print, not this test's to judge."""
+    spent, control, row = load(BENCHMARKS / "bench_zip_bomb.py").main(entries=8)
+    assert row.problem.startswith("not read: the zip expands to more than") and row.text is None
+    assert "intake, CPU seconds: bomb " in capsys.readouterr().out

@@ -54,7 +54,7 @@ def test_capture_replaces_only_the_check_call(course):
 # ---------------------------------------------------------------------- finding and matching submissions
 def at(rel, folder="class"):
     """A File as `find` gives it for `rel` under the folder `folder` given (nothing on disk)."""
-    return File(f"{folder}/{rel}", tuple(rel.split("/")), 0, 0.0, None)
+    return File(f"{folder}/{rel}", tuple(rel.split("/")), 0, 0.0, None, outer=(folder,))
 
 
 @pytest.mark.parametrize("rel, stem, student", [

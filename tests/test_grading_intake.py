@@ -8,6 +8,7 @@ tests/test_grading_lms.py.
 import csv
 import html
 import io
+import json
 import os
 import time
 import zipfile
@@ -18,7 +19,7 @@ from lms_downloads import canvas_name, moodle_folder, write_tree, write_zip
 
 from lesson_course import checks
 from lesson_tools.build import NOTEBOOKS, SOLUTIONS
-from lesson_tools.grading import course_notebooks, export, feedback, gradebook, intake, points
+from lesson_tools.grading import course_notebooks, export, feedback, gradebook, intake, limits, points
 from lesson_tools.grading import roster as rosters
 from lesson_tools.grading.grader import collect
 from lesson_tools.grading.intake import File, UsageError, compile_pattern, find, person
@@ -37,7 +38,7 @@ def nb(stem, teachers=True):
 
 
 def at(rel, folder="downloads"):
-    return File(f"{folder}/{rel}", tuple(rel.split("/")), 0, 0.0, None)
+    return File(f"{folder}/{rel}", tuple(rel.split("/")), 0, 0.0, None, outer=(folder,))
 
 
 # ---------------------------------------------------------------------- who handed a file in
@@ -61,20 +62,20 @@ def test_canvas_submissions_of_one_person_are_one_student_and_namesakes_are_two(
 
 @pytest.mark.parametrize("rel", [
     f"{moodle_folder('Jane Smith', 501)}/{M04}.ipynb",                       # downloaded in folders
-    f"moodle/{moodle_folder('Jane Smith', 501)}/my work (2).ipynb",          # inside a container folder
+    f"{moodle_folder('Jane Smith', 501)}/my work (2).ipynb",
     f"{moodle_folder('Jane Smith', 501)}{M04}.ipynb",                        # downloaded without folders
     f"{moodle_folder('Jane Smith', 501, 'onlinetext')}/{M04}.ipynb",
+    f"{moodle_folder('Jane Smith_777_assignsubmission_file', 501)}/{M04}.ipynb",  # a full name that ends like an id
 ])
 def test_a_moodle_file_is_its_participant_id_never_its_folder(rel):
-    who = person(at(rel), M04)
-    assert (who.key, who.name, who.platform) == ("moodle:501", "Jane Smith", "moodle")
-    assert who.prefix.startswith("Jane Smith_501_assignsubmission_")
+    who = person(at(rel, folder="moodle"), M04)
+    assert (who.key, who.platform) == ("moodle:501", "moodle") and who.name.startswith("Jane Smith")
+    assert who.prefix.startswith(who.name + "_501_assignsubmission_")
 
 
 @pytest.mark.parametrize("rel, claimed", [
     (f"{moodle_folder('Mallory Mole', 555)}/{moodle_folder('Vic Victim', 777)}{M04}.ipynb", "777"),     # folders
-    (f"{moodle_folder('Mallory Mole', 555)}{moodle_folder('Vic Victim', 777)}{M04}.ipynb", "777"),      # flat
-    (f"moodle/{moodle_folder('Mallory Mole', 555)}/{canvas_name('vicvictim', 777, 2, f'{M04}.ipynb')}", "777"),
+    (f"{moodle_folder('Mallory Mole', 555)}/{canvas_name('vicvictim', 777, 2, f'{M04}.ipynb')}", "777"),
     (f"{moodle_folder('Mallory Mole', 555)}/{M04}.ipynb", None),
 ])
 def test_a_moodle_file_is_the_person_moodle_named_whatever_the_student_named_it(rel, claimed):
@@ -111,8 +112,10 @@ def test_a_teachers_pattern_names_the_person_and_refuses_what_it_does_not_match(
             compile_pattern(bad)
 
 
-def test_a_folder_that_holds_the_downloads_of_two_platforms_names_nobody(course, tmp_path):
-    """The issue's class: canvas/ and moodle/ under the folder given; each person by their id, none merged."""
+def test_two_platforms_downloads_given_as_paths_name_everyone_and_a_download_in_a_folder_is_refused(course, tmp_path):
+    """Canvas's zip and Moodle's download side by side: each person by their id, none merged.  A platform writes its
+    names on the first level of what it downloads, so the Moodle download must be a PATH of its own: inside the
+    folder given, `moodle/` is a folder like a person's, and one holding several people is refused, saying so."""
     learner, teacher = nb(M04, False), nb(M04)
     write_zip(write_tree(tmp_path / "dl", {}) / "canvas.zip", {
         canvas_name("smithjane", 12345, 67890, f"{M04}.ipynb"): learner,
@@ -120,7 +123,10 @@ def test_a_folder_that_holds_the_downloads_of_two_platforms_names_nobody(course,
         canvas_name("doejohn", 23456, 67893, f"{M04}.ipynb", late=True): teacher})
     write_tree(tmp_path / "dl" / "moodle", {f"{moodle_folder('Jane Smith', 501)}/{M04}.ipynb": teacher,
                                             f"{moodle_folder('Li Wei', 502)}/homework.ipynb": learner})
-    subs = collect([tmp_path / "dl"], course)
+    with pytest.raises(UsageError, match=r"the folder 'moodle' holds the same notebook under several names .*Give "
+                                         r"'moodle' itself as the PATH"):
+        collect([tmp_path / "dl"], course)
+    subs = collect([tmp_path / "dl" / "canvas.zip", tmp_path / "dl" / "moodle"], course)
     people = {s.person.key: s.person.name for s in subs}
     assert people == {"canvas:12345": "smithjane", "canvas:23456": "doejohn", "moodle:501": "Jane Smith",
                       "moodle:502": "Li Wei"}
@@ -158,7 +164,7 @@ def test_a_zip_is_read_in_place_and_its_unsafe_entries_are_rows_of_their_own(cou
         zf.writestr("__MACOSX/._x.ipynb", b"")
         zf.writestr("big.ipynb", teacher + b" " * 200)
     before = sorted(p.name for p in tmp_path.iterdir())
-    monkeypatch.setattr(intake, "MAX_BYTES", len(teacher) + 100)
+    monkeypatch.setattr(limits, "MAX_BYTES", len(teacher) + 100)
     subs = {s.label.split(":", 1)[1]: s for s in collect([path], course)}
     assert sorted(p.name for p in tmp_path.iterdir()) == before          # nothing unpacked beside it
     graded = subs[canvas_name("smithjane", 12345, 67890, f"{M04}.ipynb")]
@@ -185,7 +191,7 @@ def test_a_zip_inside_the_zip_is_its_persons_submission_read_in_place_under_the_
         zf.writestr("../../escape.ipynb", teacher)
         zf.writestr("big.ipynb", teacher + b" " * 200)
     path = write_zip(tmp_path / "canvas.zip", {canvas_name("kimjisoo", 10012, 50012, "mywork.zip"): inner.getvalue()})
-    monkeypatch.setattr(intake, "MAX_BYTES", len(teacher) + 100)
+    monkeypatch.setattr(limits, "MAX_BYTES", len(teacher) + 100)
     before = sorted(p.name for p in tmp_path.iterdir())
     subs = {s.label.rsplit(":", 1)[1]: s for s in collect([path], course)}
     assert sorted(p.name for p in tmp_path.iterdir()) == before           # nothing unpacked beside it
@@ -193,7 +199,7 @@ def test_a_zip_inside_the_zip_is_its_persons_submission_read_in_place_under_the_
     notebook = subs[f"mywork/{M04}.ipynb"]
     assert notebook.problem is None and notebook.notebook == M04 and notebook.text.startswith("{")
     assert subs["mywork/report.pdf"].problem == "not a notebook: a binary file"
-    assert subs["mywork/deeper.zip"].problem == "not read: a zip inside a zip inside the download"
+    assert subs["mywork/deeper.zip"].problem == "not read: a zip inside a zip the learner handed in"
     assert "climbs out of the zip" in subs["../../escape.ipynb"].problem
     assert "larger than any notebook" in subs["big.ipynb"].problem
 
@@ -201,7 +207,7 @@ def test_a_zip_inside_the_zip_is_its_persons_submission_read_in_place_under_the_
 def test_a_zip_with_too_many_entries_or_none_that_opens_is_one_row(course, tmp_path, monkeypatch):
     write_zip(tmp_path / "many.zip", {f"{k}.ipynb": b"{}" for k in range(5)})
     (tmp_path / "broken.zip").write_bytes(b"PK not really")
-    monkeypatch.setattr(intake, "MAX_MEMBERS", 4)
+    monkeypatch.setattr(limits, "MAX_MEMBERS", 4)
     subs = {s.label: s for s in collect([tmp_path], course)}
     assert subs[f"{tmp_path.name}/many.zip"].problem.startswith("not read: the zip holds 5 files, more than 4")
     assert subs[f"{tmp_path.name}/broken.zip"].problem.startswith("not a zip that can be read")
@@ -212,7 +218,7 @@ def test_a_file_that_lies_about_its_size_inside_a_zip_is_still_refused(tmp_path,
     path = write_zip(tmp_path / "z.zip", {"a.ipynb": b"x" * 5000})
     file, = find([path])
     file = dataclasses.replace(file, size=10)             # as a forged header would say
-    monkeypatch.setattr(intake, "MAX_BYTES", 1000)
+    monkeypatch.setattr(limits, "MAX_BYTES", 1000)
     assert len(file.read_bytes()) == 1001                # read stops past the limit, whatever the header says
     from lesson_tools.grading.submissions import read
     with pytest.raises(ValueError, match="larger than any notebook"):
@@ -278,7 +284,8 @@ def test_canvas_export_has_canvas_documented_columns_and_only_canvas_people(tmp_
     roster = tmp_path / "roster.csv"
     roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section,Homework 2 (4567)\n"
                       "    Points Possible,,,,,3\n\"Smith, Jane\",12345,S-100,jsmith,Section A,\n")
-    n, left = export.canvas(rows, tmp_path / "c.csv", {M04: "Homework 2 (4567)"}, rosters.read(roster))
+    n, left = export.canvas(rows, tmp_path / "c.csv", {M04: "Homework 2 (4567)"}, rosters.read(roster),
+                            {CHECK_04: 3})
     table = read_csv(tmp_path / "c.csv")
     # Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, then one column per assignment
     assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Homework 2 (4567)"]
@@ -324,7 +331,7 @@ def test_moodle_dates_read_back_as_moodle_reads_them(tmp_path, monkeypatch):
 
 def test_moodle_export_is_a_grading_worksheet_moodle_can_read(tmp_path):
     rows = people_rows()
-    n, left = export.moodle(rows, tmp_path / "m.csv", M04, 0)   # the comment: the person's points
+    n, left = export.moodle(rows, tmp_path / "m.csv", M04, 0, points={CHECK_04: 3})   # the comment: their points
     table = read_csv(tmp_path / "m.csv")
     header = table[0]
     # Moodle's worksheet importer finds its columns by these headings and reads "Participant N" ids
@@ -348,7 +355,7 @@ def test_scores_have_one_row_per_person_with_the_counted_submission(tmp_path):
 def test_a_feedback_page_escapes_the_learners_code_and_is_named_for_the_platform(course, tmp_path):
     teacher = nb(M04)
     cell = next(c for c in teacher.cells if c.cell_type == "code" and "def lesson_passes" in c.source)
-    cell.source += "\n# </code></pre><script>alert('x')</script>"
+    cell.source += "\n# </code></pre><script>alert('x')</script>\nprint('a\\nb')"      # a backslash, as written
     write_zip(tmp_path / "canvas.zip", {canvas_name("smithjane", 12345, 67890, f"{M04}.ipynb"): teacher})
     write_tree(tmp_path, {f"{moodle_folder('Jane Smith', 501)}/{M04}.ipynb": teacher, f"ann/{M04}.ipynb": teacher})
     subs = collect([tmp_path / "canvas.zip", tmp_path / moodle_folder("Jane Smith", 501), tmp_path / "ann"], course)
@@ -368,6 +375,7 @@ def test_a_feedback_page_escapes_the_learners_code_and_is_named_for_the_platform
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     assert "it said &lt;b&gt;no&lt;/b&gt;" in page and "0 of 1 point<" in page
     assert html.escape("def lesson_passes(max_error, min_eig):", quote=True) in page
+    assert html.escape("print('a\\nb')") in page
 
 
 def test_a_feedback_page_shows_an_exercise_cell_that_does_not_parse_and_hides_what_text_could_reorder(course,
@@ -435,11 +443,111 @@ def test_look_alike_and_invisible_names_are_flagged_beside_the_name(course, tmp_
 
 
 def test_a_notebook_over_the_size_limit_is_refused_before_it_is_parsed(course, tmp_path, monkeypatch):
-    assert intake.MAX_BYTES >= 10 * max(p.stat().st_size for p in SOLUTIONS.glob("*.ipynb"))   # room for outputs
+    assert limits.MAX_BYTES >= 10 * max(p.stat().st_size for p in SOLUTIONS.glob("*.ipynb"))   # room for outputs
     folder = write_tree(tmp_path / "class", {f"alice/{M04}.ipynb": nb(M04)})
     size = (folder / "alice" / f"{M04}.ipynb").stat().st_size
-    monkeypatch.setattr(intake, "MAX_BYTES", size - 1)
+    monkeypatch.setattr(limits, "MAX_BYTES", size - 1)
     opened = []
     monkeypatch.setattr(intake.File, "read_bytes", lambda self: opened.append(self) or b"{}")
     sub, = collect([folder], course)
     assert "larger than any notebook of the course" in sub.problem and opened == []     # not even read
+
+
+# ---------------------------------------------------------------------- intake a class cannot stop (issue 56)
+def test_a_path_that_loops_is_a_usage_error_before_anything_is_read(tmp_path, capsys):
+    from lesson_tools.grading import command
+    os.symlink(tmp_path / "loop", tmp_path / "loop")
+    with pytest.raises(UsageError, match="loop.* is a symbolic link that loops back on itself"):
+        find([tmp_path / "loop"])
+    assert command.main([str(tmp_path / "loop"), "--out", str(tmp_path / "g.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "loops back on itself" in err and "Traceback" not in err
+    assert not (tmp_path / "g.csv").exists()
+
+
+@pytest.mark.parametrize("rel, who", [
+    (f"quinn:{canvas_name('whitewendy', 888, 7, 'x')}/{M04}.ipynb", "name:quinn:whitewendy_888_7_x"),  # a ':'
+    (f"mallory/{canvas_name('whitewendy', 888, 9, f'{M04}.ipynb')}", "name:mallory"),   # a Canvas name inside
+    (f"mallory/{moodle_folder('Vic Victim', 777)}/{M04}.ipynb", "name:mallory"),         # a Moodle folder inside
+    (f"mallory/work.zip/{moodle_folder('Vic Victim', 777)}{M04}.ipynb", "name:mallory"),  # in the learner's zip
+])
+def test_a_platform_name_inside_a_persons_folder_is_theirs_and_flagged(rel, who):
+    found = person(at(rel), M04)
+    assert found.key == who
+    assert (found.claim is not None) == (who == "name:mallory"), found.claim
+
+
+def learner_zip_bytes(entries):
+    """A zip's bytes from [(name, bytes, date_time)]."""
+    buffer = io.BytesIO()
+    import warnings
+    with zipfile.ZipFile(buffer, "w") as zf, warnings.catch_warnings():
+        warnings.simplefilter("ignore")                             # a duplicate name: written all the same
+        for name, data, when in entries:
+            zf.writestr(zipfile.ZipInfo(name, when), data)
+    return buffer.getvalue()
+
+
+def test_a_learners_zip_is_read_once_under_its_limits_before_anything_is_parsed(course, tmp_path, monkeypatch):
+    teacher = nbformat.writes(nb(M04)).encode()
+    stamp = (2026, 1, 1, 0, 0, 0)
+    zips = {"many": [(f"{k}.ipynb", b"{}", stamp) for k in range(5)],
+            "big": [(f"{k}.ipynb", b" " * len(teacher), stamp) for k in range(3)],
+            "copies": [(f"{M04}.ipynb", b"{}", stamp), (f"{M04}.ipynb", b"not JSON", stamp),
+                       (f"{M04}.ipynb", teacher, stamp)]}
+    write_tree(tmp_path / "class", {f"{who}/work.zip": learner_zip_bytes(entries) for who, entries in zips.items()})
+    monkeypatch.setattr(limits, "MAX_MEMBERS", 4)
+    monkeypatch.setattr(limits, "MAX_UNZIPPED_BYTES", 1000 + len(teacher))
+    parsed = []
+    monkeypatch.setattr(json, "loads", lambda text, _loads=json.loads: parsed.append(text) or _loads(text))
+    subs = {s.label: s for s in collect([tmp_path / "class"], course)}
+    assert subs["class/many/work.zip"].problem == "not read: the zip holds 5 files, more than 4 (no learner hands in " \
+                                                  "that many)"
+    assert subs["class/big/work.zip"].problem.startswith("not read: the zip expands to more than 0 MB (counted "
+                                                         "while reading it; its directory claims 0 MB)")
+    assert not [t for t in parsed if t.strip() == ""]                # nothing of the refused zips was parsed
+    copy, = [s for s in subs.values() if s.person.key == "name:copies"]      # the name three times: one file,
+    assert copy.problem is None and copy.notebook == M04                     # the last (what unzip keeps)
+    assert copy.note.startswith(f"the zip holds 3 entries named '{M04}.ipynb': graded once, the last of them")
+    monkeypatch.setattr(limits, "MAX_UNZIP_SECONDS", -1.0)                   # time runs out before the first read
+    sub, = [s for s in collect([tmp_path / "class"], course) if s.person.key == "name:copies"]
+    assert sub.problem.startswith("not read: reading the zip took more than -1 s of CPU time")
+
+
+def test_hand_in_time_comes_from_the_platform_never_from_a_date_inside_a_learners_zip(course, tmp_path,
+                                                                                       monkeypatch):
+    """Alice's zip, handed in 5 days late, dates her notebook 1980; Bob's, on time, dates his 2099; Carol's loose
+    file is 5 days late: the penalty follows the dates the platform wrote (the zip's, the file's), never the learner's
+    zip tool's."""
+    from lesson_tools.grading import grader, late
+    from lesson_tools.grading.job import Graded
+    from lesson_tools.grading.rlimits import Limits
+    teacher = nbformat.writes(nb(M04)).encode()
+    due = time.mktime((2026, 12, 1, 12, 0, 0, 0, 0, -1))
+    files = {"alice/work.zip": learner_zip_bytes([(f"{M04}.ipynb", teacher, (1980, 1, 1, 0, 0, 0))]),
+             "bob/work.zip": learner_zip_bytes([(f"{M04}.ipynb", teacher, (2099, 1, 1, 0, 0, 0))]),
+             f"carol/{M04}.ipynb": teacher}
+    write_tree(tmp_path / "class", files)
+    for rel, when in (("alice/work.zip", due + 5 * 86400), ("bob/work.zip", due - 86400),
+                      (f"carol/{M04}.ipynb", due + 5 * 86400)):
+        os.utime(tmp_path / "class" / rel, (when, when))
+
+    def passed(tasks, workers):
+        for task in tasks:
+            yield task, Graded([gradebook.row(task["who"], task["notebook"], task["submission"], c.name, "PASS",
+                                              "PASS") for c in task["course_nb"].checks])
+    monkeypatch.setattr(grader, "run_local", passed)
+    rows = grader.grade([tmp_path / "class"], Limits(salt=1), late=late.parse("50%"), due={M04: due})
+    kept = {r["student"]: (r["points"], r["late"]) for r in rows}
+    assert kept == {"alice": ("0.5", "late: 50% off"), "bob": ("1", ""), "carol": ("0.5", "late: 50% off")}, kept
+
+
+def test_a_dry_run_lists_a_notebook_of_the_wrong_type_as_not_graded(tmp_path, capsys):
+    from lesson_tools.grading import command
+    bad = json.loads(nbformat.writes(nb(M04)))
+    next(c for c in bad["cells"] if c["cell_type"] == "code")["source"] = None
+    write_tree(tmp_path / "class", {f"ann/{M04}.ipynb": json.dumps(bad).encode(), f"bo/{M04}.ipynb": nb(M04)})
+    assert command.main([str(tmp_path / "class"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "not graded: not a notebook: cell 2 (a code cell): its source is null, not text" in out
+    assert f"class/bo/{M04}.ipynb: {M04} (matched by metadata)" in out

@@ -111,7 +111,7 @@ def test_a_long_identical_answer_is_flagged_on_both(klass):
     notes = notes_of(klass)
     for me, other in (("alice", "erin"), ("erin", "alice")):
         note, = notes[me]
-        assert note.startswith(f"wrote the same answer to {CHECK} (") and f"class/{other}/{M04}.ipynb ({other})" in note
+        assert note.startswith(f"wrote the same answer to {CHECK} (") and f"{other}/{M04}.ipynb ({other})" in note
 
 
 def test_the_same_wrong_answer_is_flagged_on_both(klass):
@@ -125,9 +125,9 @@ def test_the_same_wrong_answer_is_flagged_on_both(klass):
 def test_the_very_same_file_is_flagged_whatever_its_size(klass):
     notes = notes_of(klass)
     assert [n.split(" as ")[0] for n in notes["gus"]] == ["the same file, outputs and metadata too,"]
-    assert f"class/kit/{M04}.ipynb (kit)" in notes["gus"][0] and len(notes["kit"]) == 1
+    assert f"kit/{M04}.ipynb (kit)" in notes["gus"][0] and len(notes["kit"]) == 1
     assert [n.split(" as ")[0] for n in notes["fay"]] == ["the same file (a hard link)"]   # said once, not twice
-    assert f"class/lee/{M04}.ipynb (lee)" in notes["fay"][0] and len(notes["lee"]) == 1
+    assert f"lee/{M04}.ipynb (lee)" in notes["fay"][0] and len(notes["lee"]) == 1
     assert notes["hal"] == [] and notes["ivy"] == []                  # the course's own notebook, untouched
 
 

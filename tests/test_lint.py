@@ -35,3 +35,20 @@ def test_every_limit_lives_in_its_packages_limits_py():
             elsewhere += [f"{path.relative_to(ROOT)}:{node.lineno} {t.id}" for t in targets
                           if isinstance(t, ast.Name) and re.search(r"(^|_)MAX(_|$)", t.id)]
     assert not elsewhere, f"limits outside lesson_lib/limits.py (move them there): {elsewhere}"
+
+
+def test_the_graders_intake_limits_live_in_one_home():
+    """The grader's limits on what it reads (MAX names) live in lesson_tools/grading/limits.py; the one other home is
+    lesson_tools/grading/wire.py, which runs alone in the kernel (copied into the sandbox, it imports nothing of the
+    package), and whose limits are on what crosses the wire."""
+    homes = {ROOT / "lesson_tools" / "grading" / "limits.py", ROOT / "lesson_tools" / "grading" / "wire.py"}
+    elsewhere = []
+    for path in sorted((ROOT / "lesson_tools").rglob("*.py")):
+        if path in homes:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AnnAssign) else []
+            elsewhere += [f"{path.relative_to(ROOT)}:{node.lineno} {t.id}" for t in targets
+                          if isinstance(t, ast.Name) and re.search(r"(^|_)MAX(_|$)", t.id)]
+    assert not elsewhere, f"limits outside lesson_tools/grading/limits.py (move them there): {elsewhere}"

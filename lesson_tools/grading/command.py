@@ -31,7 +31,7 @@ from . import late as late_policy
 from . import points as course_points
 from . import roster as rosters
 from .grader import Interrupted, available_cores, chosen, collect, run
-from .intake import compile_pattern
+from .intake import check_path, compile_pattern
 from .results import Store, default_folder
 from .rlimits import Limits
 from .submissions import UsageError
@@ -277,15 +277,16 @@ def moodle_paths(path, stems):
     return {stems[0]: path} if len(stems) == 1 else {s: path.with_name(f"{path.stem}-{s}{path.suffix}") for s in stems}
 
 
-def write_exports(args, rows, roster, columns, started, out=print):
-    """The files platforms import, as the options ask (`columns`: canvas_columns' answer); says who each one leaves
-    out."""
+def write_exports(args, rows, roster, columns, started, out=print, points=None, names=None):
+    """The files platforms import, as the options ask (`columns`: canvas_columns' answer; `points`: {check: points},
+    which each notebook's maximum is summed from; `names`: {submission label: its name as the platform wrote it});
+    says who each one leaves out."""
     stems = sorted({r["notebook"] for r in rows if r["check"]})
     columns, warnings = columns
     if args.scores:
-        out(f"scores: {args.scores} ({export.scores(rows, args.scores)} people)")
+        out(f"scores: {args.scores} ({export.scores(rows, args.scores, names)} people)")
     if args.canvas:
-        n, left = export.canvas(rows, args.canvas, columns, roster)
+        n, left = export.canvas(rows, args.canvas, columns, roster, points)
         out(f"canvas: {args.canvas} ({n} people; columns {', '.join(repr(columns[s]) for s in stems)})"
             + _left_out(left, "Canvas user id"))
         for warning in warnings:
@@ -294,7 +295,7 @@ def write_exports(args, rows, roster, columns, started, out=print):
         modified = ({p.id: p.modified for p in roster.people.values()}
                     if roster is not None and roster.platform == "moodle" else None)
         for stem, path in moodle_paths(args.moodle, stems).items():
-            n, left = export.moodle(rows, path, stem, started, modified)
+            n, left = export.moodle(rows, path, stem, started, modified, points=points)
             out(f"moodle: {path} ({n} people, {stem})" + _left_out(left, "Moodle participant id"))
 
 
@@ -342,6 +343,8 @@ def main(argv=None, prog="lesson-tools grade"):
         return 2
     from . import course_notebooks
     try:
+        for path in args.paths:                    # before anything keys the class by them
+            check_path(path)
         check_out(args.out)
         for flag, what in (("scores", "the scores"), ("canvas", "Canvas's import"), ("moodle", "Moodle's worksheet")):
             check_out(getattr(args, flag), f"--{flag}", (".csv",), what, flag)
@@ -448,7 +451,7 @@ def main(argv=None, prog="lesson-tools grade"):
     print("limits: " + ("per process only (no sandbox)" if reason else
                         f"a bubblewrap sandbox per submission, capped as a whole by {caps.kind()}" if caps.kind() else
                         "a bubblewrap sandbox per submission; memory per process, time on the clock (no caps)"))
-    write_exports(args, rows, roster, columns, started)
+    write_exports(args, rows, roster, columns, started, points=points, names={s.label: s.file.handed for s in subs})
     if args.feedback:
         pages = write_feedback(args.feedback, subs, rows, course)
         print(f"feedback: {args.feedback} ({sum(p.suffix == '.html' for p in pages)} pages"

@@ -35,8 +35,10 @@ def _people(rows):
     return sorted(gb.totals(rows).values(), key=lambda p: (p["student"], p["student_id"]))
 
 
-def scores(rows, path):
-    """One row per person (see the module's docstring); returns the number of people written."""
+def scores(rows, path, names=None):
+    """One row per person (see the module's docstring); returns the number of people written.  `names`: {submission
+    label: its name as the platform wrote it}, how the `counted` column names each (never the teacher's folders)."""
+    names = names or {}
     people = _people(rows)
     notebooks = sorted({stem for p in people for stem in p["notebooks"]})
     header = ("student", "student_id", "platform", *notebooks, "total", "possible", "late", "counted", "ungraded")
@@ -44,30 +46,35 @@ def scores(rows, path):
              *(gb.number(p["notebooks"][s]["points"]) if s in p["notebooks"] else "" for s in notebooks),
              gb.number(p["points"]), gb.number(p["max"]),
              " ".join(s for s, nb in sorted(p["notebooks"].items()) if nb["late"]),
-             " ".join(nb["counted"] for _, nb in sorted(p["notebooks"].items())),
+             " ".join(names.get(nb["counted"], nb["counted"]) for _, nb in sorted(p["notebooks"].items())),
              "" if p["notebooks"] else "; ".join(p["ungraded"]))
             for p in people]
     _write(path, header, body)
     return len(body)
 
 
-def possible(people):
-    """{notebook: the points its checks give} over the people graded (a counted submission's maximum)."""
+def possible(points=None):
+    """{notebook: the points its checks give}, from the course: each check's points (`points`: {check: points}, the
+    teacher's --points over the declared; default the declared) summed over the checks of its notebook.  Never from
+    what was handed in: a submission cannot change a notebook's maximum."""
+    from lesson_course.checks import REGISTRY
+
+    from . import points as course_points
+    points = course_points.declared() if points is None else points
     out = {}
-    for p in people:
-        for stem, nb in p["notebooks"].items():
-            out[stem] = max(out.get(stem, 0.0), nb["max"])
+    for name, spec in REGISTRY.items():
+        out[spec.notebook] = out.get(spec.notebook, 0) + points.get(name, spec.points)
     return out
 
 
-def canvas(rows, path, columns, roster=None):
+def canvas(rows, path, columns, roster=None, points=None):
     """Canvas's gradebook import file, one assignment column per notebook (`columns`: {notebook: heading}, the
     heading "Name (assignment id)" as Canvas's export writes it): each person's points for that notebook, 0 where
-    nothing of theirs for it was graded.  `roster`: a roster.Roster of Canvas's, whose SIS ids and sections are
-    copied.  Returns (written, left_out people)."""
+    nothing of theirs for it was graded, and its "Points Possible" from the course (`possible(points)`).  `roster`:
+    a roster.Roster of Canvas's, whose SIS ids and sections are copied.  Returns (written, left_out people)."""
     people = _people(rows)
     mine = [p for p in people if p["platform"] == "canvas"]
-    most = possible(people)
+    most = possible(points)
     stems = sorted(columns)
     body = [("Points Possible", "", "", "", "", *(gb.number(most.get(s, 0)) for s in stems))]
     listed = roster.people if roster is not None and roster.platform == "canvas" else {}
@@ -83,15 +90,16 @@ def canvas(rows, path, columns, roster=None):
 MOODLE_TIME = "%A, %d %B %Y, %I:%M %p"       # Moodle's strftimedatetime (English), as its worksheet writes dates
 
 
-def moodle(rows, path, notebook, stamp, modified=None, comment=None):
+def moodle(rows, path, notebook, stamp, modified=None, comment=None, points=None):
     """Moodle's grading worksheet for one notebook's assignment: each person's points for it (0 where nothing of
-    theirs for it was graded), its maximum, "Last modified (grade)" from `modified` {participant id: text Moodle
-    wrote} (a --roster worksheet's) else `stamp` (seconds since the epoch) in Moodle's own format, and the comment
-    `comment(person, notebook)` (default `points_comment`).  Returns (written, left_out people)."""
+    theirs for it was graded), its maximum from the course (`possible(points)`), "Last modified (grade)" from
+    `modified` {participant id: text Moodle wrote} (a --roster worksheet's) else `stamp` (seconds since the epoch) in
+    Moodle's own format, and the comment `comment(person, notebook)` (default `points_comment`).  Returns (written,
+    left_out people)."""
     comment = comment or points_comment
     people = _people(rows)
     mine = [p for p in people if p["platform"] == "moodle"]
-    most = possible(people).get(notebook, 0)
+    most = possible(points).get(notebook, 0)
     when = time.strftime(MOODLE_TIME, time.localtime(stamp))
     body = [(f"Participant {p['student_id']}", p["student"],
              gb.number(p["notebooks"][notebook]["points"] if notebook in p["notebooks"] else 0), gb.number(most),

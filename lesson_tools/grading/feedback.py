@@ -40,6 +40,7 @@ pre { background: #f6f6f6; border: 1px solid #ddd; padding: .75rem; overflow-x: 
 .visually-hidden { position: absolute; left: -10000px; }
 """
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
+CODE_KEEPS = "\n\t\\"       # a learner's code shown as it is: its lines, tabs and backslashes (a "\\n" in a string)
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
@@ -126,7 +127,7 @@ def page(sub, rows, code, counted=None):
             if broken:
                 lines.append(f"<p>This cell is not valid Python, so it could not run ({e(broken)}). Here it is as "
                              f"you wrote it:</p>")
-            lines.append(f"<pre><code>{html.escape(gb.shown(mine, keep=chr(10) + chr(9)))}</code></pre>"
+            lines.append(f"<pre><code>{html.escape(gb.shown(mine, keep=CODE_KEEPS))}</code></pre>"
                          if mine.strip() else "<p>No cell of this notebook defines this exercise's function.</p>")
     lines.append("</main>\n</body>\n</html>\n")
     return "\n".join(lines)

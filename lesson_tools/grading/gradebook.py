@@ -19,10 +19,10 @@ import contextlib
 import csv
 import json
 import os
-import unicodedata
 from collections import Counter, defaultdict
 
 from . import intake
+from .text import readable, shown
 
 COLUMNS = ("student", "student_id", "platform", "notebook", "submission", "attempt", "late", "check", "verdict",
            "points", "max_points", "counted", "detail", "note")
@@ -33,29 +33,6 @@ FROM_STATUS = {"pass": PASS, "fail": FAIL, "not attempted": NOT_ATTEMPTED}
 COUNTS = ("best", "latest")
 
 
-# What the text direction or the terminal obeys but a reader cannot see: bidi embeddings, overrides and isolates
-BIDI = {"\u061c", "\u200e", "\u200f", *map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))}
-NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
-
-
-def shown(text, keep=""):
-    """`text` as the grader prints or writes it: every control character (newline, carriage return, the escape that
-    starts a terminal sequence, ...), line or paragraph separator and bidi control escaped as \\n, \\x1b, \\u202e, and a
-    backslash as two, so no name or message can forge a line, hide text or reorder it, and two texts stay two.
-    `keep`: characters left as they are (a learner's code keeps its newlines and tabs)."""
-    out = []
-    for ch in str(text):
-        if ch in keep:
-            out.append(ch)
-        elif ch in NAMED:
-            out.append(NAMED[ch])
-        elif ch in BIDI or unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
-            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
 def identity(person):
     """The identity columns of a row, from an intake.Person."""
     return {"student": person.name, "student_id": person.id, "platform": person.platform,
@@ -63,10 +40,13 @@ def identity(person):
 
 
 def row(who, notebook, submission, check, verdict, detail, note=""):
-    """A gradebook row; `who`: the identity columns (see `identity`); points are filled in by `score`."""
+    """A gradebook row; `who`: the identity columns (see `identity`); points are filled in by `score`.  Every text
+    in it is text.readable, so a row (and the result kept of it) can always be written, whatever a learner's code
+    printed or raised."""
     assert verdict in VERDICTS, verdict
-    return {**dict.fromkeys(COLUMNS, ""), **who, "notebook": notebook or "", "submission": submission,
+    made = {**dict.fromkeys(COLUMNS, ""), **who, "notebook": notebook or "", "submission": submission,
             "check": check or "", "verdict": verdict, "detail": detail, "note": note or ""}
+    return {k: readable(v) if isinstance(v, str) else v for k, v in made.items()}
 
 
 def person_key(r):

@@ -128,7 +128,7 @@ def _right(piece, verdicts):
 
 
 def _named(subs):
-    return ", ".join(f"{s.label} ({s.student})" for s in subs[:3]) + (" ..." if len(subs) > 3 else "")
+    return ", ".join(f"{s.file.handed} ({s.student})" for s in subs[:3]) + (" ..." if len(subs) > 3 else "")
 
 
 def _groups(subs, key):

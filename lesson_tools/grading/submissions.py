@@ -10,9 +10,10 @@
 import json
 from dataclasses import dataclass
 
-from . import intake
+from . import limits
 from .course_notebooks import called_checks, has_marker, normalise
 from .intake import File, Person, UsageError, person  # noqa: F401 -- UsageError: one home, re-exported
+from .text import readable
 
 
 @dataclass
@@ -37,12 +38,18 @@ class Submission:
         return self.person.name if self.person else "(unknown)"
 
 
+class NotANotebook(ValueError):
+    """A file that is not a notebook the grader can read: the message says why."""
+
+
 def read(file):
-    """(notebook node, JSON text) of a File, or raises ValueError saying why it is not a notebook."""
+    """(notebook node, JSON text) of a File, or raises ValueError saying why it is not a notebook (nothing else: a
+    file is data, whatever it holds).  Every string in it is text.readable (a lone surrogate, which JSON's "\ud800"
+    makes, becomes its escape), and every field the grader reads has the type nbformat gives it."""
     import nbformat
     if file.problem:
         raise ValueError(file.problem)
-    limit = intake.MAX_BYTES
+    limit = limits.MAX_BYTES
     data = file.read_bytes() if file.size <= limit else b""
     if file.size > limit or len(data) > limit:
         raise ValueError(f"not graded: {max(file.size, len(data)) / 1e6:.0f} MB or more is larger than any notebook "
@@ -53,20 +60,78 @@ def read(file):
         raise ValueError("not a notebook: a binary file") from None
     try:
         data = json.loads(text)
+        old = isinstance(data, dict) and data.get("nbformat") == 3 and isinstance(data.get("worksheets"), list)
+        if not isinstance(data, dict) or not (isinstance(data.get("cells"), list) or old):
+            raise NotANotebook("not a notebook: JSON without a list of cells")
+        wrong = wrong_field(data)
+        if wrong:
+            raise NotANotebook(f"not a notebook: {wrong}")
+        clean = readable_json(data)
+        if clean != data:                           # (a lone surrogate is never equal to its escape)
+            text = json.dumps(clean, ensure_ascii=False)
+        nb = nbformat.reads(text, as_version=4)                  # an nbformat 3 notebook is converted
+        wrong = wrong_field(nb)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not a notebook: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
         raise ValueError("not a notebook: JSON nested too deeply for any notebook") from None
-    old = isinstance(data, dict) and data.get("nbformat") == 3 and isinstance(data.get("worksheets"), list)
-    if not isinstance(data, dict) or not (isinstance(data.get("cells"), list) or old):
-        raise ValueError("not a notebook: JSON without a list of cells")
-    try:
-        nb = nbformat.reads(text, as_version=4)                  # an nbformat 3 notebook is converted
+    except NotANotebook:
+        raise
     except Exception as exc:                                      # noqa: BLE001 -- nbformat's many errors
-        raise ValueError(f"not a notebook: {type(exc).__name__}: {str(exc)[:200]}") from None
-    if not isinstance(nb.get("metadata"), dict) or not all(isinstance(c, dict) for c in nb.cells):
-        raise ValueError("not a notebook: its metadata or cells are not JSON objects")
+        raise ValueError(f"not a notebook: {type(exc).__name__}: {readable(str(exc)[:200])}") from None
+    if wrong:
+        raise NotANotebook(f"not a notebook: {wrong}")
     return nb, (nbformat.writes(nb) if old else text)
+
+
+KINDS = {str: "text", list: "a list", dict: "an object", bool: "true or false", int: "a number", float: "a number",
+         type(None): "null"}
+
+
+def _kind(value):
+    return KINDS.get(type(value), type(value).__name__)
+
+
+def wrong_field(nb):
+    """What in a notebook's JSON (a v4 notebook, or the cells of a v3 one) has a type the grader cannot read, in
+    words ('cell 3 (a code cell): its source is a number, not text'), or None.  The fields checked are those grading
+    reads: the notebook's metadata and cells, each cell's cell_type, source and metadata, a code cell's outputs."""
+    if not isinstance(nb.get("metadata", {}), dict):
+        return f"its metadata is {_kind(nb['metadata'])}, not an object"
+    cells = nb.get("cells")
+    if cells is None:                                                    # nbformat 3: cells in worksheets
+        cells = []
+        for sheet in nb.get("worksheets", []):
+            if not isinstance(sheet, dict) or not isinstance(sheet.get("cells", []), list):
+                return "a worksheet that is not an object with a list of cells"
+            cells += sheet.get("cells", [])
+    for k, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            return f"cell {k} is {_kind(cell)}, not an object"
+        kind = cell.get("cell_type")
+        if not isinstance(kind, str):
+            return f"cell {k}'s cell_type is {_kind(kind)}, not text"
+        for key in ("source", "input"):
+            value = cell.get(key, "")
+            if not (isinstance(value, str) or isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                what = _kind(value) if not isinstance(value, list) else "a list with something other than text in it"
+                return f"cell {k} (a {readable(kind)[:40]} cell): its {key} is {what}, not text"
+        if not isinstance(cell.get("metadata", {}), dict):
+            return f"cell {k} (a {readable(kind)[:40]} cell): its metadata is {_kind(cell['metadata'])}, not an object"
+        if not isinstance(cell.get("outputs", []), list):
+            return f"cell {k} (a {readable(kind)[:40]} cell): its outputs are {_kind(cell['outputs'])}, not a list"
+    return None
+
+
+def readable_json(value):
+    """A JSON value with every string in it (keys too) text.readable."""
+    if isinstance(value, str):
+        return readable(value)
+    if isinstance(value, list):
+        return [readable_json(v) for v in value]
+    if isinstance(value, dict):
+        return {readable(k): readable_json(v) for k, v in value.items()}
+    return value
 
 
 def match(nb, course):
@@ -110,21 +175,29 @@ def identify(file, course, pattern=None):
     except (OSError, ValueError) as exc:
         climbs = not file.rel or ".." in file.rel
         who = (not climbs and person(file, None, pattern)) or _unmatched(file)
-        return Submission(file, who, problem=str(exc), note=who.claim)
+        return Submission(file, who, problem=readable(exc), note=_notes(file, who))
     stem, how = match(nb, course)
     who = person(file, stem, pattern)
     if who is None:
         return Submission(file, _unmatched(file), stem, how,
                           problem=f"its path {'/'.join(file.rel)!r} does not match --pattern {pattern.pattern!r}")
+    if who.doubt:
+        return Submission(file, who, stem, how, problem=who.doubt, note=_notes(file, who))
     if stem is None:
-        return Submission(file, who,
-                          problem="not a notebook of this course (no check, id or cells of the course found)")
+        return Submission(file, who, problem="not a notebook of this course (no check, id or cells of the course "
+                                             "found)", note=_notes(file, who))
     sub = Submission(file, who, stem, how, text, code=code_cells(nb))
     if not course[stem].checks:
         sub.problem = f"{stem} has no graded checks"
-    notes = [how.split("; ", 1)[1]] if "; " in (how or "") else []         # names are flagged across the class
-    sub.note = "; ".join(notes + ([who.claim] if who.claim else [])) or None
+    stamp = [how.split("; ", 1)[1]] if "; " in (how or "") else []         # names are flagged across the class
+    sub.note = _notes(file, who, stamp)
     return sub
+
+
+def _notes(file, who, more=()):
+    """The teacher's note of a submission: what intake saw (a name a zip held twice), a name that claims another's
+    id, and `more`."""
+    return "; ".join(filter(None, (*more, file.note, who.claim))) or None
 
 
 def code_cells(nb):
@@ -133,5 +206,6 @@ def code_cells(nb):
 
 
 def _unmatched(file):
-    """The Person of a file a teacher's pattern did not match: named by its path, never merged with anyone."""
-    return Person(file.label, file.label, "unmatched", order=(file.mtime, file.label))
+    """The Person of a file no one can be named for (a teacher's pattern did not match it, its path climbs out of its
+    zip): named by its path from what the platform wrote on (never the teacher's folders), merged with no one."""
+    return Person(file.handed, file.handed, "unmatched", order=(file.mtime, file.label))
