@@ -335,6 +335,7 @@ def run(paths, limits=DEFAULT_LIMITS, workers=1, scheduler=None, log=None, patte
     rows += [r for r in by_hand.rows(decisions, course, points) if not notebooks or r["notebook"] in notebooks]
     rows = gb.score(_pointed(rows, keep, made), points, count, {s.label: s.person.order for s in subs},
                     lateness(subs, late, due, decisions), decisions.check_points())
+    rows = by_hand.noted(rows, decisions)
     rows = identical.noted(rows, subs, course)             # the same work by several people: the teacher's note
     return subs, gb.sort_rows(rows, order), course
 

@@ -237,3 +237,14 @@ def rows(decisions, course, points):
         r = gb.row({**decisions.people[key], "late": ""}, stem, BY_HAND, "", gb.EXCUSED, o.said())
         out.append({**r, "points": "0", "max_points": "0", "override": o.said()})
     return out
+
+
+def noted(rows, decisions):
+    """The rows with each extension said in the `override` column of the rows of that person's notebook."""
+    out = []
+    for r in rows:
+        o = decisions.extensions.get((gb.person_key(r), r["notebook"]))
+        if o is not None and r["verdict"] not in gb.DECIDED:
+            r = {**r, "override": "; ".join(filter(None, (r.get("override"), o.said())))}
+        out.append(r)
+    return out
