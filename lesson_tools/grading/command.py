@@ -2,8 +2,8 @@
 class's downloads.
 
     lesson-tools grade PATH [PATH ...] --out gradebook.csv [--canvas canvas.csv] [--moodle moodle.csv]
-                       [--scores scores.csv] [--feedback feedback/] [--report report/] [--roster export.csv]
-                       [--dry-run]
+                       [--scores scores.csv] [--feedback feedback/] [--report report/] [--roster export.csv ...]
+                       [--overrides overrides.toml] [--dry-run]
 
 PATH: notebook files, folders (searched recursively) and zips (read in place), as Canvas, Moodle or any platform
 downloads them (lesson_tools.grading.intake says how each file's person is found; --pattern gives another
@@ -14,8 +14,10 @@ gets back plain data (no learner code runs there).  The gradebook has one row pe
 
 Every option can be set once for a course in its settings file (lesson_tools.settings: lesson_tools.toml or
 pyproject.toml's [tool.lesson_tools]); the command line wins.  Each submission's result is kept as soon as it is
-known (lesson_tools.grading.results): after Ctrl-C or a crash the same command grades only what is missing, with
-the same salt, and writes the same files an uninterrupted run would have.
+known (lesson_tools.grading.results), by what was handed in: after Ctrl-C or a crash the same command grades only
+what is missing, with the same salt, and writes the same files an uninterrupted run would have; a new download of
+the class grades only what is new.  The teacher's decisions (lesson_tools.grading.overrides: overrides.toml in the
+folder run from, or --overrides) are applied on every run.
 """
 import argparse
 import os

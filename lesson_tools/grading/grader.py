@@ -5,13 +5,17 @@ local worker processes or a Dask cluster (job), each result kept as soon as it i
     subs, rows, course = run(["downloads/"], Limits(salt=1), workers=2)          # rows scored, in course order
     rows = grade(["downloads/"], Limits(salt=1))                                 # the rows alone
 
-With `store` (results.Store) a result already kept is taken, not graded again, and every new one is kept the moment
-it arrives: Ctrl-C (Interrupted) or a crash loses only the submissions being graded.  `only`: people (an id or a
+With `store` (results.Store) a result already kept is taken, not graded again, wherever the file now lies (it is
+keyed by what was handed in and whose it is), and every new one is kept the moment it arrives: Ctrl-C (Interrupted)
+or a crash loses only the submissions being graded.  Each submission's checks draw their inputs from the run's salt
+and its own bytes (results.submission_salt).  `only`: people (an id or a
 name) graded again, everyone else's results taken as kept; `fresh`: everyone graded again.  `keep`: a folder where each
 graded submission's executed notebook and its kernel's output are written, which its ERROR and TIMEOUT rows point
 to.  `roster` (roster.Roster): everyone listed gets a row, with "nothing handed in" where nothing is theirs.
 `notebooks`: grade only these course notebooks of the download (the other files are left out, and counted).
-`late` (late.Policy) and `due` ({notebook: seconds since the epoch}): a share of a late submission's points off.
+`late` (late.Policy) and `due` ({notebook: seconds since the epoch}): a share of a late submission's points off
+(without a policy, late work is marked).  `overrides` (overrides.read): the teacher's decisions, checked against the
+class before anything is graded and applied to the rows.  Canvas's Test Student is left out (roster.set_aside).
 """
 import os
 import signal

@@ -58,16 +58,17 @@ def hint_of(check, detail):
 
 
 def mentions(text, people):
-    """Whether `text` holds a name or an id of anyone in the class (`people`: gradebook.totals), whole or a part of
-    a name of four letters or more, in any case."""
+    """Whether `text` holds a name or an id of anyone in the class (`people`: gradebook.totals) as a word of its own,
+    whole or a part of a name of four letters or more, in any case."""
+    import re
     marks = set()
     for p in people.values():
         for value in (p["student"], p["student_id"]):
             value = str(value).casefold()
-            marks |= {value} if len(value) >= 3 else set()
-            marks |= {w for w in value.replace(",", " ").split() if len(w) >= 4}
+            marks |= {value} if len(value.strip()) >= 3 else set()
+            marks |= {w for w in re.split(r"[\W_]+", value) if len(w) >= 4 and w.isalpha()}
     text = text.casefold()
-    return any(m in text for m in marks)
+    return any(re.search(rf"(?<![\w]){re.escape(m)}(?![\w])", text) for m in marks)
 
 
 def example_code(found, check, people):
