@@ -453,8 +453,8 @@ def main(argv=None, prog="lesson-tools grade"):
             decisions = by_hand.resolve(overrides, by_hand.people_of(everyone, roster), course, points)
             subs, left = chosen(everyone, args.notebook)
             late = Late(args.late_penalty, due, decisions, points, course)
-            for line in aside + preview(subs, left, roster, args.notebook or (), late):
-                print(gb.shown(line))
+            for line in [gb.shown(a) for a in aside] + preview(subs, left, roster, args.notebook or (), late):
+                print(line)                                                 # (preview's lines are shown already)
             return 0
         store = open_store(args.cache)
     except (UsageError, SettingsError, late_policy.PolicyError) as exc:
