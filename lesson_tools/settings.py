@@ -8,7 +8,8 @@ given with `--settings`).
     out = "gradebook.csv"                 # paths are read from this file's folder
     timeout = 60
     memory_mb = 4096
-    roster = "canvas-gradebook.csv"
+    roster = ["canvas-gradebook.csv", "moodle-worksheet.csv"]   # one or several
+    overrides = "overrides.toml"          # points set by hand, extensions, excused (lesson_tools.grading.overrides)
     late_penalty = "10%/day"              # a share off late work (lesson_tools.grading.late)
 
     [points]                              # what a PASS of a check earns (default: what the check declares)
@@ -82,7 +83,9 @@ def option_defaults(parser, values, path, table="grade", paths=()):
             raise SettingsError(f"{path}: [{table}] {key} is not an option of lesson-tools {table}; the keys there "
                                 f"are: {', '.join(sorted(d for d in options if d != 'settings'))}")
         out[dest] = _value(action, value, f"{path}: [{table}] {key}")
-        if dest in paths and out[dest] is not None:
+        if dest in paths and isinstance(out[dest], list):
+            out[dest] = [str(Path(path).parent / v) for v in out[dest]]
+        elif dest in paths and out[dest] is not None:
             out[dest] = str(Path(path).parent / out[dest])
     return out
 

@@ -18,7 +18,7 @@ SLOW_FILES = {"test_browser.py", "test_browser_writing.py", "test_hub.py", "test
               "test_grading.py", "test_grading_class.py", "test_grading_notebooks.py", "test_grading_lms.py",
               "test_caps.py", "test_sandbox.py", "test_wire.py", "test_bench.py", "test_benchmarks.py",
               "test_answer_not_in_the_room.py", "test_grading_resume.py",
-              "test_report_browser.py"}
+              "test_report_browser.py", "test_grading_week.py"}
 
 
 def pytest_configure(config):

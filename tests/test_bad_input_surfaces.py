@@ -233,16 +233,16 @@ def grade(*args, cwd):
 
 
 @pytest.mark.parametrize("args, pattern", [
-    (lambda t: [NOTEBOOK, "--out", t / "missing" / "g.csv"], r"the folder .*missing does not exist"),
     (lambda t: [NOTEBOOK, "--out", t / "g.xlsx"], r"CSV \(\.csv\) or JSON \(\.json\), not \.xlsx"),
     (lambda t: [NOTEBOOK, "--out", t], r"not a file without an extension|is a folder"),
-    (lambda t: [NOTEBOOK, "--out", t / "notes.txt" / "g.csv"], r"the folder .*notes.txt does not exist"),
+    (lambda t: [NOTEBOOK, "--out", t / "notes.txt" / "g.csv"], r"notes.txt is a file, not a folder, so .* cannot be "
+                                                               r"made"),
     (lambda t: [NOTEBOOK, "--memory-mb", "1"], r"--memory-mb 1 is too little.*at least 1024"),
     (lambda t: [t / "empty"], r"no files found under"),
     (lambda t: [t / "nothing-here"], r"does not exist"),
     (lambda t: [NOTEBOOK, "--canvas", t / "c.xlsx"], r"--canvas .*c.xlsx: Canvas's import is written as CSV \(\.csv\), "
                                                       r"not \.xlsx; e.g. --canvas canvas.csv"),
-    (lambda t: [NOTEBOOK, "--moodle", t / "missing" / "m.csv"], r"--moodle .*: the folder .*missing does not exist"),
+    (lambda t: [NOTEBOOK, "--moodle", t / "notes.txt" / "m.csv"], r"--moodle .*: .*notes.txt is a file, not a folder"),
     (lambda t: [NOTEBOOK, "--points", t / "nope.toml"], r"--points .*nope.toml: cannot read it"),
     (lambda t: [NOTEBOOK, "--points", t / "notes.txt"], r"--points .*notes.txt is not valid TOML"),
     (lambda t: [NOTEBOOK, "--pattern", "(?P<name>x"], r"--pattern '\(\?P<name>x' is not a regular expression"),
@@ -255,7 +255,7 @@ def grade(*args, cwd):
     (lambda t: [NOTEBOOK, "--due", "02_model"], r"--due '02_model': expected NN_name=WHEN"),
     (lambda t: [NOTEBOOK, "--due", "02_model=Friday"], r"--due '02_model=Friday': 'Friday' is not a date"),
     (lambda t: [NOTEBOOK, "--report", t], r"--report .* already holds other files: give a new or empty folder"),
-    (lambda t: [NOTEBOOK, "--report", t / "missing" / "r"], r"--report .*: the folder .*missing does not exist"),
+    (lambda t: [NOTEBOOK, "--report", t / "notes.txt" / "r"], r"--report .*: .*notes.txt is a file, not a folder"),
     (lambda t: [t / "class"], r"the folder 'class' holds the same notebook under several names \(alice, bob\)"),
 ])
 def test_grader_refuses_bad_arguments_in_one_line_before_grading(tmp_path, args, pattern):

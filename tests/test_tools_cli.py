@@ -200,7 +200,8 @@ def test_dry_run_lists_who_is_who_and_grades_nothing(download, tmp_path):
     assert lines[lines.index("doejohn (canvas 23456)") + 1:][:2] == [
         f"  dl/{canvas_name('doejohn', 23456, 902, 'notes.txt')}: not graded: not a notebook: not valid JSON "
         f"(Expecting value at line 1)",
-        f"  dl/{canvas_name('doejohn', 23456, 901, f'{M05}.ipynb', late=True)}: {M05} (matched by metadata)"]
+        f"  dl/{canvas_name('doejohn', 23456, 901, f'{M05}.ipynb', late=True)}: {M05} (matched by metadata); late "
+        f"(marked only: no --late-penalty)"]
     assert f"  dl/{canvas_name('roguerita', 99999, 903, f'{M04}.ipynb')}: {M04} (matched by metadata)  [note: not on " \
            f"the roster (--roster, canvas's)]" in lines
     assert "on the roster with nothing in the download (1): Kim, Ji-soo (34567)" in lines

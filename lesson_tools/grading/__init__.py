@@ -17,9 +17,13 @@ One module per step, in the order a submission meets them:
 - gradebook    the rows, points per row and the counted submission, the CSV/JSON file, the summary per person
 - points       what a PASS of each check earns: as declared, or from a teacher's TOML file
 - export       the files Canvas and Moodle import, and one row per person
-- roster       the class list a platform exports (Canvas's gradebook, Moodle's worksheet)
+- roster       the class list a platform exports (Canvas's gradebook, Moodle's worksheet), several merged
+- overrides    the teacher's decisions beside the class: points set by hand, extensions, excused notebooks
+- late         late work: how late, and what a late policy takes off
 - feedback     one HTML page per submission, and the Canvas and Moodle bulk-upload zips
-- results      each submission's result kept as soon as it is known, and each class's run (its salt)
+- results      each submission's result kept as soon as it is known, by what was handed in; the salt, kept
+- identical    the same work by several people
+- report       the class at a glance: what to go over again, points, late work, who to follow up
 - grader       a class, start to end: collect, tasks on local workers or a Dask cluster, results kept, scored
 - command      the command line (`lesson-tools grade`): settings, preview, outputs
 - _plugin      pytest plugin: under nbval, check cells pass only when they print PASS now

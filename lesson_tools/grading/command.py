@@ -2,8 +2,8 @@
 class's downloads.
 
     lesson-tools grade PATH [PATH ...] --out gradebook.csv [--canvas canvas.csv] [--moodle moodle.csv]
-                       [--scores scores.csv] [--feedback feedback/] [--report report/] [--roster export.csv]
-                       [--dry-run]
+                       [--scores scores.csv] [--feedback feedback/] [--report report/] [--roster export.csv ...]
+                       [--overrides overrides.toml] [--dry-run]
 
 PATH: notebook files, folders (searched recursively) and zips (read in place), as Canvas, Moodle or any platform
 downloads them (lesson_tools.grading.intake says how each file's person is found; --pattern gives another
@@ -14,8 +14,10 @@ gets back plain data (no learner code runs there).  The gradebook has one row pe
 
 Every option can be set once for a course in its settings file (lesson_tools.settings: lesson_tools.toml or
 pyproject.toml's [tool.lesson_tools]); the command line wins.  Each submission's result is kept as soon as it is
-known (lesson_tools.grading.results): after Ctrl-C or a crash the same command grades only what is missing, with
-the same salt, and writes the same files an uninterrupted run would have.
+known (lesson_tools.grading.results), by what was handed in: after Ctrl-C or a crash the same command grades only
+what is missing, with the same salt, and writes the same files an uninterrupted run would have; a new download of
+the class grades only what is new.  The teacher's decisions (lesson_tools.grading.overrides: overrides.toml in the
+folder run from, or --overrides) are applied on every run.
 """
 import argparse
 import os
@@ -28,6 +30,7 @@ from ..settings import notebooks as notebook_settings
 from . import caps, export, feedback, report, sandbox
 from . import gradebook as gb
 from . import late as late_policy
+from . import overrides as by_hand
 from . import points as course_points
 from . import roster as rosters
 from .grader import Interrupted, available_cores, chosen, collect, run
@@ -37,8 +40,9 @@ from .rlimits import Limits
 from .submissions import UsageError
 from .verified import CourseFilesChanged
 
-PATHS = ("out", "points", "scores", "canvas", "moodle", "feedback", "keep", "roster", "cache")   # read from settings'
-                                                                                                  # folder
+PATHS = ("out", "points", "scores", "canvas", "moodle", "feedback", "keep", "roster", "cache", "overrides",
+         "report")                                                              # read from the settings' folder
+OVERRIDES = "overrides.toml"           # the teacher's overrides, taken from the folder you run from when it is there
 EXIT = {0: "grading ran (whatever the learners scored), or --dry-run listed the class",
         1: "grading could not run (course files changed, no Dask scheduler, no kernel could start)",
         130: "interrupted (Ctrl-C): every result so far kept; the same command grades the rest"}
@@ -89,10 +93,15 @@ def parser(prog="lesson-tools grade"):
                         "and grade nothing")
     p.add_argument("--notebook", metavar="NN_name", action="append",
                    help="grade only this notebook of the download (repeat for several; default: every one found)")
-    p.add_argument("--roster", metavar="FILE",
+    p.add_argument("--roster", metavar="FILE", action="append",
                    help="the class list: Canvas's exported gradebook or Moodle's grading worksheet (CSV); everyone on "
                         "it gets a row, 0 and 'nothing handed in' when the download holds nothing of theirs (Canvas's "
-                        "SIS ids, sections and assignment columns are copied from it)")
+                        "SIS ids, sections and assignment columns are copied from it); repeat it for a class on "
+                        "several platforms")
+    p.add_argument("--overrides", metavar="FILE",
+                   help=f"your decisions, applied on every run: points set by hand (a check's or a notebook's), "
+                        f"extensions, excused notebooks (TOML: [[points]], [[extension]], [[excused]], each with "
+                        f"student, notebook and reason; default: {OVERRIDES} in this folder when it is there)")
     p.add_argument("--pattern", metavar="REGEX",
                    help="how another platform names files: a regex with a group (?P<student_id>...) (and optionally "
                         "name, late, attempt), searched in each file's path under the PATH given; files it does not "
@@ -176,11 +185,27 @@ def check_out(out, flag="--out", suffixes=OUT_SUFFIXES, what="the gradebook", ex
                          f"{path.suffix or 'a file without an extension'}; e.g. {flag} {example}{suffixes[0]}")
     if path.is_dir():
         raise UsageError(f"{flag} {out} is a folder: give a file name, e.g. {flag} {path / (example + suffixes[0])}")
-    folder = path.parent
-    if not folder.is_dir():
-        raise UsageError(f"{flag} {out}: the folder {folder} does not exist; create it first")
+    folder = makeable(path.parent, flag, out)
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise UsageError(f"{flag} {out}: cannot write there (no permission); choose another place")
+
+
+def makeable(folder, flag, given):
+    """`folder`, or the nearest folder above it that exists when it does not (the grader makes the rest when it
+    writes, as nbgrader does); UsageError naming what is in the way: a file where a folder should be, no permission."""
+    folder = Path(folder)
+    at = folder
+    while not at.exists():
+        if at.is_symlink():
+            raise UsageError(f"{flag} {given}: {at} is a link to nothing; give a folder that exists or can be made")
+        at = at.parent
+    if not at.is_dir():
+        raise UsageError(f"{flag} {given}: {at} is a file, not a folder, so {folder} cannot be made; choose another "
+                         f"place")
+    if at != folder and not os.access(at, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {given}: the folder {folder} does not exist and cannot be made in {at} (no "
+                         f"permission); choose another place")
+    return at
 
 
 FEEDBACK_MARK = ".lesson-feedback"
@@ -198,8 +223,7 @@ def check_folder(folder, flag="--feedback", mark=FEEDBACK_MARK):
     if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not (path / mark).exists())):
         raise UsageError(f"{flag} {folder} already holds other files: give a new or empty folder (or one an "
                          f"earlier {flag} wrote), e.g. {flag} {path.name}{flag.replace('--', '-')}")
-    if not path.parent.is_dir():
-        raise UsageError(f"{flag} {folder}: the folder {path.parent} does not exist; create it first")
+    makeable(path.parent, flag, folder)
 
 
 def fresh_folder(folder, flag, mark):
@@ -208,7 +232,7 @@ def fresh_folder(folder, flag, mark):
     path = Path(folder)
     if path.exists():
         shutil.rmtree(path)
-    path.mkdir()
+    path.mkdir(parents=True)
     (path / mark).write_text(f"written by lesson-tools grade {flag}; replaced on each run\n")
     return path
 
@@ -264,7 +288,7 @@ def canvas_columns(args, stems, roster, known):
 
 
 def _roster_heading(roster, stem, title):
-    if roster is None or roster.platform != "canvas":
+    if roster is None or not roster.assignments:
         return None
     named = [h for h in roster.assignments
              if stem.lower() in h.lower() or (title and title.lower() in h.lower())]
@@ -277,10 +301,11 @@ def moodle_paths(path, stems):
     return {stems[0]: path} if len(stems) == 1 else {s: path.with_name(f"{path.stem}-{s}{path.suffix}") for s in stems}
 
 
-def write_exports(args, rows, roster, columns, started, out=print, points=None, names=None):
-    """The files platforms import, as the options ask (`columns`: canvas_columns' answer; `points`: {check: points},
-    which each notebook's maximum is summed from; `names`: {submission label: its name as the platform wrote it});
-    says who each one leaves out."""
+def write_exports(args, rows, roster, columns, started, graded=None, out=print, points=None, names=None):
+    """The files platforms import, as the options ask (`columns`: canvas_columns' answer; `graded`: stamps' answer,
+    each Moodle person's "Last modified", `started` for those without; `points`: {check: points}, which each
+    notebook's maximum is summed from; `names`: {submission label: its name as the platform wrote it}); says who each
+    one leaves out."""
     stems = sorted({r["notebook"] for r in rows if r["check"]})
     columns, warnings = columns
     if args.scores:
@@ -292,10 +317,15 @@ def write_exports(args, rows, roster, columns, started, out=print, points=None, 
         for warning in warnings:
             print(f"warning: {gb.shown(warning)}", file=sys.stderr)
     if args.moodle:
-        modified = ({p.id: p.modified for p in roster.people.values()}
-                    if roster is not None and roster.platform == "moodle" else None)
+        modified = {p.id: p.modified for p in roster.of("moodle").values()} if roster is not None else None
+        handed = {r["notebook"] for r in rows
+                  if r["platform"] == "moodle" and (r["check"] or r["verdict"] in gb.DECIDED)}
         for stem, path in moodle_paths(args.moodle, stems).items():
-            n, left = export.moodle(rows, path, stem, started, modified, points=points)
+            if stem not in handed and stem not in (args.notebook or ()):
+                out(f"moodle: no worksheet for {stem}: no Moodle participant handed it in (--notebook {stem} writes "
+                    f"one, of zeros)")
+                continue
+            n, left = export.moodle(rows, path, stem, started, modified, stamps=graded, points=points)
             out(f"moodle: {path} ({n} people, {stem})" + _left_out(left, "Moodle participant id"))
 
 
@@ -306,11 +336,36 @@ def _left_out(people, what):
     return f"; left out, without a {what} in their file names: {names}"
 
 
-def preview(subs, left, roster, notebooks):
+class Late:
+    """What late work would lose, for --dry-run: each submission's lateness (grader.lateness: the policy, the due
+    dates, the extensions) and its notebook's points."""
+
+    def __init__(self, policy, due, decisions, points, course):
+        self.policy, self.due, self.decisions = policy, due, decisions
+        self.possible = {stem: sum(points[c.name] for c in nb.checks) for stem, nb in course.items()}
+
+    def said(self, subs):
+        """{submission: '2 days late: 20% off (up to 0.8 of its 4 points)'} for the late ones."""
+        from .grader import lateness
+        out = {}
+        for sub in subs:
+            kept, why = lateness([sub], self.policy, self.due, self.decisions)[sub.label]
+            if why and not sub.problem:
+                most = self.possible.get(sub.notebook, 0)
+                loss = (f" (up to {gb.number(round(most * (1 - kept), 4))} of its {gb.number(most)} point"
+                        f"{'' if most == 1 else 's'})" if kept < 1 else
+                        "" if self.policy is not None else " (marked only: no --late-penalty)")
+                out[sub.label] = f"{why}{loss}"
+        return out
+
+
+def preview(subs, left, roster, notebooks, late=None):
     """--dry-run: who is who, person by person (each file, the notebook it was matched to and how, or why it is not
-    graded), what is left out, and the roster's people with nothing in the download."""
+    graded, how late it is and what that would cost, the overrides that apply), what is left out, the roster's
+    people with nothing in the download, and who is late."""
     from .grader import off_roster, roster_rows
     lines, people = [], {}
+    late_said = late.said(subs) if late is not None else {}
     for sub in subs:
         people.setdefault(sub.person.key, []).append(sub)
     for key in sorted(people, key=lambda k: (people[k][0].person.name, k)):
@@ -318,8 +373,11 @@ def preview(subs, left, roster, notebooks):
         lines.append(f"{who.name} ({who.platform} {who.id})" if who.id != who.name else f"{who.name} ({who.platform})")
         for sub in sorted(people[key], key=lambda s: s.label):
             what = (f"not graded: {sub.problem}" if sub.problem else f"{sub.notebook} (matched by {sub.matched_by})")
+            what += f"; {late_said[sub.label]}" if sub.label in late_said else ""
             note = "; ".join(filter(None, (sub.note, off_roster(roster, sub))))
             lines.append(f"  {sub.label}: {what}" + (f"  [note: {note}]" if note else ""))
+        decided = late.decisions.of(key) if late is not None else []
+        lines += [f"  override: {o.notebook}{' ' + o.check if o.check else ''}: {o.said()}" for o in decided]
     missing = roster_rows(roster, subs, notebooks)
     if missing:
         lines.append(f"on the roster with nothing in the download ({len(missing)}): "
@@ -327,15 +385,38 @@ def preview(subs, left, roster, notebooks):
     if left:
         lines.append(f"left out: {left} file{'s' if left != 1 else ''} of other notebooks (--notebook "
                      f"{' '.join(notebooks)})")
+    if late_said:
+        lines.append(f"late ({len(late_said)}): " + "; ".join(
+            f"{s.student} ({s.person.id}) {s.notebook}: {late_said[s.label]}"
+            for s in sorted(subs, key=lambda s: (s.student, s.label)) if s.label in late_said))
     graded = sum(1 for s in subs if not s.problem)
     lines.append(f"{len(people)} people, {graded} file{'s' if graded != 1 else ''} to grade, "
                  f"{len(subs) - graded} not gradable; nothing graded (--dry-run)")
     return [gb.shown(line) for line in lines]
 
 
+def read_overrides(args):
+    """[overrides.Override] of --overrides (or the settings' overrides), else of OVERRIDES in the folder you run
+    from when it is there (args.overrides is then set to it); [] when there are none."""
+    if args.overrides is None and Path(OVERRIDES).is_file():
+        args.overrides = OVERRIDES
+    return by_hand.read(args.overrides) if args.overrides else []
+
+
+def stamps(subs, graded_at):
+    """{person key: {notebook: when the person's latest result for it was graded}} (Moodle's "Last modified")."""
+    out = {}
+    for sub in subs:
+        when = graded_at.get(sub.label)
+        if when is not None and sub.notebook:
+            mine = out.setdefault(sub.person.key, {})
+            mine[sub.notebook] = max(when, mine.get(sub.notebook, when))
+    return out
+
+
 def main(argv=None, prog="lesson-tools grade"):
     """The command; its exit code (EXIT)."""
-    import secrets
+    from collections import Counter
     try:
         args = parse(argv, prog)
     except SettingsError as exc:
@@ -353,7 +434,8 @@ def main(argv=None, prog="lesson-tools grade"):
         check_folder(args.keep, "--keep", KEEP_MARK)
         if args.canvas_assignment and not args.canvas:
             raise UsageError("--canvas-assignment names a column of --canvas FILE: give --canvas too")
-        roster = rosters.read(args.roster) if args.roster else None         # refused before grading
+        roster = rosters.load(args.roster)                                   # refused before grading
+        overrides = read_overrides(args)
         pattern = compile_pattern(args.pattern) if args.pattern else None
         points = course_points.load(args.points, args.settings.get("points"), args.settings_file)
         course = course_notebooks.load()
@@ -371,9 +453,12 @@ def main(argv=None, prog="lesson-tools grade"):
                              f"{MIN_MEMORY_MB} (default {Limits().memory_mb})")
         due = due_dates(args, known)
         if args.dry_run:
-            subs, left = chosen(collect(args.paths, course, pattern), args.notebook)
-            for line in preview(subs, left, roster, args.notebook or ()):
-                print(line)
+            everyone, aside = rosters.set_aside(collect(args.paths, course, pattern), roster)
+            decisions = by_hand.resolve(overrides, by_hand.people_of(everyone, roster), course, points)
+            subs, left = chosen(everyone, args.notebook)
+            late = Late(args.late_penalty, due, decisions, points, course)
+            for line in [gb.shown(a) for a in aside] + preview(subs, left, roster, args.notebook or (), late):
+                print(line)                                                 # (preview's lines are shown already)
             return 0
         store = open_store(args.cache)
     except (UsageError, SettingsError, late_policy.PolicyError) as exc:
@@ -381,22 +466,19 @@ def main(argv=None, prog="lesson-tools grade"):
         return 2
     class_key = Store.class_key(args.paths, args.notebook)
     record = None if args.fresh else store.run(class_key)
-    if args.salt is not None:
-        salt, started = args.salt, None
-    elif record is not None and (record["finished"] is None or args.only):
-        salt, started = record["salt"], record["started"]
+    salt = args.salt if args.salt is not None else store.salt(fresh=args.fresh)
+    if record is not None and args.salt is None and (record["finished"] is None or args.only):
         print(("--only: the salt of this class's last run" if record["finished"] else
                "resuming this class's interrupted run: the same salt, the results already kept") +
-              f" (started {_when(started)})", file=sys.stderr, flush=True)
-    elif args.only:
-        print("error: --only grades a person again beside everyone's kept results, drawn with the salt of the class's "
-              "last run, and this cache holds no run of these PATHs: give that run's --salt", file=sys.stderr)
-        return 2
-    else:
-        salt, started = secrets.randbits(62), None
-    if started is None:
-        store.begin(class_key, salt)
-        started = store.run(class_key)["started"]
+              f" (started {_when(record['started'])})", file=sys.stderr, flush=True)
+    elif args.only and args.salt is None:
+        print(f"--only: the salt kept in {store.folder}, as for every run of it", file=sys.stderr, flush=True)
+    if overrides:
+        kinds = Counter(o.kind for o in overrides)
+        print(f"overrides: {args.overrides} (" + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + ")",
+              file=sys.stderr, flush=True)
+    store.begin(class_key, salt)
+    started = store.run(class_key)["first"]
     limits = Limits(cell_s=args.timeout, notebook_s=args.notebook_timeout, memory_mb=args.memory_mb,
                     output_mb=args.max_output_mb, sandbox=not args.no_sandbox, salt=salt)
     reason = sandbox.problem() if limits.sandbox else "--no-sandbox was given"
@@ -412,9 +494,12 @@ def main(argv=None, prog="lesson-tools grade"):
         Path(args.keep).mkdir(exist_ok=True)
         (Path(args.keep) / KEEP_MARK).write_text("written by lesson-tools grade --keep\n")
     try:
+        graded_at = {}
         subs, rows, course = run(args.paths, limits, args.workers, args.scheduler, log, pattern, points, args.count,
                                  notebooks=args.notebook, store=store, only=set(args.only or ()), keep=args.keep,
-                                 roster=roster, fresh=args.fresh, late=args.late_penalty, due=due)
+                                 roster=roster, fresh=args.fresh, late=args.late_penalty, due=due,
+                                 overrides=overrides, say=lambda line: print(f"note: {gb.shown(line)}", file=sys.stderr,
+                                                                              flush=True), graded_at=graded_at)
     except Interrupted as exc:
         print(f"\ninterrupted: {exc.graded} of {exc.total} submissions graded, their results kept in {store.folder}; "
               f"the same command grades the other {exc.total - exc.graded}, with the same salt", file=sys.stderr)
@@ -451,7 +536,8 @@ def main(argv=None, prog="lesson-tools grade"):
     print("limits: " + ("per process only (no sandbox)" if reason else
                         f"a bubblewrap sandbox per submission, capped as a whole by {caps.kind()}" if caps.kind() else
                         "a bubblewrap sandbox per submission; memory per process, time on the clock (no caps)"))
-    write_exports(args, rows, roster, columns, started, points=points, names={s.label: s.file.handed for s in subs})
+    write_exports(args, rows, roster, columns, started, stamps(subs, graded_at), points=points,
+                  names={s.label: s.file.handed for s in subs})
     if args.feedback:
         pages = write_feedback(args.feedback, subs, rows, course)
         print(f"feedback: {args.feedback} ({sum(p.suffix == '.html' for p in pages)} pages"

@@ -98,12 +98,14 @@ class Exercise:
 class CourseNotebook:
     """A notebook of the course: its `stem` (e.g. '02_model'), its check cells in order, the normalised
     sources of every cell the course wrote (learner and teachers' versions), the stripped lines of the learner
-    version's code cells (`stock`: what a learner did not write), and its exercises."""
+    version's code cells (`stock`: what a learner did not write), its exercises, and the learner version's code
+    cells (`given`: the sources a learner starts from, stubs included)."""
     stem: str
     checks: tuple = ()
     cells: frozenset = field(default_factory=frozenset)
     stock: frozenset = field(default_factory=frozenset)
     exercises: tuple = ()
+    given: tuple = ()
 
 
 def _check_cell(index, source):
@@ -125,7 +127,9 @@ def course_notebook(stem, teacher=None, learner=None):
                       for line in c.source.splitlines()) | {BEGIN, END}
     exercises = tuple(Exercise(defined_names(c.source), "\n".join(solution_lines(c.source)))
                       for c in (teacher.cells if teacher is not None else ()) if solution_lines(c.source))
-    return CourseNotebook(stem, tuple(_check_cell(i, s) for i, s in enumerate(sources)), cells, stock, exercises)
+    given = tuple(c.source for c in (learner.cells if learner is not None else ()) if c.cell_type == "code")
+    return CourseNotebook(stem, tuple(_check_cell(i, s) for i, s in enumerate(sources)), cells, stock, exercises,
+                          given)
 
 
 def load(solutions=SOLUTIONS, notebooks=NOTEBOOKS):

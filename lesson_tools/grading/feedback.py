@@ -4,9 +4,11 @@ feedback upload finds its student.
     written = write_all(folder, submissions, rows, course)
 
 Each page: the notebook, the person, the file they handed in (its own name, never the teacher's path), the points,
-whether it was late and whether it is the submission the score counts; then per check its verdict, points and what
-the check said (the hint names the mistake), and the learner's own code for that exercise (the last cell that
-defines the answer's function, shown even when it does not parse).  A page holds the learner's own work and
+whether it was late and whether it is the submission the score counts, what the teacher decided by hand and why
+(lesson_tools.grading.overrides: points, an extension, excused); then per check its verdict, points and what the
+check said (the hint names the mistake; an error the learner's own cells raised comes before what a course cell
+raised because of it), and the learner's own code for that exercise (the last cell that defines the answer's
+function, shown even when it does not parse).  A page holds the learner's own work and
 nothing else: no other student's name, id or file (the gradebook's `note` column, for the teacher, is left out) and
 no teacher's path.  Everything the learner wrote is escaped, control characters shown (gradebook.shown), and the
 page forbids scripts (Content-Security-Policy), so nothing in a notebook can run in the teacher's or the student's
@@ -84,12 +86,40 @@ def _syntax(source):
     return None
 
 
-def page(sub, rows, code, counted=None):
+CELL_ERROR = re.compile(r"; (?=code cell \d+ \(`|a cell \(`)")
+CELL_NUMBER = re.compile(r"^code cell (\d+) \(`")
+
+
+def own_first(detail, cells, course_nb=None):
+    """`detail` with what the learner's own cells raised first: the grader's detail is the check's verdict, then the
+    errors of the cells before it in notebook order ('...; code cell 6 (`...`) raised SyntaxError: ...'), where a
+    course cell that failed only because the learner's did (a withheld function, a name not defined) may come before
+    the learner's own error.  `cells`: the submission's code cells' sources; a cell counts as the course's when its
+    text is one the course wrote (`course_nb.cells`)."""
+    from .course_notebooks import normalise
+    parts = CELL_ERROR.split(detail)
+    course = course_nb.cells if course_nb is not None else frozenset()
+
+    def own(part):
+        m = CELL_NUMBER.match(part)
+        k = int(m.group(1)) - 1 if m else -1
+        return 0 <= k < len(cells) and normalise(cells[k]) not in course
+    mine = [p for p in parts[1:] if own(p)]
+    return "; ".join(mine + [parts[0]] + [p for p in parts[1:] if not own(p)])
+
+
+def page(sub, rows, code, counted=None, decided=None, course_nb=None):
     """The HTML of one submission's feedback (`rows`: its scored gradebook rows; `code`: from code_for; `counted`:
-    (attempt, file name) of the submission the score counts, when it is another)."""
+    (attempt, file name) of the submission the score counts, when it is another; `decided`: the row of the teacher's
+    decision for the whole notebook (points set by hand, excused), which counts instead; `course_nb`: the course
+    notebook, whose cells tell the learner's own errors from the course's)."""
     def e(text):
         return html.escape(gb.shown(text))
     graded = [r for r in rows if r["check"]]
+    teacher = list(dict.fromkeys(
+        ([decided["override"]] if decided is not None else []) +
+        [f"{r['check']}: {r['override']}" if r["check"] and r["override"].startswith("set by hand")
+         else r["override"] for r in rows if r.get("override")]))
     late = next((r["late"] for r in rows if r["late"]), "late" if sub.person.late else "")
     who = sub.student + (f" ({sub.person.id})" if sub.person.id and sub.person.id != sub.student else "")
     title = f"{sub.notebook or 'Not graded'}: feedback for {who}"
@@ -100,15 +130,26 @@ def page(sub, rows, code, counted=None):
              f"<h1>{e(title)}</h1>",
              f"<p class='meta'>Learn the structure, not the map &middot; your file <code>{e(handed_in(sub))}</code>"
              + (f" &middot; <strong>handed in {e(late)}</strong>" if late else "") + "</p>"]
+    if teacher:
+        lines.append("<p>From your teacher: " + "; ".join(e(t) for t in teacher) + "</p>")
+    if decided is not None and decided["verdict"] == gb.EXCUSED:
+        lines.append("<p class='total'>Excused: this notebook counts for nothing</p>")
+    elif decided is not None:
+        lines.append(f"<p class='total'>{e(decided['points'])} of {e(decided['max_points'])} points, set by your "
+                     f"teacher</p>")
     if not graded:
         reason = rows[0]["detail"] if rows else (sub.problem or "")
         lines.append(f"<p class='total'>Not graded</p>\n<p>{e(reason)}</p>")
     else:
         earned = sum(float(r["points"]) for r in graded)
         possible = sum(float(r["max_points"]) for r in graded)
-        lines.append(f"<p class='total'>{gb.number(earned)} of {gb.number(possible)} "
-                     f"point{'' if possible == 1 else 's'}</p>")
-        if counted is not None:
+        if decided is None:
+            lines.append(f"<p class='total'>{gb.number(earned)} of {gb.number(possible)} "
+                         f"point{'' if possible == 1 else 's'}</p>")
+        else:
+            lines.append(f"<p>What the checks gave this file: {gb.number(earned)} of {gb.number(possible)} "
+                         f"point{'' if possible == 1 else 's'}.</p>")
+        if counted is not None and decided is None:
             attempt, name = counted
             lines.append(f"<p>You handed this notebook in more than once; your score counts another of your "
                          f"submissions: attempt {e(attempt)}, <code>{e(name)}</code>.</p>")
@@ -118,7 +159,8 @@ def page(sub, rows, code, counted=None):
         for r in graded:
             css = r["verdict"].replace(" ", "-")
             lines.append(f"<tr><td><code>{e(r['check'])}</code></td><td class='verdict {css}'>{e(r['verdict'])}</td>"
-                         f"<td>{e(r['points'])} / {e(r['max_points'])}</td><td>{e(r['detail'])}</td></tr>")
+                         f"<td>{e(r['points'])} / {e(r['max_points'])}</td>"
+                         f"<td>{e(own_first(r['detail'], sub.code, course_nb))}</td></tr>")
         lines.append("</tbody>\n</table>\n<h2>Your code</h2>")
         for r in graded:
             mine = code.get(r["check"], "")
@@ -147,9 +189,12 @@ def relative_path(sub):
 def write_all(folder, submissions, rows, course):
     """Write every submission's page under `folder` and the Canvas and Moodle bundles; returns the paths written."""
     folder = Path(folder)
-    by_label, counted = {}, {}
+    by_label, counted, decided = {}, {}, {}
     subs = {s.label: s for s in submissions}
     for r in rows:
+        if r["verdict"] in gb.DECIDED:
+            decided[(gb.person_key(r), r["notebook"])] = r
+            continue
         by_label.setdefault(r["submission"], []).append(r)
         if r["counted"] == "yes" and r["submission"] in subs:
             counted[(gb.person_key(r), r["notebook"])] = (r["attempt"], handed_in(subs[r["submission"]]),
@@ -167,7 +212,8 @@ def write_all(folder, submissions, rows, course):
         path.parent.mkdir(parents=True, exist_ok=True)
         mine = by_label.get(sub.label, [])
         other = counted.get((gb.person_key(mine[0]), sub.notebook)) if mine else None
-        path.write_text(page(sub, mine, code, other[:2] if other and other[2] != sub.label else None),
+        path.write_text(page(sub, mine, code, other[:2] if other and other[2] != sub.label else None,
+                             decided.get((sub.person.key, sub.notebook)), course.get(sub.notebook)),
                         encoding="utf-8")
         written.append(path)
     for platform in ("canvas", "moodle"):

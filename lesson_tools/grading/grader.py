@@ -5,13 +5,17 @@ local worker processes or a Dask cluster (job), each result kept as soon as it i
     subs, rows, course = run(["downloads/"], Limits(salt=1), workers=2)          # rows scored, in course order
     rows = grade(["downloads/"], Limits(salt=1))                                 # the rows alone
 
-With `store` (results.Store) a result already kept is taken, not graded again, and every new one is kept the moment
-it arrives: Ctrl-C (Interrupted) or a crash loses only the submissions being graded.  `only`: people (an id or a
+With `store` (results.Store) a result already kept is taken, not graded again, wherever the file now lies (it is
+keyed by what was handed in and whose it is), and every new one is kept the moment it arrives: Ctrl-C (Interrupted)
+or a crash loses only the submissions being graded.  Each submission's checks draw their inputs from the run's salt
+and its own bytes (results.submission_salt).  `only`: people (an id or a
 name) graded again, everyone else's results taken as kept; `fresh`: everyone graded again.  `keep`: a folder where each
 graded submission's executed notebook and its kernel's output are written, which its ERROR and TIMEOUT rows point
 to.  `roster` (roster.Roster): everyone listed gets a row, with "nothing handed in" where nothing is theirs.
 `notebooks`: grade only these course notebooks of the download (the other files are left out, and counted).
-`late` (late.Policy) and `due` ({notebook: seconds since the epoch}): a share of a late submission's points off.
+`late` (late.Policy) and `due` ({notebook: seconds since the epoch}): a share of a late submission's points off
+(without a policy, late work is marked).  `overrides` (overrides.read): the teacher's decisions, checked against the
+class before anything is graded and applied to the rows.  Canvas's Test Student is left out (roster.set_aside).
 """
 import os
 import signal
@@ -231,21 +235,33 @@ def grade(paths, limits=DEFAULT_LIMITS, workers=1, scheduler=None, log=None, pat
 
 
 def run(paths, limits=DEFAULT_LIMITS, workers=1, scheduler=None, log=None, pattern=None, points=None, count="best",
-        notebooks=None, store=None, only=(), keep=None, roster=None, fresh=False, late=None, due=None):
+        notebooks=None, store=None, only=(), keep=None, roster=None, fresh=False, late=None, due=None, overrides=None,
+        say=None, graded_at=None):
     """(submissions, scored gradebook rows, course) for the files, folders and zips in `paths` (the module's
     docstring says what the options do); `pattern`: a compiled --pattern or None; `points`: {check: points},
-    default as declared.  Raises Interrupted on Ctrl-C, with every result so far kept in `store`."""
+    default as declared; `overrides`: the teacher's [overrides.Override], checked against the class before anything
+    is graded (UsageError); `say`: where lines the teacher must see go (Canvas's Test Student left out, one person
+    on two rosters); `graded_at`: a dict filled with {submission: when its result was graded (seconds)}.  Raises
+    Interrupted on Ctrl-C, with every result so far kept in `store`."""
     import dataclasses
     import secrets
 
     from . import caps, course_notebooks, sandbox
+    from . import overrides as by_hand
+    from . import roster as rosters
     from .job import make_task
+    from .results import submission_salt
     if limits.salt is None:                    # one salt for the run: every judge draws the same inputs
         limits = dataclasses.replace(limits, salt=secrets.randbits(62))
     course = course_notebooks.load()
     expected = course_hashes()
     names = course_notebooks.check_names(course)
-    subs, left = chosen(collect(paths, course, pattern), notebooks)
+    points = points or course_points.declared()
+    everyone, aside = rosters.set_aside(collect(paths, course, pattern), roster)
+    for line in aside:
+        (say or log or (lambda _: None))(line)
+    decisions = by_hand.resolve(overrides or (), by_hand.people_of(everyone, roster), course, points)
+    subs, left = chosen(everyone, notebooks)
     if log and left:
         log(f"{left} file{'s' if left != 1 else ''} of other notebooks left out (--notebook {' '.join(notebooks)})")
     for sub in subs:
@@ -254,20 +270,23 @@ def run(paths, limits=DEFAULT_LIMITS, workers=1, scheduler=None, log=None, patte
             sub.note = "; ".join(filter(None, (sub.note, note)))
     sandboxed = limits.sandbox and sandbox.problem() is None
     capped = sandboxed and caps.problem() is None
-    rows, tasks, keys, taken, made = [], [], {}, 0, []
+    rows, tasks, keys, taken, made, when = [], [], {}, 0, [], {}
     for sub in subs:
         if sub.problem:
             rows.append(gb.row(gb.identity(sub.person), sub.notebook, sub.label, "", gb.NOT_GRADED, sub.problem,
                                sub.note))
             continue
-        task = make_task(sub, course[sub.notebook], names, expected, limits, keep=keep is not None)
+        mine = dataclasses.replace(limits, salt=submission_salt(limits.salt, sub.text))
+        task = make_task(sub, course[sub.notebook], names, expected, mine, keep=keep is not None)
         made.append(task)
         if store is not None:
             keys[id(task)] = key = store.key(task, expected, sandboxed, capped)
             again = fresh or matches(sub.person, only)
             found = None if again else store.get(key)
-            if found is not None:
-                rows += [{**r, "note": sub.note or ""} for r in found]
+            if found is not None:                  # kept under any file name: this person's, this content's
+                rows += [{**r, **gb.identity(sub.person), "submission": sub.label, "note": sub.note or ""}
+                         for r in found]
+                when[sub.label] = store.graded(key)
                 taken += 1
                 continue
         tasks.append(task)
@@ -286,8 +305,9 @@ def run(paths, limits=DEFAULT_LIMITS, workers=1, scheduler=None, log=None, patte
                 first[id(task)] = {r["check"]: r["verdict"] for r in graded.rows}
             else:
                 rows += graded.rows
+                when[task["submission"]] = time.time()
                 if store is not None and id(task) not in failed:
-                    store.put(keys[id(task)], graded.rows)
+                    store.put(keys[id(task)], graded.rows, when[task["submission"]])
                     finished += 1
             if log:
                 log(f"[{done}/{len(tasks)}] {gb.shown(task['student'])} {task['notebook']}: {gb.tally(graded.rows)} "
@@ -301,8 +321,9 @@ def run(paths, limits=DEFAULT_LIMITS, workers=1, scheduler=None, log=None, patte
             mine = [{**r, "detail": r["detail"] + again} if before.get(r["check"]) == gb.TIMEOUT else r
                     for r in graded.rows]
             rows += mine
+            when[task["submission"]] = time.time()
             if store is not None and id(task) not in failed:
-                store.put(keys[id(task)], mine)
+                store.put(keys[id(task)], mine, when[task["submission"]])
                 finished += 1
             if log:
                 log(f"[again, alone] {gb.shown(task['student'])} {task['notebook']}: {gb.tally(graded.rows)}")
@@ -312,13 +333,28 @@ def run(paths, limits=DEFAULT_LIMITS, workers=1, scheduler=None, log=None, patte
         raise Interrupted(taken + finished, taken + len(tasks)) from None
     if tasks and len(failed) == len(tasks):
         raise RuntimeError(f"no submission could be graded: {next(iter(failed.values()))}")
+    if graded_at is not None:
+        graded_at.update(when)
     order = {(nb.stem, c.name): c.index for nb in course.values() for c in nb.checks}
-    penalties = {s.label: late.factor(s.person.late, s.file.mtime, (due or {}).get(s.notebook))
-                 for s in subs} if late is not None else None
-    rows = gb.score(_pointed(rows, keep, made), points or course_points.declared(), count,
-                    {s.label: s.person.order for s in subs}, penalties)
+    rows += [r for r in by_hand.rows(decisions, course, points) if not notebooks or r["notebook"] in notebooks]
+    rows = gb.score(_pointed(rows, keep, made), points, count, {s.label: s.person.order for s in subs},
+                    lateness(subs, late, due, decisions), decisions.check_points())
+    rows = by_hand.noted(rows, decisions)
     rows = identical.noted(rows, subs, course)             # the same work by several people: the teacher's note
     return subs, gb.sort_rows(rows, order), course
+
+
+def lateness(subs, policy=None, due=None, decisions=None):
+    """{submission: (share of its points kept, how late and what comes off)} for every submission (late.judged):
+    late by the platform's mark or by its hand-in time after the notebook's due date; with an extension
+    (overrides), by its hand-in time after the person's own due date alone (the platform judged by the old one)."""
+    from . import late as late_work
+    out = {}
+    for s in subs:
+        own = decisions.due(s.person.key, s.notebook) if decisions is not None else None
+        out[s.label] = late_work.judged(policy, s.person.late and own is None, s.file.mtime,
+                                        own if own is not None else (due or {}).get(s.notebook))
+    return out
 
 
 def roster_rows(roster, subs, notebooks=None):
@@ -326,19 +362,19 @@ def roster_rows(roster, subs, notebooks=None):
     the one notebook graded, when there is one)."""
     if roster is None:
         return []
-    present = {s.person.id for s in subs if s.person.platform == roster.platform}
+    present = {s.person.key for s in subs}
     graded = sorted(notebooks or {s.notebook for s in subs if s.notebook})
     notebook = graded[0] if len(graded) == 1 else ""
-    return [gb.row({"student": p.name, "student_id": p.id, "platform": roster.platform, "late": ""}, notebook, "",
+    return [gb.row({"student": p.name, "student_id": p.id, "platform": p.platform, "late": ""}, notebook, "",
                    "", gb.NOT_GRADED, "nothing handed in",
                    "on the roster (--roster); nothing of theirs in the download")
-            for p in sorted(roster.people.values(), key=lambda p: (p.name, p.id)) if p.id not in present]
+            for p in sorted(roster.people.values(), key=lambda p: (p.name, p.id)) if p.key not in present]
 
 
 def off_roster(roster, sub):
     """A note for the teacher when the submission's person is not on the roster, else None."""
-    if roster is not None and (sub.person.platform != roster.platform or sub.person.id not in roster.people):
-        return f"not on the roster (--roster, {roster.platform}'s)"
+    if roster is not None and sub.person.key not in roster.people:
+        return f"not on the roster (--roster, {' and '.join(f'{p}' + chr(39) + 's' for p in roster.platforms)})"
     return None
 
 

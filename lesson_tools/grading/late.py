@@ -56,6 +56,27 @@ class Policy:
                 + (f", never below {percent(self.floor)} of the points" if self.floor else ""))
 
 
+def judged(policy, late, handed=None, due=None):
+    """(share of the points kept, why) for one submission under `policy` (a Policy, or None: late work marked, not
+    penalised): why is "" on time, else how late ("3 hours late", "late" when no date says) and what comes off."""
+    if policy is not None:
+        return policy.factor(late, handed, due)
+    over = (handed - due) if handed is not None and due is not None else None
+    if over is not None and over > 0:
+        return 1.0, f"{how_long(over)} late"
+    return 1.0, "late" if late else ""
+
+
+def how_long(seconds):
+    """'5 minutes', '3 hours', '2 days': each minute, hour or day begun counts (under an hour in minutes, under a day
+    in hours)."""
+    for unit, size, below in (("minute", 60, 3600), ("hour", 3600, 86400), ("day", 86400, math.inf)):
+        if seconds < below:
+            n = max(1, math.ceil(seconds / size))
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    raise ValueError(seconds)
+
+
 def percent(x):
     return f"{round(100 * x, 2):g}%"
 

@@ -5,17 +5,22 @@
 From the scored gradebook (each person's counted submission of each notebook):
 
 - what to go over again: each hint that fired (a hint names a mistake: `lesson_course.checks`), how many people it
-  fired for, and one example of what was wrong (the check's own words: the inputs, the value returned, the value
-  expected; no name), most people first;
-- the points: how they spread (a histogram), and each check's verdicts and pass rate;
-- short right answers many people wrote the same (lesson_tools.grading.identical: expected, not flagged);
-- how many handed in late, how many are missing the notebook (they handed in another), how many have identical
-  work flagged, and who has nothing that could be graded.
+  fired for, and the code most of them wrote for it, as code (indentation and every line, comments left out), when
+  at least two wrote it the same (lesson_tools.grading.identical's forms: the same code under other names counts),
+  most people first.  Nothing a single learner wrote (a comment, a name, a returned type's text) becomes an example,
+  and no example that names anyone in the class is shown;
+- the points: how they spread (a histogram; points set by hand count, an excused notebook does not), and each
+  check's verdicts and pass rate;
+- short right answers many people wrote the same (lesson_tools.grading.identical: expected, not flagged), as code;
+- how many handed in late (under any penalty, or none) and with what taken off, how many are missing the notebook
+  (they handed in another), how many have identical work flagged, the teacher's overrides (points set by hand,
+  extensions, excused), and who has nothing that could be graded.
 
-Names appear in one place only, the last table of each page ("who to follow up"); the figures, the other tables
-and `class.json` hold counts and no names.  Every page is self-contained (figures are PNG `data:` URIs, no script,
-nothing fetched: its Content-Security-Policy allows images from the page itself only), and everything that came
-from a learner (names, values, code) is escaped and shown (gradebook.shown).
+Names appear in one place only, the last table of each page ("who to follow up": late with how late and what it
+cost, overrides with their reasons, ...); the figures, the other tables and `class.json` hold counts and no names.
+Every page is self-contained (figures are PNG `data:` URIs, no script, nothing fetched: its Content-Security-Policy
+allows images from the page itself only), and everything that came from a learner (names, values, code) is escaped
+and shown (gradebook.shown).
 """
 import base64
 import html
@@ -38,7 +43,6 @@ from .feedback import STYLE
 MARK = ".lesson-report"
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 LOOK_AT = (gb.TAMPERED, gb.ERROR, gb.TIMEOUT)
-EXAMPLE_CHARS = 300
 
 
 def hint_of(check, detail):
@@ -53,24 +57,58 @@ def hint_of(check, detail):
     return None
 
 
-def example_of(check, detail, hint):
-    """What the check said was wrong, the check's name and the hint taken off: 'f(0.2) returned True, expected
-    False'."""
-    what = detail.split(f". Hint: {hint}", 1)[0]
-    return what.removeprefix(f"{gb.FAIL}: ").removeprefix(f"{check}: ")[:EXAMPLE_CHARS]
+def mentions(text, people):
+    """Whether `text` holds a name or an id of anyone in the class (`people`: gradebook.totals) as a word of its own,
+    whole or a part of a name of four letters or more, in any case."""
+    import re
+    marks = set()
+    for p in people.values():
+        for value in (p["student"], p["student_id"]):
+            value = str(value).casefold()
+            marks |= {value} if len(value.strip()) >= 3 else set()
+            marks |= {w for w in re.split(r"[\W_]+", value) if len(w) >= 4 and w.isalpha()}
+    text = text.casefold()
+    return any(re.search(rf"(?<![\w]){re.escape(m)}(?![\w])", text) for m in marks)
+
+
+def example_code(found, check, people):
+    """The code most of `found` ([(person key, [Piece])]: the people a hint fired for and what they wrote) wrote for
+    `check`, when at least two wrote it the same (by form: names changed count), and it names no one; else ""."""
+    by_form = {}
+    for key, pieces in found:
+        for piece in pieces:
+            if check in piece.checks and piece.code.strip():
+                by_form.setdefault(piece.form, {}).setdefault(key, piece)
+    ranked = sorted(by_form.values(), key=lambda g: (-len(g), min(len(p.code) for p in g.values())))
+    for group in ranked:
+        if len(group) < 2:
+            break
+        code = identical.most_written(list(group.values()))[0]
+        if not mentions(code, people):
+            return code
+    return ""
+
+
+STEPS = (1.0, 0.5, 0.25)      # points on such a grid get a bar per value (a late share or a half point set by hand)
 
 
 def _histogram(points, possible):
-    """(labels, people per label): per point value when points are whole numbers (up to 40), else ten ranges."""
-    if float(possible).is_integer() and possible <= 40 and all(float(p).is_integer() for p in points):
-        counts = np.bincount(np.asarray(points, dtype=int), minlength=int(possible) + 1)
-        return [str(v) for v in range(len(counts))], counts.tolist()
-    counts, edges = np.histogram(points, bins=10, range=(0, possible))
-    return [f"{gb.number(round(a, 2))} to {gb.number(round(b, 2))}" for a, b in pairwise(edges)], counts.tolist()
+    """(labels, people per label, bin edges): a bar per value when every point and the maximum lie on a grid of
+    whole, half or quarter points and there are at most 40 values (edges halfway between), else ten ranges."""
+    for step in STEPS:
+        values = np.asarray([*points, possible], dtype=float) / step
+        if np.allclose(values, np.round(values)) and possible / step <= 40:
+            counts = np.bincount(np.round(np.asarray(points, dtype=float) / step).astype(int),
+                                 minlength=int(round(possible / step)) + 1)
+            return ([gb.number(k * step) for k in range(len(counts))], counts.tolist(),
+                    ((np.arange(len(counts) + 1) - 0.5) * step).tolist())
+    counts, edges = np.histogram(points, bins=10, range=(0, possible or 1))
+    return ([f"{gb.number(round(a, 2))} to {gb.number(round(b, 2))}" for a, b in pairwise(edges)], counts.tolist(),
+            edges.tolist())
 
 
 def _counted(rows):
-    """{notebook: {person key: [rows of the counted submission]}}."""
+    """{notebook: {person key: [rows of the counted submission]}} (the checks' rows: not a notebook set by hand)."""
     out = {}
     for r in rows:
         if r["check"] and r["counted"] == "yes":
@@ -79,46 +117,58 @@ def _counted(rows):
 
 
 def figures(rows, submissions, course):
-    """{"people", "nothing_gradable", "notebooks": {stem: figures}}: the numbers behind every page, no names."""
+    """{"people", "nothing_gradable", "notebooks": {stem: figures}}: the numbers behind every page, no names
+    (examples are code two people or more wrote the same, naming no one)."""
     people = gb.totals(rows)
     found = identical.findings(rows, submissions, course)
     flagged = {r["submission"] for r in rows if found.notes.get(r["submission"])}
     counted = _counted(rows)
     notebooks = {}
-    for stem, by_person in sorted(counted.items()):
+    stems = sorted(set(counted) | {s for p in people.values() for s in p["notebooks"]})
+    for stem in stems:
+        by_person = counted.get(stem, {})
         checks = [c.name for c in course[stem].checks] if stem in course else sorted(
             {r["check"] for rs in by_person.values() for r in rs})
-        points = [sum(float(r["points"]) for r in rs) for rs in by_person.values()]
-        possible = max(sum(float(r["max_points"]) for r in rs) for rs in by_person.values())
+        scored = {key: p["notebooks"][stem] for key, p in people.items()
+                  if stem in p["notebooks"] and not p["notebooks"][stem]["excused"]}
+        if not scored:
+            continue
+        points = [nb["points"] for nb in scored.values()]
+        possible = max(nb["max"] for nb in scored.values())
         verdicts = {c: Counter() for c in checks}
-        mistakes, examples = Counter(), {}
-        for rs in by_person.values():
+        mistakes, fired = Counter(), {}
+        for key, rs in by_person.items():
             for r in rs:
                 verdicts.setdefault(r["check"], Counter())[r["verdict"]] += 1
                 hint = hint_of(r["check"], r["detail"]) if r["verdict"] == gb.FAIL else None
                 if hint:
                     mistakes[(r["check"], *hint)] += 1
-                    examples.setdefault((r["check"], *hint), Counter())[example_of(r["check"], r["detail"],
-                                                                                    hint[1])] += 1
-        labels, counts = _histogram(points, possible)
+                    fired.setdefault((r["check"], *hint), []).append((key, found.pieces.get(r["submission"], [])))
+        labels, counts, edges = _histogram(points, possible)
         handed = {key for key, p in people.items() if stem in p["notebooks"]}
+        mine = [nb for p in people.values() for s, nb in p["notebooks"].items() if s == stem]
         notebooks[stem] = {
-            "people": len(by_person), "possible": possible,
+            "people": len(scored), "possible": possible,
             "mean": round(float(np.mean(points)), 2), "median": round(float(np.median(points)), 2),
-            "histogram": {"points": labels, "people": counts},
+            "histogram": {"points": labels, "people": counts, "edges": edges},
             "checks": {c: {"verdicts": {v: verdicts[c][v] for v in gb.VERDICTS if verdicts[c][v]},
                            "pass_rate": round(verdicts[c][gb.PASS] / max(1, sum(verdicts[c].values())), 3)}
                        for c in verdicts},
             "mistakes": [{"check": c, "hint_key": k, "hint": t, "people": n,
-                          "example": min(examples[(c, k, t)].most_common(), key=lambda e: (-e[1], e[0]))[0]}
+                          "example": example_code(fired[(c, k, t)], c, people)}
                          for (c, k, t), n in sorted(mistakes.items(), key=lambda m: (-m[1], m[0]))],
             "common_answers": [{"checks": list(a.checks), "people": a.people, "tokens": a.size, "text": a.text}
-                               for a in found.common if a.notebook == stem],
-            "late": sum(any(r["late"] == "late" for r in rs) for rs in by_person.values()),
+                               for a in found.common if a.notebook == stem and not mentions(a.text, people)],
+            "late": sum(1 for nb in scored.values() if nb["late"]),
+            "late_penalised": sum(1 for nb in scored.values() if "% off" in nb["late"]),
             "missing": sum(1 for key, p in people.items() if p["notebooks"] and key not in handed),
             "identical_work": len({gb.person_key(r) for r in rows if r["notebook"] == stem
                                    and r["submission"] in flagged}),
             "look_at": len({key for key, rs in by_person.items() if any(r["verdict"] in LOOK_AT for r in rs)}),
+            "set_by_hand": sum(1 for nb in mine if nb["by_hand"]),
+            "excused": sum(1 for nb in mine if nb["excused"]),
+            "extensions": len({gb.person_key(r) for r in rows if r["notebook"] == stem
+                               and "extension to" in r.get("override", "")}),
         }
     return {"people": len(people), "nothing_gradable": sum(1 for p in people.values() if not p["notebooks"]),
             "notebooks": notebooks}
@@ -136,8 +186,14 @@ def follow_up(rows, stem):
             out.append((named, "nothing could be graded: " + "; ".join(p["ungraded"])))
         elif stem not in p["notebooks"]:
             out.append((named, f"missing: handed in {', '.join(sorted(p['notebooks']))}, not {stem}"))
-        if p["notebooks"].get(stem, {}).get("late"):
-            out.append((named, "late"))
+        nb = p["notebooks"].get(stem, {})
+        if nb.get("late"):
+            out.append((named, nb["late"]))                                # how late, and what it cost
+        out += [(named, f"{check + ': ' if check else ''}{why}") for check, why in nb.get("by_hand", ())]
+        if nb.get("excused"):
+            out.append((named, nb["excused"]))
+        out += [(named, why) for why in dict.fromkeys(
+            part for r in mine for part in r.get("override", "").split("; ") if part.startswith("extension to"))]
         looks = Counter(r["verdict"] for r in mine if r["counted"] == "yes" and r["verdict"] in LOOK_AT)
         if looks:
             out.append((named, "look at: " + ", ".join(f"{n} {v}" for v, n in sorted(looks.items()))))
@@ -157,14 +213,31 @@ def _figure(height):
     return fig, fig.add_subplot()
 
 
-def histogram_png(nb):
+def histogram_figure(nb):
+    """The points' histogram on a numeric axis: a bar over each bin (centred on its value when a bin is one value),
+    ticks chosen by matplotlib (about ten at most, on the values' grid), so labels never crowd whatever the number
+    of bins."""
+    from matplotlib.ticker import MaxNLocator
     fig, ax = _figure(2.8)
-    labels, counts = nb["histogram"]["points"], nb["histogram"]["people"]
-    ax.bar(range(len(labels)), counts, width=0.8, color=palette.RUNNING, tick_label=labels)
+    edges, counts = np.asarray(nb["histogram"]["edges"]), nb["histogram"]["people"]
+    per_value = nb["histogram"]["points"][0] == "0" and " to " not in nb["histogram"]["points"][0]
+    width = np.diff(edges)
+    if per_value:
+        ax.bar((edges[:-1] + edges[1:]) / 2, counts, width=0.8 * width, color=palette.RUNNING)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=10, steps=[1, 2, 2.5, 5, 10],
+                                               integer=bool(np.isclose(width[0], 1.0))))
+    else:
+        ax.bar(edges[:-1], counts, width=0.95 * width, align="edge", color=palette.RUNNING)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=10))
+    ax.set_xlim(edges[0], edges[-1])
     ax.set_xlabel(f"points (of {gb.number(nb['possible'])})")
     ax.set_ylabel("people")
-    ax.yaxis.get_major_locator().set_params(integer=True)
-    return _png(fig)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    return fig
+
+
+def histogram_png(nb):
+    return _png(histogram_figure(nb))
 
 
 def bars_png(labels, values, color, xlabel, xmax=None):
@@ -183,12 +256,12 @@ def e(text):
     return html.escape(gb.shown(text))
 
 
-def _table(caption, head, body, code_columns=()):
+def _table(caption, head, body, code_columns=(), plain=()):
     lines = [f"<table>\n<caption>{e(caption)}</caption>\n<thead><tr>"
              + "".join(f"<th scope='col'>{e(h)}</th>" for h in head) + "</tr></thead>\n<tbody>"]
     for row in body:
         cells = [f"<pre><code>{html.escape(gb.shown(c, keep=chr(10)))}</code></pre>" if i in code_columns
-                 else e(c) for i, c in enumerate(row)]
+                 and c not in plain else e(c) for i, c in enumerate(row)]
         lines.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     return "\n".join(lines + ["</tbody>\n</table>"])
 
@@ -212,7 +285,10 @@ def page(stem, nb, class_figures, follow):
                ("handed in", f"{nb['people']} of {class_figures['people']} people"),
                ("points", f"mean {gb.number(nb['mean'])}, median {gb.number(nb['median'])} of "
                           f"{gb.number(nb['possible'])}"),
-               ("late", nb["late"]), ("missing (handed in another notebook)", nb["missing"]),
+               ("late", f"{nb['late']}" + (f" ({nb['late_penalised']} with points taken off)" if nb["late"] else "")),
+               ("missing (handed in another notebook)", nb["missing"]),
+               ("set by hand, excused, extensions (your overrides)",
+                f"{nb['set_by_hand']}, {nb['excused']}, {nb['extensions']}"),
                ("nothing that could be graded (the whole class)", class_figures["nothing_gradable"]),
                ("identical work flagged", nb["identical_work"]),
                ("to look at (TAMPERED, ERROR, TIMEOUT)", nb["look_at"]))) + "</dl>",
@@ -223,9 +299,11 @@ def page(stem, nb, class_figures, follow):
                                  palette.FAIL, "people"),
                         "The most common mistakes, as a bar chart of people per hint; the same numbers are in the "
                         "table below."))
-        out.append(_table("The hints that fired, most people first, with one example of what the check found",
-                          ("check", "the mistake (the hint learners saw)", "people", "an example"),
-                          [(m["check"], m["hint"], m["people"], m["example"]) for m in mistakes]))
+        out.append(_table("The hints that fired, most people first, with the code most of them wrote",
+                          ("check", "the mistake (the hint learners saw)", "people",
+                           "what most of them wrote (when two or more wrote it the same)"),
+                          [(m["check"], m["hint"], m["people"], m["example"] or "(each wrote their own)")
+                           for m in mistakes], code_columns=(3,), plain=("(each wrote their own)",)))
     else:
         out.append("<p>No hint fired: no check failed with a named mistake.</p>")
     out += ["<h2>Points</h2>",
@@ -239,8 +317,8 @@ def page(stem, nb, class_figures, follow):
                              "passed (% of people)", 100),
                     "Each check's pass rate as a bar chart; the same numbers are in the table below."))
     out.append(_table("Verdicts per check (each person's counted submission)",
-                      ("check", "pass rate", *gb.VERDICTS[:-1]),
-                      [(name, f"{100 * c['pass_rate']:.0f} %", *(c["verdicts"].get(v, 0) for v in gb.VERDICTS[:-1]))
+                      ("check", "pass rate", *gb.CHECK_VERDICTS),
+                      [(name, f"{100 * c['pass_rate']:.0f} %", *(c["verdicts"].get(v, 0) for v in gb.CHECK_VERDICTS))
                        for name, c in checks.items()]))
     out.append("<h2>Answers many people share</h2>")
     if nb["common_answers"]:
