@@ -1,0 +1,753 @@
+"""Hints on wrong answers no test has seen (issue 57 item 2): every check is run on plausible wrong answers written as
+a learner writes them, each labelled with the mistake a teacher would name, and each FAIL line's hint is sorted:
+
+    named       the hint names the mistake: it holds one of the answer's words (a teacher's words for that mistake,
+                written with the answers, before the diagnosis was tuned); for an answer that raises, the FAIL line
+                also quotes the learner's line that raised
+    generic     a hint that names no mistake but says what differs (lesson_course.checks.diagnosis.GENERIC)
+    misleading  any other hint: it names a mistake, and not this one
+    passed      the check said PASS (or NOT ATTEMPTED)
+
+The answers are not tests/check_cases.py's (tests/test_checks_diagnosis.py checks that no answer here returns what
+a test's answer returns on the check's inputs).  Goal: at least 80 % named, none misleading, none passing.
+
+Run:  python benchmarks/bench_wrong_answers.py             (about 1 min: four answers train a DeLaN)
+      python benchmarks/bench_wrong_answers.py --list      (every answer's FAIL line)
+      python benchmarks/bench_wrong_answers.py --time DIR  (every check's time on right and wrong answers, this
+                                                            checkout against the one in DIR, interleaved)
+"""
+import argparse
+import json
+import linecache
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Answer(NamedTuple):
+    check: str          # the registered check
+    mistake: str        # what a teacher would call it
+    words: tuple        # a hint that names it holds one of these (case-insensitive)
+    source: str         # the learner's cell
+
+
+A = Answer
+ANSWERS = [
+    # ------------------------------------------------------------------ 00 total_mass
+    A("total_mass", "summed the lengths, not the masses", ("chain.l", "length"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return sum(chain.l)
+'''),
+    A("total_mass", "the heaviest link only", ("heaviest", "largest", "one link", "every link"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return chain.m.max()
+'''),
+    A("total_mass", "the first two links only (a term dropped)", ("missing", "every link", "left out"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return chain.m[0] + chain.m[1]
+'''),
+    A("total_mass", "the weight (times g), not the mass", ("weight", "times g", "gravity"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return np.sum(chain.m) * chain.g
+'''),
+    A("total_mass", "one link's mass for every link", ("one link", "first link", "every link", "for all"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return len(chain.m) * chain.m[0]
+'''),
+    # ------------------------------------------------------------------ 01 is_valid_inertia
+    A("is_valid_inertia", "the trace instead of the smallest eigenvalue", ("trace", "sum of the eigenvalues"), '''
+def is_valid_inertia(M, tol=1e-09):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.trace(M)
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "a matrix (the Cholesky factor) where one number belongs",
+      ("one number", "an array", "ambiguous"), '''
+def is_valid_inertia(M, tol=1e-09):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.linalg.eigvalsh(M)
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "the top-left 2 x 2 corner only", ("2 x 2", "size", "corner", "whole matrix"), '''
+def is_valid_inertia(M, tol=1e-09):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.linalg.eigvalsh(M[:2, :2]).min()
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "singular values (their sizes), not the eigenvalues", ("absolute", "singular value", "sign"), '''
+def is_valid_inertia(M, tol=1e-09):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.linalg.svd(M)[1].min()
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "the eigenvalues of -M", ("opposite", "-M", "sign", "negative"), '''
+def is_valid_inertia(M, tol=1e-09):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.linalg.eigvalsh(-M).min()
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    # ------------------------------------------------------------------ 02 kinetic_energy
+    A("kinetic_energy", "M qd on both sides (M twice)", ("qd on the left", "twice", "qd on both sides", "qd^T"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.5 * Mqd @ Mqd
+    return T
+'''),
+    A("kinetic_energy", "the diagonal of M only (the coupling dropped)", ("diagonal", "off-diagonal", "coupling"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.5 * np.sum(np.diag(M) * qd**2)
+    return T
+'''),
+    A("kinetic_energy", "a factor 1/4 instead of 1/2", ("1/4", "quarter", "half", "factor"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.25 * qd @ Mqd
+    return T
+'''),
+    A("kinetic_energy", "every term of the double sum, never added up", ("add", "sum"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.5 * np.outer(qd, qd) * M
+    return T
+'''),
+    A("kinetic_energy", "a matrix product with a number (one @ too many)", ("a number", "scalar", "0-d", "dimension"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.5 * qd @ Mqd @ qd
+    return T
+'''),
+    # ------------------------------------------------------------------ 02 mass_matrix_from_rnea
+    A("mass_matrix_from_rnea", "the unit vector made of ones", ("unit", "e_j", "1 in place j"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.ones(n)
+        M[:, j] = chain.rnea(q, np.zeros(n), e_j, gravity=False)
+    return M
+'''),
+    A("mass_matrix_from_rnea", "e_j made once and never reset (ones pile up)", ("unit", "e_j", "1 in place j"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    e_j = np.zeros(n)
+    for j in range(n):
+        e_j[j] = 1.0
+        M[:, j] = chain.rnea(q, np.zeros(n), e_j, gravity=False)
+    return M
+'''),
+    A("mass_matrix_from_rnea", "one entry of the torque stored in the whole column", ("every row", "whole column",
+                                                                                      "one entry", "column j"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.zeros(n)
+        e_j[j] = 1.0
+        M[:, j] = chain.rnea(q, np.zeros(n), e_j, gravity=False)[j]
+    return M
+'''),
+    A("mass_matrix_from_rnea", "every torque added to every row (M += tau)", ("column j", "store", "every row"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.zeros(n)
+        e_j[j] = 1.0
+        M += chain.rnea(q, np.zeros(n), e_j, gravity=False)
+    return M
+'''),
+    A("mass_matrix_from_rnea", "q passed as the velocity too", ("velocity", "zero", "second argument"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.zeros(n)
+        e_j[j] = 1.0
+        M[:, j] = chain.rnea(q, q, e_j, gravity=False)
+    return M
+'''),
+    A("mass_matrix_from_rnea", "a zero velocity written as the number 0", ("shape", "np.zeros", "one per joint"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.zeros(n)
+        e_j[j] = 1.0
+        M[:, j] = chain.rnea(q, 0, e_j, gravity=False)
+    return M
+'''),
+    # ------------------------------------------------------------------ 02 layer_jet
+    A("layer_jet", "the slope taken at a = s(z), not at z", ("at z", "s'(z)", "slope", "ds(z)"), '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = h @ W.T + b
+    a = s(z)
+    da = ds(a)[:, None, :] * (dh @ W.T)
+    return (a, da)
+'''),
+    A("layer_jet", "the bias added after the activation", ("bias", "inside", "z = W h + b"), '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = h @ W.T
+    a = s(z) + b
+    da = ds(z)[:, None, :] * (dh @ W.T)
+    return (a, da)
+'''),
+    A("layer_jet", "tanh's slope 1 - a^2 for the course's activation", ("ds", "s'(z)", "slope", "activation"), '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = h @ W.T + b
+    a = s(z)
+    da = (1 - a**2)[:, None, :] * (dh @ W.T)
+    return (a, da)
+'''),
+    A("layer_jet", "the bias subtracted", ("bias", "sign", "+ b"), '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = h @ W.T - b
+    a = s(z)
+    da = ds(z)[:, None, :] * (dh @ W.T)
+    return (a, da)
+'''),
+    A("layer_jet", "the joint axis put last on s'(z)", ("shape", "axis"), '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = h @ W.T + b
+    a = s(z)
+    da = ds(z)[:, :, None] * (dh @ W.T)
+    return (a, da)
+'''),
+    A("layer_jet", "the derivative rows returned first", ("order", "other order", "swapped", "first"), '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = h @ W.T + b
+    a = s(z)
+    da = ds(z)[:, None, :] * (dh @ W.T)
+    return (da, a)
+'''),
+    # ------------------------------------------------------------------ 02 coriolis_from_dM (five loop mistakes, two index ones)
+    A("coriolis_from_dM", "qd_j twice where qd_j qd_k belongs", ("qd[k]", "qd_k", "index k"), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                gamma = 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k])
+                c[i] += gamma * qd[j] * qd[j]
+    return c
+'''),
+    A("coriolis_from_dM", "one velocity factor only (linear in qd)", ("quadratic", "qd_k", "qd[k]", "both"), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                gamma = 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k])
+                c[i] += gamma * qd[j]
+    return c
+'''),
+    A("coriolis_from_dM", "j only up to i (a triangle of the sum)", ("every j", "range", "all", "j <"), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(i + 1):
+            for k in range(n):
+                gamma = 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k])
+                c[i] += gamma * qd[j] * qd[k]
+    return c
+'''),
+    A("coriolis_from_dM", "c reset inside the loop over i", ("reset", "zeros", "inside", "last entry", "only c["), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    for i in range(n):
+        c = np.zeros(n)
+        for j in range(n):
+            for k in range(n):
+                gamma = 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k])
+                c[i] += gamma * qd[j] * qd[k]
+    return c
+'''),
+    A("coriolis_from_dM", "the last k left out of the loop", ("range", "every k", "last", "n - 1"), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(n - 1):
+                gamma = 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k])
+                c[i] += gamma * qd[j] * qd[k]
+    return c
+'''),
+    A("coriolis_from_dM", "return inside the loop over i", ("return", "first entry", "indent", "only c["), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                gamma = 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k])
+                c[i] += gamma * qd[j] * qd[k]
+        return c
+'''),
+    A("coriolis_from_dM", "the first and third terms' indices swapped", ("first term", "third term", "index",
+                                                                        "indices"), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                gamma = 0.5 * (dM[i, j, k] + dM[j, i, k] - dM[k, i, j])
+                c[i] += gamma * qd[j] * qd[k]
+    return c
+'''),
+    # ------------------------------------------------------------------ 03 errors_at
+    A("errors_at", "the norm of the whole difference, not its largest entry", ("norm", "largest entry", "entry"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = (model.mass_matrix(q), chain.mass_matrix(q))
+    return np.linalg.norm(M_hat - M), np.linalg.eigvalsh(M_hat).min()
+'''),
+    A("errors_at", "the smallest eigenvalue per configuration, not over the batch", ("whole batch", "one number",
+                                                                                    "single number"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = (model.mass_matrix(q), chain.mass_matrix(q))
+    return np.abs(M_hat - M).max(), np.linalg.eigvalsh(M_hat).min(axis=1)
+'''),
+    A("errors_at", "the determinant for the eigenvalue", ("determinant",), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = (model.mass_matrix(q), chain.mass_matrix(q))
+    return np.abs(M_hat - M).max(), np.linalg.det(M_hat).min()
+'''),
+    A("errors_at", "the smallest diagonal entry for the smallest eigenvalue", ("diagonal",), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = (model.mass_matrix(q), chain.mass_matrix(q))
+    return np.abs(M_hat - M).max(), np.diagonal(M_hat, axis1=1, axis2=2).min()
+'''),
+    A("errors_at", "the most negative difference, not the largest size", ("absolute", "negative", "size"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = (model.mass_matrix(q), chain.mass_matrix(q))
+    return (M_hat - M).min(), np.linalg.eigvalsh(M_hat).min()
+'''),
+    A("errors_at", "a relative error (divided by the largest |M|)", ("relative", "divided"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = (model.mass_matrix(q), chain.mass_matrix(q))
+    return np.abs(M_hat - M).max() / np.abs(M).max(), np.linalg.eigvalsh(M_hat).min()
+'''),
+    A("errors_at", "a dict instead of a pair", ("pair", "tuple"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = (model.mass_matrix(q), chain.mass_matrix(q))
+    return {"max_error": np.abs(M_hat - M).max(), "min_eig": np.linalg.eigvalsh(M_hat).min()}
+'''),
+    # ------------------------------------------------------------------ 04 lesson_passes
+    A("lesson_passes", "both boundaries let through (<= and >=)", ("strict", "exactly"), '''
+def lesson_passes(max_error, min_eig):
+    """True when max_error is below PASS_MAX_ERROR and min_eig is positive."""
+    return max_error <= PASS_MAX_ERROR and min_eig >= 0
+'''),
+    A("lesson_passes", "either condition enough, written with ifs", ("both", "and", "one condition"), '''
+def lesson_passes(max_error, min_eig):
+    """True when max_error is below PASS_MAX_ERROR and min_eig is positive."""
+    if max_error < PASS_MAX_ERROR:
+        return True
+    if min_eig > 0:
+        return True
+    return False
+'''),
+    A("lesson_passes", "the size of the eigenvalue, not its sign", ("absolute", "negative", "sign"), '''
+def lesson_passes(max_error, min_eig):
+    """True when max_error is below PASS_MAX_ERROR and min_eig is positive."""
+    return abs(max_error) < PASS_MAX_ERROR and abs(min_eig) > 0
+'''),
+    A("lesson_passes", "the eigenvalue compared the other way", ("eigenvalue", "above 0", "other way", "positive"), '''
+def lesson_passes(max_error, min_eig):
+    """True when max_error is below PASS_MAX_ERROR and min_eig is positive."""
+    return max_error < PASS_MAX_ERROR and min_eig < 0
+'''),
+    A("lesson_passes", "printed instead of returned", ("return",), '''
+def lesson_passes(max_error, min_eig):
+    """True when max_error is below PASS_MAX_ERROR and min_eig is positive."""
+    if max_error < PASS_MAX_ERROR and min_eig > 0:
+        print("PASS")
+    else:
+        print("FAIL")
+'''),
+    A("lesson_passes", "half the threshold", ("threshold", "PASS_MAX_ERROR", "half"), '''
+def lesson_passes(max_error, min_eig):
+    """True when max_error is below PASS_MAX_ERROR and min_eig is positive."""
+    return max_error < PASS_MAX_ERROR / 2 and min_eig > 0
+'''),
+    # ------------------------------------------------------------------ 05 symplectic_euler_step
+    A("symplectic_euler_step", "dt left out of the position update", ("dt",), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd_new = qd + dt * f(q, qd)
+    q_new = q + qd_new
+    return (q_new, qd_new)
+'''),
+    A("symplectic_euler_step", "q_new started from the velocity (a typo)", ("from q", "position", "q_new", "old q"), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd_new = qd + dt * f(q, qd)
+    q_new = qd + dt * qd_new
+    return (q_new, qd_new)
+'''),
+    A("symplectic_euler_step", "dt squared in the velocity update", ("dt",), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd_new = qd + dt**2 * f(q, qd)
+    q_new = q + dt * qd_new
+    return (q_new, qd_new)
+'''),
+    A("symplectic_euler_step", "the old velocity left out of the new one", ("old velocity", "qd +", "change",
+                                                                          "qd_new = qd"), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd_new = dt * f(q, qd)
+    q_new = q + dt * qd_new
+    return (q_new, qd_new)
+'''),
+    A("symplectic_euler_step", "f called with its arguments swapped", ("f(q, qd)", "swapped", "order"), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd_new = qd + dt * f(qd, q)
+    q_new = q + dt * qd_new
+    return (q_new, qd_new)
+'''),
+    A("symplectic_euler_step", "the old velocity returned", ("qd_new", "old velocity", "old qd"), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd_new = qd + dt * f(q, qd)
+    q_new = q + dt * qd_new
+    return (q_new, qd)
+'''),
+    A("symplectic_euler_step", "q moved in place (the caller's array changed)", ("changed", "in place", "caller"), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd_new = qd + dt * f(q, qd)
+    q += dt * qd_new
+    return (q, qd_new)
+'''),
+    # ------------------------------------------------------------------ 06 make_triple_pendulum
+    A("triple_pendulum", "gravity given as -9.81 (a direction, not a size)", ("g", "magnitude", "down"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m = np.array([1.0, 1.0, 1.0])
+    l = np.array([1.0, 0.8, 0.6])
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l**2 / 12, g=-9.81)
+'''),
+    A("triple_pendulum", "the inertia with half the length (l/2)^2 / 12", ("quarter", "1/4", "inertia", "l^2"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m = np.array([1.0, 1.0, 1.0])
+    l = np.array([1.0, 0.8, 0.6])
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m * (l / 2)**2 / 12, g=9.81)
+'''),
+    A("triple_pendulum", "one mass for three rods", ("one entry per link", "one per rod", "three entries",
+                                                     "lengths"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    l = np.array([1.0, 0.8, 0.6])
+    return PlanarChain(m=1.0, l=l, lc=l / 2, I=l**2 / 12, g=9.81)
+'''),
+    A("triple_pendulum", "the lengths copied into the masses", ("mass", "1 kg"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m = np.array([1.0, 0.8, 0.6])
+    l = np.array([1.0, 0.8, 0.6])
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l**2 / 12, g=9.81)
+'''),
+    A("triple_pendulum", "the inertia m l^2 / 2", ("inertia", "12", "/ 2"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m = np.array([1.0, 1.0, 1.0])
+    l = np.array([1.0, 0.8, 0.6])
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l**2 / 2, g=9.81)
+'''),
+    A("triple_pendulum", "each centre of mass measured from the pivot, not its own joint", ("own joint", "pivot",
+                                                                                            "from the base"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m = np.array([1.0, 1.0, 1.0])
+    l = np.array([1.0, 0.8, 0.6])
+    return PlanarChain(m=m, l=l, lc=np.cumsum(l) - l / 2, I=m * l**2 / 12, g=9.81)
+'''),
+    # ------------------------------------------------------------------ 06 train_triple_delan
+    A("triple_delan", "q and qd swapped in fit", ("swapped", "order", "argument"), '''
+def train_triple_delan(chain, data):
+    """A DeLaN(n_dof=3) trained on data; returns the model."""
+    model = DeLaN(n_dof=chain.n_dof, seed=0, lr=1e-2, batch_size=96)
+    model.fit(data["qd"], data["q"], data["qdd"], data["tau"], steps=3000)
+    return model
+'''),
+    A("triple_delan", "qdd given for both qd and qdd", ("qd", "argument", "data[", "same array"), '''
+def train_triple_delan(chain, data):
+    """A DeLaN(n_dof=3) trained on data; returns the model."""
+    model = DeLaN(n_dof=chain.n_dof, seed=0, lr=1e-2, batch_size=96)
+    model.fit(data["q"], data["qdd"], data["qdd"], data["tau"], steps=3000)
+    return model
+'''),
+    A("triple_delan", "far too few steps", ("longer", "steps", "more"), '''
+def train_triple_delan(chain, data):
+    """A DeLaN(n_dof=3) trained on data; returns the model."""
+    model = DeLaN(n_dof=chain.n_dof, seed=0, lr=1e-2, batch_size=96)
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=100)
+    return model
+'''),
+    A("triple_delan", "fit's result returned instead of the model", ("model", "return the trained", "DeLaN"), '''
+def train_triple_delan(chain, data):
+    """A DeLaN(n_dof=3) trained on data; returns the model."""
+    model = DeLaN(n_dof=chain.n_dof, seed=0, lr=1e-2, batch_size=96)
+    return model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=20)
+'''),
+    # ------------------------------------------------------------------ 07 computed_torque
+    A("computed_torque", "c(q, qd) multiplied by qd again", ("already", "c(q, qd)", "qd again", "times qd"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return model.mass_matrix(q) @ a + model.coriolis(q, qd) * qd + model.gravity(q)
+'''),
+    A("computed_torque", "the model evaluated at the desired state", ("desired", "actual", "q_d"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return model.mass_matrix(q_d) @ a + model.coriolis(q_d, qd_d) + model.gravity(q_d)
+'''),
+    A("computed_torque", "M's inverse (solve) instead of M", ("inverse", "solve", "multiply"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    M = model.mass_matrix(q)
+    return np.linalg.solve(M, a) + model.coriolis(q, qd) + model.gravity(q)
+'''),
+    A("computed_torque", "sqrt(kp) for the damping gain", ("kd", "gain"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + np.sqrt(kp) * e_dot + kp * e
+    return model.mass_matrix(q) @ a + model.coriolis(q, qd) + model.gravity(q)
+'''),
+    A("computed_torque", "gravity at the desired configuration", ("desired", "actual", "q_d", "g(q)"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return model.mass_matrix(q) @ a + model.coriolis(q, qd) + model.gravity(q_d)
+'''),
+    A("computed_torque", "c(q, qd) @ qd: a number added to every joint", ("already", "c(q, qd)", "qd again",
+                                                                          "a number"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return model.mass_matrix(q) @ a + model.coriolis(q, qd) @ qd + model.gravity(q)
+'''),
+    A("computed_torque", "the velocity error from positions (a typo)", ("e_dot", "velocity error", "qd_d - qd"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, q_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return model.mass_matrix(q) @ a + model.coriolis(q, qd) + model.gravity(q)
+'''),
+    # ------------------------------------------------------------------ 08 second_difference
+    A("second_difference", "/ 2*h**2: multiplied by h^2/2", ("parenthes", "h squared", "divide", "h^2", "h²"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return (q[2:] - 2 * q[1:-1] + q[:-2]) / 2*h**2
+'''),
+    A("second_difference", "slices of different lengths", ("shape", "slice", "length", "rows"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return (q[2:] - 2 * q[1:] + q[:-2]) / h**2
+'''),
+    A("second_difference", "multiplied by h^2 instead of divided", ("divide", "h squared", "h^2", "h²"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return np.diff(q, n=2, axis=0) * h**2
+'''),
+    A("second_difference", "/ h*h in a loop: not divided at all", ("parenthes", "h squared", "divide", "h^2", "h²"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    out = np.zeros((len(q) - 2, q.shape[1]))
+    for k in range(1, len(q) - 1):
+        out[k - 1] = (q[k + 1] - 2 * q[k] + q[k - 1]) / h*h
+    return out
+'''),
+    A("second_difference", "the last neighbour subtracted", ("sign", "minus", "neighbour"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return (q[2:] - 2 * q[1:-1] - q[:-2]) / h**2
+'''),
+    A("second_difference", "only the last term divided by h^2", ("parenthes", "whole", "numerator", "every term"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return q[2:] - 2 * q[1:-1] + q[:-2] / h**2
+'''),
+]
+
+
+# ---------------------------------------------------------------------- running them
+def define(answer, number):
+    """The answer's function, defined as a notebook cell defines it (its source readable by linecache)."""
+    import numpy as np
+
+    import lesson_lib
+    from lesson_lib import facts
+    filename = f"/tmp/ipykernel_0/{number}.py"                      # as IPython names a cell
+    linecache.cache[filename] = (len(answer.source), None, answer.source.splitlines(keepends=True), filename)
+    namespace = {"np": np, **{n: getattr(lesson_lib, n) for n in lesson_lib.__all__},
+                 "PASS_MAX_ERROR": facts.PASS_MAX_ERROR}
+    exec(compile(answer.source, filename, "exec"), namespace)          # noqa: S102 -- the benchmark's own answers
+    return next(v for k, v in namespace.items() if callable(v) and getattr(v, "__code__", None)
+                and v.__code__.co_filename == filename)
+
+
+def verdict(answer, status, line, generic):
+    """'named', 'generic', 'misleading' or 'passed' for one answer's outcome."""
+    if status != "fail":
+        return "passed"
+    what, _, hint = line.partition(". Hint: ")
+    if hint_key_of(line) in generic:
+        return "generic"
+    quoted = "your code raised" not in what or "`" in what            # an error: the learner's line is named
+    return "named" if quoted and any(w.lower() in hint.lower() for w in answer.words) else "misleading"
+
+
+_KEYS = {}
+
+
+def hint_key_of(line):
+    return _KEYS.get(line)
+
+
+def run(answers=ANSWERS, show=False):
+    sys.path.insert(0, str(ROOT))
+    from lesson_course.checks import framework
+    try:
+        from lesson_course.checks.diagnosis import GENERIC
+    except ImportError:                                   # a checkout before issue 57: its generic hints, by key
+        GENERIC = {"formula", "sum", "store", "step", "general", "criterion", "eigenvalue", "error", "derivative",
+                   "value", "inertia", "raised", "eigenvalues", "broken"}
+    counts, rows = {"named": 0, "generic": 0, "misleading": 0, "passed": 0}, []
+    for number, answer in enumerate(answers):
+        result = framework.outcome(framework.REGISTRY[answer.check], define(answer, number))
+        _KEYS[result.line] = result.hint
+        kind = verdict(answer, result.status, result.line, GENERIC)
+        counts[kind] += 1
+        rows.append((kind, answer, result.line))
+    if show:
+        for kind, answer, line in rows:
+            print(f"[{kind}] {answer.check}: {answer.mistake}\n    {line}")
+    return counts, rows
+
+
+def timing(other, repeats=5):
+    """Every check's time on its right answer and on the benchmark's wrong answers (DeLaN training left out), this
+    checkout against `other`, in alternating subprocesses."""
+    code = (
+        "import sys, time, json; sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2]);"
+        "import bench_wrong_answers as b; sys.path.insert(0, str(b.ROOT) if False else sys.argv[1]);"
+        "from check_cases import RIGHT; from lesson_course.checks import framework;"
+        "out = {};"
+        "ws = [(a, b.define(a, i)) for i, a in enumerate(b.ANSWERS) if a.check != 'triple_delan'];"
+        "names = sorted(n for n in framework.REGISTRY if n != 'triple_delan');"
+        "[framework.outcome(framework.REGISTRY[n], RIGHT[n]) for n in names];"
+        "t = time.perf_counter(); [framework.outcome(framework.REGISTRY[n], RIGHT[n]) for n in names];"
+        "out['right'] = time.perf_counter() - t;"
+        "t = time.perf_counter(); [framework.outcome(framework.REGISTRY[a.check], f) for a, f in ws];"
+        "out['wrong'] = (time.perf_counter() - t) / len(ws);"
+        "print(json.dumps(out))")
+    results = {"this": [], "other": []}
+    for _ in range(repeats):
+        for label, root in (("this", ROOT), ("other", Path(other))):
+            env_path = f"{root}{':' + str(ROOT / 'tests')}"
+            out = subprocess.run([sys.executable, "-c", code, str(root), str(ROOT / "benchmarks")], capture_output=True,
+                                 text=True, check=True, env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"})
+            results[label].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    for label in results:
+        right = sorted(r["right"] for r in results[label])
+        wrong = sorted(r["wrong"] for r in results[label])
+        print(f"{label:5s} ({ROOT if label == 'this' else other}): every check on its right answer (12 checks, "
+              f"triple_delan aside) median {right[len(right) // 2] * 1e3:.0f} ms (min {right[0] * 1e3:.0f}); "
+              f"one wrong answer median {wrong[len(wrong) // 2] * 1e3:.1f} ms")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--list", action="store_true", help="print every answer's FAIL line")
+    parser.add_argument("--time", metavar="DIR", help="time the checks against the checkout in DIR")
+    args = parser.parse_args()
+    if args.time:
+        timing(args.time)
+        return
+    start = time.perf_counter()
+    counts, rows = run(show=args.list)
+    total = len(rows)
+    print(f"{total} unseen wrong answers over {len({a.check for a in ANSWERS})} checks: "
+          f"{counts['named']} named ({100 * counts['named'] / total:.0f} %), {counts['generic']} what differs, "
+          f"{counts['misleading']} misleading, {counts['passed']} passed ({time.perf_counter() - start:.0f} s)")
+    for kind in ("misleading", "passed"):
+        for k, answer, line in rows:
+            if k == kind:
+                print(f"  {kind}: {answer.check}: {answer.mistake}: {line}")
+
+
+if __name__ == "__main__":
+    main()
