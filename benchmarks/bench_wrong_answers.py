@@ -89,7 +89,8 @@ def is_valid_inertia(M, tol=1e-09):
     smallest = np.linalg.eigvalsh(M[:2, :2]).min()
     return bool(asymmetry <= tol and smallest > 0)
 '''),
-    A("is_valid_inertia", "singular values (their sizes), not the eigenvalues", ("absolute", "singular value", "sign"), '''
+    A("is_valid_inertia", "singular values (their sizes), not the eigenvalues",
+      ("absolute", "singular value", "sign"), '''
 def is_valid_inertia(M, tol=1e-09):
     """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
     M = np.asarray(M, dtype=float)
@@ -134,7 +135,8 @@ def kinetic_energy(M, qd):
     T = 0.5 * np.outer(qd, qd) * M
     return T
 '''),
-    A("kinetic_energy", "a matrix product with a number (one @ too many)", ("a number", "scalar", "0-d", "dimension"), '''
+    A("kinetic_energy", "a matrix product with a number (one @ too many)",
+      ("a number", "scalar", "0-d", "dimension"), '''
 def kinetic_energy(M, qd):
     """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
     Mqd = M @ qd
@@ -263,7 +265,7 @@ def layer_jet(W, b, h, dh, s, ds):
     da = ds(z)[:, None, :] * (dh @ W.T)
     return (da, a)
 '''),
-    # ------------------------------------------------------------------ 02 coriolis_from_dM (five loop mistakes, two index ones)
+    # ------------------------------------------------------------------ 02 coriolis_from_dM (loops, indices)
     A("coriolis_from_dM", "qd_j twice where qd_j qd_k belongs", ("qd[k]", "qd_k", "index k"), '''
 def coriolis_from_dM(dM, qd):
     """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
