@@ -3,7 +3,8 @@ a learner writes them, each labelled with the mistake a teacher would name, and 
 
     named       the hint names the mistake: it holds one of the answer's words (a teacher's words for that mistake,
                 written with the answers, before the diagnosis was tuned); for an answer that raises, the FAIL line
-                also quotes the learner's line that raised
+                also quotes the learner's line that raised (and with the general hint of an error, it is the line,
+                the error's message included, that must hold the words)
     generic     a hint that names no mistake but says what differs (lesson_course.checks.diagnosis.GENERIC)
     misleading  any other hint: it names a mistake, and not this one
     passed      the check said PASS (or NOT ATTEMPTED)
@@ -666,10 +667,13 @@ def verdict(answer, status, line, generic):
     if status != "fail":
         return "passed"
     what, _, hint = line.partition(". Hint: ")
+    said = lambda text: any(w.lower() in text.lower() for w in answer.words)      # noqa: E731
+    if "your code raised" in what and hint_key_of(line) in generic:   # the general hint: the line and its message
+        return "named" if "`" in what and said(line) else "generic"
     if hint_key_of(line) in generic:
         return "generic"
     quoted = "your code raised" not in what or "`" in what            # an error: the learner's line is named
-    return "named" if quoted and any(w.lower() in hint.lower() for w in answer.words) else "misleading"
+    return "named" if quoted and said(hint) else "misleading"
 
 
 _KEYS = {}
