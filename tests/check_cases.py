@@ -231,6 +231,11 @@ def errors_uncalled(model, chain, q):
     return np.abs(M_hat - M).max, np.linalg.eigvalsh(M_hat).min()      # .max without ()
 
 
+def passes_without_else(max_error, min_eig):
+    if max_error < facts.PASS_MAX_ERROR and min_eig > 0:
+        return True                                            # and None otherwise
+
+
 def passes_misspelled(max_error, min_eig):
     return max_error < PASS_MAX_ERRROR and min_eig > 0         # noqa: F821
 
@@ -308,7 +313,8 @@ def mass_matrix_in_degrees(chain, q):
 
 
 def jet_W_at_h(W, b, h, dh, s, ds):
-    z = W @ h + b                                              # h has one row per sample: h @ W.T
+    # h has one row per sample, so h @ W.T: W @ h raises
+    z = W @ h + b
     return s(z), ds(z)[:, None, :] * (dh @ W.T)
 
 
@@ -387,7 +393,6 @@ WRONG = {
         "zero": valid_inertia(smallest_eig, at_least_zero=True),
         "absolute": valid_inertia(lambda M: np.abs(np.linalg.eigvalsh(M)).min()),
         "symmetry": valid_inertia(smallest_eig, symmetric=False),
-        "corner": valid_inertia(lambda M: min(M[0, 0], M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0])),  # 2 x 2 Sylvester
         "size": valid_inertia(smallest_2x2),                            # the 2 x 2 formula on a 3 x 3 matrix
         "differs": valid_inertia(lambda M: np.linalg.norm(M)),          # the size of M
         "determinant": valid_inertia(lambda M: np.linalg.det(M)),
@@ -482,8 +487,7 @@ WRONG = {
         "uncalled": errors_uncalled,
     },
     "lesson_passes": {
-        "none": lambda e, lam: None,
-        "or": passes(lambda e, lam, T: e < T or lam > 0),
+        "none": passes_without_else,
         "at most": passes(lambda e, lam, T: e <= T and lam > 0),
         "non-negative": passes(lambda e, lam, T: e < T and lam >= 0),
         "error only": passes(lambda e, lam, T: e < T),
@@ -519,7 +523,7 @@ WRONG = {
         "order": triple(l=(0.6, 0.8, 1.0)),
         "lengths": triple(l=(1.0, 1.0, 1.0)),
         "lc at end": triple(lc=lambda l: l),
-        "lc from pivot": triple(lc=lambda l: np.cumsum(l) - l / 2),
+        "lc from pivot": triple(lc=lambda l: np.cumsum(l) - l / 2, I=lambda m, l: m * l**2 / 3),   # all from the ends
         "lc": triple(lc=lambda l: l / 3),
         "I about end": triple(I=lambda m, l: m * l**2 / 3),
         "inertia factor": triple(I=lambda m, l: m * l**2),

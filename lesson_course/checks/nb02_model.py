@@ -393,13 +393,11 @@ def _term_variations():
             out.append(Variation(f"{'added' if t == 0 else 'third'} term {key}", text,
                                  lambda dM, qd, c=tuple(coefficients): christoffel(dM, qd, coefficients=c)))
     out += [
-        Variation("added term index", "one of your added terms is the derivative by q_i (dM[i, ...]): dM's first "
-                                      "index is the derivative's, and the added terms are dM[k, i, j] and "
-                                      "dM[j, i, k]",
+        Variation("term index", "two of your terms cancel each other, leaving half of one: an added term is a "
+                                "derivative by q_i like the subtracted one, or the subtracted one is a derivative by "
+                                "q_j or q_k like the added ones. dM's first index is the derivative's: the added terms "
+                                "are dM[k, i, j] and dM[j, i, k], the subtracted one dM[i, j, k]",
                   lambda dM, qd: christoffel(dM, qd, patterns=("ijk", "jik", "ijk"))),
-        Variation("third term index", "your third term is a derivative by q_j or q_k: it is dM_jk/dq_i = dM[i, j, k] "
-                                      "(dM's first index is the derivative's)",
-                  lambda dM, qd: christoffel(dM, qd, patterns=("kij", "jik", "kij"))),
         Variation("terms swapped", "your third term, the one subtracted, has swapped places with an added one: "
                                    "Gamma_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i), the third term being "
                                    "the derivative by q_i, dM[i, j, k]",

@@ -63,7 +63,7 @@ VARIATIONS = (
                        "follows q[1:-1] follows q[:-2])", lambda q, h: (_numerator(q) / h**2)[::-1]),
     *(Variation("one joint", "every column of your result is one joint's second difference: each joint (column of "
                              "q) gets its own, column by column", lambda q, h, j=j: np.repeat(
-                                 _numerator(q)[:, j:j + 1] / h**2, q.shape[1], axis=1)) for j in (0, -1)),
+                                 _numerator(q)[:, [j]] / h**2, q.shape[1], axis=1)) for j in (0, -1)),
 )
 
 @register("08_learn_from_what_the_robot_records", variations=VARIATIONS, tolerance=TOLERANCE, computed_by=(

@@ -92,9 +92,10 @@ def _names(text):
     """The names a line of code uses (a line that is not a whole statement, e.g. `for k in range(n):`, too)."""
     for attempt in (text, text + " pass", text.rstrip(":")):
         try:
-            return [n.id for n in ast.walk(ast.parse(attempt)) if isinstance(n, ast.Name)]
+            names = [n for n in ast.walk(ast.parse(attempt)) if isinstance(n, ast.Name)]
         except SyntaxError:
             continue
+        return [n.id for n in sorted(names, key=lambda n: (n.lineno, n.col_offset))]      # as the line reads
     return re.findall(r"[A-Za-z_]\w*", text)
 
 
