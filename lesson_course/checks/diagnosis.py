@@ -144,14 +144,17 @@ def pattern(results, truths, tol):
         d = got[0] - want[0]
         if np.any(np.abs(d) > tol.allowed(want[0])) and every(lambda w, d=d: w + d):
             return "offset", f" (off by {num(d)} in every case)"
+    if all(w.ndim == 1 and w.size > 1 for w in want) and every(lambda w: np.full_like(w, w.sum())):
+        return "whole array", ""
     for key in ("stopped early", "wiped"):
         if all(_partly_zero(g, w, tol, key) for g, w in zip(got, want, strict=True)) and any(
                 not agrees(g, w, tol) for g, w in zip(got, want, strict=True)):
             return key, ""
     if all(w.ndim == 2 and w.shape[0] == w.shape[1] for w in want) and every(np.transpose):
         return "transposed", ""
-    if all(w.ndim >= 1 for w in want) and every(lambda w: w[::-1]):
-        return "reversed", ""
+    for axis in range(min(w.ndim for w in want)):
+        if every(lambda w, axis=axis: np.flip(w, axis=axis)):
+            return "reversed", f" (in reverse order along its axis {axis})" if axis else ""
     return None
 
 
@@ -178,9 +181,9 @@ def _partly_zero(g, w, tol, key):
 
 
 # ---------------------------------------------------------------------- a result of another shape
-def reshaped(raw, truth, tol):
+def reshaped(raw, truth, tol, axes=None):
     """(key, detail) naming what would turn the learner's `raw` result (plain numbers of another shape than the
-    truth's) into the right one, or None."""
+    truth's) into the right one, or None.  axes: what the truth's axes hold, for the detail ("joints")."""
     a = _numbers_of(raw)
     want = _as_float(truth)
     if a is None or want is None or a.shape == want.shape or not np.all(np.isfinite(a)):
@@ -198,6 +201,11 @@ def reshaped(raw, truth, tol):
             return "not summed", f" (its sum over axis {axis} is right)"
     if a.size == want.size and agrees(a.reshape(want.shape), want, tol):
         return "reshaped", ""
+    for axis in range(want.ndim):
+        for keep in (True, False):
+            if agrees(a, np.sum(want, axis=axis, keepdims=keep), tol):
+                named = f", the {axes[axis]}" if axes and axis < len(axes) else ""
+                return "summed away", f" (the right result added up along its axis {axis}{named})"
     return None
 
 
@@ -205,20 +213,20 @@ def _numbers_of(raw):
     return _numbers(raw)
 
 
-def read_like(raw, truth, what, tol):
+def read_like(raw, truth, what, tol, axes=None):
     """The learner's result read (framework.as_array) with the truth's shape; a result of another shape fails with
-    the key `reshaped` finds, else the reader's own ("shape")."""
+    the key `reshaped` finds (axes: what the truth's axes hold), else the reader's own ("shape")."""
     want = np.asarray(truth)
     shape = shape_of(raw)
     if shape is not None and shape != want.shape:
-        found = reshaped(raw, truth, tol)
+        found = reshaped(raw, truth, tol, axes)
         if found is not None:
             key, detail = found
             raise Fail(f"{what} returned shape {shape}, expected {want.shape}{detail}", key)
     return as_array(raw, want.shape, what)
 
 
-def read_pair_like(raw, truth, what, tol, names=("the first", "the second")):
+def read_pair_like(raw, truth, what, tol, names=("the first", "the second"), axes=(None, None)):
     """A pair of results read like `truth`'s two parts; both parts right but swapped is named ("pair order")."""
     first, second = as_pair(raw, what)
     if agrees(_numbers_of(first), truth[1], tol) and agrees(_numbers_of(second), truth[0], tol) and not agrees(
@@ -228,8 +236,8 @@ def read_pair_like(raw, truth, what, tol, names=("the first", "the second")):
     if shapes == (np.shape(truth[1]), np.shape(truth[0])) and shapes[0] != shapes[1]:
         raise Fail(f"{what} returned {names[1]}'s shape {shapes[0]} first and {names[0]}'s {shapes[1]} second",
                    "pair order")
-    return (read_like(first, truth[0], f"{what}, as {names[0]},", tol),
-            read_like(second, truth[1], f"{what}, as {names[1]},", tol))
+    return (read_like(first, truth[0], f"{what}, as {names[0]},", tol, axes[0]),
+            read_like(second, truth[1], f"{what}, as {names[1]},", tol, axes[1]))
 
 
 # ---------------------------------------------------------------------- what differs

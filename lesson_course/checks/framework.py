@@ -105,7 +105,8 @@ GENERAL_HINTS = {
              "what the passes before it filled (an array made again, e.g. np.zeros, inside the loop): make it "
              "once, before the loop",
     "transposed": "your result is the transpose of the right one: its rows are the right one's columns",
-    "reversed": "your result holds the right values in reverse order",
+    "reversed": "your result holds the right values in reverse order (along its first axis, or the one given "
+                "above)",
     "not summed": "the entries of your result add up to the right value: add them (over the axis given above), "
                   "or return the terms added together rather than side by side",
     "wrapped": "your result holds the right numbers inside an extra list or axis: return them as they are (the "
@@ -114,6 +115,10 @@ GENERAL_HINTS = {
                 "expected",
     "pair order": "both results are right but in the other order: return the pair in the order the instructions "
                   "give",
+    "summed away": "your result is the right one added up along one of its axes (given above): keep that axis, "
+                   "one entry for each of its indices",
+    "whole array": "every entry of your result holds the sum of all the right entries: each term was added to the "
+                   "whole array (`c += ...`, `c = c + ...`) instead of to its own entry (`c[i] += ...`)",
 }
 
 

@@ -96,10 +96,10 @@ VARIATIONS = (
                          "one; positive-definite needs the smallest above 0",
               _inertia(lambda M: np.linalg.eigvalsh(M)[-1])),
     Variation("absolute", "-(true M) has only negative eigenvalues: compare the eigenvalues themselves with 0, not "
-                          "their sizes (absolute values, or singular values, which are their sizes)",
+                          "what loses their sign (absolute values, squares, or singular values, which are sizes)",
               _inertia(lambda M: np.abs(np.linalg.eigvalsh(M)).min())),
     Variation("absolute", "-(true M) has only negative eigenvalues: compare the eigenvalues themselves with 0, not "
-                          "their sizes (absolute values, or singular values, which are their sizes)",
+                          "what loses their sign (absolute values, squares, or singular values, which are sizes)",
               _inertia(lambda M: np.linalg.svd(M)[1].min())),
     Variation("minus M", "the eigenvalues of -M are those of M with the opposite sign, so your test accepts "
                          "negative-definite matrices and refuses positive-definite ones: take the eigenvalues of M "

@@ -330,7 +330,8 @@ def layer_jet(fn):
         layer = _Layer(n, h_in, h_out, seed)
         cases.append(Case(f"a {h_in} -> {h_out} layer and {n} joints", layer.args, (layer.a, layer.da)))
     judge(fn, cases, lambda raw, case: read_pair_like(raw, case.truth, "layer_jet", JET_TOLERANCE,
-                                                      ("its value a", "its derivative rows da")),
+                                                      ("its value a", "its derivative rows da"),
+                                                      (("samples", "units"), ("samples", "joints", "units"))),
           JET_TOLERANCE, JET_VARIATIONS, describe=_jet_what, names=("the value a", "the rows da"))
 
 
@@ -356,16 +357,20 @@ MEANING = {"kij": "dM_ij/dq_k", "jik": "dM_ik/dq_j", "ijk": "dM_jk/dq_i"}
 
 def christoffel(dM, qd, coefficients=(0.5, 0.5, -0.5), patterns=TERMS, velocities="jk", mask=None):
     """c_i = sum_jk mask_ijk Gamma_ijk v_j w_k, Gamma_ijk = sum_t coefficient_t dM[pattern_t(i, j, k)]: the right
-    answer with its defaults; each variation changes one argument.  velocities: which of qd_j, qd_k multiply
-    ("jk", "jj", "kk", "j", "k", "" for none)."""
+    answer with its defaults; each variation changes one argument.  velocities: the indices whose qd multiply
+    ("jk" is right, "jj" is qd_j twice, "ik" qd_i where qd_j belongs, "" none)."""
     n = len(qd)
     gamma = sum(c * np.einsum(f"{p}->ijk", dM) for c, p in zip(coefficients, patterns, strict=True))
     if mask is not None:
         i, j, k = np.meshgrid(*(np.arange(n),) * 3, indexing="ij")
         gamma = gamma * mask(i, j, k, n)
-    factor = {"jk": np.einsum("j,k->jk", qd, qd), "jj": np.outer(qd**2, np.ones(n)), "kk": np.outer(np.ones(n), qd**2),
-              "j": np.outer(qd, np.ones(n)), "k": np.outer(np.ones(n), qd), "": np.ones((n, n))}[velocities]
-    return np.einsum("ijk,jk->i", gamma, factor)
+    one = np.ones(n)
+    v = {"i": np.einsum("i,j,k->ijk", qd, one, one), "j": np.einsum("i,j,k->ijk", one, qd, one),
+         "k": np.einsum("i,j,k->ijk", one, one, qd)}
+    factor = np.ones((n, n, n))
+    for index in velocities:
+        factor = factor * v[index]
+    return np.einsum("ijk,ijk->i", gamma, factor)
 
 
 def _derivative_index_last(dM, qd):
@@ -420,6 +425,10 @@ LOOPS = (   # (key, hint, mask(i, j, k, n)): a loop's range mistaken
      lambda i, j, k, n: k < n - 1),
     ("first j or k", "a loop over j or k leaves out index 0 (range(1, n)): c_i sums over every j and every k from 0 "
                      "to n - 1 (with j and k alike in the sum, which one cannot be told)", lambda i, j, k, n: k > 0),
+    ("k tied to j", "your sum takes k = j only (one loop for both): c_i sums over every pair j, k, a loop over k "
+                    "inside the loop over j", lambda i, j, k, n: j == k),
+    ("j or k tied to i", "your sum ties j or k to i: c_i sums over every pair j, k, from 0 to n - 1 each, whatever i "
+                         "is", lambda i, j, k, n: k == i),
 )
 
 
@@ -444,6 +453,10 @@ CORIOLIS_VARIATIONS = (
                                     "qd[k])", lambda dM, qd: christoffel(dM, qd, velocities="jj")),
     Variation("one velocity", "each Christoffel term is multiplied by both velocities, qd_j and qd_k: c is quadratic "
                               "in qd, and yours is linear", lambda dM, qd: christoffel(dM, qd, velocities="j")),
+    *(Variation("velocity index", "your term is multiplied by qd_i, the velocity of the joint whose torque c_i is: "
+                                  "the velocities in c_i's sum are qd_j and qd_k, the indices summed over (qd[j] * "
+                                  "qd[k])", lambda dM, qd, v=v: christoffel(dM, qd, velocities=v))
+      for v in ("ik", "ij", "ii", "i")),
     Variation("no velocity", "each Christoffel term is multiplied by the velocities qd_j and qd_k: c is quadratic in "
                              "qd", lambda dM, qd: christoffel(dM, qd, velocities="")),
     *(Variation(key, text, lambda dM, qd, mask=mask: christoffel(dM, qd, mask=mask)) for key, text, mask in LOOPS),

@@ -32,6 +32,15 @@ VARIATIONS = (
     Variation("norm", "that is a norm of the whole difference (every entry of every configuration together): the "
                       "error the lesson measures is its largest entry, |M_hat - M| at its maximum",
               _errors(err=lambda M_hat, M: np.linalg.norm(M_hat - M, axis=(1, 2)).max())),
+    Variation("rms", "that is a root-mean-square error, a kind of average: the lesson's error is the largest entry of "
+                     "|M_hat - M|, over every configuration and every entry",
+              _errors(err=lambda M_hat, M: np.sqrt(np.mean((M_hat - M) ** 2)))),
+    *(Variation("per configuration first", "you took a number per configuration, then the wrong one of those over "
+                                           "the batch: the largest error is the largest of all, and the smallest "
+                                           "eigenvalue the smallest of all", answer) for answer in (
+        _errors(err=lambda M_hat, M: np.abs(M_hat - M).max(axis=(1, 2)).min()),
+        _errors(lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, 0].max()),
+        _errors(lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, 0].mean()))),
     Variation("relative", "you divided the error by the size of M, a relative error: the lesson's error is in kg m^2, "
                           "the largest |M_hat - M| itself", _errors(err=lambda M_hat, M: np.abs(M_hat - M).max()
                                                                     / np.abs(M).max())),

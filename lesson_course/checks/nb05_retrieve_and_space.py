@@ -34,6 +34,12 @@ VARIATIONS = (
                                 "velocity itself", _step(position=lambda q, qd, qd_new, dt: q + qd_new)),
     Variation("dt squared", "the velocity changes by dt times the acceleration, once: your update multiplies it by "
                             "dt twice (dt squared)", _step(velocity=lambda f, q, qd, dt: qd + dt**2 * f(q, qd))),
+    *(Variation("dt scaled", "each update moves by one whole step dt: qd_new = qd + dt f(q, qd), then q_new = q + "
+                             "dt qd_new (yours uses a fraction or a multiple of dt)", answer) for answer in (
+        _step(velocity=lambda f, q, qd, dt: qd + dt / 2 * f(q, qd)),
+        _step(velocity=lambda f, q, qd, dt: qd + 2 * dt * f(q, qd)),
+        _step(position=lambda q, qd, qd_new, dt: q + dt / 2 * qd_new),
+        _step(position=lambda q, qd, qd_new, dt: q + 2 * dt * qd_new))),
     Variation("minus", "the velocity grows by dt times the acceleration, qd + dt f(q, qd): with a minus sign the step "
                        "pushes the arm against the forces that move it",
               _step(velocity=lambda f, q, qd, dt: qd - dt * f(q, qd))),

@@ -102,6 +102,17 @@ VARIATIONS = (
               lambda model, q, qd, q_d, qd_d, qdd_d, kp, kd: (
                   model.mass_matrix(q) @ qdd_d + kd * (qd_d - qd) + kp * (q_d - q) + model.coriolis(q, qd)
                   + model.gravity(q))),
+    Variation("no position feedback", "the position feedback K_p e is missing from the commanded acceleration: "
+                                      "without it nothing pulls the arm back onto the path (e = q_d - q)",
+              _law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e_dot)),
+    Variation("no velocity feedback", "the velocity feedback K_d e_dot is missing from the commanded acceleration: "
+                                      "without it nothing damps the error (e_dot = qd_d - qd)",
+              _law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kp * e)),
+    *(Variation("one error for both", "the two feedback terms take two errors: K_d the velocity error e_dot = qd_d - "
+                                      "qd, K_p the position error e = q_d - q (yours uses one of them twice)", _law(
+                                          commanded=commanded)) for commanded in (
+        lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e_dot + kp * e_dot,
+        lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e + kp * e)),
     Variation("no feedback", "the commanded acceleration is only the desired one: without K_d e_dot + K_p e the law "
                              "never corrects an error, and the arm drifts off the path",
               _law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d)),
@@ -120,6 +131,16 @@ VARIATIONS = (
     Variation("c through M", "c(q, qd) is a torque already: add it after the product with M, M(q) a + c(q, qd) + "
                              "g(q), rather than adding it to the acceleration",
               _law(torque=lambda M, a, c, g: M @ (a + c) + g)),
+    Variation("g through M", "g(q) is a torque already: add it after the product with M, M(q) a + c(q, qd) + g(q), "
+                             "rather than adding it to the acceleration",
+              _law(torque=lambda M, a, c, g: M @ (a + g) + c)),
+    Variation("c, g through M", "c(q, qd) and g(q) are torques already: add them after the product with M, M(q) a + "
+                                "c(q, qd) + g(q), rather than adding them to the acceleration",
+              _law(torque=lambda M, a, c, g: M @ (a + c + g))),
+    *(Variation("c arguments", "model.coriolis takes the arm's configuration and its velocity, c(q, qd): yours is "
+                               "given another pair (a desired value, or a position for a velocity)", _law(at=at))
+      for at in (lambda q, qd, q_d, qd_d: ((q,), (q, q_d), (q,)), lambda q, qd, q_d, qd_d: ((q,), (q, qd_d), (q,)),
+                 lambda q, qd, q_d, qd_d: ((q,), (qd, q), (q,)), lambda q, qd, q_d, qd_d: ((q,), (q_d, qd), (q,)))),
     *(Variation("c times qd", "c(q, qd) is already the Coriolis and centrifugal torque C(q, qd) qd: do not multiply "
                               "it by qd again", _law(c_of=c_of)) for c_of in (lambda c, qd: c * qd,
                                                                              lambda c, qd: c @ qd)),

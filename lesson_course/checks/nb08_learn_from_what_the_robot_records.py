@@ -59,6 +59,12 @@ VARIATIONS = (
                      lambda q, h: q[2:] / h**2 - 2 * q[1:-1] + q[:-2],
                      lambda q, h: q[2:] - 2 * q[1:-1] / h**2 + q[:-2],
                      lambda q, h: q[2:] - (2 * q[1:-1] + q[:-2]) / h**2)),
+    *(Variation("sample shifted", "one of your three terms takes its samples one step off: q_(k+1) is q[2:], q_k "
+                                  "is q[1:-1] and q_(k-1) is q[:-2], each row k of the three from the same inner "
+                                  "sample", answer) for answer in (
+        lambda q, h: (q[1:-1] - 2 * q[:-2] + q[2:]) / h**2, lambda q, h: (q[1:-1] - 2 * q[1:-1] + q[:-2]) / h**2,
+        lambda q, h: (q[2:] - 2 * q[2:] + q[:-2]) / h**2,
+        lambda q, h: (q[2:] - 2 * q[1:-1] + q[1:-1]) / h**2, lambda q, h: (q[2:] - 2 * q[1:-1] + q[2:]) / h**2)),
     Variation("order", "row k of the result belongs to the inner sample k + 1: keep the samples in time order (q[2:] "
                        "follows q[1:-1] follows q[:-2])", lambda q, h: (_numerator(q) / h**2)[::-1]),
     *(Variation("one joint", "every column of your result is one joint's second difference: each joint (column of "
