@@ -95,8 +95,9 @@ GENERAL_HINTS = {
                "entries with the instructions",
     "sign": "every value has the right size and the opposite sign: a sign is flipped for the whole result (a "
             "minus too many, or a difference taken the other way round)",
-    "factor": "your result is the right one times the same factor in every case (the ratio is above): a constant "
-              "factor is off in your formula (a 1/2, a 2, a division too many or missing)",
+    "factor": "your result is the right one times the same factor in every case (the ratio is above): something "
+              "is counted that many times, or a constant is off in your formula (a 1/2, a 2, a division too many or "
+              "missing)",
     "offset": "your result is off by the same amount in every case (above): a constant is added or left out",
     "zeros": "your result is all zeros: the array your function made was returned without being filled",
     "stopped early": "the first entries of your result are right and the rest are still 0: the loop that fills "

@@ -241,6 +241,8 @@ JET_VARIATIONS = (
                        "without a loop", _over_inputs(True)),
     Variation("value", "your value is z = W h + b itself: the layer's value is the activation of it, s(z)",
               _jet(value=lambda s, z, W, b, h: z)),
+    Variation("input returned", "your value is h, the layer's input: the value is its output, a = s(z) with "
+                                "z = W h + b", _jet(value=lambda s, z, W, b, h: h)),
     Variation("bias after", "the bias belongs inside the activation, z = W h + b and then a = s(z): you added it "
                             "after s", _jet(z=lambda W, b, h: h @ W.T, value=lambda s, z, W, b, h: s(z) + b)),
     Variation("bias after", "the bias belongs inside the activation, z = W h + b and then a = s(z): you added it "
@@ -268,6 +270,8 @@ JET_VARIATIONS = (
     Variation("sigmoid slope", "a (1 - a) is the slope of the logistic sigmoid, not of the course's activation: use "
                                "the ds you were given, ds(z), the slope of s itself",
               _jet(rows=lambda W, b, h, dh, s, ds, z: (s(z) * (1 - s(z)))[:, None, :] * _dz(W, h, dh))),
+    Variation("slope added", "the chain rule multiplies: the rows are s'(z) TIMES W dh/dq_k, unit by unit (you "
+                             "added them)", _jet(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] + _dz(W, h, dh))),
     Variation("no slope", "the derivative rows skip the activation: by the chain rule they must be multiplied by its "
                           "slope s'(z), unit by unit", _jet(rows=lambda W, b, h, dh, s, ds, z: _dz(W, h, dh))),
     Variation("slope without bias", "you took the slope s' without the bias: the derivative rows need s' at the same "

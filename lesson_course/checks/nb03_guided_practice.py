@@ -35,6 +35,8 @@ VARIATIONS = (
     Variation("rms", "that is a root-mean-square error, a kind of average: the lesson's error is the largest entry of "
                      "|M_hat - M|, over every configuration and every entry",
               _errors(err=lambda M_hat, M: np.sqrt(np.mean((M_hat - M) ** 2)))),
+    *(Variation("one matrix", "that is the largest error of one configuration: take it over the whole batch",
+                _errors(err=lambda M_hat, M, k=k: np.abs(M_hat[k] - M[k]).max())) for k in (0, -1)),
     *(Variation("per configuration first", "you took a number per configuration, then the wrong one of those over "
                                            "the batch: the largest error is the largest of all, and the smallest "
                                            "eigenvalue the smallest of all", answer) for answer in (
@@ -54,7 +56,8 @@ VARIATIONS = (
     Variation("ascending", "np.linalg.eigvalsh returns each matrix's eigenvalues in ascending order, so the last "
                            "column holds the largest: the check wants the smallest",
               _errors(lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, -1].min())),
-    *(Variation("one matrix", "that is the smallest eigenvalue of one configuration: take it over the whole batch",
+    *(Variation("one matrix eigenvalue", "that is the smallest eigenvalue of one configuration: take it over the "
+                                         "whole batch",
                 _errors(lam=lambda M_hat, M, k=k: np.linalg.eigvalsh(M_hat)[k].min())) for k in (0, -1)),
     Variation("determinant", "the determinant is the product of the eigenvalues, not the smallest of them: take "
                              "np.linalg.eigvalsh(M_hat) and its minimum",

@@ -57,6 +57,9 @@ VARIATIONS = (
     Variation("size of eigenvalue", "a negative eigenvalue is not positive: compare min_eig itself with 0, not its "
                                     "size (abs), which is above 0 for negative ones too",
               _criterion(lambda e, lam, T: e < T and abs(lam) > 0)),
+    Variation("bounds swapped", "the error is compared with the threshold and the eigenvalue with 0: max_error < "
+                                "{PASS_MAX_ERROR} and min_eig > 0 (yours swaps the two bounds)",
+              _criterion(lambda e, lam, T: e < 0 and lam > T)),
     Variation("arguments swapped", "your test compares the eigenvalue with the threshold and the error with 0: the "
                                    "first argument is max_error, the second min_eig",
               _criterion(lambda e, lam, T: lam < T and e > 0)),

@@ -54,6 +54,9 @@ VARIATIONS = (
               _step(position=lambda q, qd, qd_new, dt: dt * qd_new)),
     Variation("f swapped", "f takes the position first, f(q, qd): you called it with the velocity first",
               _step(velocity=lambda f, q, qd, dt: qd + dt * f(qd, q))),
+    Variation("position by acceleration", "the position moves by dt times the velocity, the NEW one, qd_new: yours "
+                                          "moves it by the acceleration f",
+              lambda f, q, qd, dt: (q + dt * f(q, qd), qd + dt * f(q, qd))),
     Variation("trapezoid", "that moves q with the average of the old and the new velocity (a trapezoid step): "
                            "symplectic Euler moves q with the NEW velocity alone",
               _step(position=lambda q, qd, qd_new, dt: q + dt * (qd + qd_new) / 2)),

@@ -144,11 +144,14 @@ VARIATIONS = (
     *(Variation("c times qd", "c(q, qd) is already the Coriolis and centrifugal torque C(q, qd) qd: do not multiply "
                               "it by qd again", _law(c_of=c_of)) for c_of in (lambda c, qd: c * qd,
                                                                              lambda c, qd: c @ qd)),
-    *(Variation("desired", _at_desired, _law(at=at)) for at in (
-        lambda q, qd, q_d, qd_d: ((q_d,), (q_d, qd_d), (q_d,)),
-        lambda q, qd, q_d, qd_d: ((q_d,), (q, qd), (q,)),
-        lambda q, qd, q_d, qd_d: ((q,), (q_d, qd_d), (q,)),
-        lambda q, qd, q_d, qd_d: ((q,), (q, qd), (q_d,)))),
+    *(Variation("desired", _at_desired, _law(at=lambda q, qd, q_d, qd_d, which=which: (
+        (q_d if "M" in which else q,), (q_d, qd_d) if "c" in which else (q, qd), (q_d if "g" in which else q,))))
+      for which in ("Mcg", "M", "c", "g", "cg", "Mc", "Mg")),
+    *(Variation("term scaled", "a term of the commanded acceleration is counted twice, or with the wrong sign: it is "
+                               "qdd_d + K_d e_dot + K_p e, each term once and added",
+                _law(commanded=lambda qdd_d, e, e_dot, kp, kd, f=f: f(qdd_d, kd * e_dot, kp * e)))
+      for f in (lambda a, b, c: 2 * a + b + c, lambda a, b, c: a + 2 * b + c, lambda a, b, c: a + b + 2 * c,
+                lambda a, b, c: -a + b + c)),
 )
 @register("07_write_with_the_model", variations=VARIATIONS, tolerance=TOLERANCE, computed_by=(
     "lesson_lib.control.laws.ComputedTorque",
