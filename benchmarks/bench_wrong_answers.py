@@ -12,6 +12,11 @@ a learner writes them, each labelled with the mistake a teacher would name, and 
 The answers are not tests/check_cases.py's (tests/test_checks_diagnosis.py checks that no answer here returns what
 a test's answer returns on the check's inputs).  Goal: at least 80 % named, none misleading, none passing.
 
+Four sets, each written before the changes it led to and measured once as written (the comment above each says
+what it gave): ANSWERS before any diagnosis (the issue's goal is measured on it), then SECOND, THIRD and FOURTH,
+each after the changes the set before led to.  Their first measurements are the honest estimate of how the hints
+do on answers no one has seen; the keyword rule is strict (a right hint in other words counts as misleading).
+
 Run:  python benchmarks/bench_wrong_answers.py             (about 1 min: four answers train a DeLaN)
       python benchmarks/bench_wrong_answers.py --list      (every answer's FAIL line)
       python benchmarks/bench_wrong_answers.py --time DIR  (every check's time on right and wrong answers, this
