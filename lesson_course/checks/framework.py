@@ -179,21 +179,34 @@ class LearnerError(Exception):
 @dataclass(frozen=True)
 class Check:
     """A registered check: `name`, `notebook` (e.g. "02_model"), `function` (the learner's function the cell
-    passes), `hints` (key -> text, the variations' and raised hints' included), `test` (the body that raises
-    Fail), `computed_by` (library functions that compute the answer, for the grader's scan), `points` (what a PASS
-    is worth), `variations` (the exercise's mistakes as wrong answers, diagnosis.Variation), `raised` (its own
-    hints for some exceptions, diagnosis.Raised) and `tolerance` (how far from the truth an answer may be and
-    still pass: a Tolerance, or for a check of True/False answers how near its cases come to each boundary)."""
+    passes), `written` (its hints written by hand: key -> text), `test` (the body that raises Fail), `computed_by`
+    (library functions that compute the answer, for the grader's scan), `points` (what a PASS is worth), `mistakes`
+    (the exercise's mistakes as wrong answers, diagnosis.Variation: a tuple, or a function that makes it, called
+    when first needed, so that importing a check runs nothing that the grader's kernel copy has hollowed),
+    `raised` (its own hints for some exceptions, diagnosis.Raised) and `tolerance` (how far from the truth an
+    answer may be and still pass: a Tolerance, or for a check of True/False answers how near its cases come to
+    each boundary).  `variations` and `hints` (every key the check can give, the variations' and raised hints'
+    included) are made from these."""
     name: str
     notebook: str
     function: str
     test: Callable = field(repr=False)
-    hints: dict = field(default_factory=dict, repr=False)
+    written: dict = field(default_factory=dict, repr=False)
     computed_by: tuple = ()
     points: float = 1
-    variations: tuple = field(default=(), repr=False)
+    mistakes: object = field(default=(), repr=False)
     raised: tuple = field(default=(), repr=False)
     tolerance: object = None
+
+    @functools.cached_property
+    def variations(self):
+        """The exercise's mistakes (diagnosis.Variation), in the order the check tries them."""
+        return tuple(self.mistakes() if callable(self.mistakes) else self.mistakes)
+
+    @functools.cached_property
+    def hints(self):
+        """key -> text of every hint the check gives of its own."""
+        return {**{v.key: v.hint for v in self.variations}, **{r.key: r.hint for r in self.raised}, **self.written}
 
     def hint(self, key):
         """The text of hint `key`, with the lesson's facts filled in."""
@@ -212,14 +225,14 @@ def register(notebook, function=None, hints=None, computed_by=(), points=1, vari
     """Decorator: register a check for `notebook`; the decorated name becomes the printing check.
     function: the learner's function (default: the check's name); hints: key -> text ("{FACT}" filled from facts);
     computed_by: dotted names of library functions computing the answer; points: a PASS's worth (default 1);
-    variations, raised, tolerance: see Check (the variations' and raised hints join `hints`)."""
+    variations (a tuple, or a function that makes it), raised, tolerance: see Check (the variations' and raised
+    hints join `hints`)."""
     if isinstance(points, bool) or not isinstance(points, (int, float)) or not points > 0:
         raise ValueError(f"register({notebook!r}, points={points!r}): points must be a positive number, e.g. 2")
 
     def decorate(test):
-        every = {**{v.key: v.hint for v in variations}, **{r.key: r.hint for r in raised}, **dict(hints or {})}
-        spec = Check(test.__name__, notebook, function or test.__name__, test, every, tuple(computed_by), points,
-                     tuple(variations), tuple(raised), tolerance)
+        spec = Check(test.__name__, notebook, function or test.__name__, test, dict(hints or {}), tuple(computed_by),
+                     points, variations if callable(variations) else tuple(variations), tuple(raised), tolerance)
         if spec.name in REGISTRY:
             raise ValueError(f"a check named {spec.name!r} is already registered")
         REGISTRY[spec.name] = spec

@@ -1,4 +1,6 @@
 """Checks for 01_challenge: could this matrix be an inertia?"""
+from functools import partial
+
 import numpy as np
 
 from .diagnosis import Case, Raised, Variation, judge
@@ -66,58 +68,58 @@ def _cases():
     return out
 
 
-def _inertia(smallest, joined="and", symmetric=True, strict=True):
-    """is_valid_inertia as the template writes it, with `smallest` computed the learner's way: a variation."""
-    def answer(M, tol=1e-9):
-        M = np.asarray(M, dtype=float)
-        asymmetric = np.max(np.abs(M - M.T)) > tol
-        value = smallest(M)
-        positive = value > 0 if strict else value >= 0
-        if joined == "or":
-            return bool(not asymmetric or positive)
-        return bool((not asymmetric or not symmetric) and positive)
-    return answer
+def _inertia(smallest, M, tol=1e-9, joined="and", symmetric=True, strict=True):
+    """is_valid_inertia as the template writes it, with `smallest` computed the learner's way: a variation, once
+    bound with partial (importing the check calls nothing: the grader's kernel copy has its functions hollowed)."""
+    M = np.asarray(M, dtype=float)
+    asymmetric = np.max(np.abs(M - M.T)) > tol
+    value = smallest(M)
+    positive = value > 0 if strict else value >= 0
+    if joined == "or":
+        return bool(not asymmetric or positive)
+    return bool((not asymmetric or not symmetric) and positive)
 
 
 SMALLEST = lambda M: np.linalg.eigvalsh(M)[0]              # noqa: E731 -- the right `smallest`
 VARIATIONS = (
     Variation("or", "a valid inertia must pass both tests, symmetric AND positive-definite: the final line joins them "
                     "with `or`, so a symmetric matrix passes whatever its eigenvalues (`smallest` may well be right)",
-              _inertia(SMALLEST, joined="or")),
+              partial(_inertia, SMALLEST, joined="or")),
     Variation("symmetry", "[[2, 0.5], [-0.5, 2]] is not symmetric: keep the given asymmetry test in the return line "
                           "(np.linalg.eigvalsh only reads the lower triangle, so it cannot notice)",
-              _inertia(SMALLEST, symmetric=False)),
+              partial(_inertia, SMALLEST, symmetric=False)),
     Variation("zero", "a zero eigenvalue must give False: positive-definite needs every eigenvalue strictly above 0, "
-                      "and [[1, 1], [1, 1]] is singular", _inertia(SMALLEST, strict=False)),
+                      "and [[1, 1], [1, 1]] is singular", partial(_inertia, SMALLEST, strict=False)),
     Variation("entries", "positive-definite is about the eigenvalues, not the entries: [[1, 2], [2, 1]] has only "
                          "positive entries but an eigenvalue -1, and [[1, -0.5], [-0.5, 1]] is positive-definite",
-              _inertia(lambda M: M.min())),
+              partial(_inertia, lambda M: M.min())),
     Variation("largest", "np.linalg.eigvalsh returns the eigenvalues in ascending order, so index -1 is the largest "
                          "one; positive-definite needs the smallest above 0",
-              _inertia(lambda M: np.linalg.eigvalsh(M)[-1])),
+              partial(_inertia, lambda M: np.linalg.eigvalsh(M)[-1])),
     Variation("absolute", "-(true M) has only negative eigenvalues: compare the eigenvalues themselves with 0, not "
                           "what loses their sign (absolute values, squares, or singular values, which are sizes)",
-              _inertia(lambda M: np.abs(np.linalg.eigvalsh(M)).min())),
+              partial(_inertia, lambda M: np.abs(np.linalg.eigvalsh(M)).min())),
     Variation("absolute", "-(true M) has only negative eigenvalues: compare the eigenvalues themselves with 0, not "
                           "what loses their sign (absolute values, squares, or singular values, which are sizes)",
-              _inertia(lambda M: np.linalg.svd(M)[1].min())),
+              partial(_inertia, lambda M: np.linalg.svd(M)[1].min())),
     Variation("minus M", "the eigenvalues of -M are those of M with the opposite sign, so your test accepts "
                          "negative-definite matrices and refuses positive-definite ones: take the eigenvalues of M "
-                         "itself", _inertia(lambda M: np.linalg.eigvalsh(-M)[0])),
+                         "itself", partial(_inertia, lambda M: np.linalg.eigvalsh(-M)[0])),
     Variation("determinant", "the determinant is the product of the eigenvalues, so two negative ones give a positive "
                              "determinant: -(true M) has det > 0 but is negative-definite. Test each eigenvalue, the "
-                             "smallest", _inertia(lambda M: np.linalg.det(M))),
+                             "smallest", partial(_inertia, lambda M: np.linalg.det(M))),
     Variation("trace", "the trace is the sum of the eigenvalues, and a sum can be positive while one eigenvalue is "
                        "negative ([[1, 2], [2, 1]]: trace 2, eigenvalues 3 and -1): test the smallest eigenvalue",
-              _inertia(lambda M: np.trace(M))),
+              partial(_inertia, lambda M: np.trace(M))),
     Variation("diagonal", "the diagonal entries are not the eigenvalues (except for a diagonal matrix): [[1, 2], "
-                          "[2, 1]] has 1s on its diagonal but an eigenvalue -1", _inertia(lambda M: np.diag(M).min())),
+                          "[2, 1]] has 1s on its diagonal but an eigenvalue -1",
+              partial(_inertia, lambda M: np.diag(M).min())),
     Variation("corner", "your test looks at the top-left 2 x 2 corner only: a 3 x 3 matrix can have a "
                         "positive-definite corner and a negative eigenvalue (diag(1, 1, -1)), so take the eigenvalues "
-                        "of the whole matrix", _inertia(lambda M: np.linalg.eigvalsh(M[:2, :2])[0])),
+                        "of the whole matrix", partial(_inertia, lambda M: np.linalg.eigvalsh(M[:2, :2])[0])),
     Variation("margin", "your test wants the smallest eigenvalue above a margin of its own: positive-definite means "
                         "above 0, however little (one case's smallest eigenvalue is tiny but positive)",
-              _inertia(lambda M: np.linalg.eigvalsh(M)[0] - 10 * TOLERANCE.atol)),
+              partial(_inertia, lambda M: np.linalg.eigvalsh(M)[0] - 10 * TOLERANCE.atol)),
 )
 
 

@@ -1,5 +1,7 @@
 """Checks for 02_model: kinetic energy, the mass matrix from the RNEA, a jet through one layer, Coriolis from
 dM/dq."""
+from functools import partial
+
 import autograd.numpy as anp
 import numpy as np
 from autograd import elementwise_grad, jacobian
@@ -206,13 +208,12 @@ class _Layer:
         return self.W.copy(), self.b.copy(), self.h.copy(), self.dh.copy(), self.s, self.ds
 
 
-def _jet(z=lambda W, b, h: h @ W.T + b, value=lambda s, z, W, b, h: s(z),
+def _jet(W, b, h, dh, s, ds, z=lambda W, b, h: h @ W.T + b, value=lambda s, z, W, b, h: s(z),
          rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * (dh @ W.T)):
-    """layer_jet from the reference with one piece replaced: z(W, b, h), the value, or the derivative rows."""
-    def answer(W, b, h, dh, s, ds):
-        z_ = z(W, b, h)
-        return value(s, z_, W, b, h), rows(W, b, h, dh, s, ds, z_)
-    return answer
+    """layer_jet from the reference with one piece replaced (a variation, once bound with partial): z(W, b, h),
+    the value, or the derivative rows."""
+    z_ = z(W, b, h)
+    return value(s, z_, W, b, h), rows(W, b, h, dh, s, ds, z_)
 
 
 def _inputs_only(x, W):
@@ -223,11 +224,10 @@ def _inputs_only(x, W):
     return kept
 
 
-def _over_inputs(value_too):
-    def answer(W, b, h, dh, s, ds):
-        a, da = _jet()(W, b, h, dh, s, ds)
-        return (_inputs_only(a, W) if value_too else a), _inputs_only(da, W)
-    return answer
+def _over_inputs(value_too, W, b, h, dh, s, ds):
+    """layer_jet as a loop over h's units would make it (the rows only, or the value too)."""
+    a, da = _jet(W, b, h, dh, s, ds)
+    return (_inputs_only(a, W) if value_too else a), _inputs_only(da, W)
 
 
 _dz = lambda W, h, dh: dh @ W.T                           # noqa: E731 -- the rows W dh/dq_k, before the slope
@@ -235,68 +235,71 @@ JET_VARIATIONS = (
     # the value (and, with it, the rows)
     Variation("transpose", "W has shape (H_out, H_in) while the rows of h and of each dh[:, k] are samples: multiply "
                            "them by W transposed, the same way for the value and for the derivative rows",
-              _jet(z=lambda W, b, h: h @ W + b, rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * (dh @ W))),
+              partial(_jet, z=lambda W, b, h: h @ W + b,
+                      rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * (dh @ W))),
     Variation("units", "a has one column per output unit, H_out = W.shape[0] of them (the rows of W): a loop over h's "
                        "units (the inputs) fills only as many as there are inputs; h @ W.T + b gives every unit "
-                       "without a loop", _over_inputs(True)),
+                       "without a loop", partial(_over_inputs, True)),
     Variation("value", "your value is z = W h + b itself: the layer's value is the activation of it, s(z)",
-              _jet(value=lambda s, z, W, b, h: z)),
+              partial(_jet, value=lambda s, z, W, b, h: z)),
     Variation("input returned", "your value is h, the layer's input: the value is its output, a = s(z) with "
-                                "z = W h + b", _jet(value=lambda s, z, W, b, h: h)),
+                                "z = W h + b", partial(_jet, value=lambda s, z, W, b, h: h)),
     Variation("bias after", "the bias belongs inside the activation, z = W h + b and then a = s(z): you added it "
-                            "after s", _jet(z=lambda W, b, h: h @ W.T, value=lambda s, z, W, b, h: s(z) + b)),
+                            "after s", partial(_jet, z=lambda W, b, h: h @ W.T, value=lambda s, z, W, b, h: s(z) + b)),
     Variation("bias after", "the bias belongs inside the activation, z = W h + b and then a = s(z): you added it "
-                            "after s", _jet(value=lambda s, z, W, b, h: s(z - b) + b,
+                            "after s", partial(_jet, value=lambda s, z, W, b, h: s(z - b) + b,
                                             rows=lambda W, b, h, dh, s, ds, z: ds(z - b)[:, None, :] * _dz(W, h, dh))),
-    Variation("minus b", "the bias is added, z = W h + b: you subtracted it", _jet(z=lambda W, b, h: h @ W.T - b)),
+    Variation("minus b", "the bias is added, z = W h + b: you subtracted it",
+              partial(_jet, z=lambda W, b, h: h @ W.T - b)),
     Variation("no bias", "the bias is missing: z = W h + b, and the slope s'(z) is taken at that same z",
-              _jet(z=lambda W, b, h: h @ W.T)),
+              partial(_jet, z=lambda W, b, h: h @ W.T)),
     # the value right, the derivative rows not
     Variation("transpose", "W has shape (H_out, H_in) while the rows of h and of each dh[:, k] are samples: multiply "
                            "them by W transposed, the same way for the value and for the derivative rows",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * (dh @ W))),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * (dh @ W))),
     Variation("units", "a has one column per output unit, H_out = W.shape[0] of them (the rows of W): a loop over h's "
                        "units (the inputs) fills only as many as there are inputs; h @ W.T + b gives every unit "
-                       "without a loop", _over_inputs(False)),
+                       "without a loop", partial(_over_inputs, False)),
     Variation("s for slope", "you multiplied the derivative rows by the activation s(z) itself: the chain rule needs "
                              "its slope s'(z), the function ds",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: s(z)[:, None, :] * _dz(W, h, dh))),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: s(z)[:, None, :] * _dz(W, h, dh))),
     Variation("slope at a", "you took the slope at a = s(z): ds takes z, the same z = W h + b that the value's s "
                             "took, so the rows are ds(z) times W dh/dq_k",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: ds(s(z))[:, None, :] * _dz(W, h, dh))),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: ds(s(z))[:, None, :] * _dz(W, h, dh))),
     Variation("tanh slope", "1 - a^2 is the slope of tanh, not of the course's activation: use the ds you were "
                             "given, ds(z), the slope of s itself",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: (1 - s(z) ** 2)[:, None, :] * _dz(W, h, dh))),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: (1 - s(z) ** 2)[:, None, :] * _dz(W, h, dh))),
     Variation("sigmoid slope", "a (1 - a) is the slope of the logistic sigmoid, not of the course's activation: use "
                                "the ds you were given, ds(z), the slope of s itself",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: (s(z) * (1 - s(z)))[:, None, :] * _dz(W, h, dh))),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: (s(z) * (1 - s(z)))[:, None, :] * _dz(W, h, dh))),
     Variation("slope added", "the chain rule multiplies: the rows are s'(z) TIMES W dh/dq_k, unit by unit (you "
-                             "added them)", _jet(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] + _dz(W, h, dh))),
+                             "added them)",
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] + _dz(W, h, dh))),
     Variation("no slope", "the derivative rows skip the activation: by the chain rule they must be multiplied by its "
-                          "slope s'(z), unit by unit", _jet(rows=lambda W, b, h, dh, s, ds, z: _dz(W, h, dh))),
+                          "slope s'(z), unit by unit", partial(_jet, rows=lambda W, b, h, dh, s, ds, z: _dz(W, h, dh))),
     Variation("slope without bias", "you took the slope s' without the bias: the derivative rows need s' at the same "
                                     "z = W h + b as the value",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: ds(h @ W.T)[:, None, :] * _dz(W, h, dh))),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: ds(h @ W.T)[:, None, :] * _dz(W, h, dh))),
     Variation("bias in rows", "the bias is a constant, so its derivative by q is zero: it belongs in z, not in the "
                               "derivative rows W dh/dq_k",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * (_dz(W, h, dh) + b))),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * (_dz(W, h, dh) + b))),
     Variation("bias in rows", "the bias is a constant, so its derivative by q is zero: it belongs in z, not in the "
                               "derivative rows W dh/dq_k",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * _dz(W, h, dh) + b)),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * _dz(W, h, dh) + b)),
     Variation("through s", "the derivative rows are not pushed through the activation like the value: they are "
                            "W dh/dq_k multiplied by the slope s'(z), taken at the value's z",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: s(_dz(W, h, dh)))),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: s(_dz(W, h, dh)))),
     Variation("through s", "the derivative rows are not pushed through the activation like the value: they are "
                            "W dh/dq_k multiplied by the slope s'(z), taken at the value's z",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: ds(_dz(W, h, dh)))),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: ds(_dz(W, h, dh)))),
     Variation("through s", "the derivative rows are not pushed through the activation like the value: they are "
                            "W dh/dq_k multiplied by the slope s'(z), taken at the value's z",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: ds(_dz(W, h, dh)) * _dz(W, h, dh))),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: ds(_dz(W, h, dh)) * _dz(W, h, dh))),
     Variation("order", "s'(z) belongs to the layer's output units: apply W to dh/dq_k first, then multiply by s'(z) "
                        "(you multiplied before the product with W)",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: (ds(z)[:, None, :] * dh) @ W.T)),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: (ds(z)[:, None, :] * dh) @ W.T)),
     Variation("no W", "the derivative rows must go through the layer's weights too: W dh/dq_k, then times s'(z)",
-              _jet(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * dh)),
+              partial(_jet, rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * dh)),
 )
 JET_TOLERANCE = Tolerance(1e-9)
 
@@ -383,36 +386,30 @@ def _derivative_index_last(dM, qd):
     return np.einsum("ijk,j,k->i", dM, qd, qd) - 0.5 * np.einsum("jki,j,k->i", dM, qd, qd)
 
 
-def _term_variations():
-    """The terms' mistakes, as far as they differ in c: the two added terms are equal in the sum (swap j and k,
-    and qd_j qd_k stays), so a mistake in either gives the same c; and dM[k, i, j] = dM[k, j, i] (M is symmetric),
-    so a term can only be the derivative by q_i, or by q_j or q_k (the same in the sum)."""
-    right = (0.5, 0.5, -0.5)
-    added, subtracted = "one of the two added terms (dM_ij/dq_k = dM[k, i, j] or dM_ik/dq_j = dM[j, i, k], equal " \
-                        "in the sum)", "the third term, dM_jk/dq_i = dM[i, j, k], the one subtracted,"
-    out = []
-    for t, what in ((0, added), (2, subtracted)):
-        for key, change, text in (
-                ("missing", 0.0, f"{what} is missing from your Christoffel symbol"),
-                ("sign", -right[t], f"{what} has the wrong sign: the first two terms are added, the third "
-                                    f"subtracted"),
-                ("no half", 2 * right[t], f"{what} lacks the factor 1/2: the 1/2 multiplies all three terms")):
-            coefficients = list(right)
-            coefficients[t] = change
-            out.append(Variation(f"{'added' if t == 0 else 'third'} term {key}", text,
-                                 lambda dM, qd, c=tuple(coefficients): christoffel(dM, qd, coefficients=c)))
-    out += [
-        Variation("term index", "two of your terms cancel each other, leaving half of one: an added term is a "
-                                "derivative by q_i like the subtracted one, or the subtracted one is a derivative by "
-                                "q_j or q_k like the added ones. dM's first index is the derivative's: the added terms "
-                                "are dM[k, i, j] and dM[j, i, k], the subtracted one dM[i, j, k]",
-                  lambda dM, qd: christoffel(dM, qd, patterns=("ijk", "jik", "ijk"))),
-        Variation("terms swapped", "your third term, the one subtracted, has swapped places with an added one: "
-                                   "Gamma_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i), the third term being "
-                                   "the derivative by q_i, dM[i, j, k]",
-                  lambda dM, qd: christoffel(dM, qd, patterns=("ijk", "jik", "kij"))),
-    ]
-    return out
+# The terms' mistakes, as far as they differ in c: the two added terms are equal in the sum (swap j and k, and
+# qd_j qd_k stays), so a mistake in either gives the same c; and dM[k, i, j] = dM[k, j, i] (M is symmetric), so a
+# term can only be the derivative by q_i, or by q_j or q_k (the same in the sum).
+RIGHT_COEFFICIENTS = (0.5, 0.5, -0.5)
+ADDED = "one of the two added terms (dM_ij/dq_k = dM[k, i, j] or dM_ik/dq_j = dM[j, i, k], equal in the sum)"
+SUBTRACTED = "the third term, dM_jk/dq_i = dM[i, j, k], the one subtracted,"
+TERM_VARIATIONS = (
+    *(Variation(f"{'added' if t == 0 else 'third'} term {key}", text.format(what=what),
+                partial(christoffel, coefficients=tuple(factor * c if u == t else c
+                                                        for u, c in enumerate(RIGHT_COEFFICIENTS))))
+      for t, what in ((0, ADDED), (2, SUBTRACTED))
+      for key, factor, text in (
+          ("missing", 0.0, "{what} is missing from your Christoffel symbol"),
+          ("sign", -1.0, "{what} has the wrong sign: the first two terms are added, the third subtracted"),
+          ("no half", 2.0, "{what} lacks the factor 1/2: the 1/2 multiplies all three terms"))),
+    Variation("term index", "two of your terms cancel each other, leaving half of one: an added term is a derivative "
+                            "by q_i like the subtracted one, or the subtracted one is a derivative by q_j or q_k like "
+                            "the added ones. dM's first index is the derivative's: the added terms are dM[k, i, j] and "
+                            "dM[j, i, k], the subtracted one dM[i, j, k]",
+              partial(christoffel, patterns=("ijk", "jik", "ijk"))),
+    Variation("terms swapped", "your third term, the one subtracted, has swapped places with an added one: "
+                               "Gamma_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i), the third term being the "
+                               "derivative by q_i, dM[i, j, k]", partial(christoffel, patterns=("ijk", "jik", "kij"))),
+)
 
 
 LOOPS = (   # (key, hint, mask(i, j, k, n)): a loop's range mistaken
@@ -449,7 +446,7 @@ CORIOLIS_VARIATIONS = (
               lambda dM, qd: christoffel(dM, qd, coefficients=(-0.5, -0.5, 0.5))),
     Variation("index", "dM's FIRST index is the derivative: dM[k, i, j] holds dM_ij/dq_k (you read the derivative "
                        "index last)", _derivative_index_last),
-    *_term_variations(),
+    *TERM_VARIATIONS,
     Variation("assigned", "`c[i] = ...` inside the loops keeps only the last term (j = k = n - 1): add each term to "
                           "c[i] with += instead", _assigned),
     Variation("one velocity twice", "your term is multiplied by one velocity twice, qd_j qd_j (or qd_k qd_k): c_i "

@@ -1,4 +1,6 @@
 """Checks for 03_guided_practice: the two measurements behind the PASS check, at configurations never seen."""
+from functools import partial
+
 import numpy as np
 
 from lesson_lib.physics.chain import double_pendulum
@@ -10,64 +12,67 @@ from .independent import grading, rng
 TOLERANCE = Tolerance(1e-9)
 
 
-def _errors(err=lambda M_hat, M: np.abs(M_hat - M).max(), lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat).min()):
-    """errors_at from the reference with one of its two numbers computed another way: a variation."""
-    def answer(model, chain, q):
-        M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
-        return err(M_hat, M), lam(M_hat, M)
-    return answer
+def _errors(model, chain, q, err=lambda M_hat, M: np.abs(M_hat - M).max(),
+            lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat).min()):
+    """errors_at from the reference with one of its two numbers computed another way: a variation, once bound with
+    partial."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return err(M_hat, M), lam(M_hat, M)
 
 
 VARIATIONS = (
     Variation("absolute", "a large negative entry of M_hat - M is a large error too: take the absolute value before "
-                          "the maximum", _errors(err=lambda M_hat, M: (M_hat - M).max())),
+                          "the maximum", partial(_errors, err=lambda M_hat, M: (M_hat - M).max())),
     Variation("most negative", "the most negative entry of M_hat - M is not the largest error: an error's size "
                                "counts, the largest |M_hat - M| (absolute values, then the maximum)",
-              _errors(err=lambda M_hat, M: (M_hat - M).min())),
+              partial(_errors, err=lambda M_hat, M: (M_hat - M).min())),
     Variation("mean", "that is an average: the check wants the largest entry-wise error over all configurations",
-              _errors(err=lambda M_hat, M: np.abs(M_hat - M).mean())),
+              partial(_errors, err=lambda M_hat, M: np.abs(M_hat - M).mean())),
     Variation("norm", "that is a norm of the whole difference (every entry of every configuration together): the "
                       "error the lesson measures is its largest entry, |M_hat - M| at its maximum",
-              _errors(err=lambda M_hat, M: np.linalg.norm(M_hat - M))),
+              partial(_errors, err=lambda M_hat, M: np.linalg.norm(M_hat - M))),
     Variation("norm", "that is a norm of the whole difference (every entry of every configuration together): the "
                       "error the lesson measures is its largest entry, |M_hat - M| at its maximum",
-              _errors(err=lambda M_hat, M: np.linalg.norm(M_hat - M, axis=(1, 2)).max())),
+              partial(_errors, err=lambda M_hat, M: np.linalg.norm(M_hat - M, axis=(1, 2)).max())),
     Variation("rms", "that is a root-mean-square error, a kind of average: the lesson's error is the largest entry of "
                      "|M_hat - M|, over every configuration and every entry",
-              _errors(err=lambda M_hat, M: np.sqrt(np.mean((M_hat - M) ** 2)))),
+              partial(_errors, err=lambda M_hat, M: np.sqrt(np.mean((M_hat - M) ** 2)))),
     *(Variation("one matrix", "that is the largest error of one configuration: take it over the whole batch",
-                _errors(err=lambda M_hat, M, k=k: np.abs(M_hat[k] - M[k]).max())) for k in (0, -1)),
+                partial(_errors, err=lambda M_hat, M, k=k: np.abs(M_hat[k] - M[k]).max())) for k in (0, -1)),
     *(Variation("per configuration first", "you took a number per configuration, then the wrong one of those over "
                                            "the batch: the largest error is the largest of all, and the smallest "
                                            "eigenvalue the smallest of all", answer) for answer in (
-        _errors(err=lambda M_hat, M: np.abs(M_hat - M).max(axis=(1, 2)).min()),
-        _errors(lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, 0].max()),
-        _errors(lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, 0].mean()))),
+        partial(_errors, err=lambda M_hat, M: np.abs(M_hat - M).max(axis=(1, 2)).min()),
+        partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, 0].max()),
+        partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, 0].mean()))),
     Variation("relative", "you divided the error by the size of M, a relative error: the lesson's error is in kg m^2, "
-                          "the largest |M_hat - M| itself", _errors(err=lambda M_hat, M: np.abs(M_hat - M).max()
+                          "the largest |M_hat - M| itself",
+              partial(_errors, err=lambda M_hat, M: np.abs(M_hat - M).max()
                                                                     / np.abs(M).max())),
     Variation("error", "the error is the largest |M_hat - M| over every configuration and every entry: yours is the "
-                       "largest |M_hat| alone", _errors(err=lambda M_hat, M: np.abs(M_hat).max())),
+                       "largest |M_hat| alone", partial(_errors, err=lambda M_hat, M: np.abs(M_hat).max())),
     Variation("truth", "those are the eigenvalues of the true M: the check wants the learned M_hat's",
-              _errors(lam=lambda M_hat, M: np.linalg.eigvalsh(M).min())),
+              partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M).min())),
     Variation("ascending", "np.linalg.eigvalsh returns each matrix's eigenvalues in ascending order, so the last "
                            "column holds the largest: the check wants the smallest",
-              _errors(lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat).max())),
+              partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat).max())),
     Variation("ascending", "np.linalg.eigvalsh returns each matrix's eigenvalues in ascending order, so the last "
                            "column holds the largest: the check wants the smallest",
-              _errors(lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, -1].min())),
+              partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, -1].min())),
     *(Variation("one matrix eigenvalue", "that is the smallest eigenvalue of one configuration: take it over the "
                                          "whole batch",
-                _errors(lam=lambda M_hat, M, k=k: np.linalg.eigvalsh(M_hat)[k].min())) for k in (0, -1)),
+                partial(_errors, lam=lambda M_hat, M, k=k: np.linalg.eigvalsh(M_hat)[k].min())) for k in (0, -1)),
     Variation("determinant", "the determinant is the product of the eigenvalues, not the smallest of them: take "
                              "np.linalg.eigvalsh(M_hat) and its minimum",
-              _errors(lam=lambda M_hat, M: np.linalg.det(M_hat).min())),
+              partial(_errors, lam=lambda M_hat, M: np.linalg.det(M_hat).min())),
     Variation("diagonal", "the diagonal entries of M_hat are not its eigenvalues: take np.linalg.eigvalsh(M_hat) and "
-                          "its minimum", _errors(lam=lambda M_hat, M: np.diagonal(M_hat, axis1=1, axis2=2).min())),
+                          "its minimum",
+              partial(_errors, lam=lambda M_hat, M: np.diagonal(M_hat, axis1=1, axis2=2).min())),
     Variation("mean eigenvalue", "that is an average of the eigenvalues: the check wants the smallest, over every "
-                                 "configuration", _errors(lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat).mean())),
+                                 "configuration",
+              partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat).mean())),
     Variation("difference", "those are the eigenvalues of M_hat - M: the check wants the learned M_hat's own",
-              _errors(lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat - M).min())),
+              partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat - M).min())),
 )
 
 

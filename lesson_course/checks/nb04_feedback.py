@@ -1,4 +1,6 @@
 """Checks for 04_feedback: the lesson's criterion, written by the learner."""
+from functools import partial
+
 from lesson_lib import facts
 
 from .diagnosis import Case, Raised, Variation, judge
@@ -29,40 +31,42 @@ def _cases():
                      (inside(), -d.uniform(1e-4, 0.1), False), (outside(), -d.uniform(0.1, 2), False)], 402)
 
 
-def _criterion(test):
-    """lesson_passes from a criterion on (e, lam, T), T the threshold when called: a variation."""
-    return lambda max_error, min_eig: bool(test(max_error, min_eig, facts.PASS_MAX_ERROR))
+def _criterion(test, max_error, min_eig):
+    """lesson_passes from a criterion on (e, lam, T), T the threshold when called: a variation, once bound with
+    partial."""
+    return bool(test(max_error, min_eig, facts.PASS_MAX_ERROR))
 
 
 VARIATIONS = (
     Variation("or", "with `or` one condition is enough; the lesson needs both to hold at once (`and`)",
-              _criterion(lambda e, lam, T: e < T or lam > 0)),
+              partial(_criterion, lambda e, lam, T: e < T or lam > 0)),
     Variation("at most", "'below {PASS_MAX_ERROR}' is strict: an error of exactly {PASS_MAX_ERROR} does not pass",
-              _criterion(lambda e, lam, T: e <= T and lam > 0)),
+              partial(_criterion, lambda e, lam, T: e <= T and lam > 0)),
     Variation("non-negative", "positive means strictly above 0: an eigenvalue of exactly 0 is a singular mass matrix",
-              _criterion(lambda e, lam, T: e < T and lam >= 0)),
+              partial(_criterion, lambda e, lam, T: e < T and lam >= 0)),
     Variation("both boundaries", "both comparisons must be strict: an error of exactly {PASS_MAX_ERROR} does not pass "
                                  "(below is <), and an eigenvalue of exactly 0 is not positive (above is >)",
-              _criterion(lambda e, lam, T: e <= T and lam >= 0)),
+              partial(_criterion, lambda e, lam, T: e <= T and lam >= 0)),
     Variation("error only", "the smallest eigenvalue counts too: a model with a non-positive eigenvalue fails",
-              _criterion(lambda e, lam, T: e < T)),
+              partial(_criterion, lambda e, lam, T: e < T)),
     Variation("eigenvalue only", "the error counts too: a valid but inaccurate model fails",
-              _criterion(lambda e, lam, T: lam > 0)),
+              partial(_criterion, lambda e, lam, T: lam > 0)),
     Variation("inverted", "your answers are all the opposite: return True when the model passes",
-              _criterion(lambda e, lam, T: not (e < T and lam > 0))),
+              partial(_criterion, lambda e, lam, T: not (e < T and lam > 0))),
     Variation("error above", "the error must be below the threshold to pass, max_error < {PASS_MAX_ERROR}: your "
-                             "comparison points the other way", _criterion(lambda e, lam, T: e > T and lam > 0)),
+                             "comparison points the other way",
+              partial(_criterion, lambda e, lam, T: e > T and lam > 0)),
     Variation("eigenvalue below", "the smallest eigenvalue must be above 0 to pass, min_eig > 0: your comparison "
-                                  "points the other way", _criterion(lambda e, lam, T: e < T and lam < 0)),
+                                  "points the other way", partial(_criterion, lambda e, lam, T: e < T and lam < 0)),
     Variation("size of eigenvalue", "a negative eigenvalue is not positive: compare min_eig itself with 0, not its "
                                     "size (abs), which is above 0 for negative ones too",
-              _criterion(lambda e, lam, T: e < T and abs(lam) > 0)),
+              partial(_criterion, lambda e, lam, T: e < T and abs(lam) > 0)),
     Variation("bounds swapped", "the error is compared with the threshold and the eigenvalue with 0: max_error < "
                                 "{PASS_MAX_ERROR} and min_eig > 0 (yours swaps the two bounds)",
-              _criterion(lambda e, lam, T: e < 0 and lam > T)),
+              partial(_criterion, lambda e, lam, T: e < 0 and lam > T)),
     Variation("arguments swapped", "your test compares the eigenvalue with the threshold and the error with 0: the "
                                    "first argument is max_error, the second min_eig",
-              _criterion(lambda e, lam, T: lam < T and e > 0)),
+              partial(_criterion, lambda e, lam, T: lam < T and e > 0)),
 )
 
 

@@ -1,4 +1,6 @@
 """Checks for 05_retrieve_and_space: a symplectic Euler step, from memory."""
+from functools import partial
+
 import numpy as np
 
 from lesson_lib.physics import integrators
@@ -16,54 +18,55 @@ def _position_first(f, q, qd, dt):
     return q_new, qd + dt * f(q_new, qd)
 
 
-def _step(velocity=lambda f, q, qd, dt: qd + dt * f(q, qd), position=lambda q, qd, qd_new, dt: q + dt * qd_new,
-          returned=lambda q_new, qd_new, q, qd: (q_new, qd_new)):
-    """symplectic_euler_step from the reference with one of its updates written another way: a variation."""
-    def answer(f, q, qd, dt):
-        qd_new = velocity(f, q, qd, dt)
-        return returned(position(q, qd, qd_new, dt), qd_new, q, qd)
-    return answer
+def _step(f, q, qd, dt, velocity=lambda f, q, qd, dt: qd + dt * f(q, qd),
+          position=lambda q, qd, qd_new, dt: q + dt * qd_new, returned=lambda q_new, qd_new, q, qd: (q_new, qd_new)):
+    """symplectic_euler_step from the reference with one of its updates written another way: a variation, once bound
+    with partial."""
+    qd_new = velocity(f, q, qd, dt)
+    return returned(position(q, qd, qd_new, dt), qd_new, q, qd)
 
 
 VARIATIONS = (
     Variation("explicit", "that is explicit Euler (q moved with the OLD velocity): update qd first, then move q with "
-                          "the NEW qd", _step(position=lambda q, qd, qd_new, dt: q + dt * qd)),
+                          "the NEW qd", partial(_step, position=lambda q, qd, qd_new, dt: q + dt * qd)),
     Variation("no dt", "the velocity changes by dt times the acceleration, not by the acceleration itself",
-              _step(velocity=lambda f, q, qd, dt: qd + f(q, qd))),
+              partial(_step, velocity=lambda f, q, qd, dt: qd + f(q, qd))),
     Variation("dt in position", "the position moves by dt times the new velocity, q + dt qd_new: your q_new adds the "
-                                "velocity itself", _step(position=lambda q, qd, qd_new, dt: q + qd_new)),
+                                "velocity itself", partial(_step, position=lambda q, qd, qd_new, dt: q + qd_new)),
     Variation("dt squared", "the velocity changes by dt times the acceleration, once: your update multiplies it by "
-                            "dt twice (dt squared)", _step(velocity=lambda f, q, qd, dt: qd + dt**2 * f(q, qd))),
+                            "dt twice (dt squared)",
+              partial(_step, velocity=lambda f, q, qd, dt: qd + dt**2 * f(q, qd))),
     *(Variation("dt scaled", "each update moves by one whole step dt: qd_new = qd + dt f(q, qd), then q_new = q + "
                              "dt qd_new (yours uses a fraction or a multiple of dt)", answer) for answer in (
-        _step(velocity=lambda f, q, qd, dt: qd + dt / 2 * f(q, qd)),
-        _step(velocity=lambda f, q, qd, dt: qd + 2 * dt * f(q, qd)),
-        _step(position=lambda q, qd, qd_new, dt: q + dt / 2 * qd_new),
-        _step(position=lambda q, qd, qd_new, dt: q + 2 * dt * qd_new))),
+        partial(_step, velocity=lambda f, q, qd, dt: qd + dt / 2 * f(q, qd)),
+        partial(_step, velocity=lambda f, q, qd, dt: qd + 2 * dt * f(q, qd)),
+        partial(_step, position=lambda q, qd, qd_new, dt: q + dt / 2 * qd_new),
+        partial(_step, position=lambda q, qd, qd_new, dt: q + 2 * dt * qd_new))),
     Variation("minus", "the velocity grows by dt times the acceleration, qd + dt f(q, qd): with a minus sign the step "
                        "pushes the arm against the forces that move it",
-              _step(velocity=lambda f, q, qd, dt: qd - dt * f(q, qd))),
+              partial(_step, velocity=lambda f, q, qd, dt: qd - dt * f(q, qd))),
     Variation("old velocity dropped", "the new velocity is the old one plus the change: qd_new = qd + dt f(q, qd) "
                                       "(yours is the change alone)",
-              _step(velocity=lambda f, q, qd, dt: dt * f(q, qd))),
+              partial(_step, velocity=lambda f, q, qd, dt: dt * f(q, qd))),
     Variation("old position dropped", "the new position starts from the old one: q_new = q + dt qd_new (yours starts "
                                       "elsewhere, from the velocity or from 0)",
-              _step(position=lambda q, qd, qd_new, dt: qd + dt * qd_new)),
+              partial(_step, position=lambda q, qd, qd_new, dt: qd + dt * qd_new)),
     Variation("old position dropped", "the new position starts from the old one: q_new = q + dt qd_new (yours starts "
                                       "elsewhere, from the velocity or from 0)",
-              _step(position=lambda q, qd, qd_new, dt: dt * qd_new)),
+              partial(_step, position=lambda q, qd, qd_new, dt: dt * qd_new)),
     Variation("f swapped", "f takes the position first, f(q, qd): you called it with the velocity first",
-              _step(velocity=lambda f, q, qd, dt: qd + dt * f(qd, q))),
+              partial(_step, velocity=lambda f, q, qd, dt: qd + dt * f(qd, q))),
     Variation("position by acceleration", "the position moves by dt times the velocity, the NEW one, qd_new: yours "
                                           "moves it by the acceleration f",
               lambda f, q, qd, dt: (q + dt * f(q, qd), qd + dt * f(q, qd))),
     Variation("trapezoid", "that moves q with the average of the old and the new velocity (a trapezoid step): "
                            "symplectic Euler moves q with the NEW velocity alone",
-              _step(position=lambda q, qd, qd_new, dt: q + dt * (qd + qd_new) / 2)),
+              partial(_step, position=lambda q, qd, qd_new, dt: q + dt * (qd + qd_new) / 2)),
     Variation("q unchanged", "q_new is the old q: the position moves too, by dt times the NEW velocity",
-              _step(position=lambda q, qd, qd_new, dt: q)),
+              partial(_step, position=lambda q, qd, qd_new, dt: q)),
     Variation("old velocity returned", "your step returns the old velocity qd: return the new one, qd_new, which "
-                                       "your q_new used", _step(returned=lambda q_new, qd_new, q, qd: (q_new, qd))),
+                                       "your q_new used",
+              partial(_step, returned=lambda q_new, qd_new, q, qd: (q_new, qd))),
 )
 
 

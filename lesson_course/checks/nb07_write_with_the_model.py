@@ -1,4 +1,6 @@
 """Checks for 07_write_with_the_model: the computed-torque control law."""
+from functools import partial
+
 import numpy as np
 
 from lesson_lib.control.laws import KD, KP
@@ -52,17 +54,15 @@ def _cases():
 TOLERANCE = Tolerance(1e-9)
 
 
-def _law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e_dot + kp * e,
+def _law(model, q, qd, q_d, qd_d, qdd_d, kp, kd, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e_dot + kp * e,
          torque=lambda M, a, c, g: M @ a + c + g, e=lambda q, q_d: q_d - q, e_dot=lambda qd, qd_d, q, q_d: qd_d - qd,
          at=lambda q, qd, q_d, qd_d: ((q,), (q, qd), (q,)), c_of=lambda c, qd: c):
-    """computed_torque from the reference with one piece written another way (a variation): the commanded
-    acceleration, the torque from its parts, the errors, the state the model is asked at (M's, c's, g's
-    arguments), or what is made of c."""
-    def answer(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
-        a = commanded(qdd_d, e(q, q_d), e_dot(qd, qd_d, q, q_d), kp, kd)
-        at_M, at_c, at_g = at(q, qd, q_d, qd_d)
-        return torque(model.mass_matrix(*at_M), a, c_of(model.coriolis(*at_c), qd), model.gravity(*at_g))
-    return answer
+    """computed_torque from the reference with one piece written another way (a variation, once bound with
+    partial): the commanded acceleration, the torque from its parts, the errors, the state the model is asked at
+    (M's, c's, g's arguments), or what is made of c."""
+    a = commanded(qdd_d, e(q, q_d), e_dot(qd, qd_d, q, q_d), kp, kd)
+    at_M, at_c, at_g = at(q, qd, q_d, qd_d)
+    return torque(model.mass_matrix(*at_M), a, c_of(model.coriolis(*at_c), qd), model.gravity(*at_g))
 
 
 _at_desired = "the model is asked at the desired state (q_d, qd_d): M, c and g are the arm's own, at its actual " \
@@ -70,33 +70,33 @@ _at_desired = "the model is asked at the desired state (q_d, qd_d): M, c and g a
 VARIATIONS = (
     Variation("sign", "the errors are desired minus actual (e = q_d - q, e_dot = qd_d - qd): with actual minus "
                       "desired the feedback pushes the arm further away",
-              _law(e=lambda q, q_d: q - q_d, e_dot=lambda qd, qd_d, q, q_d: qd - qd_d)),
+              partial(_law, e=lambda q, q_d: q - q_d, e_dot=lambda qd, qd_d, q, q_d: qd - qd_d)),
     Variation("sign", "the errors are desired minus actual (e = q_d - q, e_dot = qd_d - qd): with actual minus "
-                      "desired the feedback pushes the arm further away", _law(e=lambda q, q_d: q - q_d)),
+                      "desired the feedback pushes the arm further away", partial(_law, e=lambda q, q_d: q - q_d)),
     Variation("sign", "the errors are desired minus actual (e = q_d - q, e_dot = qd_d - qd): with actual minus "
                       "desired the feedback pushes the arm further away",
-              _law(e_dot=lambda qd, qd_d, q, q_d: qd - qd_d)),
+              partial(_law, e_dot=lambda qd, qd_d, q, q_d: qd - qd_d)),
     Variation("velocity error", "the velocity error is e_dot = qd_d - qd, the desired minus the actual velocity: "
-                                "yours mixes in a position", _law(e_dot=lambda qd, qd_d, q, q_d: q_d - qd)),
+                                "yours mixes in a position", partial(_law, e_dot=lambda qd, qd_d, q, q_d: q_d - qd)),
     Variation("velocity error", "the velocity error is e_dot = qd_d - qd, the desired minus the actual velocity: "
-                                "yours mixes in a position", _law(e_dot=lambda qd, qd_d, q, q_d: qd_d - q)),
+                                "yours mixes in a position", partial(_law, e_dot=lambda qd, qd_d, q, q_d: qd_d - q)),
     Variation("feed-forward", "the desired acceleration qdd_d is missing from the commanded acceleration: without it "
                               "the law waits for an error before it moves the arm",
-              _law(commanded=lambda qdd_d, e, e_dot, kp, kd: kd * e_dot + kp * e)),
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: kd * e_dot + kp * e)),
     Variation("gains", "the gains are swapped: K_p multiplies the position error e, K_d the velocity error e_dot",
-              _law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kp * e_dot + kd * e)),
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kp * e_dot + kd * e)),
     Variation("notebook's gains", "use the gains passed in, kp and kd: the notebook's KP and KD are one choice of "
                                   "them, and the check passes others",
-              _law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + KD * e_dot + KP * e)),
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + KD * e_dot + KP * e)),
     *(Variation("damping from kp", "use the damping gain kd passed in: yours is made from kp (2 sqrt(K_p), critical "
                                    "damping, is one choice of kd), and the check passes gains not made that way",
-                _law(commanded=lambda qdd_d, e, e_dot, kp, kd, f=f: qdd_d + f(kp) * e_dot + kp * e))
+                partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd, f=f: qdd_d + f(kp) * e_dot + kp * e))
       for f in (lambda kp: 2 * np.sqrt(kp), np.sqrt, lambda kp: kp)),
     Variation("no M", "the commanded acceleration must be multiplied by the mass matrix M(q) to become a torque",
-              _law(torque=lambda M, a, c, g: a + c + g)),
+              partial(_law, torque=lambda M, a, c, g: a + c + g)),
     Variation("M inverse", "M^-1 a (np.linalg.solve(M, a)) is what forward dynamics does with a torque: the law "
                            "goes the other way and multiplies, M(q) @ a",
-              _law(torque=lambda M, a, c, g: np.linalg.solve(M, a) + c + g)),
+              partial(_law, torque=lambda M, a, c, g: np.linalg.solve(M, a) + c + g)),
     Variation("outside M", "the feedback terms must pass through M(q) too: M multiplies the whole commanded "
                            "acceleration, desired acceleration and both feedback terms",
               lambda model, q, qd, q_d, qd_d, qdd_d, kp, kd: (
@@ -104,52 +104,54 @@ VARIATIONS = (
                   + model.gravity(q))),
     Variation("no position feedback", "the position feedback K_p e is missing from the commanded acceleration: "
                                       "without it nothing pulls the arm back onto the path (e = q_d - q)",
-              _law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e_dot)),
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e_dot)),
     Variation("no velocity feedback", "the velocity feedback K_d e_dot is missing from the commanded acceleration: "
                                       "without it nothing damps the error (e_dot = qd_d - qd)",
-              _law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kp * e)),
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kp * e)),
     *(Variation("one error for both", "the two feedback terms take two errors: K_d the velocity error e_dot = qd_d - "
-                                      "qd, K_p the position error e = q_d - q (yours uses one of them twice)", _law(
+                                      "qd, K_p the position error e = q_d - q (yours uses one of them twice)",
+                partial(_law,
                                           commanded=commanded)) for commanded in (
         lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e_dot + kp * e_dot,
         lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e + kp * e)),
     Variation("no feedback", "the commanded acceleration is only the desired one: without K_d e_dot + K_p e the law "
                              "never corrects an error, and the arm drifts off the path",
-              _law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d)),
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d)),
     Variation("no c", "the Coriolis and centrifugal torque c(q, qd) is missing",
-              _law(torque=lambda M, a, c, g: M @ a + g)),
-    Variation("no g", "the gravity torque g(q) is missing", _law(torque=lambda M, a, c, g: M @ a + c)),
+              partial(_law, torque=lambda M, a, c, g: M @ a + g)),
+    Variation("no g", "the gravity torque g(q) is missing", partial(_law, torque=lambda M, a, c, g: M @ a + c)),
     Variation("no c, g", "both c(q, qd) and g(q) are missing: the law cancels the whole rest of the equation of "
-                         "motion", _law(torque=lambda M, a, c, g: M @ a)),
+                         "motion", partial(_law, torque=lambda M, a, c, g: M @ a)),
     Variation("minus c, g", "c(q, qd) and g(q) are subtracted: they are torques the arm needs on top of M times the "
                             "commanded acceleration, so the law adds them (+ c + g)",
-              _law(torque=lambda M, a, c, g: M @ a - c - g)),
+              partial(_law, torque=lambda M, a, c, g: M @ a - c - g)),
     Variation("g sign", "g(q) is subtracted: the gravity torque is what the arm needs to hold itself up, so the law "
-                        "adds it (+ g)", _law(torque=lambda M, a, c, g: M @ a + c - g)),
+                        "adds it (+ g)", partial(_law, torque=lambda M, a, c, g: M @ a + c - g)),
     Variation("c sign", "c(q, qd) is subtracted: the Coriolis and centrifugal torque is needed on top of M a, so the "
-                        "law adds it (+ c)", _law(torque=lambda M, a, c, g: M @ a - c + g)),
+                        "law adds it (+ c)", partial(_law, torque=lambda M, a, c, g: M @ a - c + g)),
     Variation("c through M", "c(q, qd) is a torque already: add it after the product with M, M(q) a + c(q, qd) + "
                              "g(q), rather than adding it to the acceleration",
-              _law(torque=lambda M, a, c, g: M @ (a + c) + g)),
+              partial(_law, torque=lambda M, a, c, g: M @ (a + c) + g)),
     Variation("g through M", "g(q) is a torque already: add it after the product with M, M(q) a + c(q, qd) + g(q), "
                              "rather than adding it to the acceleration",
-              _law(torque=lambda M, a, c, g: M @ (a + g) + c)),
+              partial(_law, torque=lambda M, a, c, g: M @ (a + g) + c)),
     Variation("c, g through M", "c(q, qd) and g(q) are torques already: add them after the product with M, M(q) a + "
                                 "c(q, qd) + g(q), rather than adding them to the acceleration",
-              _law(torque=lambda M, a, c, g: M @ (a + c + g))),
+              partial(_law, torque=lambda M, a, c, g: M @ (a + c + g))),
     *(Variation("c arguments", "model.coriolis takes the arm's configuration and its velocity, c(q, qd): yours is "
-                               "given another pair (a desired value, or a position for a velocity)", _law(at=at))
+                               "given another pair (a desired value, or a position for a velocity)",
+                partial(_law, at=at))
       for at in (lambda q, qd, q_d, qd_d: ((q,), (q, q_d), (q,)), lambda q, qd, q_d, qd_d: ((q,), (q, qd_d), (q,)),
                  lambda q, qd, q_d, qd_d: ((q,), (qd, q), (q,)), lambda q, qd, q_d, qd_d: ((q,), (q_d, qd), (q,)))),
     *(Variation("c times qd", "c(q, qd) is already the Coriolis and centrifugal torque C(q, qd) qd: do not multiply "
-                              "it by qd again", _law(c_of=c_of)) for c_of in (lambda c, qd: c * qd,
+                              "it by qd again", partial(_law, c_of=c_of)) for c_of in (lambda c, qd: c * qd,
                                                                              lambda c, qd: c @ qd)),
-    *(Variation("desired", _at_desired, _law(at=lambda q, qd, q_d, qd_d, which=which: (
+    *(Variation("desired", _at_desired, partial(_law, at=lambda q, qd, q_d, qd_d, which=which: (
         (q_d if "M" in which else q,), (q_d, qd_d) if "c" in which else (q, qd), (q_d if "g" in which else q,))))
       for which in ("Mcg", "M", "c", "g", "cg", "Mc", "Mg")),
     *(Variation("term scaled", "a term of the commanded acceleration is counted twice, or with the wrong sign: it is "
                                "qdd_d + K_d e_dot + K_p e, each term once and added",
-                _law(commanded=lambda qdd_d, e, e_dot, kp, kd, f=f: f(qdd_d, kd * e_dot, kp * e)))
+                partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd, f=f: f(qdd_d, kd * e_dot, kp * e)))
       for f in (lambda a, b, c: 2 * a + b + c, lambda a, b, c: a + 2 * b + c, lambda a, b, c: a + b + 2 * c,
                 lambda a, b, c: -a + b + c)),
 )
