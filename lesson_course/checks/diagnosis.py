@@ -226,8 +226,9 @@ def read_like(raw, truth, what, tol, axes=None):
     return as_array(raw, want.shape, what)
 
 
-def read_pair_like(raw, truth, what, tol, names=("the first", "the second"), axes=(None, None)):
-    """A pair of results read like `truth`'s two parts; both parts right but swapped is named ("pair order")."""
+def read_pair_like(raw, truth, what, tol, names=("the first", "the second"), axes=(None, None), say_part=True):
+    """A pair of results read like `truth`'s two parts; both parts right but swapped is named ("pair order").
+    say_part: a part's reader names it ("layer_jet, as its value a, returned ..."), else the function alone."""
     first, second = as_pair(raw, what)
     if agrees(_numbers_of(first), truth[1], tol) and agrees(_numbers_of(second), truth[0], tol) and not agrees(
             truth[0], truth[1], tol):
@@ -236,8 +237,8 @@ def read_pair_like(raw, truth, what, tol, names=("the first", "the second"), axe
     if shapes == (np.shape(truth[1]), np.shape(truth[0])) and shapes[0] != shapes[1]:
         raise Fail(f"{what} returned {names[1]}'s shape {shapes[0]} first and {names[0]}'s {shapes[1]} second",
                    "pair order")
-    return (read_like(first, truth[0], f"{what}, as {names[0]},", tol, axes[0]),
-            read_like(second, truth[1], f"{what}, as {names[1]},", tol, axes[1]))
+    return tuple(read_like(part, want, f"{what}, as {name}," if say_part else what, tol, axis)
+                 for part, want, name, axis in zip((first, second), truth, names, axes, strict=True))
 
 
 # ---------------------------------------------------------------------- what differs

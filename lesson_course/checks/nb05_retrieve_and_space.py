@@ -100,7 +100,7 @@ def symplectic_euler_step(fn):
                   integrators.symplectic_euler_step(f, q, qd, dt)) for q, qd in zip(Q, QD, strict=True)]
 
     def read(raw, case):
-        got = read_pair_like(raw, case.truth, "symplectic_euler_step", TOLERANCE, ("q_new", "qd_new"))
+        got = read_pair_like(raw, case.truth, "symplectic_euler_step", TOLERANCE, ("q_new", "qd_new"), say_part=False)
         if agrees(got, case.truth, TOLERANCE):
             return got
         return case.truth if agrees(got, _position_first(*case.args()), TOLERANCE) else got   # the other one
