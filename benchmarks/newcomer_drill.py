@@ -83,9 +83,9 @@ DRILLS = [
        "c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t")],
      ["tests/test_model_optimizers.py"], ["test_adam_steps_as_its_textbook_says_from_the_first_step_on"]),
     ("hint: a new hint for 00's check that no wrong answer can reach",
-     [("lesson_course/checks/nb00_start_here.py", '    "sum": "the total mass is the sum',
+     [("lesson_course/checks/nb00_start_here.py", '    "shape": "the total mass is one number',
        '    "negative": "a mass is never negative: check the sign of what you add",\n'
-       '    "sum": "the total mass is the sum')],
+       '    "shape": "the total mass is one number')],
      ["tests/test_checks.py"], ["negative"]),
     ("notebook: a new notebook listed in lesson_tools/catalog.py, with no teachers' source or learner notebook",
      [("lesson_tools/catalog.py", '    Notebook("bench_app", ',

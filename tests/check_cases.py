@@ -1,11 +1,14 @@
 """Right and wrong answers for every registered check, keyed by check name (tests/test_checks.py uses them).
 
 They live here, not in lesson_lib, because learners can read lesson_lib.  RIGHT[name] is a correct answer;
-WRONG[name] maps each of the check's own hint keys to a plausible wrong answer (or a list of them) that must get
-exactly that hint, so every hint a check can give is reached by a wrong answer; it may also drill a general hint
-(framework.GENERAL_HINTS: an exception of a kind the framework names, a non-finite result).  An answer that raises
-is written as a def whose raising line is what its FAIL line must quote.  A registered check without cases here,
-or a hint without a wrong answer, fails tests/test_checks.py.
+WRONG[name] maps hint keys to a plausible wrong answer (or a list of them) that must get exactly that hint: every
+hint a check writes by hand (its hints and raised hints) is reached by one; its variations (the mistakes it
+names by computing them, lesson_course.checks.diagnosis) are tried as answers themselves, by
+tests/test_checks_diagnosis.py, and drilled here where an issue named an example.  It may also drill a general
+hint (framework.GENERAL_HINTS: an exception of a kind the framework names, a pattern, a non-finite result).  An
+answer that raises is written as a def whose raising line is what its FAIL line must quote.  A registered check
+without cases here, or a hand-written hint without a wrong answer, fails tests/test_checks.py.  None of these is
+one of benchmarks/bench_wrong_answers.py's answers (tests/test_checks_diagnosis.py checks).
 """
 import numpy as np
 
@@ -228,6 +231,11 @@ def errors_uncalled(model, chain, q):
     return np.abs(M_hat - M).max, np.linalg.eigvalsh(M_hat).min()      # .max without ()
 
 
+def passes_without_else(max_error, min_eig):
+    if max_error < facts.PASS_MAX_ERROR and min_eig > 0:
+        return True                                            # and None otherwise
+
+
 def passes_misspelled(max_error, min_eig):
     return max_error < PASS_MAX_ERRROR and min_eig > 0         # noqa: F821
 
@@ -290,6 +298,64 @@ def second_difference_unfilled(q, h):
     return out
 
 
+def smallest_2x2(M):
+    """The smaller eigenvalue by the 2 x 2 formula, tr/2 - sqrt(tr^2/4 - det): right for 2 x 2 matrices only."""
+    tr, det = np.trace(M), np.linalg.det(M)
+    return tr / 2 - np.sqrt(max(tr**2 / 4 - det, 0.0))
+
+
+def mass_matrix_in_degrees(chain, q):
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        M[:, j] = chain.rnea(np.degrees(q), np.zeros(n), unit(j, n), gravity=False)     # degrees for radians
+    return M
+
+
+def jet_W_at_h(W, b, h, dh, s, ds):
+    # h has one row per sample, so h @ W.T: W @ h raises
+    z = W @ h + b
+    return s(z), ds(z)[:, None, :] * (dh @ W.T)
+
+
+def coriolis_from_one(dM, qd):
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(1, n):                              # k from 1
+                c[i] += 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k]) * qd[j] * qd[k]
+    return c
+
+
+def coriolis_below_i(dM, qd):
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(i):                                     # j below i only
+            for k in range(n):
+                c[i] += 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k]) * qd[j] * qd[k]
+    return c
+
+
+def euler_in_place(f, q, qd, dt):
+    qd += dt * f(q, qd)                                        # the caller's arrays, changed
+    q += dt * qd
+    return q, qd
+
+
+def delan_fit_tau_for_qdd(chain, data):
+    model = DeLaN(n_dof=3, seed=0, lr=1e-2, batch_size=96, hidden=(16, 16))
+    model.fit(data["q"], data["qd"], data["tau"], data["qdd"], steps=600)      # tau and qdd swapped
+    return model
+
+
+def torque_in_parts(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    a = qdd_d + kd * (qd_d - qd) + kp * (q_d - q)
+    M, c, g = model.mass_matrix(q), model.coriolis(q, qd), model.gravity(q)
+    return M @ a, c, g                                         # three terms, never added
+
+
 # ---------------------------------------------------------------------- the cases
 RIGHT = {
     "total_mass": lambda chain: chain.m.sum(),
@@ -309,10 +375,13 @@ RIGHT = {
 
 WRONG = {
     "total_mass": {
-        "one link": lambda chain: chain.m[0],
-        "shape": lambda chain: chain.m,
-        "sum": lambda chain: float(len(chain.m)),                      # counts the links
+        "link 0": lambda chain: chain.m[0],
+        "not summed": lambda chain: chain.m,
+        "wrapped": lambda chain: [chain.m.sum()],                       # issue 57: a list for a number
+        "shape": lambda chain: np.stack([chain.m, chain.l]),
+        "count": lambda chain: float(len(chain.m)),                     # counts the links
         "mean": lambda chain: float(np.mean(chain.m)),
+        "differs": lambda chain: chain.m.sum() + chain.m[0] * chain.m[-1],
         "not finite": lambda chain: np.nan,                             # a placeholder left in
         "attribute": total_mass_by_name,
         "uncalled": lambda chain: chain.m.sum,                          # the method, not the total
@@ -322,10 +391,9 @@ WRONG = {
         "entries": valid_inertia(lambda M: M.min()),
         "largest": valid_inertia(lambda M: np.linalg.eigvalsh(M)[-1]),
         "zero": valid_inertia(smallest_eig, at_least_zero=True),
-        "absolute": valid_inertia(lambda M: np.abs(np.linalg.eigvalsh(M)).min()),
         "symmetry": valid_inertia(smallest_eig, symmetric=False),
-        "size": valid_inertia(lambda M: min(M[0, 0], M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0])),   # 2 x 2 Sylvester
-        "eigenvalues": valid_inertia(lambda M: np.linalg.norm(M)),           # the size of M
+        "size": valid_inertia(smallest_2x2),                            # the 2 x 2 formula on a 3 x 3 matrix
+        "differs": valid_inertia(lambda M: np.linalg.norm(M)),          # the size of M
         "determinant": valid_inertia(lambda M: np.linalg.det(M)),
         "diagonal": valid_inertia(lambda M: np.diag(M).min()),
         "uncalled": smallest_uncalled,
@@ -333,19 +401,23 @@ WRONG = {
     },
     "kinetic_energy": {
         "shape": lambda M, qd: M @ qd,
-        "elementwise": lambda M, qd: 0.5 * qd * (M @ qd),               # entry by entry, never summed
+        "not summed": lambda M, qd: 0.5 * qd * (M @ qd),               # entry by entry, never summed
         "half": lambda M, qd: qd @ M @ qd,
         "sign": lambda M, qd: -0.5 * qd @ M @ qd,
         "no M": lambda M, qd: 0.5 * qd @ qd,
-        "formula": lambda M, qd: 0.5 * (M @ qd).sum(),
-        "matrix": lambda M, qd: 0.5 * qd * M * qd,                      # * for @
+        "differs": lambda M, qd: 0.5 * qd @ M @ qd + qd[0],
         "not finite": lambda M, qd: np.full((), np.nan),
         "undefined": kinetic_misspelled,
     },
     "mass_matrix_from_rnea": {
-        "shape": lambda chain, q: np.concatenate([right_rnea(chain, q, j, chain.n_dof) for j in range(chain.n_dof)]),
+        "reshaped": lambda chain, q: np.concatenate([right_rnea(chain, q, j, chain.n_dof)
+                                                     for j in range(chain.n_dof)]),
+        "shape": lambda chain, q: mass_matrix_by(right_rnea)(chain, q)[:, :1],
         "no rnea": lambda chain, q: np.eye(chain.n_dof),
         "gravity": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), unit(j, n))),
+        "degrees": mass_matrix_in_degrees,                              # issue 57's example
+        "configuration": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q + 0.1, np.zeros(n), unit(j, n),
+                                                                          gravity=False)),
         "slots": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, unit(j, n), np.zeros(n), gravity=False)),
         "velocity": [mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.ones(n), unit(j, n), gravity=False)),
                      mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, unit(j, n), unit(j, n), gravity=False))],
@@ -355,6 +427,7 @@ WRONG = {
         "columns": mass_matrix_by(right_rnea, columns=lambda n: range(n - 1)),
         "store": mass_matrix_by(right_rnea, store="diagonal"),
         "shifted": mass_matrix_shifted,
+        "differs": lambda chain, q: mass_matrix_by(right_rnea)(chain, q) * (1 + np.eye(chain.n_dof)),
         "not finite": mass_matrix_unfilled,
         "attribute": mass_matrix_asked,
     },
@@ -371,53 +444,54 @@ WRONG = {
         "through s": jet_layer(rows=lambda W, b, h, dh, s, ds, z: s(dh @ W.T)),
         "order": jet_layer(rows=lambda W, b, h, dh, s, ds, z: (ds(z)[:, None, :] * dh) @ W.T),
         "no W": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] * dh),
-        "derivative": [jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] ** 2 * (dh @ W.T)),  # slope twice
-                       jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z[0]) * (dh @ W.T))],  # the first sample's slope
-        "shapes": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z) * (dh @ W.T)),      # no joint axis on s'(z)
+        "differs": [jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z)[:, None, :] ** 2 * (dh @ W.T)),  # slope twice
+                    jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z[0]) * (dh @ W.T))],  # the first sample's slope
+        "joint axis": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z) * (dh @ W.T)),  # no joint axis on s'(z)
+        "shapes": jet_W_at_h,                                           # issue 57: W @ h raising on that line
         "not finite": jet_unfilled,
         "index": jet_over_units,
         "units": [jet_over_inputs, jet_rows_over_inputs],
     },
     "coriolis_from_dM": {
-        "shape": lambda dM, qd: christoffel(dM, qd).sum(),
+        "summed away": lambda dM, qd: christoffel(dM, qd).sum(),          # summed over i as well
+        "shape": lambda dM, qd: christoffel(dM, qd)[:-1],
         "twice": lambda dM, qd: christoffel(dM, qd, 1.0, 1.0, -1.0),
-        "sign": lambda dM, qd: christoffel(dM, qd, -0.5, -0.5, 0.5),
-        "last missing": lambda dM, qd: christoffel(dM, qd, 0.5, 0.5, 0.0),
-        "last added": lambda dM, qd: christoffel(dM, qd, 0.5, 0.5, 0.5),
-        "half first": lambda dM, qd: christoffel(dM, qd, 0.5, 0.5, -1.0),
+        "third term missing": lambda dM, qd: christoffel(dM, qd, 0.5, 0.5, 0.0),
+        "third term sign": lambda dM, qd: christoffel(dM, qd, 0.5, 0.5, 0.5),
+        "third term no half": lambda dM, qd: christoffel(dM, qd, 0.5, 0.5, -1.0),
         "index": derivative_index_last,
-        "formula": lambda dM, qd: christoffel(dM, qd, 0.5, 0.0, -0.5),
+        "added term missing": lambda dM, qd: christoffel(dM, qd, 0.5, 0.0, -0.5),
         "assigned": coriolis_assigned,
         "no velocity": lambda dM, qd: christoffel(dM, np.ones_like(qd)),   # the Christoffel symbols summed alone
+        "first j or k": coriolis_from_one,                              # a loop mistake: range(1, n)
+        "j up to i": coriolis_below_i,                                  # a loop mistake: range(i)
+        "differs": lambda dM, qd: christoffel(dM, qd) + 0.01 * qd,
         "undefined": coriolis_one_loop,
     },
     "errors_at": {
         "none": lambda model, chain, q: None,
         "pair": lambda model, chain, q: np.abs(model.mass_matrix(q) - chain.mass_matrix(q)).max(),
-        "absolute": errors(lambda M_hat, M: (M_hat - M).max(), right_lam),
         "mean": errors(lambda M_hat, M: np.abs(M_hat - M).mean(), right_lam),
         "error": errors(lambda M_hat, M: np.abs(M_hat).max(), right_lam),
         "truth": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M).min()),
         "ascending": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, -1].min()),
-        "one matrix": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat)[0].min()),
-        "eigenvalue": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat).mean()),
-        "swapped": lambda model, chain, q: errors(right_err, right_lam)(model, chain, q)[::-1],
+        "mean eigenvalue": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat).mean()),
+        "differs": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat).min() + 0.1),
+        "pair order": lambda model, chain, q: errors(right_err, right_lam)(model, chain, q)[::-1],
         "per column": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat).min(axis=0)),
         "per axis": errors(lambda M_hat, M: np.abs(M_hat - M).max(axis=(1, 2)), right_lam),
         "uncalled": errors_uncalled,
     },
     "lesson_passes": {
-        "none": lambda e, lam: None,
-        "or": passes(lambda e, lam, T: e < T or lam > 0),
-        "at most": passes(lambda e, lam, T: e <= T and lam > 0),
+        "none": passes_without_else,
         "non-negative": passes(lambda e, lam, T: e < T and lam >= 0),
         "error only": passes(lambda e, lam, T: e < T),
         "eigenvalue only": passes(lambda e, lam, T: lam > 0),
         "inverted": passes(lambda e, lam, T: not (e < T and lam > 0)),
-        "criterion": [passes(lambda e, lam, T: e < 1.25 * T and lam > 0),    # a threshold of its own
-                      passes(lambda e, lam, T: e < 0.99 * T and lam > 0),    # a safety margin below it
-                      passes(lambda e, lam, T: e < T and lam > 1e-3),        # a margin on the eigenvalue
-                      passes(lambda e, lam, T: (e < T) == (lam > 0))],       # compared with ==, not joined
+        "threshold": [passes(lambda e, lam, T: e < 1.25 * T and lam > 0),    # a threshold of its own
+                      passes(lambda e, lam, T: e < 0.99 * T and lam > 0)],   # a safety margin below it
+        "eigenvalue margin": passes(lambda e, lam, T: e < T and lam > 1e-3),   # a margin on the eigenvalue
+        "differs": passes(lambda e, lam, T: (e < T) == (lam > 0)),           # compared with ==, not joined
         "error above": passes(lambda e, lam, T: e > T and lam > 0),           # the comparison turned round
         "arguments swapped": passes(lambda e, lam, T: lam < T and e > 0),
         "undefined": passes_misspelled,
@@ -426,12 +500,13 @@ WRONG = {
     "symplectic_euler_step": {
         "pair": step_of(lambda f, q, qd, dt: symplectic(f, q, qd, dt)[0]),
         "explicit": step_of(lambda f, q, qd, dt: (q + dt * qd, qd + dt * f(q, qd))),
-        "order": step_of(lambda f, q, qd, dt: symplectic(f, q, qd, dt)[::-1]),
+        "pair order": step_of(lambda f, q, qd, dt: symplectic(f, q, qd, dt)[::-1]),
         "no dt": step_of(lambda f, q, qd, dt: (q + dt * (qd + f(q, qd)), qd + f(q, qd))),
         "minus": step_of(lambda f, q, qd, dt: (q + dt * (qd - dt * f(q, qd)), qd - dt * f(q, qd))),
         "trapezoid": step_of(lambda f, q, qd, dt: (q + dt * (qd + (qd + dt * f(q, qd))) / 2, qd + dt * f(q, qd))),
-        "step": step_of(lambda f, q, qd, dt: (symplectic(f, q, qd, dt)[0] + 0.5 * dt**2 * f(q, qd),
-                                              symplectic(f, q, qd, dt)[1])),
+        "differs": step_of(lambda f, q, qd, dt: (symplectic(f, q, qd, dt)[0] + 0.5 * dt**2 * f(q, qd),
+                                                 symplectic(f, q, qd, dt)[1])),
+        "changed input": euler_in_place,                                # issue 57: qd += ...; q += ...
         "unbound": euler_unbound,
         "uncalled": euler_uncalled,
         "q unchanged": step_of(lambda f, q, qd, dt: (q, symplectic(f, q, qd, dt)[1])),
@@ -443,11 +518,13 @@ WRONG = {
         "order": triple(l=(0.6, 0.8, 1.0)),
         "lengths": triple(l=(1.0, 1.0, 1.0)),
         "lc at end": triple(lc=lambda l: l),
+        "lc from pivot": triple(lc=lambda l: np.cumsum(l) - l / 2, I=lambda m, l: m * l**2 / 3),   # all from the ends
         "lc": triple(lc=lambda l: l / 3),
-        "I about end": triple(I=lambda m, l: m * l**2 / 3),
-        "inertia": triple(I=lambda m, l: m * l**2),
+        "I about end": triple(I=lambda m, l: m * l**2 / 3, g=9.8),         # and g rounded (named after I)
+        "inertia factor": triple(I=lambda m, l: m * l**2),
+        "inertia": triple(I=lambda m, l: m * l**2 / 12 + 0.01 * l),
         "g": triple(g=9.8),
-        "square": triple(I=lambda m, l: m * l / 12),
+        "square": triple(I=lambda m, l: m * l / 12, g=9.8),               # and g rounded (named after I)
         "arguments": triple_by_keyword,
         "sequence": triple_from_tuple,
     },
@@ -457,10 +534,12 @@ WRONG = {
         "untrained": lambda chain, data: DeLaN(n_dof=3),
         "spd": lambda chain, data: FakeTrainedDeLaN(-10.0),
         "longer": lambda chain, data: FakeTrainedDeLaN(0.5),
+        "settled": delan_fit_tau_for_qdd,                               # issue 57: fit(q, qd, tau, qdd)
         "not finite": lambda chain, data: FakeTrainedDeLaN(np.nan),     # a diverged training
         "arguments": delan_learning_rate,
     },
     "computed_torque": {
+        "not summed": torque_in_parts,                                  # issue 57: return M @ a, c, g
         "shape": control_law(torque=lambda M, a, c, g: M * a + c + g),
         "sign": control_law(error=lambda want, have: have - want),
         "feed-forward": control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: kd * e_dot + kp * e),
@@ -476,7 +555,8 @@ WRONG = {
         "no g": control_law(torque=lambda M, a, c, g: M @ a + c),
         "no c, g": control_law(torque=lambda M, a, c, g: M @ a),
         "minus c, g": control_law(torque=lambda M, a, c, g: M @ a - c - g),
-        "formula": control_law(torque=lambda M, a, c, g: M @ (a + c) + g),   # c through M
+        "c through M": control_law(torque=lambda M, a, c, g: M @ (a + c) + g),
+        "differs": control_law(torque=lambda M, a, c, g: M @ a + c + g + a),
         "no feedback": control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d),
         "g sign": control_law(torque=lambda M, a, c, g: M @ a + c - g),
         "c sign": control_law(torque=lambda M, a, c, g: M @ a - c + g),
@@ -489,12 +569,12 @@ WRONG = {
         "h": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / h,
         "middle": lambda q, h: (q[2:] + 2 * q[1:-1] + q[:-2]) / h**2,
         "order": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h**2)[::-1],
-        "general": [lambda q, h: (q[2:] - q[1:-1]) / h**2 - (q[1:-1] - q[:-2]) / h,   # h twice on one side
-                    second_difference_of_joint_0],
+        "differs": lambda q, h: (q[2:] - q[1:-1]) / h**2 - (q[1:-1] - q[:-2]) / h,   # h twice on one side
+        "one joint": second_difference_of_joint_0,
         "no middle": [lambda q, h: (q[2:] - q[:-2]) / h**2, lambda q, h: (q[2:] + q[:-2]) / h**2],
         "not finite": second_difference_unfilled,
         "index": second_difference_past_the_end,
-        "transposed": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h**2).T,
+        "transposed": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h).T,     # (h once too: named later)
         "quarter": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / (2 * h)**2,
     },
 }

@@ -81,10 +81,13 @@ def solution_lines(spec):
 
 # ---------------------------------------------------------------------- the registry and its cases
 def test_every_registered_check_has_right_and_wrong_answers_for_each_hint():
+    """Every hint written by hand has a wrong answer here; a variation's hint is reached by the variation itself
+    (tests/test_checks_diagnosis.py)."""
     assert set(RIGHT) == set(checks.REGISTRY), "tests/check_cases.py RIGHT must cover exactly the registry"
     assert set(WRONG) == set(checks.REGISTRY), "tests/check_cases.py WRONG must cover exactly the registry"
     for name, spec in checks.REGISTRY.items():
-        assert set(spec.hints) <= set(WRONG[name]), f"{name}: a wrong answer for every hint"
+        by_hand = set(spec.hints) - {v.key for v in spec.variations}
+        assert by_hand <= set(WRONG[name]), f"{name}: a wrong answer for every hint: {by_hand - set(WRONG[name])}"
         unknown = set(WRONG[name]) - set(spec.hints) - set(checks.GENERAL_HINTS)
         assert not unknown, f"{name}: wrong answers for hints it does not have: {unknown}"
         assert getattr(checks, name).spec is spec        # checks.<name> is the registered check
@@ -255,7 +258,8 @@ def test_lesson_passes_follows_the_threshold_in_facts(monkeypatch):
     status, line = checks.evaluate("lesson_passes", old_threshold)
     assert status == "fail", line
     assert checks.evaluate("lesson_passes", RIGHT["lesson_passes"])[0] == "pass"
-    _, line = checks.evaluate("lesson_passes", WRONG["lesson_passes"]["at most"])
+    at_most = next(v.answer for v in checks.REGISTRY["lesson_passes"].variations if v.key == "at most")
+    _, line = checks.evaluate("lesson_passes", at_most)
     assert f"'below {facts.text('PASS_MAX_ERROR')}'" in line and f"{0.75 * T:g}" in line, line
 
 

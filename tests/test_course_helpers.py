@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from lesson_course import feedback
+from lesson_course import checks, feedback
 from lesson_course import reveal as reveals
 from lesson_course.checks import framework, independent, nb01_challenge, nb04_feedback, nb05_retrieve_and_space
 from lesson_course.checks.nb06_mastery_and_project import TRIPLE_LENGTHS
@@ -401,12 +401,17 @@ def _matrix_of(label):
         return independent.three_link().mass_matrix([0.4, -0.9, 2.0])
     if label.startswith("M = diag"):
         return np.diag(ast.literal_eval(label.removeprefix("M = diag")))
+    turned = re.fullmatch(r"M = R diag\((.+)\) R\^T \(R a rotation by (.+) rad\)", label)
+    if turned:
+        c, s = np.cos(float(turned[2])), np.sin(float(turned[2]))
+        R = np.array([[c, -s], [s, c]])
+        return R @ np.diag(ast.literal_eval(f"({turned[1]})")) @ R.T
     return np.array(ast.literal_eval(label.removeprefix("M = ")), dtype=float)
 
 
 def test_each_inertia_case_is_the_matrix_its_label_names_with_the_right_answer():
     cases = nb01_challenge._cases()
-    assert len(cases) == 8
+    assert len(cases) == 12
     for label, M, expected in cases:
         np.testing.assert_allclose(M, _matrix_of(label), atol=1e-12, err_msg=label)
         symmetric = np.allclose(M, M.T, atol=1e-9)
@@ -422,7 +427,8 @@ def test_the_pass_criterion_cases_sit_on_each_boundary_and_every_known_mistake_f
     assert T in errors and any(0.99 * T <= e < T for e in errors) and any(T < e <= 1.1 * T for e in errors)
     valid = [lam for e, lam, _ in cases if e < T]
     assert 0.0 in valid and any(-0.05 <= lam < 0 for lam in valid) and any(0 < lam <= 1e-5 for lam in valid)
-    answers = {k: [bool(m(e, lam)) for e, lam, _ in cases] for k, m in nb04_feedback._MISTAKES.items()}
+    answers = {v.key: [bool(v.answer(e, lam)) for e, lam, _ in cases]
+               for v in checks.REGISTRY["lesson_passes"].variations}
     truth = [want for _, _, want in cases]
     assert all(a != truth for a in answers.values())
     assert len({tuple(a) for a in answers.values()}) == len(answers)        # each mistake is told apart

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from lesson_course.checks.framework import GENERAL_HINTS
-from lesson_course.checks.raised import learner_line, raised_key, raised_where
+from lesson_course.checks.raised import learner_line, operands, raised_key, raised_where
 from lesson_lib import double_pendulum
 
 
@@ -39,6 +39,9 @@ MISTAKES = [
     ("def f():\n    return [1, 2] + 3\n", "sequence", TypeError),                # can only concatenate list
     ("def f():\n    return double_pendulum().mass_matrix * 2.0\n", "uncalled", TypeError),    # a 'method'
     ("def f():\n    return (1, 2) - (0, 1)\n", "sequence", TypeError),
+    ("def f():\n    return bool(np.ones(2) > 0)\n", "ambiguous", ValueError),   # one True/False per entry
+    ("def f():\n    return np.ones(2) @ np.ones(2) @ np.ones(2)\n", "matmul number", ValueError),   # a number, @
+    ("def f():\n    return double_pendulum().rnea([0.1, 0.2], 0, [0.0, 0.0])\n", "argument shape", ValueError),
     ("def f():\n    return 1 + 'a'\n", "raised", TypeError),                    # not about sequences
     ("def f():\n    return float('x')\n", "raised", ValueError),    # a ValueError, not of shapes
     ("def f():\n    raise RuntimeError('mine')\n", "raised", RuntimeError),
@@ -135,3 +138,28 @@ def test_a_cell_is_the_learners_wherever_the_kernel_runs(monkeypatch):
     monkeypatch.chdir(sysconfig.get_paths()["purelib"])
     exc = _raised("def f():\n    return 1 / 0\n", filename="<ipython-input-9-cell>")
     assert learner_line(exc) == (2, "f", "return 1 / 0", "the cell")
+
+
+def test_an_error_about_shapes_shows_the_shapes_of_the_arrays_its_line_names_in_reading_order():
+    """z = W @ h + b with h's samples in rows: the line is named with what it combined (issue 57's example)."""
+    source = "def f():\n    W, h, b = np.ones((4, 4)), np.ones((5, 4)), np.ones(4)\n    z = W @ h + b\n    return z\n"
+    exc = _raised(source, filename="<ipython-input-11-shapes>", module_globals={"__name__": "learner", "np": np})
+    assert raised_key(exc) == "shapes" and operands(exc) == "W is (4, 4), h (5, 4) and b (4,)"
+    assert raised_where(exc) == " (line 3 of the cell, in f: `z = W @ h + b`, where W is (4, 4), h (5, 4) and b (4,))"
+
+
+def test_an_error_of_another_kind_names_its_line_alone():
+    exc = _raised("def f():\n    x = np.ones(3)\n    return x + undefined\n", filename="<ipython-input-12-n>",
+                  module_globals={"__name__": "learner", "np": np})
+    assert raised_key(exc) == "undefined" and operands(exc) == ""
+    assert raised_where(exc) == " (line 3 of the cell, in f: `return x + undefined`)"
+
+
+def test_the_wire_carries_the_shapes_from_the_learners_kernel():
+    """Rebuilt in the judge, an exception keeps the shapes found in the kernel, and finds none of its own."""
+    from lesson_tools.grading import wire
+    source = "def f():\n    a, b = np.ones((2, 3)), np.ones((2, 3))\n    return a @ b\n"
+    exc = _raised(source, filename="<ipython-input-13-w>", module_globals={"__name__": "learner", "np": np})
+    rebuilt = wire.rebuilt_error(wire.error(exc))
+    assert operands(rebuilt) == "a is (2, 3) and b (2, 3)"
+    assert raised_where(rebuilt) == raised_where(exc)

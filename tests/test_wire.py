@@ -145,6 +145,21 @@ def test_the_stub_is_not_attempted_through_the_wire(tmp_path, name):
     assert through_wire(tmp_path, name, stub) == ("not attempted", f"NOT ATTEMPTED: {name}: {checks.NOT_ATTEMPTED}")
 
 
+def _first_change_per_check():
+    from test_checks_diagnosis import CHANGES
+    return [next(c for c in CHANGES if c[0] == name) for name in dict.fromkeys(c[0] for c in CHANGES)]
+
+
+@pytest.mark.parametrize("name, k, path", _first_change_per_check())
+def test_an_answer_that_changes_its_arguments_fails_through_the_wire_as_in_a_notebook(tmp_path, name, k, path):
+    """The arguments reach the learner's function as the kernel's own copies: the kernel reports the ones a call
+    changed, and the judge compares them with the copies it kept, so the verdict and its line are a notebook's."""
+    from test_checks_diagnosis import changing
+    answer = changing(name, k, path)
+    status, line = through_wire(tmp_path, name, answer)
+    assert (status, line) == checks.evaluate(name, answer) and "in place" in line, line
+
+
 def test_an_offered_chain_has_no_truth_behind_it_on_the_kernels_side(tmp_path):
     """In a notebook, 02's chain wrapper holds the true chain (`_chain`); through the wire the learner's function
     gets a proxy with n_dof and rnea only, so reaching for the truth fails instead of passing."""
@@ -189,8 +204,8 @@ def test_the_learners_stack_holds_no_expected_value(tmp_path):
         import inspect
         frame = inspect.currentframe().f_back
         while frame is not None:
-            if "truth" in frame.f_locals:
-                return frame.f_locals["truth"]
+            if hasattr(frame.f_locals.get("case"), "truth"):          # the check's case (diagnosis.judge)
+                return frame.f_locals["case"].truth
             frame = frame.f_back
         return 0.0
     assert checks.evaluate("kinetic_energy", reads_the_caller)[0] == "pass"       # in-process, it finds it

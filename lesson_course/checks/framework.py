@@ -43,7 +43,7 @@ import numpy as np
 
 from lesson_lib import facts
 
-from .raised import raised_key, raised_where
+from .raised import learner_line, raised_key, raised_where
 
 REGISTRY = {}    # check name -> Check
 DETAILS = {}     # extra numbers a check measured (e.g. training time), for a later cell to show
@@ -76,10 +76,50 @@ GENERAL_HINTS = {
     "not numbers": "return a number or a numpy array",
     "not a bool": "return True or False, e.g. bool(...) around the condition",
     "pair": "return the two results as a pair, (first, second)",
-    "shape": "check which axis you sum over and that you return the final result",
+    "shape": "your result has another shape than the one expected (both are given above): print its .shape and "
+             "compare it with the instructions",
     "not finite": "your result holds NaN (not a number) or inf: look for a division by zero, 0 * inf, the square "
                   "root or log of a negative number, or an array made with np.empty whose entries were never set",
     "unread": "this check did not read your result (a fault of the check, not yours): tell your teacher",
+    "changed input": "a function must leave the arrays it is given as they were: its caller still needs them. "
+                     "`x += ...` or `x[...] = ...` writes into the caller's array; `x_new = x + ...` makes a new "
+                     "one (or start from a copy, x.copy())",
+    "ambiguous": "a comparison of an array gives one True or False per entry, and `and`, `or`, `if` or bool() "
+                 "need a single one: reduce the array to one number first (e.g. its .min()), or use .all() or "
+                 ".any()",
+    "matmul number": "@ was given a single number (it has 0 dimensions): @ multiplies arrays with at least one "
+                     "axis, and a number is multiplied with *",
+    "argument shape": "a library function was given an argument of another shape than it takes (its message above "
+                      "says which, and the shape it expects): a plain 0 is one number, np.zeros(n) is n of them",
+    "differs": "your result differs from the right one where the line above says: compare how you compute those "
+               "entries with the instructions",
+    "sign": "every value has the right size and the opposite sign: a sign is flipped for the whole result (a "
+            "minus too many, or a difference taken the other way round)",
+    "factor": "your result is the right one times the same factor in every case (the ratio is above): something "
+              "is counted that many times, or a constant is off in your formula (a 1/2, a 2, a division too many or "
+              "missing)",
+    "offset": "your result is off by the same amount in every case (above): a constant is added or left out",
+    "zeros": "your result is all zeros: the array your function made was returned without being filled",
+    "stopped early": "the first entries of your result are right and the rest are still 0: the loop that fills "
+                     "them ended early (a `return` inside the loop, or a range that stops short)",
+    "wiped": "only the last entries of your result are right and those before are 0: each pass of your loop wiped "
+             "what the passes before it filled (an array made again, e.g. np.zeros, inside the loop): make it "
+             "once, before the loop",
+    "transposed": "your result is the transpose of the right one: its rows are the right one's columns",
+    "reversed": "your result holds the right values in reverse order (along its first axis, or the one given "
+                "above)",
+    "not summed": "the entries of your result add up to the right value: add them (over the axis given above), "
+                  "or return the terms added together rather than side by side",
+    "wrapped": "your result holds the right numbers inside an extra list or axis: return them as they are (the "
+               "shape expected is given above)",
+    "reshaped": "your result holds the right numbers in another shape (given above): return them in the shape "
+                "expected",
+    "pair order": "both results are right but in the other order: return the pair in the order the instructions "
+                  "give",
+    "summed away": "your result is the right one added up along one of its axes (given above): keep that axis, "
+                   "one entry for each of its indices",
+    "whole array": "every entry of your result holds the sum of all the right entries: each term was added to the "
+                   "whole array (`c += ...`, `c = c + ...`) instead of to its own entry (`c[i] += ...`)",
 }
 
 
@@ -94,8 +134,10 @@ def quiet():
 
 class RemoteAnswer:
     """An answer reached only through calls (the grader's judge: wire.Remote, the learner's function
-    in another process): `callable`, `type_name`, `source`, and `invoke(args, kwargs)` -> the result as data."""
-    callable, type_name, source = False, "object", ""
+    in another process): `callable`, `type_name`, `source`, and `invoke(args, kwargs)` -> the result as data,
+    after which `changed` holds the arguments the call changed in place ({("args", k) or ("kwargs", name): the
+    argument as it is now})."""
+    callable, type_name, source, changed = False, "object", "", None
 
     def invoke(self, args, kwargs):
         raise NotImplementedError
@@ -107,6 +149,15 @@ class Offered:
     attributes = ()
     methods = ()
     refusal = "'{name}' is not available in this exercise"
+
+
+class Tolerance(NamedTuple):
+    """An entry agrees with the expected value w when |got - w| <= atol + rtol |w| (a check declares its own)."""
+    atol: float
+    rtol: float = 0.0
+
+    def allowed(self, want):
+        return self.atol + self.rtol * np.abs(want)
 
 
 class Fail(Exception):
@@ -128,15 +179,34 @@ class LearnerError(Exception):
 @dataclass(frozen=True)
 class Check:
     """A registered check: `name`, `notebook` (e.g. "02_model"), `function` (the learner's function the cell
-    passes), `hints` (key -> text), `test` (the body that raises Fail), `computed_by` (library functions that
-    compute the answer, for the grader's scan) and `points` (what a PASS is worth)."""
+    passes), `written` (its hints written by hand: key -> text), `test` (the body that raises Fail), `computed_by`
+    (library functions that compute the answer, for the grader's scan), `points` (what a PASS is worth), `mistakes`
+    (the exercise's mistakes as wrong answers, diagnosis.Variation: a tuple, or a function that makes it, called
+    when first needed, so that importing a check runs nothing that the grader's kernel copy has hollowed),
+    `raised` (its own hints for some exceptions, diagnosis.Raised) and `tolerance` (how far from the truth an
+    answer may be and still pass: a Tolerance, or for a check of True/False answers how near its cases come to
+    each boundary).  `variations` and `hints` (every key the check can give, the variations' and raised hints'
+    included) are made from these."""
     name: str
     notebook: str
     function: str
     test: Callable = field(repr=False)
-    hints: dict = field(default_factory=dict, repr=False)
+    written: dict = field(default_factory=dict, repr=False)
     computed_by: tuple = ()
     points: float = 1
+    mistakes: object = field(default=(), repr=False)
+    raised: tuple = field(default=(), repr=False)
+    tolerance: object = None
+
+    @functools.cached_property
+    def variations(self):
+        """The exercise's mistakes (diagnosis.Variation), in the order the check tries them."""
+        return tuple(self.mistakes() if callable(self.mistakes) else self.mistakes)
+
+    @functools.cached_property
+    def hints(self):
+        """key -> text of every hint the check gives of its own."""
+        return {**{v.key: v.hint for v in self.variations}, **{r.key: r.hint for r in self.raised}, **self.written}
 
     def hint(self, key):
         """The text of hint `key`, with the lesson's facts filled in."""
@@ -150,16 +220,19 @@ class Outcome(NamedTuple):
     hint: str | None        # the key of the hint on a FAIL line
 
 
-def register(notebook, function=None, hints=None, computed_by=(), points=1):
+def register(notebook, function=None, hints=None, computed_by=(), points=1, variations=(), raised=(),
+             tolerance=None):
     """Decorator: register a check for `notebook`; the decorated name becomes the printing check.
     function: the learner's function (default: the check's name); hints: key -> text ("{FACT}" filled from facts);
-    computed_by: dotted names of library functions computing the answer; points: a PASS's worth (default 1)."""
+    computed_by: dotted names of library functions computing the answer; points: a PASS's worth (default 1);
+    variations (a tuple, or a function that makes it), raised, tolerance: see Check (the variations' and raised
+    hints join `hints`)."""
     if isinstance(points, bool) or not isinstance(points, (int, float)) or not points > 0:
         raise ValueError(f"register({notebook!r}, points={points!r}): points must be a positive number, e.g. 2")
 
     def decorate(test):
         spec = Check(test.__name__, notebook, function or test.__name__, test, dict(hints or {}), tuple(computed_by),
-                     points)
+                     points, variations if callable(variations) else tuple(variations), tuple(raised), tolerance)
         if spec.name in REGISTRY:
             raise ValueError(f"a check named {spec.name!r} is already registered")
         REGISTRY[spec.name] = spec
@@ -230,12 +303,27 @@ def _outcome(spec, answer, reading):
     except Fail as f:
         return _fail(spec, f.what, f.hint)
     except LearnerError as e:
-        return _fail(spec, f"your code raised {exception_line(e.exc)}{raised_where(e.exc)}", raised_key(e.exc))
+        return _fail(spec, f"your code raised {exception_line(e.exc)}{raised_where(e.exc)}", _raised_key(spec, e.exc))
     except Exception as exc:                      # noqa: BLE001 -- a check never raises
         return _fail(spec, f"the check could not run ({exception_line(exc)})", "broken")
     if reading.unread() or not reading.returned:
         return _fail(spec, "the check ended without reading what your function returned", "unread")
     return Outcome("pass", f"PASS: {spec.name}", None)
+
+
+def _raised_key(spec, exc):
+    """The key of the hint for the learner's exception: the check's own (spec.raised) when its condition holds
+    for the message and the learner's line, else the general one of its kind."""
+    key = raised_key(exc)
+    line = getattr(exc, "learner_line", None) or learner_line(exc)
+    text = line[2] if line else ""
+    for own in spec.raised:
+        try:
+            if own.kind == key and own.when(str(exc), text):
+                return own.key
+        except Exception:                         # noqa: BLE001 -- a condition that cannot tell: not this hint
+            continue
+    return key
 
 
 def _fail(spec, what, key):
@@ -257,19 +345,146 @@ def exception_line(exc, limit=150):
 
 def call(fn, *args, **kwargs):
     """Call the learner's fn quietly; NotImplementedError passes through, any other error is wrapped.  Every
-    check calls the learner's code through here; a RemoteAnswer's call goes to the learner's kernel as data."""
+    check calls the learner's code through here; a RemoteAnswer's call goes to the learner's kernel as data.
+
+    What fn does to its arguments is seen: copies of them are kept (kept()), and an argument fn changed in place
+    is a Fail ("changed input") that names it.  A RemoteAnswer reports the arguments its call changed
+    (`invoke`'s `changed`, from the kernel: wire.serve_answer), which are compared with the copies here."""
     remote = isinstance(fn, RemoteAnswer)
     if not (fn.callable if remote else callable(fn)):
         raise Fail(f"expected a function, got {fn.type_name if remote else type(fn).__name__}", "not a function")
+    before = kept((args, kwargs))
     try:
         if remote:                                # the grader's judge: the function runs in the learner's kernel
-            return _returned(fn.invoke(args, kwargs))
-        with quiet():
-            return _returned(fn(*args, **kwargs))
+            result = fn.invoke(args, kwargs)
+            after = _with_changes((args, kwargs), fn.changed)
+        else:
+            with quiet():
+                result = fn(*args, **kwargs)
+            after = (args, kwargs)
     except NotImplementedError:
         raise
     except Exception as exc:                      # noqa: BLE001 -- every learner error becomes a FAIL line
         raise LearnerError(exc) from exc
+    changes = [found for kind in (0, 1) for k in (range(len(args)) if kind == 0 else kwargs)
+               for found in [changed(before[kind][k], after[kind][k], (kind, k))] if found]
+    if changes:
+        names = [_argument_name(fn, path) for path, _ in changes]
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        raise Fail(f"your function changed {'its argument' if len(names) == 1 else 'its arguments'} {listed} in "
+                   f"place ({names[0]}: {changes[0][1]}), where its caller's values must stay as they were",
+                   "changed input")
+    return _returned(result)
+
+
+# ---------------------------------------------------------------------- what a function does to its arguments
+class _Attributes(dict):
+    """A chain's parameters or a model's weights, kept (compared attribute by attribute)."""
+
+
+def kept(value):
+    """What can be changed in place in `value`, copied: arrays, the lists, tuples and dicts holding them, a chain's
+    parameters, a model's weights and step; None for the rest (numbers, text, functions: nothing to change)."""
+    from lesson_lib.model.delan import DeLaN
+    from lesson_lib.physics.chain import PlanarChain
+    if isinstance(value, np.ndarray):
+        return np.ndarray.copy(value)
+    if isinstance(value, (list, tuple)):
+        return [kept(v) for v in (list if isinstance(value, list) else tuple).__iter__(value)]
+    if isinstance(value, dict):
+        return {k: kept(v) for k, v in dict.items(value)}
+    if isinstance(value, PlanarChain):
+        return _Attributes({k: np.array(getattr(value, k), dtype=float) for k in ("m", "l", "lc", "I", "g")})
+    if isinstance(value, DeLaN):
+        return _Attributes(weights=np.array(value.get_params(), dtype=float), step=np.array(float(value.step)))
+    return None
+
+
+def changed(before, after, where=()):
+    """(path, what changed) for the first place where `after` differs from its copies `before` (kept), or None.
+    The path's first two entries name the argument: (0, k) the positional argument k, (1, name) a keyword one;
+    then indices, keys, and ".name" for a chain's or a model's attribute."""
+    if before is None:
+        return None
+    if isinstance(before, np.ndarray):
+        now = after if isinstance(after, np.ndarray) else None
+        if now is None:
+            return where, "it is no longer an array"
+        if now.shape != before.shape:
+            return where, f"its shape went from {before.shape} to {now.shape}"
+        same = now == before
+        if now.dtype.kind in "fc" and before.dtype.kind in "fc":
+            same = same | (np.isnan(now) & np.isnan(before))
+        if not np.all(same):
+            entry = tuple(int(i) for i in np.argwhere(~np.asarray(same))[0]) if before.ndim else ()
+            at = f"entry [{', '.join(map(str, entry))}] " if before.ndim else ""
+            return where, f"{at}went from {num(before[entry])} to {num(np.asarray(now)[entry])}"
+        return None
+    if isinstance(before, _Attributes):
+        now = kept(after)
+        if not isinstance(now, _Attributes) or set(now) != set(before):
+            return where, "it is no longer what it was"
+        for k in before:
+            found = changed(before[k], now[k], (*where, f".{k}"))
+            if found:
+                return found[0], "the model's weights changed" if k == "weights" else found[1]
+        return None
+    if isinstance(before, list):
+        if not isinstance(after, (list, tuple)) or len(after) != len(before):
+            return where, "its length changed"
+        for k, (b, a) in enumerate(zip(before, after, strict=True)):
+            found = changed(b, a, (*where, k))
+            if found:
+                return found
+        return None
+    if isinstance(before, dict):
+        if not isinstance(after, dict) or set(after) != set(before):
+            return where, "its keys changed"
+        for k in before:
+            found = changed(before[k], after[k], (*where, k))
+            if found:
+                return found
+    return None
+
+
+def _with_changes(arguments, changes):
+    """(args, kwargs) with the arguments a RemoteAnswer's call changed ({("args", k) or ("kwargs", name): new
+    value}) put in place of the ones the judge sent."""
+    args, kwargs = list(arguments[0]), dict(arguments[1])
+    for (kind, k), value in (changes or {}).items():
+        if kind == "args" and isinstance(k, int) and 0 <= k < len(args):
+            args[k] = value
+        elif kind == "kwargs" and k in kwargs:
+            kwargs[k] = value
+    return tuple(args), kwargs
+
+
+def _argument_name(fn, path):
+    """The learner's name for what `path` (from changed) points to, e.g. `qd`, `data['q']`, `chain.m`."""
+    kind, k, *rest = path
+    names = _parameter_names(fn) if kind == 0 else []
+    name = str(k) if kind == 1 else names[k] if k < len(names) else f"number {k + 1}"
+    for part in rest:
+        name += part if isinstance(part, str) and part.startswith(".") else f"[{part!r}]"
+    return f"`{name}`"
+
+
+def _parameter_names(fn):
+    """The names of fn's positional parameters, from its signature or (a RemoteAnswer) its source; [] when
+    unknown."""
+    if not isinstance(fn, RemoteAnswer):
+        try:
+            return [p.name for p in inspect.signature(fn).parameters.values()
+                    if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            return []
+    try:
+        tree = ast.parse(textwrap.dedent(fn.source or ""))
+    except (SyntaxError, ValueError):
+        return []
+    node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))),
+                None)
+    return [a.arg for a in (node.args.posonlyargs + node.args.args)] if node else []
 
 
 def num(x, digits=3):
@@ -394,10 +609,12 @@ def _kind(got):
 
 def close(a, b, tol):
     """True only when a and b are plain numbers (see _numbers) of one shape, finite and agreeing to `tol` in every
-    entry (NaN, text, None and anything else unproven give False)."""
+    entry (a number: absolute; a Tolerance: relative to b's entries too; NaN, text, None and anything else unproven
+    give False)."""
     a, b = _numbers(a), _numbers(b)
+    allowed = tol.allowed(b) if isinstance(tol, Tolerance) and b is not None else tol
     return (a is not None and b is not None and a.shape == b.shape and bool(np.all(np.isfinite(a)))
-            and bool(np.all(np.abs(a - b) <= tol)))
+            and bool(np.all(np.isfinite(b))) and bool(np.all(np.abs(a - b) <= allowed)))
 
 
 # ---------------------------------------------------------------------- is the learner's function the stub?

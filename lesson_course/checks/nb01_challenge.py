@@ -1,23 +1,44 @@
 """Checks for 01_challenge: could this matrix be an inertia?"""
+from functools import partial
+
 import numpy as np
 
-from .framework import Fail, as_bool, call, num, register
+from .diagnosis import Case, Raised, Variation, judge
+from .framework import Tolerance, as_bool, num, register
 from .independent import grading, rng, shuffled, three_link, two_link
+
+# The smallest eigenvalue of the positive-definite case nearest the boundary: an answer that wants the smallest
+# eigenvalue above TOLERANCE.atol (a margin of its own) refuses it, one that accepts 0 accepts the singular cases.
+TOLERANCE = Tolerance(1e-6)
 
 
 def _fixed_cases():
     """(label, M, expected): true mass matrices (2 and 3 links), SPD with a negative entry, indefinite with
-    positive entries, singular, asymmetric, negative-definite, and a 3 x 3 indefinite matrix whose top-left
-    2 x 2 block is positive-definite (so a test written for 2 x 2 only cannot pass)."""
+    positive entries (and with a negative trace), singular (twice: one whose singular values give 0 exactly),
+    asymmetric, negative-definite, 3 x 3 indefinite matrices, one whose top-left 2 x 2 block is positive-definite
+    and one with a positive determinant (so a test written for 2 x 2 only cannot pass), and a positive-definite
+    matrix whose smallest eigenvalue is TOLERANCE.atol."""
     A, M = np.array, two_link().mass_matrix([0.3, -1.2])
     return [("the true M at q = (0.3, -1.2)", M, True),
             ("M = [[1, -0.5], [-0.5, 1]]", A([[1.0, -0.5], [-0.5, 1.0]]), True),
             ("M = [[1, 2], [2, 1]]", A([[1.0, 2.0], [2.0, 1.0]]), False),
+            ("M = [[-1, 2], [2, -1]]", A([[-1.0, 2.0], [2.0, -1.0]]), False),
             ("M = [[1, 1], [1, 1]]", A([[1.0, 1.0], [1.0, 1.0]]), False),
+            ("M = diag(2, 0)", np.diag([2.0, 0.0]), False),
             ("M = [[2, 0.5], [-0.5, 2]]", A([[2.0, 0.5], [-0.5, 2.0]]), False),
             ("M = -(true M)", -M, False),
             ("the true 3x3 M of a 3-link chain", three_link().mass_matrix([0.4, -0.9, 2.0]), True),
-            ("M = diag(1, 1, -1)", np.diag([1.0, 1.0, -1.0]), False)]
+            ("M = diag(1, 1, -1)", np.diag([1.0, 1.0, -1.0]), False),
+            ("M = diag(3, -1, -1)", np.diag([3.0, -1.0, -1.0]), False),
+            (f"M = R diag(2, {TOLERANCE.atol:g}) R^T (R a rotation by 0.6 rad)", _rotated([2.0, TOLERANCE.atol], 0.6),
+             True)]
+
+
+def _rotated(eigenvalues, angle):
+    """R diag(eigenvalues) R^T for the rotation R by `angle`: a symmetric matrix with exactly those eigenvalues."""
+    c, s = np.cos(angle), np.sin(angle)
+    R = np.array([[c, -s], [s, c]])
+    return R @ np.diag(eigenvalues) @ R.T
 
 
 def _cases():
@@ -29,6 +50,10 @@ def _cases():
         return _fixed_cases()
     draw, out = rng(101), []
     for _label, M, answer in shuffled(_fixed_cases(), 102):
+        if np.isclose(np.linalg.eigvalsh(M)[0], TOLERANCE.atol, rtol=1e-6, atol=0):     # the boundary: turned only
+            turned = _rotated(np.linalg.eigvalsh(M)[::-1], draw.uniform(-np.pi, np.pi))
+            out.append((f"M = {num(turned, 6)}", turned, answer))
+            continue
         if np.abs(np.linalg.eigvals(M)).min() < 1e-12:      # singular: a signed permutation keeps its 0 exact
             R = np.eye(len(M))[draw.permutation(len(M))] * draw.choice([-1.0, 1.0], len(M))
             scale = 2.0 ** int(draw.integers(-3, 4))
@@ -43,19 +68,63 @@ def _cases():
     return out
 
 
-# Known mistakes in the eigenvalue test, each as the answer it would give on a symmetric matrix: a learner whose
-# answers on the symmetric cases all match one of them made that mistake.
-_MISTAKES = {
-    "entries": lambda M: M.min() > 0,
-    "largest": lambda M: np.linalg.eigvalsh(M)[-1] > 0,
-    "zero": lambda M: np.linalg.eigvalsh(M)[0] >= 0,
-    "absolute": lambda M: np.abs(np.linalg.eigvalsh(M)).min() > 0,
-    "determinant": lambda M: np.linalg.det(M) > 0,
-    "diagonal": lambda M: np.diag(M).min() > 0,
-}
+def _inertia(smallest, M, tol=1e-9, joined="and", symmetric=True, strict=True):
+    """is_valid_inertia as the template writes it, with `smallest` computed the learner's way: a variation, once
+    bound with partial (importing the check calls nothing: the grader's kernel copy has its functions hollowed)."""
+    M = np.asarray(M, dtype=float)
+    asymmetric = np.max(np.abs(M - M.T)) > tol
+    value = smallest(M)
+    positive = value > 0 if strict else value >= 0
+    if joined == "or":
+        return bool(not asymmetric or positive)
+    return bool((not asymmetric or not symmetric) and positive)
 
 
-@register("01_challenge", computed_by=(       # every function of the library that tells an SPD matrix
+SMALLEST = lambda M: np.linalg.eigvalsh(M)[0]              # noqa: E731 -- the right `smallest`
+VARIATIONS = (
+    Variation("or", "a valid inertia must pass both tests, symmetric AND positive-definite: the final line joins them "
+                    "with `or`, so a symmetric matrix passes whatever its eigenvalues (`smallest` may well be right)",
+              partial(_inertia, SMALLEST, joined="or")),
+    Variation("symmetry", "[[2, 0.5], [-0.5, 2]] is not symmetric: keep the given asymmetry test in the return line "
+                          "(np.linalg.eigvalsh only reads the lower triangle, so it cannot notice)",
+              partial(_inertia, SMALLEST, symmetric=False)),
+    Variation("zero", "a zero eigenvalue must give False: positive-definite needs every eigenvalue strictly above 0, "
+                      "and [[1, 1], [1, 1]] is singular", partial(_inertia, SMALLEST, strict=False)),
+    Variation("entries", "positive-definite is about the eigenvalues, not the entries: [[1, 2], [2, 1]] has only "
+                         "positive entries but an eigenvalue -1, and [[1, -0.5], [-0.5, 1]] is positive-definite",
+              partial(_inertia, lambda M: M.min())),
+    Variation("largest", "np.linalg.eigvalsh returns the eigenvalues in ascending order, so index -1 is the largest "
+                         "one; positive-definite needs the smallest above 0",
+              partial(_inertia, lambda M: np.linalg.eigvalsh(M)[-1])),
+    Variation("absolute", "-(true M) has only negative eigenvalues: compare the eigenvalues themselves with 0, not "
+                          "what loses their sign (absolute values, squares, or singular values, which are sizes)",
+              partial(_inertia, lambda M: np.abs(np.linalg.eigvalsh(M)).min())),
+    Variation("absolute", "-(true M) has only negative eigenvalues: compare the eigenvalues themselves with 0, not "
+                          "what loses their sign (absolute values, squares, or singular values, which are sizes)",
+              partial(_inertia, lambda M: np.linalg.svd(M)[1].min())),
+    Variation("minus M", "the eigenvalues of -M are those of M with the opposite sign, so your test accepts "
+                         "negative-definite matrices and refuses positive-definite ones: take the eigenvalues of M "
+                         "itself", partial(_inertia, lambda M: np.linalg.eigvalsh(-M)[0])),
+    Variation("determinant", "the determinant is the product of the eigenvalues, so two negative ones give a positive "
+                             "determinant: -(true M) has det > 0 but is negative-definite. Test each eigenvalue, the "
+                             "smallest", partial(_inertia, lambda M: np.linalg.det(M))),
+    Variation("trace", "the trace is the sum of the eigenvalues, and a sum can be positive while one eigenvalue is "
+                       "negative ([[1, 2], [2, 1]]: trace 2, eigenvalues 3 and -1): test the smallest eigenvalue",
+              partial(_inertia, lambda M: np.trace(M))),
+    Variation("diagonal", "the diagonal entries are not the eigenvalues (except for a diagonal matrix): [[1, 2], "
+                          "[2, 1]] has 1s on its diagonal but an eigenvalue -1",
+              partial(_inertia, lambda M: np.diag(M).min())),
+    Variation("corner", "your test looks at the top-left 2 x 2 corner only: a 3 x 3 matrix can have a "
+                        "positive-definite corner and a negative eigenvalue (diag(1, 1, -1)), so take the eigenvalues "
+                        "of the whole matrix", partial(_inertia, lambda M: np.linalg.eigvalsh(M[:2, :2])[0])),
+    Variation("margin", "your test wants the smallest eigenvalue above a margin of its own: positive-definite means "
+                        "above 0, however little (one case's smallest eigenvalue is tiny but positive)",
+              partial(_inertia, lambda M: np.linalg.eigvalsh(M)[0] - 10 * TOLERANCE.atol)),
+)
+
+
+@register("01_challenge", variations=VARIATIONS, tolerance=TOLERANCE, computed_by=(
+    # every function of the library that tells an SPD matrix
     "lesson_lib.evaluation.audit.is_valid_inertia",
     "lesson_lib.evaluation.audit.inertia_report",
     "lesson_lib.evaluation.metrics.min_eigenvalue",
@@ -64,46 +133,20 @@ _MISTAKES = {
     "lesson_course.ui.bench.Bench._draw_readout",
 ), hints={
     "bool": "return True or False, e.g. bool(...) around the condition",
-    "entries": "positive-definite is about the eigenvalues, not the entries: [[1, 2], [2, 1]] has only positive "
-               "entries but an eigenvalue -1, and [[1, -0.5], [-0.5, 1]] is positive-definite",
-    "largest": "np.linalg.eigvalsh returns the eigenvalues in ascending order, so index -1 is the largest one; "
-               "positive-definite needs the smallest above 0",
-    "zero": "a zero eigenvalue must give False: positive-definite needs every eigenvalue strictly above 0, and "
-            "[[1, 1], [1, 1]] is singular",
-    "absolute": "-(true M) has only negative eigenvalues: compare the eigenvalues themselves with 0, not their "
-                "absolute values",
-    "symmetry": "[[2, 0.5], [-0.5, 2]] is not symmetric: keep the given asymmetry test in the return line "
-                "(np.linalg.eigvalsh only reads the lower triangle, so it cannot notice)",
-    "determinant": "the determinant is the product of the eigenvalues, so two negative ones give a positive "
-                   "determinant: -(true M) has det > 0 but is negative-definite. Test each eigenvalue, the smallest",
-    "diagonal": "the diagonal entries are not the eigenvalues (except for a diagonal matrix): [[1, 2], [2, 1]] "
-                "has 1s on its diagonal but an eigenvalue -1",
-    "uncalled": "`smallest` holds a method, not a number: `.min` without parentheses names the method, `.min()` "
-                "calls it",
     "size": "your function must work for n x n matrices of any size, not only 2 x 2",
-    "eigenvalues": "positive-definite means every eigenvalue is above 0: `smallest` must be the smallest "
-                   "eigenvalue of M",
-    "or": "a valid inertia must pass both tests, symmetric AND positive-definite: the final line joins them "
-          "with `or`, so a symmetric matrix passes whatever its eigenvalues (`smallest` may well be right)",
-})
+    "differs": "positive-definite means every eigenvalue is above 0: `smallest` must be the smallest eigenvalue of "
+               "M (the matrices your function got wrong are above)",
+}, raised=(
+    Raised("uncalled", "uncalled", "`smallest` holds a method, not a number: `.min` without parentheses names the "
+                                   "method, `.min()` calls it", lambda message, line: "smallest" in line),
+))
 def is_valid_inertia(fn):
-    """fn(M) -> True iff M is symmetric (to 1e-9) and positive-definite (every eigenvalue > 0), on eight
-    matrices with known answers (_cases)."""
-    cases, answers = _cases(), []
-    for label, M, _ in cases:
-        answers.append(as_bool(call(fn, M.copy()), f"for {label} it", "bool"))
-    wrong = [(label, got, want) for (label, _, want), got in zip(cases, answers, strict=True) if got != want]
-    if not wrong:
-        return
-    label, got, want = wrong[0]
-    if answers == [bool(np.max(np.abs(M - M.T)) <= 1e-9 or np.linalg.eigvalsh(M)[0] > 0) for _, M, _ in cases]:
-        raise Fail(f"for {label} it returned {got}, expected {want}", "or")       # `or` where `and` belongs
-    symmetric = [(M, answer) for (_, M, _), answer in zip(cases, answers, strict=True)
-                 if np.max(np.abs(M - M.T)) <= 1e-9]
-    key = next((k for k, mistake in _MISTAKES.items() if all(bool(mistake(M)) == a for M, a in symmetric)), None)
-    if key is None:
-        wrong_labels = {w[0] for w in wrong}
-        asymmetric = {label for label, M, _ in cases if np.max(np.abs(M - M.T)) > 1e-9}
-        larger = {label for label, M, _ in cases if len(M) > 2}
-        key = "symmetry" if wrong_labels <= asymmetric else "size" if wrong_labels <= larger else "eigenvalues"
-    raise Fail(f"for {label} it returned {got}, expected {want}", key)
+    """fn(M) -> True iff M is symmetric (to 1e-9) and positive-definite (every eigenvalue > 0), on twelve matrices
+    with known answers (_cases), one of them positive-definite with its smallest eigenvalue TOLERANCE.atol."""
+    cases = [Case(label, lambda M=M: (M.copy(),), answer) for label, M, answer in _cases()]
+
+    def deduce(wrong):        # wrong on 3 x 3 matrices alone: the code works for 2 x 2 only
+        return "size" if all(len(cases[i].args()[0]) > 2 for i in wrong) else None
+
+    judge(fn, cases, lambda raw, case: as_bool(raw, f"for {case.label} it", "bool"), TOLERANCE, VARIATIONS,
+          describe=lambda case, got: f"for {case.label} it returned {got}, expected {case.truth}", deduce=deduce)

@@ -1,13 +1,82 @@
 """Checks for 03_guided_practice: the two measurements behind the PASS check, at configurations never seen."""
+from functools import partial
+
 import numpy as np
 
 from lesson_lib.physics.chain import double_pendulum
 
-from .framework import Fail, as_number, as_pair, call, close, num, register, shape_of
+from .diagnosis import Case, Raised, Variation, judge, read_pair_like
+from .framework import Fail, Tolerance, as_pair, num, register, shape_of
 from .independent import grading, rng
 
+TOLERANCE = Tolerance(1e-9)
 
-@register("03_guided_practice", computed_by=(
+
+def _errors(model, chain, q, err=lambda M_hat, M: np.abs(M_hat - M).max(),
+            lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat).min()):
+    """errors_at from the reference with one of its two numbers computed another way: a variation, once bound with
+    partial."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return err(M_hat, M), lam(M_hat, M)
+
+
+VARIATIONS = (
+    Variation("absolute", "a large negative entry of M_hat - M is a large error too: take the absolute value before "
+                          "the maximum", partial(_errors, err=lambda M_hat, M: (M_hat - M).max())),
+    Variation("most negative", "the most negative entry of M_hat - M is not the largest error: an error's size "
+                               "counts, the largest |M_hat - M| (absolute values, then the maximum)",
+              partial(_errors, err=lambda M_hat, M: (M_hat - M).min())),
+    Variation("mean", "that is an average: the check wants the largest entry-wise error over all configurations",
+              partial(_errors, err=lambda M_hat, M: np.abs(M_hat - M).mean())),
+    Variation("norm", "that is a norm of the whole difference (every entry of every configuration together): the "
+                      "error the lesson measures is its largest entry, |M_hat - M| at its maximum",
+              partial(_errors, err=lambda M_hat, M: np.linalg.norm(M_hat - M))),
+    Variation("norm", "that is a norm of the whole difference (every entry of every configuration together): the "
+                      "error the lesson measures is its largest entry, |M_hat - M| at its maximum",
+              partial(_errors, err=lambda M_hat, M: np.linalg.norm(M_hat - M, axis=(1, 2)).max())),
+    Variation("rms", "that is a root-mean-square error, a kind of average: the lesson's error is the largest entry of "
+                     "|M_hat - M|, over every configuration and every entry",
+              partial(_errors, err=lambda M_hat, M: np.sqrt(np.mean((M_hat - M) ** 2)))),
+    *(Variation("one matrix", "that is the largest error of one configuration: take it over the whole batch",
+                partial(_errors, err=lambda M_hat, M, k=k: np.abs(M_hat[k] - M[k]).max())) for k in (0, -1)),
+    *(Variation("per configuration first", "you took a number per configuration, then the wrong one of those over "
+                                           "the batch: the largest error is the largest of all, and the smallest "
+                                           "eigenvalue the smallest of all", answer) for answer in (
+        partial(_errors, err=lambda M_hat, M: np.abs(M_hat - M).max(axis=(1, 2)).min()),
+        partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, 0].max()),
+        partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, 0].mean()))),
+    Variation("relative", "you divided the error by the size of M, a relative error: the lesson's error is in kg m^2, "
+                          "the largest |M_hat - M| itself",
+              partial(_errors, err=lambda M_hat, M: np.abs(M_hat - M).max()
+                                                                    / np.abs(M).max())),
+    Variation("error", "the error is the largest |M_hat - M| over every configuration and every entry: yours is the "
+                       "largest |M_hat| alone", partial(_errors, err=lambda M_hat, M: np.abs(M_hat).max())),
+    Variation("truth", "those are the eigenvalues of the true M: the check wants the learned M_hat's",
+              partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M).min())),
+    Variation("ascending", "np.linalg.eigvalsh returns each matrix's eigenvalues in ascending order, so the last "
+                           "column holds the largest: the check wants the smallest",
+              partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat).max())),
+    Variation("ascending", "np.linalg.eigvalsh returns each matrix's eigenvalues in ascending order, so the last "
+                           "column holds the largest: the check wants the smallest",
+              partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat)[:, -1].min())),
+    *(Variation("one matrix eigenvalue", "that is the smallest eigenvalue of one configuration: take it over the "
+                                         "whole batch",
+                partial(_errors, lam=lambda M_hat, M, k=k: np.linalg.eigvalsh(M_hat)[k].min())) for k in (0, -1)),
+    Variation("determinant", "the determinant is the product of the eigenvalues, not the smallest of them: take "
+                             "np.linalg.eigvalsh(M_hat) and its minimum",
+              partial(_errors, lam=lambda M_hat, M: np.linalg.det(M_hat).min())),
+    Variation("diagonal", "the diagonal entries of M_hat are not its eigenvalues: take np.linalg.eigvalsh(M_hat) and "
+                          "its minimum",
+              partial(_errors, lam=lambda M_hat, M: np.diagonal(M_hat, axis1=1, axis2=2).min())),
+    Variation("mean eigenvalue", "that is an average of the eigenvalues: the check wants the smallest, over every "
+                                 "configuration",
+              partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat).mean())),
+    Variation("difference", "those are the eigenvalues of M_hat - M: the check wants the learned M_hat's own",
+              partial(_errors, lam=lambda M_hat, M: np.linalg.eigvalsh(M_hat - M).min())),
+)
+
+
+@register("03_guided_practice", variations=VARIATIONS, tolerance=TOLERANCE, computed_by=(
     "lesson_lib.evaluation.metrics.mass_matrix_error",
     "lesson_lib.evaluation.metrics.min_eigenvalue",
     "lesson_lib.evaluation.metrics.lesson_check",
@@ -22,24 +91,17 @@ from .independent import grading, rng
     "none": "return both numbers, the error first, then the eigenvalue",
     "pair": "return a pair of single numbers: the largest error over the whole batch, then the smallest "
             "eigenvalue over the whole batch",
-    "absolute": "a large negative entry of M_hat - M is a large error too: take the absolute value before the "
-                "maximum",
-    "mean": "that is an average: the check wants the largest entry-wise error over all configurations",
-    "error": "the error is the largest |M_hat - M| over every configuration and every entry",
-    "truth": "those are the eigenvalues of the true M: the check wants the learned M_hat's",
-    "ascending": "np.linalg.eigvalsh returns each matrix's eigenvalues in ascending order, so the last column "
-                 "holds the largest: the check wants the smallest",
-    "one matrix": "that is the smallest eigenvalue of one configuration: take it over the whole batch",
-    "eigenvalue": "the smallest eigenvalue of the learned M_hat over every configuration of the batch",
-    "swapped": "both numbers are right but in the other order: return the largest error first, then the "
-               "smallest eigenvalue",
     "per column": "np.linalg.eigvalsh(M_hat) has one row per configuration: .min(axis=0) gives the smallest of "
                   "each column (one number per eigenvalue's rank); the check wants one number, the smallest over "
                   "the whole batch",
     "per axis": "you returned an array, a minimum or maximum along one axis only: the check wants a single number "
                 "over the whole batch, every configuration and every entry",
-    "uncalled": ".max and .min without parentheses are the methods, not the numbers: call them, with ()",
-})
+    "differs": "the first number is the largest |M_hat - M| over every configuration and every entry, the second "
+               "the smallest eigenvalue of the learned M_hat over every configuration",
+}, raised=(
+    Raised("uncalled", "uncalled", ".max and .min without parentheses are the methods, not the numbers: call them, "
+                                   "with ()", lambda message, line: ".max" in line or ".min" in line),
+))
 def errors_at(fn):
     """fn(model, chain, q) -> (largest |M_hat - M| entry over the batch, smallest eigenvalue of M_hat over the
     batch), on an untrained DeLaN (large errors) at 200 seeded configurations, against
@@ -56,26 +118,21 @@ def errors_at(fn):
             if diff.max() < np.abs(diff).max() - 1e-6:
                 break
         q = np.roll(q, 100 - int(np.linalg.eigvalsh(model.mass_matrix(q)).min(axis=1).argmin()), axis=0)
-    first, second = as_pair(call(fn, model, chain, q), "errors_at")
+    truth = (mass_matrix_error(model, chain, q), min_eigenvalue(model, q))
+    case = Case("the 200 configurations", lambda: (model, chain, q.copy()), truth)
+    judge(fn, [case], _read, TOLERANCE, VARIATIONS, names=("the largest error", "the smallest eigenvalue"),
+          describe=lambda case, got: f"it returned ({num(got[0])}, {num(got[1])}), expected ({num(case.truth[0])}, "
+                                     f"{num(case.truth[1])})")
+
+
+def _read(raw, case):
+    """The pair of single numbers, or a Fail naming an array where one number belongs."""
+    first, second = as_pair(raw, "errors_at")
     for value, what in ((first, "first number (the largest error)"), (second, "second number (the smallest "
                                                                               "eigenvalue)")):
         shape = shape_of(value)
         if shape is not None and len(shape) > 0:
             raise Fail(f"errors_at's {what} has shape {shape}, expected a single number",
                        "per column" if shape == (2,) and value is second else "per axis")
-    err = as_number(first, "errors_at, as its first number (the largest error),")
-    lam = as_number(second, "errors_at, as its second number (the smallest eigenvalue),")
-    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
-    want_err, want_lam = mass_matrix_error(model, chain, q), min_eigenvalue(model, q)
-    if close(err, want_lam, 1e-9) and close(lam, want_err, 1e-9) and not close(want_err, want_lam, 1e-9):
-        raise Fail(f"it returned ({num(err)}, {num(lam)}), expected ({num(want_err)}, {num(want_lam)})", "swapped")
-    if not close(err, want_err, 1e-9):
-        known = {"absolute": (M_hat - M).max(), "mean": np.abs(M_hat - M).mean()}
-        key = next((k for k, v in known.items() if close(err, v, 1e-9)), "error")
-        raise Fail(f"max error {num(err)}, expected {num(want_err)}", key)
-    if not close(lam, want_lam, 1e-9):
-        eig = np.linalg.eigvalsh(M_hat)
-        known = {"truth": [np.linalg.eigvalsh(M).min()], "ascending": [eig.max(), eig[:, -1].min()],
-                 "one matrix": [eig[0].min(), eig[-1].min()]}
-        key = next((k for k, v in known.items() if any(close(lam, x, 1e-9) for x in v)), "eigenvalue")
-        raise Fail(f"smallest eigenvalue {num(lam)}, expected {num(want_lam)}", key)
+    return read_pair_like(raw, case.truth, "errors_at", TOLERANCE, ("its first number (the largest error)",
+                                                                    "its second number (the smallest eigenvalue)"))

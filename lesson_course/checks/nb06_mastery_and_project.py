@@ -7,7 +7,8 @@ import numpy as np
 from lesson_lib import facts
 from lesson_lib.physics.chain import PlanarChain
 
-from .framework import DETAILS, Fail, LearnerError, call, close, exception_line, num, read_as, register
+from .diagnosis import Raised
+from .framework import DETAILS, Fail, LearnerError, Tolerance, call, close, exception_line, num, read_as, register
 from .independent import rng, uniform_rods
 
 TRIPLE_LENGTHS = (1.0, 0.8, 0.6)
@@ -21,18 +22,34 @@ def reference_triple_pendulum():
     return uniform_rods(np.full(3, TRIPLE_MASS), TRIPLE_LENGTHS, g=9.81)
 
 
+TOLERANCE = Tolerance(0.0, 1e-9)         # relative, on each parameter and on the torque that holds the rods
+
+
 def _wrong_part(chain, ref):
     """(what, hint key) for the first of the chain's parameters that differs from the reference, or None."""
-    parts = [("masses m", chain.m, ref.m, "masses"),
-             ("lengths l", chain.l, ref.l, "order" if np.allclose(np.sort(chain.l), np.sort(ref.l)) else "lengths"),
-             ("centres of mass lc", chain.lc, ref.lc, "lc at end" if np.allclose(chain.lc, ref.l) else "lc"),
-             ("inertias I", chain.I, ref.I,
-              "I about end" if np.allclose(chain.I, ref.I + ref.m * ref.lc**2)             # parallel axes
-              else "square" if np.allclose(chain.I, ref.m * ref.l / 12) else "inertia"),
-             ("gravity g", np.atleast_1d(chain.g), np.atleast_1d(ref.g), "g")]
+    def inertia_key():
+        ratio = chain.I / ref.I
+        if close(chain.I, ref.I + ref.m * ref.lc**2, TOLERANCE):                    # parallel axes
+            return "I about end", ""
+        if close(chain.I, ref.m * ref.l / 12, TOLERANCE):
+            return "square", ""
+        if close(chain.I, ratio[0] * ref.I, TOLERANCE):
+            return "inertia factor", f" ({num(ratio[0])} times m l^2 / 12 each)"
+        return "inertia", ""
+
+    parts = [("masses m", chain.m, ref.m, lambda: ("masses", "")),
+             ("lengths l", chain.l, ref.l,
+              lambda: ("order" if np.allclose(np.sort(chain.l), np.sort(ref.l)) else "lengths", "")),
+             ("centres of mass lc", chain.lc, ref.lc,
+              lambda: ("lc at end" if close(chain.lc, ref.l, TOLERANCE) else
+                       "lc from pivot" if close(chain.lc, np.cumsum(ref.l) - ref.l + ref.lc, TOLERANCE) else "lc",
+                       "")),
+             ("inertias I", chain.I, ref.I, inertia_key),
+             ("gravity g", np.atleast_1d(chain.g), np.atleast_1d(ref.g), lambda: ("g", ""))]
     for label, got, want, key in parts:
-        if not close(got, want, 1e-9):
-            return f"{label} are {num(got)}, expected {num(want)}", key
+        if not close(got, want, TOLERANCE):
+            named, detail = key()
+            return f"{label} are {num(got)}, expected {num(want)}{detail}", named
     return None
 
 
@@ -61,19 +78,24 @@ def _rebuilt(chain):
     "lc": "lc is measured from each rod's own joint to its centre of mass, halfway along a uniform rod",
     "I about end": "that is the inertia about the rod's END (m l^2 / 3); the model wants it about the centre of "
                    "mass",
+    "inertia factor": "your inertias are a constant multiple of a uniform rod's m l^2 / 12 (the factor is above): "
+                      "a rod's inertia about its centre of mass is m l^2 / 12, with l its whole length",
+    "lc from pivot": "you measured each centre of mass from the pivot: lc is measured from each rod's own joint, "
+                     "halfway along that rod",
     "inertia": "the model wants each rod's inertia about its own centre of mass, for a uniform rod m l^2 / 12",
     "g": "gravity is 9.81 m/s^2, pointing down",
     "square": "a rod's inertia grows with the square of its length: m l^2 / 12, not m l / 12",
-    "arguments": "PlanarChain takes m, l, lc and I (one entry per rod each) and g: help(PlanarChain) shows the "
-                 "names",
     "sequence": "arithmetic on a tuple or list of lengths repeats or joins it: make the lengths a numpy array "
                 "first, np.array(...), then compute lc and I from it",
-})
+}, raised=(
+    Raised("arguments", "arguments", "PlanarChain takes m, l, lc and I (one entry per rod each) and g: "
+                                     "help(PlanarChain) shows the names", lambda message, line: "PlanarChain" in line),
+), tolerance=TOLERANCE)
 def triple_pendulum(fn):
     """Project step 1: fn() -> PlanarChain of three uniform rods (1 kg; 1.0, 0.8, 0.6 m; g = 9.81).
 
     Truth: the static torque that holds all three rods horizontal, tau_1 = g sum_i m_i x_ci, worked out by hand,
-    then the uniform-rod formulas (lc = l/2, I = m l^2 / 12) for what statics cannot see. Tolerance 1e-9.
+    then the uniform-rod formulas (lc = l/2, I = m l^2 / 12) for what statics cannot see. Tolerance 1e-9, relative.
     """
     chain = _rebuilt(read_as(call(fn), PlanarChain, "make_triple_pendulum", "type"))
     if chain.n_dof != 3:
@@ -83,29 +105,52 @@ def triple_pendulum(fn):
     tau1 = ref.g * np.sum(ref.m * x_c)
     got = chain.rnea([np.pi / 2, 0, 0], [0, 0, 0], [0, 0, 0])[0]
     wrong = _wrong_part(chain, ref)
-    if not close(got, tau1, 1e-9):
+    if not close(got, tau1, TOLERANCE):
         raise Fail(f"holding the rods horizontal needs tau_1 = {num(tau1)} N m, your chain needs {num(got)} "
                    f"({wrong[0] if wrong else 'the parameters look right'})", wrong[1] if wrong else "order")
     if wrong:
         raise Fail(*wrong)
 
 
-@register("06_mastery_and_project", function="train_triple_delan", points=2, hints={
+PLATEAU = 0.05         # a training loss that settles above this fraction of the torques' variance explains little
+
+
+def _settled(model):
+    """The mean training loss over the last quarter of the model's steps when it has settled there (it improved by
+    less than a tenth on the quarter before), else None (it was still learning, or kept no history).  The loss is
+    a fraction of the torques' variance: about 1 for a model that explains nothing."""
+    history = np.asarray(getattr(model, "loss_history", []) or [], dtype=float)
+    k = len(history) // 4
+    if k < 10 or not np.all(np.isfinite(history)):
+        return None
+    last, before = float(history[-k:].mean()), float(history[-2 * k:-k].mean())
+    return last if last > 0.9 * before else None
+
+
+@register("06_mastery_and_project", function="train_triple_delan", points=2,
+          tolerance=Tolerance(facts.TRIPLE_MAX_ERROR), raised=(
+    Raised("arguments", "arguments", "DeLaN(...) or model.fit(...) got arguments it does not take: fit wants the four "
+                                     "arrays q, qd, qdd and tau of data, each by itself (help(DeLaN.fit) lists them)",
+           lambda message, line: "DeLaN" in line or "fit" in line),
+), hints={
+    "settled": "your model stopped improving while it still explains little of the data it was trained on: a DeLaN "
+               "can only learn data that obey the equations of motion, so give fit the four arrays each as its "
+               "own argument, in the order (q, qd, qdd, tau), not another array or the same one twice",
     "type": "return the trained DeLaN itself",
     "n_dof": "the model needs one joint per rod: n_dof=3",
     "untrained": "train the model (model.fit) before returning it",
     "spd": "keep the DeLaN's default eps: it keeps the smallest eigenvalue above 0",
     "longer": "train longer, or with a larger learning rate and a smaller batch (see the instructions)",
     "not finite": "the learned M holds NaN or inf: the training diverged; use a smaller learning rate",
-    "arguments": "DeLaN(...) or model.fit(...) got arguments it does not take: fit wants the four arrays q, qd, "
-                 "qdd and tau of data, each by itself (help(DeLaN.fit) lists them)",
 })
 def triple_delan(fn):
     """Project step 2: fn(chain, data) -> a DeLaN(n_dof=3) trained on data (a sample_uniform dict).
 
     The check calls fn with the reference triple pendulum and sample_uniform(chain, N_SAMPLES, seed=SEED), then
     measures on 2000 random configurations (seed 7): PASS when max |M_hat - M| < facts.TRIPLE_MAX_ERROR kg m^2
-    (the true entries reach about 6.8) and the learned M's smallest eigenvalue is > 0 everywhere.
+    (the true entries reach about 6.8) and the learned M's smallest eigenvalue is > 0 everywhere.  A model short
+    of that is told to train longer while it was still learning; one whose training settled explaining little of
+    its data was given data no arm obeys: the arrays in other slots of fit.
     """
     from lesson_lib.data import sample_uniform
     from lesson_lib.model.delan import DeLaN
@@ -138,5 +183,10 @@ def triple_delan(fn):
     if not lam > 0:
         raise Fail(f"the learned M has smallest eigenvalue {num(lam)}", "spd")
     if not err < facts.TRIPLE_MAX_ERROR:
-        raise Fail(f"after {model.step} steps max |M_hat - M| = {num(err)} kg m^2 (needs < "
-                   f"{facts.text('TRIPLE_MAX_ERROR')})", "longer")
+        what = (f"after {model.step} steps max |M_hat - M| = {num(err)} kg m^2 (needs < "
+                f"{facts.text('TRIPLE_MAX_ERROR')})")
+        settled = _settled(model)
+        if settled is None or settled < PLATEAU:
+            raise Fail(what, "longer")
+        raise Fail(f"{what}; its training loss settled at {num(settled)} of the torques' variance, where a DeLaN "
+                   f"given a real arm's data goes below {PLATEAU:g}", "settled")

@@ -1,9 +1,12 @@
 """Checks for 07_write_with_the_model: the computed-torque control law."""
+from functools import partial
+
 import numpy as np
 
 from lesson_lib.control.laws import KD, KP
 
-from .framework import Fail, Offered, as_array, call, close, num, register
+from .diagnosis import Case, Raised, Variation, judge, read_like
+from .framework import Offered, Tolerance, num, register
 from .independent import random_states, rng, three_link, two_link
 
 
@@ -48,39 +51,122 @@ def _cases():
     return out
 
 
-@register("07_write_with_the_model", computed_by=(
+TOLERANCE = Tolerance(1e-9)
+
+
+def _law(model, q, qd, q_d, qd_d, qdd_d, kp, kd, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e_dot + kp * e,
+         torque=lambda M, a, c, g: M @ a + c + g, e=lambda q, q_d: q_d - q, e_dot=lambda qd, qd_d, q, q_d: qd_d - qd,
+         at=lambda q, qd, q_d, qd_d: ((q,), (q, qd), (q,)), c_of=lambda c, qd: c):
+    """computed_torque from the reference with one piece written another way (a variation, once bound with
+    partial): the commanded acceleration, the torque from its parts, the errors, the state the model is asked at
+    (M's, c's, g's arguments), or what is made of c."""
+    a = commanded(qdd_d, e(q, q_d), e_dot(qd, qd_d, q, q_d), kp, kd)
+    at_M, at_c, at_g = at(q, qd, q_d, qd_d)
+    return torque(model.mass_matrix(*at_M), a, c_of(model.coriolis(*at_c), qd), model.gravity(*at_g))
+
+
+_at_desired = "the model is asked at the desired state (q_d, qd_d): M, c and g are the arm's own, at its actual " \
+              "state q and qd"
+VARIATIONS = (
+    Variation("sign", "the errors are desired minus actual (e = q_d - q, e_dot = qd_d - qd): with actual minus "
+                      "desired the feedback pushes the arm further away",
+              partial(_law, e=lambda q, q_d: q - q_d, e_dot=lambda qd, qd_d, q, q_d: qd - qd_d)),
+    Variation("sign", "the errors are desired minus actual (e = q_d - q, e_dot = qd_d - qd): with actual minus "
+                      "desired the feedback pushes the arm further away", partial(_law, e=lambda q, q_d: q - q_d)),
+    Variation("sign", "the errors are desired minus actual (e = q_d - q, e_dot = qd_d - qd): with actual minus "
+                      "desired the feedback pushes the arm further away",
+              partial(_law, e_dot=lambda qd, qd_d, q, q_d: qd - qd_d)),
+    Variation("velocity error", "the velocity error is e_dot = qd_d - qd, the desired minus the actual velocity: "
+                                "yours mixes in a position", partial(_law, e_dot=lambda qd, qd_d, q, q_d: q_d - qd)),
+    Variation("velocity error", "the velocity error is e_dot = qd_d - qd, the desired minus the actual velocity: "
+                                "yours mixes in a position", partial(_law, e_dot=lambda qd, qd_d, q, q_d: qd_d - q)),
+    Variation("feed-forward", "the desired acceleration qdd_d is missing from the commanded acceleration: without it "
+                              "the law waits for an error before it moves the arm",
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: kd * e_dot + kp * e)),
+    Variation("gains", "the gains are swapped: K_p multiplies the position error e, K_d the velocity error e_dot",
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kp * e_dot + kd * e)),
+    Variation("notebook's gains", "use the gains passed in, kp and kd: the notebook's KP and KD are one choice of "
+                                  "them, and the check passes others",
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + KD * e_dot + KP * e)),
+    *(Variation("damping from kp", "use the damping gain kd passed in: yours is made from kp (2 sqrt(K_p), critical "
+                                   "damping, is one choice of kd), and the check passes gains not made that way",
+                partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd, f=f: qdd_d + f(kp) * e_dot + kp * e))
+      for f in (lambda kp: 2 * np.sqrt(kp), np.sqrt, lambda kp: kp)),
+    Variation("no M", "the commanded acceleration must be multiplied by the mass matrix M(q) to become a torque",
+              partial(_law, torque=lambda M, a, c, g: a + c + g)),
+    Variation("M inverse", "M^-1 a (np.linalg.solve(M, a)) is what forward dynamics does with a torque: the law "
+                           "goes the other way and multiplies, M(q) @ a",
+              partial(_law, torque=lambda M, a, c, g: np.linalg.solve(M, a) + c + g)),
+    Variation("outside M", "the feedback terms must pass through M(q) too: M multiplies the whole commanded "
+                           "acceleration, desired acceleration and both feedback terms",
+              lambda model, q, qd, q_d, qd_d, qdd_d, kp, kd: (
+                  model.mass_matrix(q) @ qdd_d + kd * (qd_d - qd) + kp * (q_d - q) + model.coriolis(q, qd)
+                  + model.gravity(q))),
+    Variation("no position feedback", "the position feedback K_p e is missing from the commanded acceleration: "
+                                      "without it nothing pulls the arm back onto the path (e = q_d - q)",
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e_dot)),
+    Variation("no velocity feedback", "the velocity feedback K_d e_dot is missing from the commanded acceleration: "
+                                      "without it nothing damps the error (e_dot = qd_d - qd)",
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d + kp * e)),
+    *(Variation("one error for both", "the two feedback terms take two errors: K_d the velocity error e_dot = qd_d - "
+                                      "qd, K_p the position error e = q_d - q (yours uses one of them twice)",
+                partial(_law,
+                                          commanded=commanded)) for commanded in (
+        lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e_dot + kp * e_dot,
+        lambda qdd_d, e, e_dot, kp, kd: qdd_d + kd * e + kp * e)),
+    Variation("no feedback", "the commanded acceleration is only the desired one: without K_d e_dot + K_p e the law "
+                             "never corrects an error, and the arm drifts off the path",
+              partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d)),
+    Variation("no c", "the Coriolis and centrifugal torque c(q, qd) is missing",
+              partial(_law, torque=lambda M, a, c, g: M @ a + g)),
+    Variation("no g", "the gravity torque g(q) is missing", partial(_law, torque=lambda M, a, c, g: M @ a + c)),
+    Variation("no c, g", "both c(q, qd) and g(q) are missing: the law cancels the whole rest of the equation of "
+                         "motion", partial(_law, torque=lambda M, a, c, g: M @ a)),
+    Variation("minus c, g", "c(q, qd) and g(q) are subtracted: they are torques the arm needs on top of M times the "
+                            "commanded acceleration, so the law adds them (+ c + g)",
+              partial(_law, torque=lambda M, a, c, g: M @ a - c - g)),
+    Variation("g sign", "g(q) is subtracted: the gravity torque is what the arm needs to hold itself up, so the law "
+                        "adds it (+ g)", partial(_law, torque=lambda M, a, c, g: M @ a + c - g)),
+    Variation("c sign", "c(q, qd) is subtracted: the Coriolis and centrifugal torque is needed on top of M a, so the "
+                        "law adds it (+ c)", partial(_law, torque=lambda M, a, c, g: M @ a - c + g)),
+    Variation("c through M", "c(q, qd) is a torque already: add it after the product with M, M(q) a + c(q, qd) + "
+                             "g(q), rather than adding it to the acceleration",
+              partial(_law, torque=lambda M, a, c, g: M @ (a + c) + g)),
+    Variation("g through M", "g(q) is a torque already: add it after the product with M, M(q) a + c(q, qd) + g(q), "
+                             "rather than adding it to the acceleration",
+              partial(_law, torque=lambda M, a, c, g: M @ (a + g) + c)),
+    Variation("c, g through M", "c(q, qd) and g(q) are torques already: add them after the product with M, M(q) a + "
+                                "c(q, qd) + g(q), rather than adding them to the acceleration",
+              partial(_law, torque=lambda M, a, c, g: M @ (a + c + g))),
+    *(Variation("c arguments", "model.coriolis takes the arm's configuration and its velocity, c(q, qd): yours is "
+                               "given another pair (a desired value, or a position for a velocity)",
+                partial(_law, at=at))
+      for at in (lambda q, qd, q_d, qd_d: ((q,), (q, q_d), (q,)), lambda q, qd, q_d, qd_d: ((q,), (q, qd_d), (q,)),
+                 lambda q, qd, q_d, qd_d: ((q,), (qd, q), (q,)), lambda q, qd, q_d, qd_d: ((q,), (q_d, qd), (q,)))),
+    *(Variation("c times qd", "c(q, qd) is already the Coriolis and centrifugal torque C(q, qd) qd: do not multiply "
+                              "it by qd again", partial(_law, c_of=c_of)) for c_of in (lambda c, qd: c * qd,
+                                                                             lambda c, qd: c @ qd)),
+    *(Variation("desired", _at_desired, partial(_law, at=lambda q, qd, q_d, qd_d, which=which: (
+        (q_d if "M" in which else q,), (q_d, qd_d) if "c" in which else (q, qd), (q_d if "g" in which else q,))))
+      for which in ("Mcg", "M", "c", "g", "cg", "Mc", "Mg")),
+    *(Variation("term scaled", "a term of the commanded acceleration is counted twice, or with the wrong sign: it is "
+                               "qdd_d + K_d e_dot + K_p e, each term once and added",
+                partial(_law, commanded=lambda qdd_d, e, e_dot, kp, kd, f=f: f(qdd_d, kd * e_dot, kp * e)))
+      for f in (lambda a, b, c: 2 * a + b + c, lambda a, b, c: a + 2 * b + c, lambda a, b, c: a + b + 2 * c,
+                lambda a, b, c: -a + b + c)),
+)
+@register("07_write_with_the_model", variations=VARIATIONS, tolerance=TOLERANCE, computed_by=(
     "lesson_lib.control.laws.ComputedTorque",
     "lesson_lib.control.laws.inverse_dynamics_of",
 ), hints={
-    "shape": "tau has one entry per joint: multiply the matrix M by the vector of accelerations (@, a "
-             "matrix-vector product), not entry by entry",
-    "sign": "the errors are desired minus actual (e = q_d - q, e_dot = qd_d - qd): with actual minus desired the "
-            "feedback pushes the arm further away",
-    "feed-forward": "the desired acceleration qdd_d is missing from the commanded acceleration: without it the "
-                    "law waits for an error before it moves the arm",
-    "gains": "the gains are swapped: K_p multiplies the position error e, K_d the velocity error e_dot",
-    "notebook's gains": "use the gains passed in, kp and kd: the notebook's KP and KD are one choice of them, and "
-                        "the check passes others",
-    "damping from kp": "use the kd passed in: K_d = 2 sqrt(K_p) is one choice (critical damping), and the check "
-                       "passes gains that are not critically damped",
-    "no M": "the commanded acceleration must be multiplied by the mass matrix M(q) to become a torque",
-    "outside M": "the feedback terms must pass through M(q) too: M multiplies the whole commanded acceleration, "
-                 "desired acceleration and both feedback terms",
-    "no c": "the Coriolis and centrifugal torque c(q, qd) is missing",
-    "no g": "the gravity torque g(q) is missing",
-    "no c, g": "both c(q, qd) and g(q) are missing: the law cancels the whole rest of the equation of motion",
-    "minus c, g": "c(q, qd) and g(q) are subtracted: they are torques the arm needs on top of M times the commanded "
-                  "acceleration, so the law adds them (+ c + g)",
-    "no feedback": "the commanded acceleration is only the desired one: without K_d e_dot + K_p e the law never "
-                   "corrects an error, and the arm drifts off the path",
-    "g sign": "g(q) is subtracted: the gravity torque is what the arm needs to hold itself up, so the law adds it "
-              "(+ g)",
-    "c sign": "c(q, qd) is subtracted: the Coriolis and centrifugal torque is needed on top of M a, so the law "
-              "adds it (+ c)",
-    "arguments": "model.coriolis(q, qd) takes the configuration and the velocity; model.mass_matrix(q) and "
-                 "model.gravity(q) take q alone",
-    "formula": "tau = M(q) times the commanded acceleration (qdd_d + K_d e_dot + K_p e), plus c(q, qd), plus g(q)",
-})
+    "shape": "tau has one entry per joint (your result's shape is above): M(q) @ a is a matrix-vector product, one "
+             "torque per joint, and c and g add to it entry by entry",
+    "differs": "tau = M(q) times the commanded acceleration (qdd_d + K_d e_dot + K_p e), plus c(q, qd), plus g(q)",
+}, raised=(
+    Raised("arguments", "arguments", "model.coriolis(q, qd) takes the configuration and the velocity; "
+                                     "model.mass_matrix(q) and model.gravity(q) take q alone",
+           lambda message, line: any(name in message for name in ("coriolis", "mass_matrix", "gravity"))),
+))
 def computed_torque(fn):
     """fn(model, q, qd, q_d, qd_d, qdd_d, kp, kd) -> tau (n,) = M(q) (qdd_d + K_d e_dot + K_p e) + c(q, qd) + g(q),
     e = q_d - q, e_dot = qd_d - qd; the model offers only mass_matrix, coriolis and gravity.
@@ -89,27 +175,22 @@ def computed_torque(fn):
     torque that makes the true arm's error obey e'' + K_d e' + K_p e = 0 (no M, c, g split involved); three states
     each of a double pendulum (one gain for both joints) and a 3-link chain (one gain per joint). Tolerance 1e-9.
     """
+    cases = []
     for chain, q, qd, q_d, qd_d, qdd_d, kp, kd, e, e_dot in _cases():
         commanded = qdd_d + kd * e_dot + kp * e
-        truth = chain.rnea(q, qd, commanded)
-        got = as_array(call(fn, _PartsOnly(chain), q.copy(), qd.copy(), q_d.copy(), qd_d.copy(), qdd_d.copy(),
-                            np.copy(kp), np.copy(kd)), truth.shape, "computed_torque")
-        if close(got, truth, 1e-9):
-            continue
-        M, c, g = chain.mass_matrix(q), chain.coriolis(q, qd), chain.gravity(q)
-        known = {"sign": [M @ (qdd_d - kd * e_dot - kp * e) + c + g, M @ (qdd_d + kd * e_dot - kp * e) + c + g,
-                          M @ (qdd_d - kd * e_dot + kp * e) + c + g],
-                 "feed-forward": [M @ (kd * e_dot + kp * e) + c + g],
-                 "gains": [M @ (qdd_d + kp * e_dot + kd * e) + c + g],
-                 "notebook's gains": [M @ (qdd_d + KD * e_dot + KP * e) + c + g],
-                 "damping from kp": [M @ (qdd_d + 2 * np.sqrt(kp) * e_dot + kp * e) + c + g],
-                 "no M": [qdd_d + kd * e_dot + kp * e + c + g],
-                 "outside M": [M @ qdd_d + kd * e_dot + kp * e + c + g],
-                 "no c": [truth - c], "no g": [truth - g], "no c, g": [truth - c - g],
-                 "minus c, g": [truth - 2 * c - 2 * g], "no feedback": [M @ qdd_d + c + g],
-                 "g sign": [truth - 2 * g], "c sign": [truth - 2 * c]}
-        key = next((k for k, answers in known.items() if any(close(got, a, 1e-9) for a in answers)), "formula")
-        qdd = np.linalg.solve(M, got - c - g)                 # what the true arm would do with this torque
-        raise Fail(f"at q = {num(q)} with e = {num(e)}, e_dot = {num(e_dot)} ({chain.n_dof} joints) it returned "
-                   f"{num(got)}, expected {num(truth)} N m (the RNEA at the commanded acceleration): the true arm "
-                   f"would accelerate at {num(qdd)}, not {num(commanded)} rad/s^2", key)
+        cases.append(Case((chain, q, qd, e, e_dot, commanded),
+                          lambda chain=chain, q=q, qd=qd, q_d=q_d, qd_d=qd_d, qdd_d=qdd_d, kp=kp, kd=kd: (
+                              _PartsOnly(chain), q.copy(), qd.copy(), q_d.copy(), qd_d.copy(), qdd_d.copy(),
+                              np.copy(kp), np.copy(kd)),
+                          chain.rnea(q, qd, commanded)))
+    judge(fn, cases, lambda raw, case: read_like(raw, case.truth, "computed_torque", TOLERANCE), TOLERANCE,
+          VARIATIONS, describe=_what)
+
+
+def _what(case, got):
+    """What the torque does: the true arm's acceleration under it, against the commanded one."""
+    chain, q, qd, e, e_dot, commanded = case.label
+    qdd = np.linalg.solve(chain.mass_matrix(q), got - chain.coriolis(q, qd) - chain.gravity(q))
+    return (f"at q = {num(q)} with e = {num(e)}, e_dot = {num(e_dot)} ({chain.n_dof} joints) it returned {num(got)}, "
+            f"expected {num(case.truth)} N m (the RNEA at the commanded acceleration): the true arm would accelerate "
+            f"at {num(qdd)}, not {num(commanded)} rad/s^2")

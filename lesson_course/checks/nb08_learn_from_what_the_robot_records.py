@@ -1,7 +1,8 @@
 """Checks for 08_learn_from_what_the_robot_records: q̈ from sampled positions, the second difference."""
 import numpy as np
 
-from .framework import Fail, as_array, call, close, num, register, shape_of
+from .diagnosis import Case, Raised, Variation, judge, read_like
+from .framework import Fail, Tolerance, num, register, shape_of
 from .independent import grading, rng
 
 
@@ -17,7 +18,61 @@ def _cubic(T, h):
     return q, qdd
 
 
-@register("08_learn_from_what_the_robot_records", computed_by=(
+TOLERANCE = Tolerance(1e-6)
+
+
+def _numerator(q):
+    """q_(k+1) - 2 q_k + q_(k-1) at every inner sample."""
+    return q[2:] - 2 * q[1:-1] + q[:-2]
+
+
+VARIATIONS = (
+    Variation("h", "you divided by h once: each of the two differences divides by h, so the second difference divides "
+                   "by h squared", lambda q, h: _numerator(q) / h),
+    Variation("quarter", "your result is exactly a quarter of q̈: the two neighbours are one step h from the middle "
+                         "sample, so the second difference divides by h squared, not by (2h) squared",
+              lambda q, h: _numerator(q) / (2 * h) ** 2),
+    Variation("times h squared", "you multiplied by h squared: the second difference divides by it, / h**2",
+              lambda q, h: _numerator(q) * h**2),
+    Variation("precedence", "your result is the numerator times h^2 / 2, as `/ 2*h**2` gives (Python reads it as "
+                            "(... / 2) * h**2): divide by h squared, / h**2", lambda q, h: _numerator(q) / 2 * h**2),
+    Variation("not divided", "your result is the numerator itself, not divided by h squared (`/ h*h` divides by h "
+                             "and multiplies by h again): divide with parentheses, / (h*h), or / h**2",
+              lambda q, h: _numerator(q)),
+    Variation("middle", "the middle sample enters with a minus sign, and twice: the second difference compares each "
+                        "sample with its two neighbours", lambda q, h: (q[2:] + 2 * q[1:-1] + q[:-2]) / h**2),
+    Variation("no middle", "the middle sample q_k is missing: q_(k+1) and q_(k-1) alone make a first difference over "
+                           "two steps, not a second difference; the middle sample enters too, twice and with a minus "
+                           "sign", lambda q, h: (q[2:] - q[:-2]) / h**2),
+    Variation("no middle", "the middle sample q_k is missing: q_(k+1) and q_(k-1) alone make a first difference over "
+                           "two steps, not a second difference; the middle sample enters too, twice and with a minus "
+                           "sign", lambda q, h: (q[2:] + q[:-2]) / h**2),
+    Variation("middle once", "the middle sample enters twice, -2 q_k: with it once, the differences of a straight "
+                             "motion are not 0", lambda q, h: (q[2:] - q[1:-1] + q[:-2]) / h**2),
+    *(Variation("neighbour sign", "both neighbours enter with a plus sign, q_(k+1) + q_(k-1), and the middle sample "
+                                  "with -2: one of your neighbours has a minus sign", answer)
+      for answer in (lambda q, h: (q[2:] - 2 * q[1:-1] - q[:-2]) / h**2,
+                     lambda q, h: (-q[2:] - 2 * q[1:-1] + q[:-2]) / h**2)),
+    *(Variation("parentheses", "only part of your numerator is divided by h squared: put the whole numerator in "
+                               "parentheses, (q_(k+1) - 2 q_k + q_(k-1)) / h**2", answer)
+      for answer in (lambda q, h: q[2:] - 2 * q[1:-1] + q[:-2] / h**2,
+                     lambda q, h: q[2:] / h**2 - 2 * q[1:-1] + q[:-2],
+                     lambda q, h: q[2:] - 2 * q[1:-1] / h**2 + q[:-2],
+                     lambda q, h: q[2:] - (2 * q[1:-1] + q[:-2]) / h**2)),
+    *(Variation("sample shifted", "one of your three terms takes its samples one step off: q_(k+1) is q[2:], q_k "
+                                  "is q[1:-1] and q_(k-1) is q[:-2], each row k of the three from the same inner "
+                                  "sample", answer) for answer in (
+        lambda q, h: (q[1:-1] - 2 * q[:-2] + q[2:]) / h**2, lambda q, h: (q[1:-1] - 2 * q[1:-1] + q[:-2]) / h**2,
+        lambda q, h: (q[2:] - 2 * q[2:] + q[:-2]) / h**2,
+        lambda q, h: (q[2:] - 2 * q[1:-1] + q[1:-1]) / h**2, lambda q, h: (q[2:] - 2 * q[1:-1] + q[2:]) / h**2)),
+    Variation("order", "row k of the result belongs to the inner sample k + 1: keep the samples in time order (q[2:] "
+                       "follows q[1:-1] follows q[:-2])", lambda q, h: (_numerator(q) / h**2)[::-1]),
+    *(Variation("one joint", "every column of your result is one joint's second difference: each joint (column of "
+                             "q) gets its own, column by column", lambda q, h, j=j: np.repeat(
+                                 _numerator(q)[:, [j]] / h**2, q.shape[1], axis=1)) for j in (0, -1)),
+)
+
+@register("08_learn_from_what_the_robot_records", variations=VARIATIONS, tolerance=TOLERANCE, computed_by=(
     "lesson_lib.data.sensors.estimate",
     "lesson_lib.data.sensors._estimate_one",
     "lesson_lib.data.sensors.savgol_coefficients",                 # a 3-sample quadratic filter is the answer
@@ -28,51 +83,40 @@ def _cubic(T, h):
     "axis": "take the differences along time (axis 0, the rows), not across the joints",
     "first": "that is the first difference, an estimate of q̇: q̈ is the difference of two neighbouring first "
              "differences",
-    "h": "you divided by h once: each of the two differences divides by h, so the second difference divides by "
-         "h squared",
-    "middle": "the middle sample enters with a minus sign, and twice: the second difference compares each sample "
-              "with its two neighbours",
-    "order": "row k of the result belongs to the inner sample k + 1: keep the samples in time order (q[2:] "
-             "follows q[1:-1] follows q[:-2])",
     "transposed": "your result is transposed: one row per inner sample (T - 2 rows), one column per joint, as q has "
                   "time along its rows",
-    "quarter": "your result is exactly a quarter of q̈: the two neighbours are one step h from the middle sample, so "
-               "the second difference divides by h squared, not by (2h) squared",
-    "no middle": "the middle sample q_k is missing: q_(k+1) and q_(k-1) alone make a first difference over two "
-                 "steps, not a second difference; the middle sample enters too, twice and with a minus sign",
     "not finite": "some rows are NaN or inf: a placeholder (np.nan, np.empty) is left in rows your code never "
                   "filled; every inner sample k = 1 .. T-2 gets a row",
-    "index": "the second difference needs both neighbours of sample k: k runs over the inner samples only, "
-             "1 .. T-2 (q[k + 1] does not exist for the last sample)",
-    "general": "the second difference is the change of the first difference from one step to the next, divided "
+    "differs": "the second difference is the change of the first difference from one step to the next, divided "
                "by h once more",
-})
+}, raised=(
+    Raised("index", "index", "the second difference needs both neighbours of sample k: k runs over the inner samples "
+                             "only, 1 .. T-2 (q[k + 1] does not exist for the last sample)",
+           lambda message, line: "+1]" in line.replace(" ", "")),
+))
 def second_difference(fn):
     """fn(q, h) -> (T - 2, n): the central second difference (q_{k+1} - 2 q_k + q_{k-1}) / h² at every inner
     sample, for positions q (T, n) sampled every h s.  Probed on a cubic motion (two joints, 25 samples at
     h = 0.002 s and 9 at h = 0.05 s), whose second difference is its exact q̈.  Tolerance 1e-6 rad/s²."""
+    cases = []
     for T, h in ((25, 0.002), (9, 0.05)):
         q, qdd = _cubic(T, h)
-        got = call(fn, q.copy(), h)
-        shape = shape_of(got)
-        rows, cols = shape if shape is not None and len(shape) == 2 else (T - 2, 2)
-        if rows == T and cols != 2:
-            raise Fail(f"for positions of shape {q.shape} it returned shape {(rows, cols)}", "axis")
-        if (rows, cols) == (2, T - 2):
-            raise Fail(f"for positions of shape {q.shape} it returned shape {(rows, cols)}, expected {(T - 2, 2)}",
-                       "transposed")
-        if cols == 2 and rows != T - 2:
-            raise Fail(f"for {T} samples it returned {rows} rows, expected {T - 2}",
-                       "first" if rows == T - 1 else "rows")
-        a = as_array(got, (T - 2, 2), "second_difference")
-        want = qdd[1:-1]
-        if close(a, want, 1e-6):
-            continue
-        # the mistakes, from the exact q̈ alone (a cubic's second difference is h² q̈ exactly, so the check carries
-        # no line of the answer): divided by h once, the middle sample added, the rows reversed
-        known = {"h": h * want, "middle": want + 4 * q[1:-1] / h**2, "order": want[::-1], "quarter": want / 4,
-                 "no middle": [want + 2 * q[1:-1] / h**2, (q[2:] - q[:-2]) / h**2]}
-        key = next((k for k, v in known.items() for candidate in (v if isinstance(v, list) else [v])
-                    if close(a, candidate, 1e-6 * max(1.0, np.abs(candidate).max()))), "general")
-        raise Fail(f"on a cubic motion sampled every h = {h} s its first row is {num(a[0])}, expected q̈ = "
-                   f"{num(want[0])} rad/s²", key)
+        cases.append(Case(f"a cubic motion sampled every h = {h} s", lambda q=q, h=h: (q.copy(), h), qdd[1:-1]))
+    judge(fn, cases, _read, TOLERANCE, VARIATIONS, describe=lambda case, got: (
+        f"on {case.label} its first row is {num(got[0])}, expected q̈ = {num(case.truth[0])} rad/s²"))
+
+
+def _read(raw, case):
+    """The result of shape (T - 2, n), or a Fail naming what its shape shows."""
+    q, _ = case.args()
+    T, want = len(q), case.truth
+    shape = shape_of(raw)
+    rows, cols = shape if shape is not None and len(shape) == 2 else want.shape
+    if rows == T and cols != 2:
+        raise Fail(f"for positions of shape {q.shape} it returned shape {(rows, cols)}", "axis")
+    if (rows, cols) == (2, T - 2):
+        raise Fail(f"for positions of shape {q.shape} it returned shape {(rows, cols)}, expected {(T - 2, 2)}",
+                   "transposed")
+    if cols == 2 and rows != T - 2:
+        raise Fail(f"for {T} samples it returned {rows} rows, expected {T - 2}", "first" if rows == T - 1 else "rows")
+    return read_like(raw, want, "second_difference", TOLERANCE)

@@ -16,8 +16,14 @@ answer is; the judge runs the course's check as in a notebook, except that `fram
     -> {"call": {"args": [...], "kwargs": {...}}}
                                      <- {"callback": ref, "method": "rnea", "args": [...]}   (fn uses an argument)
     -> {"returned": ...}                                                (the judge's object answered)
-    <- {"returned": ...}   or   {"raised": {"type", "message"}}
+    <- {"returned": ..., "changed": [...]}   or   {"raised": {"type", "message"}}
     -> {"done": true}
+
+`changed` lists the arguments the learner's function changed in place ({"kind": "args" or "kwargs", "key", "value"}:
+the argument as it is after the call), found in the kernel by the same rule as in a notebook (framework.kept and
+framework.changed); the judge compares them with the copies it kept, so the check fails such a function as in a
+notebook.  The report comes from the learner's kernel: code that tampers with the kernel's copy of this module could
+leave it out, which only hides a mistake of its own (the values the check judges are computed in the judge).
 
 What crosses, both ways (`encode` / `decode`): None, bool, int, float, str, lists, tuples, dicts with str keys,
 numeric numpy arrays, a PlanarChain (its m, l, lc, I, g) and a DeLaN (its model file), each rebuilt on the other
@@ -34,7 +40,7 @@ import struct
 
 import numpy as np
 
-from lesson_course.checks.framework import Offered, RemoteAnswer, quiet
+from lesson_course.checks.framework import Offered, RemoteAnswer, changed, kept, quiet
 
 KERNEL_MODULE = "lesson_grading_wire"     # this file's name in the sandbox, beside the kernel's lesson_lib
 
@@ -181,12 +187,14 @@ def decode(data, proxy=None, depth=0):
 
 
 def error(exc):
-    """An exception as plain data, with the learner's line that raised it (checks.raised.learner_line) when found."""
-    from lesson_course.checks.raised import learner_line
+    """An exception as plain data, with the learner's line that raised it (checks.raised.learner_line) and the shapes
+    of that line's arrays (checks.raised.operands) when found."""
+    from lesson_course.checks.raised import learner_line, operands
     data = {"type": type(exc).__name__, "message": " ".join(str(exc).split())[:1000]}
     line = learner_line(exc)
     if line:
         data["line"] = [int(line[0]), str(line[1])[:100], str(line[2])[:200], str(line[3])[:100]]
+        data["operands"] = operands(exc)[:300]
     return data
 
 
@@ -204,6 +212,8 @@ def rebuilt_error(data):
     if isinstance(line, list) and len(line) == 4 and isinstance(line[0], int) and all(
             isinstance(part, str) for part in line[1:]):
         rebuilt.learner_line = (line[0], line[1][:100], line[2][:200], line[3][:100])
+        shapes = data.get("operands")
+        rebuilt.learner_operands = " ".join(shapes.split())[:300] if isinstance(shapes, str) else ""
     return rebuilt
 
 
@@ -278,9 +288,14 @@ def serve_answer(address, token, index, answer):
             try:
                 args = decode(message["call"]["args"], proxy)
                 kwargs = decode(message["call"]["kwargs"], proxy)
+                before = kept((args, kwargs))
                 with quiet(), watching(message.get("watch") or (), handed):
                     result = fn(*args, **kwargs)
-                reply = {"returned": encode(result)}
+                reply = {"returned": encode(result), "changed": [
+                    {"kind": kind, "key": k, "value": encode(values[k])}
+                    for kind, values, copies in (("args", args, before[0]), ("kwargs", kwargs, before[1]))
+                    for k in (range(len(values)) if kind == "args" else values)
+                    if changed(copies[k], values[k])]}
             except Exception as exc:                  # noqa: BLE001 -- the learner's error, as data
                 reply = {"raised": error(exc)}
             if handed:
@@ -398,6 +413,23 @@ def _proxy(channel, description):
 
 
 # ---------------------------------------------------------------------- the judge's side
+def _changes(reported):
+    """{("args", k) or ("kwargs", name): value} from a reply's "changed" list; a value that cannot be rebuilt (e.g.
+    a chain given a negative mass in place) stands as an Opaque, which differs from any copy."""
+    out = {}
+    for item in reported if isinstance(reported, list) else []:
+        if not isinstance(item, dict) or item.get("kind") not in ("args", "kwargs"):
+            continue
+        key = item.get("key")
+        if not (isinstance(key, int) if item["kind"] == "args" else isinstance(key, str)):
+            continue
+        try:
+            out[(item["kind"], key)] = decode(item.get("value"))
+        except WireError as exc:
+            out[(item["kind"], key)] = _opaque(f"unreadable value ({exc})")
+    return out
+
+
 class AnswerLost(BaseException):
     """The kernel stopped answering (it ended, closed the connection or sent what is not data): no verdict."""
 
@@ -415,6 +447,7 @@ class Remote(RemoteAnswer):
 
     def __init__(self, channel, hello, budget, watch=()):
         self.channel, self.budget, self.watch, self.handed = channel, budget, list(watch), set()
+        self.changed = {}                 # after invoke: {("args", k) or ("kwargs", name): the argument after it}
         self.callable = bool(hello.get("callable"))
         self.type_name = str(hello.get("type") or "object")[:40]
         source = hello.get("source")
@@ -438,7 +471,7 @@ class Remote(RemoteAnswer):
 
     def invoke(self, args, kwargs):
         """fn(*args, **kwargs) in the kernel; the learner's exception is re-raised here, rebuilt from data."""
-        refs = {}
+        refs, self.changed = {}, {}
         try:
             self.channel.send({"call": {"args": encode(list(args), refs), "kwargs": encode(dict(kwargs), refs)},
                                "watch": self.watch})
@@ -456,6 +489,7 @@ class Remote(RemoteAnswer):
                 raise rebuilt_error(reply["raised"])
             if "returned" not in reply:
                 raise AnswerLost("the kernel sent a message that is not a result")
+            self.changed = _changes(reply.get("changed"))
             try:
                 return decode(reply["returned"])
             except WireError as exc:              # e.g. a model whose file the library refuses: not an answer
