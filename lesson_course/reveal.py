@@ -28,6 +28,7 @@ import html
 import json
 import os
 import re
+import textwrap
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -432,11 +433,13 @@ def lock(prediction):
     else:
         earlier = ("" if prediction.answered else " If you locked a choice in this browser before, the prediction "
                    "cell shows it in a moment (the browser sends it once a run stops): then run this cell again.")
-        raise PredictFirst(
-            f"nothing is chosen in the prediction cell above, and the evidence waits for your choice. Click the "
-            f"answer you think is right (and say why, if you like), then run this cell and the ones below it "
-            f"({RUN_BELOW.replace(' ', NBSP)}). To see the answer without predicting, run "
-            f"reveal({name}, ask=True) in a cell first.{earlier}")
+        said = (f"nothing is chosen in the prediction cell above, and the evidence waits for your choice. Click the "
+                f"answer you think is right (and say why, if you like), then run this cell and the ones below it "
+                f"({RUN_BELOW.replace(' ', NBSP)}). To see the answer without predicting, run reveal({name}, "
+                f"ask=True) in a cell first.{earlier}")
+        head = "PredictFirst: "                         # shown before the message, which breaks at spaces after it
+        raise PredictFirst(textwrap.fill(said, WIDTH, initial_indent=head, break_long_words=False,
+                                         break_on_hyphens=False)[len(head):])
 
 
 class Reveal:

@@ -31,7 +31,7 @@ CHECK_MARKER = "# NBVAL_CHECK_OUTPUT"
 CHECK_CALL = re.compile(r"\bchecks\.(\w+)\s*\(\s*([\w.]*)")
 AFTER_LOCK_TAG = "after-lock"
 PREDICT_CALL = re.compile(r"\bpredict\(\s*[\"'](\w+)[\"']\s*\)")
-NOTE_CELL = ("# What the evidence above shows: written here once your prediction is locked\n"
+NOTE_CELL = ("# Text that waits for your prediction above: shown here once your choice is locked\n"
              "from lesson_course.reveal import note\n"
              "note({key!r})")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
