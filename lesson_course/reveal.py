@@ -557,6 +557,6 @@ def note(key):
         raise KeyError(f"note(key): got {key!r}; the notes are {', '.join(NOTES)}")
     waiting = [name for name in NOTES[key]["after"] if _recorded(name, _known()) is None]
     if waiting:
-        return Note("*This text interprets the evidence above, so it waits for your prediction: choose in the "
-                    "prediction cell, then run the cells from the one that locks it.*")
+        return Note("*This text waits for your prediction: choose in the prediction cell above, then run the cells "
+                    "from the one that locks it.*")
     return Note(NOTES[key]["text"])

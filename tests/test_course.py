@@ -491,8 +491,14 @@ def test_the_front_doors_agree_on_python_and_serve_the_bench_app_where_the_revie
         named = re.findall(r"Python (3\.\d+)( or newer)?", text)
         assert all(m == (floor, " or newer") for m in named), f"{where} names Python as {named}, pyproject >={floor}"
         assert "voila notebooks/bench_app" not in text, f"{where} serves the Bench app on a port of its own"
+    # `jupyter lab NOTEBOOK` serves NOTEBOOK's folder: the app's URL is its path from there (tests/test_browser.py
+    # follows it on a server started so)
+    command = re.search(r"```bash\n(.+?)\n", texts["README.md"]).group(1)
+    opened = ROOT / next(a for a in command[command.index("jupyter lab"):].split() if a.endswith(".ipynb"))
+    app = next(e.id for e in catalog.CATALOG if e.app)
+    url = f"/voila/render/{(NOTEBOOKS / f'{app}.ipynb').relative_to(opened.parent).as_posix()}"
     for where in ("README.md", "the learners' README", "lesson_tools/README.md"):
-        assert "/voila/render/notebooks/bench_app.ipynb" in texts[where], where
+        assert url in texts[where] and "/voila/render/notebooks/" not in texts[where], (where, url)
 
 
 # ---------------------------------------------------------------------- the design card's top level
