@@ -536,6 +536,10 @@ NOTES = json.loads((Path(__file__).with_name("notes.json")).read_text(encoding="
 `lesson-tools build` from the teachers' markdown cells tagged `after-lock`."""
 
 
+WAITING = ("This text waits for your prediction: choose in the prediction cell above, then run the cells from the one "
+           "that locks it.")
+
+
 class Note:
     """What `note` shows: markdown in a notebook (rendered by JupyterLab, Notebook 7 and Voilà alike, maths
     included), the text itself elsewhere."""
@@ -557,6 +561,5 @@ def note(key):
         raise KeyError(f"note(key): got {key!r}; the notes are {', '.join(NOTES)}")
     waiting = [name for name in NOTES[key]["after"] if _recorded(name, _known()) is None]
     if waiting:
-        return Note("*This text waits for your prediction: choose in the prediction cell above, then run the cells "
-                    "from the one that locks it.*")
+        return Note(f"*{WAITING}*")
     return Note(NOTES[key]["text"])

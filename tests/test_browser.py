@@ -1045,13 +1045,15 @@ def test_notebooks_opened_fresh_show_no_answer_and_every_figure_its_alt_text(jup
     (lesson_course.ui.figure; every stored figure of the course is checked to be one in tests/test_course.py, and
     notebook 07's figures and writing desk in Voilà in tests/test_browser_writing.py)."""
     from giveaways import gives_away
+
+    from lesson_course.reveal import WAITING
     page, found = jupyterlab_tab.page, []
     asked = _learners_predictions()
     teachers_01 = ROOT / "notebooks" / "solutions" / "01_challenge.ipynb"
     for path in [ROOT / "notebooks" / f"{stem}.ipynb" for stem in asked]:
         panel = _opened(page, jupyter, path)
         text = panel.locator(".jp-Notebook").evaluate(RENDERED_TEXT)
-        assert "waits for your prediction" not in text and "note(" in text, "the notes are code cells, not run"
+        assert WAITING not in text and "note(" in text, "the notes are code cells, not run"
         page.screenshot(path=str(ARTIFACTS / f"jupyterlab-fresh-{path.stem[:2]}.png"))
         found += [f for name in asked[path.stem] for f in gives_away(name, {f"{path.stem} opened fresh": text})]
     assert not found, "\n".join(found)

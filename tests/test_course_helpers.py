@@ -375,7 +375,7 @@ def test_a_note_waits_for_every_prediction_above_it(learner_here):
     key = next(k for k, n in NOTES.items() if len(n["after"]) == 2)
     first, second = NOTES[key]["after"]
     text = NOTES[key]["text"]
-    assert "waits for your prediction" in repr(note(key)) and text not in repr(note(key))
+    assert reveals.WAITING in repr(note(key)) and text not in repr(note(key))
     one = predict(first)
     one.choose(1)
     lock(one)
