@@ -25,7 +25,8 @@ def wrapped(text, indent=""):
 
 
 class MissingStep(NameError):
-    """A cell needs names that an earlier cell makes; the message says which cell to run."""
+    """A cell needs a step not taken yet: names that an earlier cell makes (`require`), or a prediction's choice
+    (lesson_course.reveal.PredictFirst); the message says what to do."""
 
 
 # not mutated: mutmut's trampoline would stand between require and its caller, whose frame it reads
@@ -41,7 +42,8 @@ def require(*names, cell=FIRST_CELL):  # pragma: no mutate block
 
 
 def _handler(shell, etype, value, tb, tb_offset=None):
-    """IPython custom exception handler: MissingStep as its message alone, other NameErrors with a hint."""
+    """IPython custom exception handler: MissingStep (and its kinds) as its message alone, other NameErrors with
+    a hint."""
     if issubclass(etype, MissingStep):
         stb = [f"{etype.__name__}: {value}"]
     else:
@@ -53,7 +55,9 @@ def _handler(shell, etype, value, tb, tb_offset=None):
 
 
 def setup():
-    """Install the friendly NameError display in the running IPython kernel (does nothing outside IPython)."""
+    """Install the friendly NameError display in the running IPython kernel, and show the course's figures
+    (ui.figure.DescribedFigure) as their HTML alone: an image with alt text, not a second copy of the PNG beside
+    it.  Does nothing outside IPython."""
     try:
         from IPython import get_ipython
     except ImportError:
@@ -61,3 +65,5 @@ def setup():
     shell = get_ipython()
     if shell is not None:
         shell.set_custom_exc((NameError,), _handler)
+        png = shell.display_formatter.formatters["image/png"]
+        png.for_type_by_name("lesson_course.ui.figure", "DescribedFigure", lambda figure: None)

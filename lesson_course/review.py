@@ -7,7 +7,8 @@ types an answer, opens the real one and rates their recall (again, hard, good, e
 (the `fsrs` package), replayed from the learner's event log kept in the browser (ui.browser_store): {"t": ISO
 time, "open": notebook} and {"t": ISO time, "card": id, "rating": 1-4, "answer": the learner's words}.  The same
 history keeps the learner's locked predictions (lesson_course.reveal): {"t", "predict": its name, "choice": the
-option's text or None, "words"}; the schedule passes them by."""
+option's text, "words"}, or {"t", "predict", "choice": None, "asked": True} when the learner asked for the answer
+without choosing; the schedule passes them by."""
 import html
 import json
 from datetime import UTC, datetime, timedelta
@@ -51,6 +52,13 @@ def valid_events(log):
     return [e for _, e in events], len(log if isinstance(log, list) else []) - len(events)
 
 
+def closes(event):
+    """True when a "predict" event closes its prediction: it holds the learner's choice, or says they asked for the
+    answer without one.  (A "predict" event with neither, written by earlier versions of the course when Run All
+    ran a prediction's evidence before any choice, closes nothing: that prediction can still be made.)"""
+    return isinstance(event.get("choice"), str) or (event.get("choice") is None and event.get("asked") is True)
+
+
 def history(store):
     """(events, dropped): valid_events of a BrowserStore's log (none when the log is not JSON)."""
     try:
@@ -61,21 +69,28 @@ def history(store):
 
 
 def append(store, event):
-    """Add `event` to a BrowserStore's log, kept by the history's rule (compacted)."""
+    """Add `event` to a BrowserStore: to the log the kernel reads (kept by the history's rule, compacted) and to
+    the events it hands the browser to keep (`pending`, which the browser empties once they are in its storage)."""
     events, _ = history(store)
+    try:
+        pending, _ = valid_events(json.loads(store.pending))
+    except ValueError:
+        pending = []
+    store.pending = json.dumps(compacted(pending + [event]), ensure_ascii=False)
     store.log = json.dumps(compacted(events + [event]), ensure_ascii=False)
 
 
 def compacted(events):
-    """`events` (valid_events) as a history keeps them, oldest first: each notebook's first "open" and each
-    prediction's first "predict" (a later one adds nothing) and the newest MAX_REVIEW_EVENTS other events.  The
-    browser store merges by the same rule."""
+    """`events` (valid_events) as a history keeps them, oldest first: each notebook's first "open", each
+    prediction's first "predict" event that closes it (`closes`; a later one adds nothing, one that closes nothing
+    is left out) and the newest MAX_REVIEW_EVENTS other events.  The browser store merges by the same rule."""
     opens, others = {}, []
     for e in events:
         if "open" in e:
             opens.setdefault(("open", e["open"]), e)
         elif "predict" in e:
-            opens.setdefault(("predict", e["predict"]), e)
+            if closes(e):
+                opens.setdefault(("predict", e["predict"]), e)
         else:
             others.append(e)
     return sorted([*opens.values(), *others[-MAX_REVIEW_EVENTS:]], key=lambda e: _time(e["t"]))

@@ -51,7 +51,10 @@ The exercise pattern (every "Your turn" in the course)
 5. Cells after the check never use the learner's function: they use the library's (e.g.
    lesson_lib.evaluation.audit.is_valid_inertia), so a stub or a wrong answer cannot break the rest of the notebook.
 
-Cells tagged `solution` are for teachers only and are dropped from the learner version.  The teachers' source is
+Cells tagged `solution` are for teachers only and are dropped from the learner version.  Markdown cells tagged
+`after-lock` interpret a prediction's evidence: in the learner version each becomes a code cell that shows its text
+(lesson_course/notes.json, written by the build) once the prediction above it is locked, since markdown is on the
+page before any choice (notebook_format.after_lock_notes).  The teachers' source is
 executed in place (cwd = the notebook's folder, as Jupyter does), so its stored outputs are real and show PASS
 lines; the learner version stores none (nothing shows before a prediction) and is run, saying NOT ATTEMPTED, by
 tests/test_edition.py.  Grade learners' saved notebooks with `lesson-tools grade`.
@@ -75,6 +78,7 @@ from .notebook_format import (  # noqa: F401
     CourseError,
     is_check_cell,
     learner_version,
+    notes_text,
     strip_solutions,
 )
 
@@ -83,6 +87,7 @@ NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
 README = ROOT / "README.md"
 STUBS = ROOT / "lesson_course" / "checks" / "stubs.json"
+NOTES = ROOT / "lesson_course" / "notes.json"
 
 def stamp(nb, notebook_id):
     """Mark nb as the course's notebook `notebook_id` (metadata["lesson"]), for the grader."""
@@ -145,13 +150,15 @@ def keep_machine_dependent(old, new):
 
 
 def forget_histories(nb):
-    """Empty the log of every browser store (lesson_course.ui.browser_store) in nb's stored widget state: a
-    notebook opened with its stored widgets must not merge the build kernel's history (a prediction closed without
-    a choice, a notebook opened at build time) into the reader's own, kept in their browser."""
+    """Empty the log and the pending events of every browser store (lesson_course.ui.browser_store) in nb's stored
+    widget state: a notebook opened with its stored widgets must not hand the build kernel's history (a notebook
+    opened at build time) to the reader's own, kept in their browser."""
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     for model in state.values():
         if model.get("state", {}).get("_anywidget_id", "").endswith(".BrowserStore"):
             model["state"]["log"] = "[]"
+            if "pending" in model["state"]:
+                model["state"]["pending"] = "[]"
     return nb
 
 
@@ -269,6 +276,14 @@ def refresh_cards(path=cards.CARDS):
         _replace(path, text)
 
 
+def refresh_notes(path=NOTES):
+    """Write the texts that wait for a prediction's lock (the teachers' cells tagged after-lock, facts filled in)
+    into lesson_course, where reveal.note reads them."""
+    text = notes_text({e.id: refresh(_read(source_path(e)), e.id) for e in catalog.CATALOG if not e.app})
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        _replace(path, text)
+
+
 def build(names=None, run=True, log=print):
     """Refresh the markers, stamp and (by default) execute the teachers' source of each course notebook named in
     `names` (file names or ids; all when None), and write its learner version beside it, without outputs.  An
@@ -293,6 +308,7 @@ def build(names=None, run=True, log=print):
         log(f"built {entry.id} ({time.perf_counter() - t0:.1f} s)")
     refresh_stubs()
     refresh_cards()
+    refresh_notes()
 
 
 # ---------------------------------------------------------------------- check
@@ -502,6 +518,11 @@ def check(log=print):
             problems.append(f"{_show(cards.CARDS)} differs from the notebooks' questions (course build writes it)")
     except OSError:
         problems.append(f"{_show(cards.CARDS)} is missing (course build writes it)")
+    try:
+        if NOTES.read_text(encoding="utf-8") != notes_text(teachers):
+            problems.append(f"{_show(NOTES)} differs from the notebooks' after-lock cells (course build writes it)")
+    except OSError:
+        problems.append(f"{_show(NOTES)} is missing (course build writes it)")
     known = {f"{e.id}.ipynb" for e in catalog.CATALOG}
     for folder in (NOTEBOOKS, SOLUTIONS):
         problems += [f"{_show(p)} is not in lesson_tools/catalog.py" for p in sorted(

@@ -47,7 +47,7 @@ CATALOG = (
              "computed-torque law, compare four controllers, then type a word and watch the arm write it"),
     Notebook("08_learn_from_what_the_robot_records", "Learn from what the robot records", 35,
              "noisy encoder positions and no measured q̈: predict what they do, write the second difference, see "
-             "what a DeLaN learns from it, then train through the Störmer–Verlet integrator instead"),
+             "what a DeLaN learns from it, then train it through the Störmer–Verlet integrator"),
     Notebook("bench_app", "The Bench", None, "the Bench alone, for Voilà", app=True),
 )
 

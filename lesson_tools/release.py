@@ -63,7 +63,7 @@ include = ["lesson_lib*", "lesson_course*"]
 
 [tool.setuptools.package-data]
 "lesson_course.checks" = ["stubs.json"]
-"lesson_course" = ["cards.json"]
+"lesson_course" = ["cards.json", "notes.json"]
 "lesson_lib.data" = ["glyphs.json"]
 """
 
@@ -104,9 +104,9 @@ python3 -m venv .venv && . .venv/bin/activate && pip install --no-compile -r bin
 ```
 
 (add `--allow-root` to `jupyter lab` where you are root, as in a container). The Bench alone, as an app, once you
-have done notebook 01: with JupyterLab running, open http://localhost:8888/voila/render/notebooks/bench_app.ipynb
-(Voilà inside the same server, so the app sees the same review history as your notebooks; a browser keeps a
-separate one per port).
+have done notebook 01: with JupyterLab running, open http://localhost:8888/voila/render/bench_app.ipynb (the
+command above serves the `notebooks/` folder; Voilà inside the same server, so the app sees the same review history
+as your notebooks; a browser keeps a separate one per port).
 
 | notebook | what you do | time |
 |---|---|---|

@@ -4,13 +4,14 @@ the servers, tabs and skip rules of tests/test_browser.py (screenshots in artifa
 
 The logic (kinematics shown, errors, caching, bad input) is tested without a browser in tests/test_writing.py;
 this test covers what only a browser shows: the widgets render, the Play button animates the image through the
-kernel, and the toggles reach the kernel.
+kernel, and the toggles reach the kernel; every image on the page (the notebook's three figures, the desk's) has a
+text alternative (axe-core's image-alt), the desk's following the word shown.
 """
 import re
 
 import numpy as np
 import pytest
-from test_browser import PAGE_MS, UI_MS, Tab, _watch, artifacts, browser, voila_server  # noqa: F401
+from test_browser import PAGE_MS, UI_MS, Tab, _axe_rules, _watch, artifacts, browser, voila_server  # noqa: F401
 
 from lesson_lib.data import write_word
 
@@ -60,6 +61,9 @@ def test_writing_desk_in_voila(tab, voila_07):
     settled(desk, "hello")
     expect(desk.locator(".writing-controller button.mod-active")).to_have_text("DeLaN")
     assert img.evaluate("el => el.decode().then(() => el.naturalWidth)") > 400
+    expect(img).to_have_attribute("alt", re.compile("“hello” with DeLaN"), timeout=UI_MS)
+    violations = _axe_rules(page, "body", ["image-alt"], "writing-voila")      # the notebook's figures, the desk's
+    assert not violations and page.locator("img[alt^='Figure']").count() == 3, violations
     tab.shot("0-hello")
 
     desk.locator(".writing-word input").fill("ab")
@@ -74,6 +78,7 @@ def test_writing_desk_in_voila(tab, voila_07):
     desk.locator(".writing-controller button", has_text="PD alone").click()
     expect(desk.locator(".writing-rms")).not_to_have_text(f"{delan_rms:.2f}", timeout=WRITE_MS)
     settled(desk, "ab")
+    expect(img).to_have_attribute("alt", re.compile("“ab” with PD alone"), timeout=UI_MS)    # follows the word
     assert float(desk.locator(".writing-rms").inner_text()) > 10 * delan_rms        # PD alone sags and lags
     tab.shot("2-pd-alone")
 

@@ -7,13 +7,16 @@ what `course build` makes, that the teachers' sources store PASS lines and the l
 that `course check` catches each broken exercise rule.  Every check's own outcomes: tests/test_checks.py; the facts
 and their markers: tests/test_facts.py.
 """
+import copy
 import dataclasses
+import json
 import re
 import subprocess
 import sys
 
 import nbformat
 import pytest
+from giveaways import gives_away, outcome
 
 from lesson_course import checks
 from lesson_course.reveal import PREDICTIONS
@@ -219,39 +222,79 @@ def test_every_prediction_is_asked_once_and_revealed_after_it_hiding_the_answer_
         assert "still hidden" in shown and "lesson-reveal" in shown and "The answer:" not in shown, (name, shown)
 
 
-def test_nothing_before_a_prediction_gives_its_answer_away():
-    """Nothing a learner can read before a prediction states its answer: the READMEs, the Bench app (open at any
-    time), every earlier notebook (teachers' and learners' versions, sources and stored outputs), every review card
-    the panel can ask by then (cards.json: those that join after an earlier notebook), and the cells above the
-    prediction.  Each pattern matches its answer (test_course_helpers)."""
+def _read_before(name, teacher=None):
+    """{where: text} for everything a learner has read when they choose prediction `name`: the READMEs, the Bench
+    app; every earlier notebook whole (teachers' and learners' versions, stored outputs) with the reveals of its
+    predictions (the answer and every option's reason) and its notes (the after-lock texts); every card that can be
+    asked by then; and the prediction's own notebook as a learner sees it before choosing: every markdown and code
+    cell (markdown renders at once, below the prediction too), the outputs of the cells run before its lock, and
+    the reveals and notes of the predictions asked before it there.  teacher: that notebook's teachers' source
+    (by default the one on disk; its learner version is then what the build makes of it)."""
     import json
 
+    from lesson_course.reveal import NOTES
     from lesson_tools import release
     order = [entry.id for entry in catalog.CATALOG]
     cards = json.loads((ROOT / "lesson_course" / "cards.json").read_text(encoding="utf-8"))
+    asked = _prediction_cells()
+    path, i, _ = asked[name]
+
+    def revealed(names):
+        return {f"the reveal of {n}": PREDICTIONS[n].answer + " " + " ".join(o.why for o in PREDICTIONS[n].options)
+                for n in names}
+
+    def notes(stem, before=None):
+        return {f"note {key}": note["text"] for key, note in NOTES.items() if key.startswith(stem[:2] + ":")
+                and (before is None or name not in note["after"])}
 
     def whole(stem):
         return {str(p.relative_to(ROOT)): "".join(_text(c) for c in nbformat.read(str(p), as_version=4).cells)
                 for p in (SOLUTIONS / f"{stem}.ipynb", NOTEBOOKS / f"{stem}.ipynb") if p.exists()}
 
-    always = {"README.md": (ROOT / "README.md").read_text(encoding="utf-8"), "the learners' README": release.readme(),
-              **whole(next(e.id for e in catalog.CATALOG if e.app))}
-    asked = _prediction_cells()
-    assert {path.stem for path, _, _ in asked.values()} - {"00_start_here"}, "no prediction found"
-    for name, (path, i, _) in asked.items():
-        before = order[:order.index(path.stem)]
-        assert "00_start_here" in before or path.stem == "00_start_here", before
-        texts = dict(always)
-        for stem in before:
-            texts.update(whole(stem))
-        texts.update({f"card {cid}": card["question"] + card["answer"] for cid, card in cards.items()
-                      if any(stem.startswith(card["after"]) for stem in before)})
-        cells = nbformat.read(str(path), as_version=4).cells
-        texts[f"{path.name} above cell {i}"] = "".join(_text(c) for c in cells[:i])
-        for pattern in PREDICTIONS[name].gives_away:
-            for where, text in texts.items():
-                m = re.search(pattern, text, re.I)
-                assert not m, f"{where} gives away {name}'s answer: ...{text[max(0, m.start() - 60):m.end() + 60]}..."
+    texts = {"README.md": (ROOT / "README.md").read_text(encoding="utf-8"), "the learners' README": release.readme(),
+             **whole(next(e.id for e in catalog.CATALOG if e.app))}
+    before = order[:order.index(path.stem)]
+    for stem in before:
+        texts.update(whole(stem))
+        texts.update(notes(stem))
+        texts.update(revealed([n for n, (p, _, _) in asked.items() if p.stem == stem]))
+    texts.update({f"card {cid}": card["question"] + card["answer"] for cid, card in cards.items()
+                  if any(stem.startswith(card["after"]) for stem in before)})
+    if teacher is None:
+        teacher, learner = (nbformat.read(str(p), as_version=4) for p in (path, NOTEBOOKS / path.name))
+    else:
+        learner = learner_version(teacher, path.name)
+    texts[f"notebooks/{path.name} (every cell)"] = "\n".join(c.source for c in learner.cells)
+    lock_cell = next(k for k in range(i + 1, len(teacher.cells)) if teacher.cells[k].cell_type == "code")
+    texts[f"{path.name}'s outputs before its lock"] = "".join(_text(c) for c in teacher.cells[:lock_cell]
+                                                                if c.cell_type == "code")
+    texts.update(notes(path.stem, before=name))
+    texts.update(revealed([n for n, (p, k, _) in asked.items() if p == path and k < i]))
+    return texts
+
+
+@pytest.mark.parametrize("name", sorted(PREDICTIONS))
+def test_nothing_a_learner_reads_before_choosing_gives_a_prediction_away(name):
+    """Nothing a learner can read before choosing states the prediction's outcome (its give-away patterns, or a
+    clause of its answer or of its right option's reason): see _read_before for what that is."""
+    found = gives_away(name, _read_before(name))
+    assert not found, "\n".join(found)
+
+
+def test_the_giveaway_search_finds_an_answer_written_below_its_prediction():
+    """A clause of an answer put into a markdown cell below the prediction (where it renders before the choice)
+    is found, and the same text tagged after-lock (a note, shown after the lock) is not."""
+    name = "half_the_circle"
+    path, i, _ = _prediction_cells()[name]
+    clause = outcome(name)[1][0]
+    for tagged, found in ((False, True), (True, False)):
+        teacher = nbformat.read(str(path), as_version=4)
+        lock_cell = next(k for k in range(i + 1, len(teacher.cells)) if teacher.cells[k].cell_type == "code")
+        cell = nbformat.v4.new_markdown_cell(f"As you will see: {clause}.")
+        if tagged:
+            cell.metadata["tags"] = ["after-lock"]
+        teacher.cells.insert(lock_cell + 1, cell)
+        assert bool(gives_away(name, _read_before(name, teacher))) == found, (tagged, clause)
 
 
 # ---------------------------------------------------------------------- the solution-block stripper
@@ -271,6 +314,63 @@ def test_strip_solutions_keeps_indentation_and_given_lines():
 def test_strip_solutions_refuses_bad_markers(src, match):
     with pytest.raises(CourseError, match=match):
         strip_solutions(src)
+
+
+def test_after_lock_text_becomes_a_note_that_waits_for_the_predictions_above_it():
+    """A markdown cell tagged after-lock, below a prediction's evidence cell, is in the learner version a code cell
+    calling note(...) (same id), and its text, comments out, is in notes_text with the predictions above it; one
+    above the evidence cell, or with no prediction above it, stops the build with the cell named."""
+    from lesson_tools.notebook_format import after_lock_notes, notes_text
+    cells = [nbformat.v4.new_code_cell('a = predict("half_the_circle")'), nbformat.v4.new_code_cell("lock(a)"),
+             nbformat.v4.new_markdown_cell("It <!--fact:X-->2<!--/fact--> shows."),
+             nbformat.v4.new_code_cell('b = predict("letters_twice_as_fast")'), nbformat.v4.new_code_cell("lock(b)"),
+             nbformat.v4.new_markdown_cell("Both.")]
+    for k in (2, 5):
+        cells[k].metadata["tags"] = ["after-lock"]
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={"lesson": {"notebook": "06_x"}})
+    learner = learner_version(nb)
+    assert [c.cell_type for c in learner.cells] == ["code"] * 6 and learner.cells[2].id == cells[2].id
+    assert 'note("06:1")' in learner.cells[2].source.replace("'", '"') and learner.cells[2].outputs == []
+    assert json.loads(notes_text({"06_x": nb})) == {"06:1": {"after": ["half_the_circle"], "text": "It 2 shows."},
+                                                   "06:2": {"after": ["half_the_circle", "letters_twice_as_fast"],
+                                                            "text": "Both."}}
+    early = copy.deepcopy(nb)
+    early.cells.insert(1, copy.deepcopy(cells[2]))
+    with pytest.raises(CourseError, match="cell 1 .*before the first evidence cell of 'half_the_circle'"):
+        after_lock_notes(early, "06_x.ipynb")
+    with pytest.raises(CourseError, match="no prediction is asked above it"):
+        learner_version(nbformat.v4.new_notebook(cells=[cells[2]]))
+
+
+def test_every_learner_notebook_shows_after_lock_text_only_as_a_note():
+    """No text of a teachers' after-lock cell is in a learner notebook's markdown, and every note its code calls is
+    in notes.json (the notes of the course's notebooks are what the build reads from them: `check`)."""
+    from lesson_course.reveal import NOTES
+    called = set()
+    for path in SOURCES:
+        learner = nbformat.read(str(NOTEBOOKS / path.name), as_version=4)
+        markdown = "\n".join(c.source for c in learner.cells if c.cell_type == "markdown")
+        for cell in nbformat.read(str(path), as_version=4).cells:
+            if "after-lock" in cell.get("metadata", {}).get("tags", []):
+                assert cell.source.strip().splitlines()[0] not in markdown, (path.name, cell.source[:80])
+        called |= {m for c in learner.cells if c.cell_type == "code"
+                   for m in re.findall(r"note\(['\"]([\d:]+)", c.source)}
+    assert called == set(NOTES) and called, sorted(called ^ set(NOTES))
+
+
+def test_every_figure_the_course_stores_is_an_image_with_a_text_alternative():
+    """No stored output of a teachers' notebook is a bare PNG (JupyterLab, Notebook 7 and Voilà draw one with no alt
+    text: axe-core's image-alt, critical); every image in an HTML output has alt text that is not empty."""
+    figures = 0
+    for path in SOURCES + [NOTEBOOKS / "bench_app.ipynb"]:
+        for i, cell in enumerate(nbformat.read(str(path), as_version=4).cells):
+            for out in cell.get("outputs", []):
+                data = out.get("data", {})
+                assert "image/png" not in data and "image/jpeg" not in data, f"{path.name}, cell {i}: a bare image"
+                for img in re.findall(r"<img\b[^>]*>", data.get("text/html", "")):
+                    figures += 1
+                    assert re.search(r'\balt="[^"]+"', img), f"{path.name}, cell {i}: {img[:80]}"
+    assert figures >= 8, figures
 
 
 def test_solution_markdown_is_dropped():
@@ -391,8 +491,14 @@ def test_the_front_doors_agree_on_python_and_serve_the_bench_app_where_the_revie
         named = re.findall(r"Python (3\.\d+)( or newer)?", text)
         assert all(m == (floor, " or newer") for m in named), f"{where} names Python as {named}, pyproject >={floor}"
         assert "voila notebooks/bench_app" not in text, f"{where} serves the Bench app on a port of its own"
+    # `jupyter lab NOTEBOOK` serves NOTEBOOK's folder: the app's URL is its path from there (tests/test_browser.py
+    # follows it on a server started so)
+    command = re.search(r"```bash\n(.+?)\n", texts["README.md"]).group(1)
+    opened = ROOT / next(a for a in command[command.index("jupyter lab"):].split() if a.endswith(".ipynb"))
+    app = next(e.id for e in catalog.CATALOG if e.app)
+    url = f"/voila/render/{(NOTEBOOKS / f'{app}.ipynb').relative_to(opened.parent).as_posix()}"
     for where in ("README.md", "the learners' README", "lesson_tools/README.md"):
-        assert "/voila/render/notebooks/bench_app.ipynb" in texts[where], where
+        assert url in texts[where] and "/voila/render/notebooks/" not in texts[where], (where, url)
 
 
 # ---------------------------------------------------------------------- the design card's top level

@@ -178,17 +178,19 @@ def test_widget_ids_are_the_same_for_the_same_widgets_whatever_the_kernel_drew()
 
 
 def test_stored_browser_stores_carry_no_history_and_no_stored_notebook_a_lock():
-    """The build kernel's history (a prediction closed without a choice) is not stored: a reader's browser would
-    merge it into their own when the stored widgets render.  (Notebooks built before forget_histories may still
-    store an "open" event: harmless, and gone at their next build.)"""
+    """The build kernel's history (a notebook opened at build time) is not stored, nor handed on: a reader's
+    browser would merge it into their own when the stored widgets render.  (Notebooks built before
+    forget_histories may still store an "open" event: harmless, and gone at their next build.)"""
     ids = ["a" * 32, "b" * 32, "c" * 32]
     nb = widget_notebook(ids)
     state = nb.metadata["widgets"][build.WIDGET_STATE]["state"]
     state["a" * 32]["state"].update(_anywidget_id="lesson_course.ui.browser_store.BrowserStore",
-                                    log='[{"t": "2026-01-01T00:00:00+00:00", "predict": "x", "choice": null}]')
+                                    log='[{"t": "2026-01-01T00:00:00+00:00", "predict": "x", "choice": "y"}]',
+                                    pending='[{"t": "2026-01-01T00:00:00+00:00", "open": "01"}]')
     state["b" * 32]["state"]["log"] = "kept"                  # not a browser store
     build.forget_histories(nb)
-    assert state["a" * 32]["state"]["log"] == "[]" and state["b" * 32]["state"]["log"] == "kept"
+    assert state["a" * 32]["state"]["log"] == "[]" and state["a" * 32]["state"]["pending"] == "[]"
+    assert state["b" * 32]["state"]["log"] == "kept"
     for path in sorted(build.SOLUTIONS.glob("*.ipynb")):
         stored = nbformat.read(str(path), as_version=4).metadata.get("widgets", {}).get(build.WIDGET_STATE, {})
         logs = [m["state"]["log"] for m in stored.get("state", {}).values()

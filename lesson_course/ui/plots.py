@@ -1,11 +1,13 @@
 """Figures for the course notebooks 01, 02, 05, 06 and 08: each function draws one figure and returns it; the
-notebook cell calls plt.show().  Every axis is labelled with its unit.  Colours come from lesson_course.ui.palette
+notebook cell calls plt.show(), which shows it with alt text read from its titles, axes and lines
+(figure.DescribedFigure).  Every axis is labelled with its unit.  Colours come from lesson_course.ui.palette
 (the truth gold, DeLaN teal, the black box grey, as on the Bench), and lines also differ in style or width."""
 import matplotlib.pyplot as plt
 import numpy as np
 
 from lesson_lib.evaluation.audit import velocity_sweep
 
+from .figure import DescribedFigure
 from .palette import BLACK_BOX, OTHER
 from .palette import LEARNED as DELAN
 from .palette import TRUE as TRUTH
@@ -17,7 +19,7 @@ def velocity_dependence(black_box, delan, chain, q, qd_max=3.0, spread=3.0, poin
     v = np.linspace(-spread * qd_max, spread * qd_max, points)
     bb, dl = velocity_sweep(black_box, q, v), velocity_sweep(delan, q, v)
     true = chain.mass_matrix(q)[0, 1]
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig, ax = plt.subplots(figsize=(7, 3.8), FigureClass=DescribedFigure)
     ax.axvspan(-qd_max, qd_max, color="0.92", label="training range of $\\dot q_0$")
     ax.axhline(true, color=TRUTH, lw=3, label="truth $M_{01} = M_{10}$")
     ax.plot(v, bb[:, 0, 1], color=BLACK_BOX, label="black box $\\partial\\tau_0/\\partial\\ddot q_1$")
@@ -34,7 +36,7 @@ def mass_matrix_entries(chain, points=181):
     """The true M(q) entries of a 2-link chain over the elbow angle q_1 (they do not depend on q_0)."""
     q1 = np.linspace(-np.pi, np.pi, points)
     M = chain.mass_matrix(np.stack([np.zeros_like(q1), q1], axis=1))
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+    fig, ax = plt.subplots(figsize=(7, 3.6), FigureClass=DescribedFigure)
     for (i, j), style in zip(((0, 0), (0, 1), (1, 1)), ("-", "--", ":"), strict=True):
         ax.plot(q1, M[:, i, j], color=TRUTH, ls=style, lw=2, label=f"$M_{{{i}{j}}}$")
     ax.set(xlabel="elbow angle $q_1$ (rad)", ylabel="inertia (kg m$^2$)",
@@ -46,7 +48,7 @@ def mass_matrix_entries(chain, points=181):
 
 def energy_errors(errors, dt):
     """Size of the energy error |E(t) - E(0)| of each integrator (a dict name -> (t, dE)), log scale."""
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig, ax = plt.subplots(figsize=(7, 3.8), FigureClass=DescribedFigure)
     for (name, (t, dE)), color in zip(errors.items(), OTHER, strict=True):
         ax.semilogy(t[1:], np.abs(dE[1:]) + 1e-16, color=color, label=name)
     ax.set(xlabel="time (s)", ylabel="energy error $|E(t) - E(0)|$ (J)",
@@ -58,7 +60,7 @@ def energy_errors(errors, dt):
 
 def speed_extrapolation(speeds, curves):
     """Torque error against the speed multiplier (1 = the training range), one line per model, log scale."""
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig, ax = plt.subplots(figsize=(7, 3.8), FigureClass=DescribedFigure)
     colors = {"DeLaN": DELAN, "black box": BLACK_BOX}
     for name, err in curves.items():
         ax.plot(speeds, err, "o-", color=colors.get(name), label=name)
@@ -74,7 +76,7 @@ def speed_extrapolation(speeds, curves):
 def rollout_comparison(t, q_true, q_model, energies):
     """Left: joint angles of the true and the learned rollout. Right: energy changes E(t) - E(0) (dict of
     label -> E(t))."""
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.8), FigureClass=DescribedFigure)
     for j, style in ((0, "-"), (1, "--")):
         a1.plot(t, q_true[:, j], color=TRUTH, ls=style, lw=2.5, label=f"truth $q_{j}$")
         a1.plot(t, q_model[:, j], color=DELAN, ls=style, label=f"DeLaN $q_{j}$")
@@ -94,7 +96,7 @@ def derivative_estimates(recording, estimates, joint=1, start=1.0, seconds=0.4):
     against the true q̈ (bottom, the y range set by the truth so that a noisy estimate runs off it)."""
     t, traj = np.asarray(recording["t"]), np.asarray(recording["traj"])
     rows = np.flatnonzero((traj == traj[0]) & (t >= t[0] + start) & (t <= t[0] + start + seconds))
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 5.2), sharex=True)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 5.2), sharex=True, FigureClass=DescribedFigure)
     top.plot(t[rows], recording["q_true"][rows, joint], color=TRUTH, lw=3, label="true angle")
     top.plot(t[rows], recording["q"][rows, joint], ".", color=BLACK_BOX, ms=3, label="recorded (with noise)")
     top.set(ylabel=f"$q_{joint}$ (rad)", title="What the encoder records, and q̈ estimated from it")

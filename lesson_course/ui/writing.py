@@ -7,8 +7,9 @@ limits); Play and the slider then only redraw the arm, the trace and the error c
 same in JupyterLab, Notebook 7 and Voila.  Tests drive it without a browser (`desk.word.value = "abc";
 desk.write_button.click()`, then read `desk.readout.value`).
 
-Figures (pyplot; the cell calls plt.show()): `letters_overview`, `torque_parts` (the paper's figure: M q'', c, g
-over time, truth against the models, on unseen letters), `tracking_overview`.  m (mm on error axes), N m, rad, s."""
+Figures (pyplot; the cell calls plt.show(), which shows each with alt text: figure.DescribedFigure):
+`letters_overview`, `torque_parts` (the paper's figure: M q'', c, g over time, truth against the models, on unseen
+letters), `tracking_overview`.  m (mm on error axes), N m, rad, s."""
 import html
 import time
 
@@ -24,7 +25,9 @@ from lesson_lib.physics.chain import double_pendulum
 from lesson_lib.validate import number_list, positive_number
 
 from ..limits import MAX_SECONDS, MAX_WORD
+from .aria import AriaCarrier
 from .blit import BlittedFigure
+from .figure import DescribedFigure
 from .palette import BLACK_BOX
 from .palette import LEARNED as DELAN
 from .palette import TRUE as TRUTH
@@ -56,7 +59,7 @@ def _draw_arm(ax, points, color="0.25", **style):
 def letters_overview(chain, train, test):
     """The training and unseen letters, where the arm writes them, and the joint angles they visit
     against the whole torus.  train, test: data dicts from data.letters."""
-    fig = plt.figure(figsize=(10, 6.6))
+    fig = plt.figure(figsize=(10, 6.6), FigureClass=DescribedFigure)
     grid = fig.add_gridspec(2, 2, height_ratios=[1, 1.9])
     a_letters, a_arm, a_q = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])
     first = np.asarray(train["traj"]) == 0
@@ -122,7 +125,7 @@ def torque_parts(chain, data, models, labels):
     learned = {name: (m.parts(q, qd, qdd) if hasattr(m, "parts") else {}) for name, m in models.items()}
     for name, m in models.items():
         learned[name]["tau"] = m.inverse_dynamics(q, qd, qdd)
-    fig, axes = plt.subplots(len(PARTS), chain.n_dof, figsize=(11, 7.6), sharex=True)
+    fig, axes = plt.subplots(len(PARTS), chain.n_dof, figsize=(11, 7.6), sharex=True, FigureClass=DescribedFigure)
     for r, (key, title) in enumerate(PARTS):
         for j in range(chain.n_dof):
             ax = axes[r, j]
@@ -155,7 +158,7 @@ def tracking_overview(results, data, traj=0):
     if len(pen_down) != ticks:
         raise ValueError(f"data has {len(pen_down)} samples of trajectory {traj}, the tracking {ticks} ticks: pass "
                          f"the reference sampled at the tracking's dt, reference.sample(dt)")
-    fig = plt.figure(figsize=(11, 5.6))
+    fig = plt.figure(figsize=(11, 5.6), FigureClass=DescribedFigure)
     grid = fig.add_gridspec(2, len(names), height_ratios=[1.2, 1])
     a_err = fig.add_subplot(grid[1, :])
     for i, name in enumerate(names):
@@ -240,6 +243,7 @@ class WritingDesk:
         self.message = widgets.HTML().add_class("writing-message")
         self.plot = widgets.Image(format="png", layout=widgets.Layout(width="100%", max_width="760px")
                                   ).add_class("writing-plot")     # shrinks with a narrow window
+        self.aria = AriaCarrier("writing")                           # the image's alt text, per word shown
         self.write_button.on_click(self._on_write)
         self.word.observe(self._on_write, names="value")                 # Enter in the text field
         self.controller.observe(self._on_choice, names="value")
@@ -247,7 +251,8 @@ class WritingDesk:
         self.frame.observe(self._on_frame, names="value")
         self.ui = widgets.VBox([widgets.HBox([self.word, self.write_button, self.message]),
                                 widgets.HBox([self.controller]), widgets.HBox([self.speed]),
-                                widgets.HBox([self.play, self.frame]), self.readout, self.plot]).add_class("writing")
+                                widgets.HBox([self.play, self.frame]), self.readout, self.plot,
+                                self.aria.widget]).add_class("writing")
 
     def _repr_mimebundle_(self, **kwargs):
         """Show the widget; its text form stays short and stable (nbval compares it)."""
@@ -377,6 +382,10 @@ class WritingDesk:
         self.shown = w
         self._set_widgets(w)
         self._draw_background(w)
+        self.aria.set({"img.writing-plot": {"alt": (
+            f"The arm writing “{w.word}” with {w.name} at {w.speed:g}× pen speed. Left: the whole arm; top right: "
+            f"the word, the pen as a dot and where it should be as ×; bottom right: the pen's error over time "
+            f"(RMS {1e3 * w.rms:.2f} mm, at most {1e3 * w.max:.2f} mm).")}})
         self._syncing = True
         try:
             self.frame.max = self.play.max = len(w.frames) - 1

@@ -8,6 +8,10 @@ so it passes; a finished one saved before its check cell was re-run stores `NOT 
 calls `checks.NAME(...)`) is judged by its fresh output alone, with `--nbval` and with `--nbval-lax`: it passes
 when it printed exactly one line and that line starts with `PASS: `.  Other cells are left to nbval.
 
+Under nbval no learner is there to predict, so the plugin sets LESSON_PREDICTIONS="" for the kernels nbval starts
+(lesson_course.reveal.unattended): a prediction's evidence runs without a choice and its reveal hides the answer,
+as in the build, instead of waiting for a choice nobody can make.
+
 This is for people who run the design's tool by habit; it runs the learner's code in one kernel with the
 checks, so it is not tamper-proof: grade with `lesson-tools grade` (see the README).  The course's own
 tests turn the plugin off (`-p no:lesson_lib_checks`) for the one run that checks that the untouched learner
@@ -42,6 +46,14 @@ def _judged_runtest(item, runtest):
     if len(lines) != 1 or not lines[0].startswith("PASS: "):
         item.raise_cell_error("The course's check did not say PASS when it ran now (its stored output is not "
                               "used)", f"\nIt printed:\n{printed or '(nothing)'}")
+
+
+def pytest_configure(config):
+    """With nbval on, the kernels it starts are unattended (LESSON_PREDICTIONS="")."""
+    nbval = any(getattr(config.option, name, False) for name in ("nbval", "nbval_lax"))
+    if nbval:
+        import os
+        os.environ["LESSON_PREDICTIONS"] = ""
 
 
 def pytest_collection_modifyitems(items):
