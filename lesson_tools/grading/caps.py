@@ -100,6 +100,14 @@ def cpu_seconds(cpu_file):
     return int(text) / 1e9
 
 
+def pids_in(procs_file):
+    """The processes a group's `procs_file` (Group.pids_file) lists now; none when it is gone."""
+    try:
+        return [int(p) for p in _read(procs_file).split()]
+    except OSError:
+        return []
+
+
 class _Group:
     """What both versions' groups share: a context that closes the group, and its CPU time."""
 
@@ -137,6 +145,7 @@ class GroupV1(_Group):
             raise
         self.procs = tuple(os.path.join(d, "cgroup.procs") for d in self.dirs.values())
         self.cpu_file = os.path.join(self.dirs["cpuacct"], "cpuacct.usage")
+        self.pids_file = os.path.join(self.dirs["pids"], "cgroup.procs")
 
     def oom_kills(self):
         """How many processes in the group the memory cap has ended."""
@@ -148,12 +157,7 @@ class GroupV1(_Group):
 
     def pids(self):
         """The processes in the group now."""
-        if "pids" not in self.dirs:
-            return []
-        try:
-            return [int(p) for p in _read(os.path.join(self.dirs["pids"], "cgroup.procs")).split()]
-        except OSError:
-            return []
+        return pids_in(self.pids_file) if "pids" in self.dirs else []
 
     def kill(self):
         """SIGKILL every process in the group, until none is left (a process forking meanwhile is born in it)."""
@@ -266,6 +270,7 @@ class GroupV2(_Group):
         self.dirs = {"": path}
         self.procs = (os.path.join(path, "cgroup.procs"),)
         self.cpu_file = os.path.join(path, "cpu.stat")
+        self.pids_file = self.procs[0]
 
     def oom_kills(self):
         for line in _read(os.path.join(self.path, "memory.events")).splitlines():
@@ -275,10 +280,7 @@ class GroupV2(_Group):
         return 0
 
     def pids(self):
-        try:
-            return [int(p) for p in _read(os.path.join(self.path, "cgroup.procs")).split()]
-        except (OSError, TypeError):
-            return []
+        return pids_in(self.pids_file) if self.path else []
 
     def kill(self):
         """Every process in the group ended: cgroup.kill where the kernel has it (5.14), else SIGKILL each."""

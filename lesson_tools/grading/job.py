@@ -30,8 +30,8 @@ from .verified import CourseFilesChanged, changed, copy_kernel_side, package_roo
 
 
 class Graded(NamedTuple):
-    """One submission's gradebook rows, and whether its kernel was starved of CPU (kernel.KernelRun.starved): only
-    then does a TIMEOUT say more about the machine than about the submission.  `kept`, when the task asks for it
+    """One submission's gradebook rows, and whether the machine's load, not the submission, ended its kernel's run
+    (kernel.KernelRun.busy): only such a run is graded a second time, alone.  `kept`, when the task asks for it
     (--keep): {"ipynb": the notebook as its kernel ran it, "log": what its processes wrote to stdout and stderr}."""
     rows: list
     starved: bool = False
@@ -130,7 +130,7 @@ def grade_task(task):
         copy_kernel_side(root, expected, course)
         nb = nbformat.reads(task["text"], as_version=4)
         with caps_for(limits) as group, Judge(root, expected, limits, folder, kernel.environment(root),
-                                               group and group.cpu_file) as judge:
+                                               group and group.cpu_file, group and group.pids_file) as judge:
             steps, notes, learner = plan(nb, course_nb, judge.address, judge.token)
             protected = protected_names(c.get("source", "") for c in nb.cells if c.get("cell_type") == "code")
             tampered = _tampering(learner, protected, task["check_names"], course_nb)
@@ -153,7 +153,7 @@ def grade_task(task):
                                             f"{detail if detail.startswith(verdict) else verdict + ': ' + detail}")
                         for name, verdict, detail in verdicts]
         kept = _kept(run, steps, task["text"], folder, limits) if task.get("keep") else None
-        return Graded(_rows(task, verdicts), run.starved(), kept)
+        return Graded(_rows(task, verdicts), run.busy, kept)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
