@@ -125,7 +125,8 @@ class _Group:
 class GroupV1(_Group):
     """One group in each of the three cgroup v1 hierarchies: `memory_mb` MB of memory (RAM, tmpfs pages written inside
     included; no swap beyond it), at most `processes` processes and threads.  `procs`: the files a process writes
-    its pid into to join; `cpu_file`: cpuacct.usage, the group's CPU time in nanoseconds."""
+    its pid into to join; `cpu_file`: cpuacct.usage, the group's CPU time in nanoseconds; `pids_file`: the one that
+    lists its processes."""
 
     def __init__(self, memory_mb, processes):
         name = f"lesson-grade-{os.getpid()}-{next(_names)}"
@@ -157,7 +158,7 @@ class GroupV1(_Group):
 
     def pids(self):
         """The processes in the group now."""
-        return pids_in(self.pids_file) if "pids" in self.dirs else []
+        return pids_in(os.path.join(self.dirs["pids"], "cgroup.procs")) if "pids" in self.dirs else []
 
     def kill(self):
         """SIGKILL every process in the group, until none is left (a process forking meanwhile is born in it)."""
@@ -252,7 +253,7 @@ def _family():
 class GroupV2(_Group):
     """One group in the cgroup v2 hierarchy (see the module's docstring): `memory_mb` MB of memory (memory.max; no
     swap: memory.swap.max 0), at most `processes` processes and threads (pids.max).  `procs`: (cgroup.procs,);
-    `cpu_file`: cpu.stat, whose usage_usec is the group's CPU time."""
+    `cpu_file`: cpu.stat, whose usage_usec is the group's CPU time; `pids_file`: cgroup.procs."""
 
     def __init__(self, memory_mb, processes, parent=None):
         self.path = None
@@ -280,7 +281,7 @@ class GroupV2(_Group):
         return 0
 
     def pids(self):
-        return pids_in(self.pids_file) if self.path else []
+        return pids_in(os.path.join(self.path, "cgroup.procs")) if self.path else []
 
     def kill(self):
         """Every process in the group ended: cgroup.kill where the kernel has it (5.14), else SIGKILL each."""

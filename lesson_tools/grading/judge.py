@@ -21,6 +21,7 @@ import sys
 import time
 
 from .clean import messages
+from .sandbox import JUDGE
 
 STARTUP_S = 600          # the clock's backstop for a judge to start: it imports numpy and the course (a few CPU
 #                          seconds, far longer on a busy machine), and is ended by its own CPU limit if it loops
@@ -55,7 +56,8 @@ class Judge:
         self.root, self.expected, self.limits, self.folder, self.env = root, expected, limits, folder, env
         self.cpu_file = cpu_file                       # the kernel's sandbox's CPU time (caps.Group), if it has one
         self.pids_file = pids_file                     # ... and its processes (caps.Group.pids_file)
-        self.address, self.token = str(folder / "judge.sock"), secrets.token_hex(16)
+        (folder / JUDGE).mkdir(exist_ok=True)         # the folder the sandbox shows the kernel (sandbox.JUDGE)
+        self.address, self.token = str(folder / JUDGE / "judge.sock"), secrets.token_hex(16)
         self.proc, self.buffer, self.pending, self.failure = None, b"", [], None
         self.spent = 0.0                               # CPU seconds of the judges that have ended
 

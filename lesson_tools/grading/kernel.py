@@ -2,8 +2,9 @@
 
 The kernel is ipykernel in this Python, started through lesson_tools/grading/rlimits.py (address space, CPU time,
 file size) inside the sandbox (lesson_tools/grading/sandbox.py, where the machine allows it and limits.sandbox is
-set: its own process table, no network, people's files hidden) and its group (lesson_tools/grading/caps.py:
-memory, processes and CPU time of the sandbox as a whole), in the submission's own working folder, importing the
+set: its own process table, no network, nothing of the host but what a kernel needs) and its group
+(lesson_tools/grading/caps.py: memory, processes and CPU time of the sandbox as a whole), in the submission's own
+working folder, importing the
 copy of lesson_lib given in `course`, with matplotlib's non-interactive backend and one BLAS thread.  nbclient
 sends the cells one by one; the run stops at the first limit it meets:
 
@@ -47,18 +48,15 @@ CHECK_GRACE_S = 5          # a check cell's time beyond the judge's limit, befor
 POLL_S = 0.1               # how often a cell's CPU time is read
 KILL_AFTER_S = 5           # an interrupted cell still running this long (its own time) after: its sandbox is killed
 TERMINAL = "terminal.log"  # in the submission's folder: what the kernel's processes write to fd 1 and 2
-THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+STARTUP_S = 600            # the clock's backstop for a kernel to start (a busy machine slows it; it never fails by it)
 STARVED = 0.2              # a run that waited for a CPU longer than this share of its time was starved of it
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-def environment(course):
-    """Environment for processes that run learner code: lesson_lib from `course`, no GUI, one BLAS thread, no file
-    of predictions (lesson_course.reveal.history_file)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "JUPYTER_", "PYTHON"))}
-    env.update({k: "1" for k in THREADS}, MPLBACKEND="Agg", PYTHONPATH=str(course), PYTHONDONTWRITEBYTECODE="1",
-               PYTHONHASHSEED="0", LESSON_PREDICTIONS="")
-    return env
+def environment(course, work=None, inside=False):
+    """The environment of a process that runs learner code, written by the grader (sandbox.environment): the
+    kernel's (`inside` the sandbox: its paths there), or the judge's and an unsandboxed kernel's."""
+    return sandbox.environment(course, work if work is not None else course, inside)
 
 
 @dataclass
@@ -100,8 +98,11 @@ def _client_classes():
 
         def format_kernel_cmd(self, extra_arguments=None):
             cmd = super().format_kernel_cmd(extra_arguments)
-            if self.box is not None:
-                cmd = sandbox.wrap(cmd, *self.box)
+            if self.box is not None:                  # the interpreter and the connection file as seen inside
+                folder, course, work, disk_mb = self.box
+                cmd = [sandbox.python_inside()] + [sandbox.seen_inside(a, folder) if a == self.connection_file
+                                                   else a for a in cmd[1:]]
+                cmd = sandbox.wrap(cmd, folder, course, work, disk_mb, environment(course, work, inside=True))
             return _limits.wrap(cmd, *self.limit_args)
 
         async def _async_post_start_kernel(self, **kw):
@@ -257,7 +258,7 @@ async def _watch(km, clock, cell, start, cell_cpu_s, group, over):
     over.append(kind)
     await km.interrupt_kernel()
     interrupted = clock.now()[1]
-    while clock.now()[1].held() - interrupted.held() < KILL_AFTER_S:
+    while kind != "busy" and clock.now()[1].held() - interrupted.held() < KILL_AFTER_S:   # a starved run: at once
         await asyncio.sleep(POLL_S)
     if group is not None:
         group.kill()
@@ -272,18 +273,21 @@ async def _run(steps, workdir, course, limits, run, judge, group, signals):
     import nbformat
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     Manager, Client = _client_classes()
-    (workdir.parent / sandbox.IPC).mkdir(exist_ok=True)
-    km = Manager(kernel_name="python3", transport="ipc", ip=str(workdir.parent / sandbox.IPC / "kernel"))
-    km.connection_file = str(workdir.parent / "kernel.json")
+    folder = workdir.parent
+    (folder / sandbox.IPC).mkdir(exist_ok=True)
+    boxed = limits.sandbox and sandbox.problem() is None
+    km = Manager(kernel_name="python3", transport="ipc", ip=sandbox.seen_inside(folder / sandbox.IPC / "kernel", folder)
+                 if boxed else str(folder / sandbox.IPC / "kernel"))
+    km.connection_file = str(folder / "kernel.json")
     km.limit_args = (limits.memory_mb, limits.notebook_s + 60, limits.file_mb, group.procs if group else ())
-    if limits.sandbox and sandbox.problem() is None:
-        km.box = (workdir.parent, course, workdir, limits.disk_mb)
+    if boxed:
+        km.box = (folder, course, workdir, limits.disk_mb)
         # interrupts as a message the kernel turns into SIGINT to itself: a signal to the process group would
         # reach bubblewrap first and end the sandbox
         km.kernel_spec.interrupt_mode = "message"
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s.source) for s in steps])
     client = Client(nb, km=km, timeout=int(limits.cell_s), allow_errors=True, interrupt_on_timeout=False,
-                    shutdown_kernel="immediate", record_timing=False)
+                    shutdown_kernel="immediate", record_timing=False, startup_timeout=STARTUP_S)
     client.cap = int(limits.output_mb * 2**20)
     run.executed = nb
     clock, process, begun = _Time(group, limits, judge), None, None
@@ -291,7 +295,7 @@ async def _run(steps, workdir, course, limits, run, judge, group, signals):
     loop = asyncio.get_running_loop()
     _take_signals(signals)
     try:
-        async with client.async_setup_kernel(env=environment(course), cwd=str(workdir), stdout=terminal,
+        async with client.async_setup_kernel(env=environment(course, workdir), cwd=str(workdir), stdout=terminal,
                                              stderr=terminal):
             process = km.provisioner.process
             begun = clock.start(process)                                # the kernel is ready
