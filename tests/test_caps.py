@@ -199,6 +199,33 @@ def test_the_whole_notebook_limit_counts_cpu_time_of_every_process_too(course):
                                    "limit)"), run.stop
 
 
+STARVED_CELL = """\
+import os
+os.sched_setaffinity(0, {{{cpu}}})                # the core a hog outside holds, at a priority below any
+os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+while True:
+    pass
+"""
+
+
+def test_a_run_a_busy_machine_starves_is_no_timeout_and_says_the_machine_was_too_busy(course):
+    """A cell that computes on a core that other work holds (its own thread at SCHED_IDLE beside a hog pinned to the
+    same core, a starvation an idle machine makes as surely as a busy one) uses almost no CPU and waits for it all the
+    time: the clock's backstop ends it as an ERROR that blames the machine, and the run is `busy` (graded again,
+    alone), never a TIMEOUT."""
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    hog = subprocess.Popen([sys.executable, "-c", f"import os\nos.sched_setaffinity(0, {{{cpu}}})\n{HOG}"])
+    try:
+        run = _kernel(course, [STARVED_CELL.format(cpu=cpu), "print('never')"], cell_s=30, notebook_s=1,
+                      wall_factor=1)
+    finally:
+        hog.kill()
+        hog.wait()
+    assert run.completed == 0 and run.busy, run
+    assert run.stop[0] == "ERROR" and run.stop[1].startswith("not graded: the grader's machine was too busy. code "
+                                                             "cell 1 was running when the notebook had been"), run.stop
+
+
 def test_a_kernel_cannot_leave_its_group(course):
     from test_sandbox import required
     required(sandbox.problem())                  # the caps go with the sandbox, which shows /sys read-only
