@@ -13,8 +13,9 @@ lesson_tools.grading.clean); the clock alone is only a backstop far behind them,
 `waited` is Linux's per-thread run-queue delay (the second field of /proc/PID/task/TID/schedstat), summed over the
 threads of the processes measured, each read as it grows (a thread that ended between two readings keeps what was
 read of it).  Between two readings dt apart, `idle` grows by dt less the CPU time and the run-queue wait of that
-interval (never below 0): a process that computes on one thread, or waits for a CPU, adds nothing; one that sleeps
-adds all of dt; several threads computing add nothing either.
+interval (never below 0), unless a thread is runnable at the reading (Linux adds a wait to the delay only once
+the thread runs, so a thread starved for long shows none yet): a process that computes on one thread, or waits
+for a CPU, adds nothing; one that sleeps adds all of dt; several threads computing add nothing either.
 """
 import os
 import time
@@ -34,8 +35,9 @@ class Used(NamedTuple):
         return self.cpu + self.idle
 
 
-def _schedstat(pid):
-    """{tid: run-queue delay in ns} of a process's threads (empty when it has ended or the system does not say)."""
+def _schedstat(pid, states=None):
+    """{tid: run-queue delay in ns} of a process's threads (empty when it has ended or the system does not say);
+    adds to `states` each thread's state now ("R": running or runnable)."""
     found = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
@@ -45,6 +47,9 @@ def _schedstat(pid):
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
                 found[(pid, tid)] = int(f.read().split()[1])
+            if states is not None:
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    states.append(f.read().rsplit(")", 1)[1].split()[0])
         except (OSError, IndexError, ValueError):
             continue
     return found
@@ -72,14 +77,15 @@ class Meter:
     def read(self):
         """Used since the meter was made (each reading adds the interval since the one before)."""
         now, cpu = time.monotonic(), self.cpu()
-        waited = 0
+        waited, states = 0, []
         for pid in self.pids():
-            for tid, delay in _schedstat(pid).items():
+            for tid, delay in _schedstat(pid, states).items():
                 waited += max(0, delay - self.delays.get(tid, 0))      # a thread born since: all of its delay
                 self.delays[tid] = max(delay, self.delays.get(tid, 0))
         waited /= 1e9
         dt, computed = now - self.last, max(0.0, cpu - self.cpu_last)
-        self.idle += max(0.0, dt - computed - waited)
+        if "R" not in states:         # a thread runnable now is computing or waiting for a CPU, whose delay Linux
+            self.idle += max(0.0, dt - computed - waited)    # adds only once it runs: a starved one is not idle
         self.waited += waited
         self.last, self.cpu_last = now, max(cpu, self.cpu_last)
         return Used(self.cpu_last - self.cpu_start, self.waited, self.idle, now - self.start)
