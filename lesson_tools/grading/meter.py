@@ -18,6 +18,7 @@ the thread runs, so a thread starved for long shows none yet): a process that co
 for a CPU, adds nothing; one that sleeps adds all of dt; several threads computing add nothing either.
 """
 import os
+import threading
 import time
 from typing import NamedTuple
 
@@ -47,8 +48,8 @@ def _schedstat(pid, states=None):
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
                 found[(pid, tid)] = int(f.read().split()[1])
-            if states is not None:
-                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+            if states is not None and (pid, int(tid)) != (os.getpid(), threading.get_native_id()):   # not the
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:                                   # reader's own
                     states.append(f.read().rsplit(")", 1)[1].split()[0])
         except (OSError, IndexError, ValueError):
             continue
