@@ -6,8 +6,12 @@ hog, and seven kinds of cheating.  The gradebook is checked row by row.  A small
 submission at a time, on two local processes and on a Dask LocalCluster: the gradebooks are equal.
 """
 import copy
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -91,6 +95,79 @@ def table_of_the_editions_inputs():
             "    return np.array(q_new), np.array(qd_new)")
     return answer_05(body)
 
+
+# the room (issue 56): decoy checkouts with the solutions and the library's answer, and a decoy class, beside the
+# class folder and beside the repository (`graded`); this cell searches the file system for any implementation of the
+# exercise, in a .py file or a notebook's cell, and keeps one that runs (the interpreter's own trees, which hold no
+# course, are not read: it keeps the test short)
+FINDER = f"""\
+import importlib.util, json, os
+
+
+def found_step(f, q, qd, dt):
+    return q, qd
+
+
+def works(fn):
+    try:
+        fn(lambda q, qd: -q, 1.0, 0.0, 0.1)
+        return True
+    except Exception:
+        return False
+
+
+todo, n = ['/'], 0
+while todo and n < 100_000:
+    top = todo.pop()
+    try:
+        entries = list(os.scandir(top))
+    except OSError:
+        continue
+    for e in entries:
+        n += 1
+        if e.is_dir(follow_symlinks=False):
+            if e.path not in ('/proc', '/sys', '/dev', '/python', '/usr'):
+                todo.append(e.path)
+            continue
+        if not e.name.endswith(('.py', '.ipynb')) or e.stat().st_size > 2**20:
+            continue
+        try:
+            text = open(e.path, errors='replace').read()
+            cells = [text] if e.name.endswith('.py') else [''.join(c['source']) for c in json.loads(text)['cells']
+                                                           if c['cell_type'] == 'code']
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for k, source in enumerate(c for c in cells if '{STEP}' in c or '_symplectic_euler' in c):
+            path = f'/tmp/found_{{n}}_{{k}}.py'
+            open(path, 'w').write(source)
+            try:
+                spec = importlib.util.spec_from_file_location(f'found_{{n}}_{{k}}', path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+            except BaseException:
+                continue
+            for name in ('{STEP}', '_symplectic_euler'):
+                fn = getattr(module, name, None)
+                if callable(fn) and works(fn):
+                    found_step = fn
+print('searched', n)
+"""
+# the environment (issue 56): what the kernel can read of the host (the teacher's environment, its paths, its
+# users) raised as the answer's error, so that it would land in the gradebook, the feedback and the report
+SNOOP = """\
+    import os, sys
+    seen = list(os.environ.values())
+    for name in ('/proc/self/environ', '/proc/1/environ', '/etc/passwd', '/proc/self/mountinfo'):
+        try:
+            seen += open(name, errors='replace').read().replace('\\0', ' ').split()
+        except OSError:
+            pass
+    seen += [sys.prefix, sys.base_prefix, sys.executable, os.getcwd(), *sys.path]
+    plain = ('/python', '/grading', '/proc', '/dev', '/tmp', '/etc', '/usr', '/lib', '/newroot')
+    odd = [v for v in seen if len(v) >= 16 and v.isalnum()]                      # a token
+    odd += [v for v in seen if v.startswith('/') and not v.startswith(plain) and v != '/']     # a path
+    odd += [v.split(':')[0] for v in seen if v.count(':') >= 6 and not v.startswith('learner')]   # a user
+    raise ValueError(' '.join(dict.fromkeys(odd)) or 'nothing')"""
 
 CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with ...
     "replaces_check": with_cell(learner(M05), CHECK_05, f'setattr(checks, "{STEP}", lambda fn: print("PASS: {STEP}"))'),
@@ -192,6 +269,11 @@ CHEATS = {   # name: the learner's 05 notebook (stub unfilled unless said), with
         "    if isinstance(out, str):\n"
         "        raise RuntimeError(out)\n"
         "    return tuple(np.array(v) for v in out)"),
+    # the room (issue 56): a decoy checkout with the solutions and the library's answer, and a decoy class, beside the
+    # class folder and beside the repository; the cell searches the file system for any implementation and uses it
+    "finds_the_answer_on_the_host": with_cell(answer_05("    return found_step(f, q, qd, dt)"), f"def {STEP}",
+                                              FINDER),
+    "snoops_the_host": answer_05(SNOOP),
 }
 
 # the answers reached only by handing the exercise to the library: in the grader, each finds no code to hand it to
@@ -199,7 +281,8 @@ NOT_IN_THE_ROOM = ("turns_off_the_watcher", "copies_the_code_object", "borrows_a
                    "uses_a_pool_started_earlier", "forks_a_child")
 
 
-ANSWERS_05 = ("patches_inside_answer", "reads_callers_frames", "returns_a_payload", "writes_pass_and_exits",
+ANSWERS_05 = ("finds_the_answer_on_the_host", "snoops_the_host",
+              "patches_inside_answer", "reads_callers_frames", "returns_a_payload", "writes_pass_and_exits",
               "looks_up_the_editions_inputs", "hands_over_from_a_thread", "hands_over_under_a_borrowed_name",
               "hands_to_the_library", "hands_to_the_library_by_name", "hands_over_through_a_helper",
               *NOT_IN_THE_ROOM)
@@ -249,17 +332,45 @@ def course_files():
             for p in (ROOT / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts}
 
 
+SECRET = "LessonTeachersToken" + uuid.uuid4().hex          # in the grader's environment: reaches no file
+
+
+def plant_decoys(places):
+    """A decoy checkout (the solutions, and a lesson_lib whose integrators hold the answer) and a decoy class (a
+    classmate's finished notebook) in each place; the folders made."""
+    made = []
+    for place in places:
+        checkout = Path(tempfile.mkdtemp(dir=place, prefix="lesson-decoy-"))
+        (checkout / "notebooks" / "solutions").mkdir(parents=True)
+        shutil.copy(SOLUTIONS / f"{M05}.ipynb", checkout / "notebooks" / "solutions")
+        shutil.copytree(ROOT / "lesson_lib", checkout / "lesson_lib", ignore=shutil.ignore_patterns("__pycache__"))
+        (checkout / "last-year" / "ann").mkdir(parents=True)
+        shutil.copy(SOLUTIONS / f"{M05}.ipynb", checkout / "last-year" / "ann")
+        made.append(checkout)
+    return made
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The CLI on the class with two workers: (rows by (student, submission file name, check), process, folder)."""
+    """The CLI on the class with two workers, a secret in its environment, decoys beside the class folder and beside
+    the repository: (rows by (student, submission file name, check), process, folder)."""
     folder = tmp_path_factory.mktemp("class")
     make_class(folder)
     before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
     course_before = course_files()
     out = folder.parent / "gradebook.csv"
-    proc = subprocess.run([sys.executable, "-m", "lesson_tools", "grade", str(folder), "--out", str(out), "--workers",
-                           "2", "--timeout", str(LIMITS["timeout"]), "--memory-mb", str(LIMITS["memory_mb"])],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    decoys = plant_decoys([folder.parent] + ([ROOT.parent] if os.access(ROOT.parent, os.W_OK) else []))
+    try:
+        proc = subprocess.run([sys.executable, "-m", "lesson_tools", "grade", str(folder), "--out", str(out),
+                               "--workers", "2", "--timeout", str(LIMITS["timeout"]), "--memory-mb",
+                               str(LIMITS["memory_mb"]), "--scores", str(folder.parent / "scores.csv"),
+                               "--feedback", str(folder.parent / "feedback"), "--report",
+                               str(folder.parent / "report")],
+                              cwd=ROOT, capture_output=True, text=True, timeout=900,
+                              env={**os.environ, "LESSON_TEACHERS_SECRET": SECRET})
+    finally:
+        for decoy in decoys:
+            shutil.rmtree(decoy, ignore_errors=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before, "the grader wrote beside submissions"
     assert course_files() == course_before, "the grader wrote into the course's folder"
@@ -340,9 +451,48 @@ def test_an_infinite_loop_in_an_answer_times_out_that_check_only(graded):
     assert {frank[name][0] for name in CHECKS_02 if name != "kinetic_energy"} == {"PASS"}
 
 
-def test_a_memory_hog_gets_error_for_the_checks_it_did_not_reach(graded):
+def test_a_memory_hog_gets_error_for_the_checks_it_did_not_reach_and_is_graded_once(graded):
     verdict, detail = verdicts(graded, "erin", f"{M05}.ipynb")[STEP]
     assert verdict == "ERROR" and "went over the memory limit of 2500 MB" in detail, detail
+    assert "second time" not in detail and "[again, alone] erin" not in graded[1].stderr, detail   # one limit, once
+
+
+def test_no_decoy_on_the_host_gives_an_answer(graded):
+    """The cell searched the whole file system the kernel sees for an implementation of the exercise: the decoy
+    checkouts and the decoy class beside the class folder and the repository were not there to find."""
+    verdict, detail = verdicts(graded, "finds_the_answer_on_the_host", f"{M05}.ipynb")[STEP]
+    assert verdict == "TAMPERED" and f"Verdict without the tampering: FAIL: {STEP}: from q = " in detail, detail
+
+
+def output_texts(folder):
+    """{name: text} of every file the grader wrote for the class (gradebook, scores, feedback pages and the zips'
+    members, the report)."""
+    import zipfile
+    texts = {}
+    for path in [folder / "gradebook.csv", folder / "scores.csv", *(folder / "feedback").rglob("*"),
+                 *(folder / "report").rglob("*")]:
+        if path.suffix == ".zip":
+            with zipfile.ZipFile(path) as z:
+                texts.update({f"{path.name}:{n}": z.read(n).decode("utf-8", "replace") for n in z.namelist()})
+        elif path.is_file():
+            texts[str(path)] = path.read_bytes().decode("utf-8", "replace")
+    return texts
+
+
+def test_no_teachers_secret_or_path_reaches_any_file(graded):
+    """A learner's answer raised all it could read of the host: the environment (its own and pid 1's), the users,
+    the mount points and their sources, Python's paths.  The grader's environment held a secret: it is in no file,
+    and neither is the grader's virtualenv, its Python, its working folder or its user's home."""
+    _, _, folder = graded
+    verdict, detail = verdicts(graded, "snoops_the_host", f"{M05}.ipynb")[STEP]        # (it reads sys.path)
+    assert verdict == "TAMPERED" and f"without the tampering: FAIL: {STEP}: your code raised ValueError" in detail
+    home = os.path.expanduser("~")
+    never = {"the secret": SECRET, "the virtualenv": sys.prefix, "the working folder": str(ROOT),
+             "Python's folder": os.path.realpath(sys.base_prefix), "the home folder": home.rstrip("/") + "/"}
+    texts = output_texts(folder.parent)
+    assert len(texts) > 10, sorted(texts)
+    leaks = {(what, name) for name, text in texts.items() for what, value in never.items() if value in text}
+    assert not leaks, leaks
 
 
 def test_files_that_are_not_course_notebooks_get_a_row_saying_so(graded):

@@ -90,10 +90,10 @@ def test_nothing_a_submission_starts_outlives_it(tmp_path, boxed):
 
 
 INSIDE = [   # each cell asserts one thing about the world inside the sandbox
-    "import os\nassert sorted(os.listdir('/tmp')) == {tmp_top!r}, os.listdir('/tmp')   # its own folder, Python",
+    "import os\nassert os.listdir('/tmp') == [], os.listdir('/tmp')   # a /tmp of its own",
     "import os\nassert not os.path.exists({solutions!r})",
     "import os\nassert not os.path.exists({grader!r})",
-    "import os\nassert not os.path.exists({home!r}) or set(os.listdir({home!r})) <= {python_in_home!r}",
+    "import os\nassert not os.path.exists({home!r})",
     "import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=5)\nexcept OSError:\n    pass\n"
     "else:\n    raise AssertionError('reached the host network')",
     "import os\ntry:\n    open({course_file!r}, 'a')\nexcept OSError as e:\n    assert e.errno == 30, e\n"
@@ -103,7 +103,7 @@ INSIDE = [   # each cell asserts one thing about the world inside the sandbox
     "        for _ in range(40):\n            f.write(b'x' * 2**20)\n"
     "except OSError as e:\n    assert e.errno == errno.ENOSPC, e\n"
     "else:\n    raise AssertionError('wrote 40 MB on a 16 MB disk')",
-    "import os\nassert os.environ['HOME'] == os.getcwd()",
+    "import os\nassert os.environ['HOME'] == os.getcwd() == {work!r}",
     "raise ValueError('the control: a failed assertion is seen')",
 ]
 
@@ -117,16 +117,9 @@ def test_inside_the_sandbox_there_is_nothing_else_to_reach(tmp_path):
     host = socket.socket()
     host.bind(("127.0.0.1", 0))
     host.listen(1)
-    home = os.path.expanduser("~")
-
-    def shown_again(parent):                      # what the sandbox binds again under a hidden folder: the Python
-        return {os.path.relpath(d, parent).split(os.sep)[0] for d in sandbox._python_dirs()   # that runs the kernel
-                if d.startswith(parent + os.sep)}
-    python_in_home = shown_again(home)
-    tmp_top = sorted({os.path.relpath(folder, "/tmp").split(os.sep)[0]} | shown_again("/tmp"))
     cells = [c.format(solutions=str(SOLUTIONS), grader=str(package_root() / "lesson_tools"), port=host.getsockname()[1],
-                      course_file=str(course / "x.py"), home=home, python_in_home=python_in_home, tmp_top=tmp_top)
-             for c in INSIDE]
+                      course_file=f"{sandbox.GRADING}/course/x.py", home=os.path.expanduser("~"),
+                      work=f"{sandbox.GRADING}/work") for c in INSIDE]
     run = kernel.run([Step(c, "learner", i + 1) for i, c in enumerate(cells)], work, course,
                      Limits(cell_s=60, notebook_s=300, file_mb=100, disk_mb=16))
     host.close()
@@ -134,62 +127,123 @@ def test_inside_the_sandbox_there_is_nothing_else_to_reach(tmp_path):
     assert list(run.errors) == [len(cells) - 1] and "the control" in run.errors[len(cells) - 1], run.errors
 
 
-@pytest.mark.parametrize("inside_python", [False, True], ids=["beside Python", "inside a folder Python is shown from"])
-def test_the_repository_is_hidden_wherever_it_lies(tmp_path, monkeypatch, inside_python):
-    """The course's repository (solutions, grader) under /tmp: beside a Python that is shown again there, neither
-    it nor its name is seen inside; inside a folder Python is shown again from, it is not seen either."""
-    python = Path(tempfile.mkdtemp(dir="/tmp", prefix="lesson-python-"))
-    repo = python / "course" if inside_python else Path(tempfile.mkdtemp(dir="/tmp", prefix="lesson-course-"))
+# ---------------------------------------------------------------------- an allowlist, not a denylist
+WALK = r"""
+import json, os
+OWN = set({own!r})                              # the declared entries: not walked into (their contents are the
+seen, todo = [], ['/']                          # host's, as declared, or the kernel's own)
+while todo and len(seen) < 10_000:              # the room outside them: names only, bounded
+    path = todo.pop()
+    seen.append(path)
+    if path not in OWN and not os.path.islink(path) and os.path.isdir(path):
+        todo += [e.path for e in os.scandir(path)]
+names, count, todo = set(), 0, ['/']            # and every name the kernel can reach, for the decoys'
+while todo and count < 300_000:
+    path = todo.pop()
     try:
-        (repo / "notebooks").mkdir(parents=True)
-        secret = repo / "notebooks" / "solutions.txt"
-        secret.write_text("the answers")
-        shown = sandbox._python_dirs() + [str(python)]
-        monkeypatch.setattr(sandbox, "_python_dirs", lambda: shown)
-        monkeypatch.setattr(verified, "package_root", lambda: repo)
-        course, work = tmp_path / "course", tmp_path / "work"
-        for d in (course, work):
-            d.mkdir()
-        cells = ["import os\nassert os.path.isdir({python!r})   # Python's folder is shown",
-                 "import os\nassert not os.path.exists({secret!r})",
-                 "import os\nassert {name!r} not in os.listdir('/tmp'), os.listdir('/tmp')",
-                 "raise ValueError('the control: a failed assertion is seen')"]
-        cells = [c.format(python=str(python), secret=str(secret), name=repo.name) for c in cells]
-        run = kernel.run([Step(c, "learner", i + 1) for i, c in enumerate(cells)], work, course,
-                         Limits(cell_s=60, notebook_s=300, file_mb=100, disk_mb=16))
-    finally:
-        shutil.rmtree(python)
-        shutil.rmtree(repo, ignore_errors=True)
-    assert run.stop is None and run.completed == len(cells), run
-    assert list(run.errors) == [len(cells) - 1] and "the control" in run.errors[len(cells) - 1], run.errors
+        entries = list(os.scandir(path))
+    except OSError:
+        continue
+    for e in entries:
+        count += 1
+        names.add(e.name)
+        if e.is_dir(follow_symlinks=False) and e.path not in ('/proc', '/dev'):
+            todo.append(e.path)
+print(json.dumps({{"seen": sorted(seen), "decoys": sorted(names & set({decoys!r})), "count": count}}))
+"""
 
 
-@pytest.mark.parametrize("under_hidden", [False, True], ids=["a Python outside /tmp", "a Python under /tmp"])
-def test_a_copy_of_the_library_installed_in_pythons_site_packages_is_not_seen(tmp_path, monkeypatch, under_hidden):
-    """A non-editable install puts lesson_lib, answers and all, into site-packages, which the sandbox shows again:
-    inside, that folder is empty (the kernel imports only its own copy, without the answers), wherever Python is."""
-    site = Path(tempfile.mkdtemp(dir="/tmp" if under_hidden else str(package_root().parent),
-                                 prefix="lesson-site-"))
+def _decoy_places(tmp_path):
+    """Folders on the host to put a decoy checkout and a decoy class in: beside the class folder, in the teacher's
+    home, and, where the tests may write there (as root, as CI runs them), at the top of the file system, in /srv,
+    /opt, /work, /usr/local/share and /var/tmp."""
+    places = [tmp_path, Path(os.path.expanduser("~"))]
+    places += [Path(p) for p in ("/", "/srv", "/opt", "/work", "/usr/local/share", "/var/tmp")
+               if os.path.isdir(p) and os.access(p, os.W_OK)]
+    return places
+
+
+def _plant_decoys(places, tag):
+    """A decoy checkout (solutions and an answer-holding lesson_lib) and a decoy class in each place; their names."""
+    made, names = [], []
+    for n, place in enumerate(places):
+        checkout = Path(tempfile.mkdtemp(dir=place, prefix=f"lesson-decoy-{tag}-{n}-"))
+        made.append(checkout)
+        (checkout / "notebooks" / "solutions").mkdir(parents=True)
+        shutil.copy(SOLUTIONS / "05_retrieve_and_space.ipynb", checkout / "notebooks" / "solutions" /
+                    f"decoy-solutions-{tag}-{n}.ipynb")
+        (checkout / "lesson_lib" / "physics").mkdir(parents=True)
+        (checkout / "lesson_lib" / "physics" / f"decoy_integrators_{tag}_{n}.py").write_text(
+            "def symplectic_euler_step(f, q, qd, dt):\n    qd = qd + dt * f(q, qd)\n    return q + dt * qd, qd\n")
+        (checkout / f"decoy-class-{tag}-{n}" / "ann").mkdir(parents=True)
+        shutil.copy(SOLUTIONS / "05_retrieve_and_space.ipynb", checkout / f"decoy-class-{tag}-{n}" / "ann" /
+                    f"decoy-finished-{tag}-{n}.ipynb")
+        names += [checkout.name, f"decoy-solutions-{tag}-{n}.ipynb", f"decoy_integrators_{tag}_{n}.py",
+                  f"decoy-class-{tag}-{n}", f"decoy-finished-{tag}-{n}.ipynb"]
+    return made, names
+
+
+def _printed(run, index):
+    import json
+    cell = run.executed.cells[index]
+    text = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def test_a_kernel_sees_what_the_allowlist_declares_and_no_decoy_wherever_it_lies(tmp_path):
+    """Walked from inside a real sandboxed kernel, the file system outside the entries the sandbox declares
+    (sandbox.allowlist()) holds only the folders that lead to them: nothing of the host is there that was not
+    declared.  Decoy checkouts (solutions, a lesson_lib with the answer) and decoy classes, beside the class folder,
+    in the teacher's home and in the host's other folders, appear nowhere among the names the kernel can reach."""
+    import uuid
+    tag = uuid.uuid4().hex[:10]
+    made, decoys = _plant_decoys(_decoy_places(tmp_path), tag)
     try:
-        for package in verified.PACKAGES:
-            (site / package / "physics").mkdir(parents=True)
-            (site / package / "physics" / "integrators.py").write_text("def symplectic_euler_step(): ...\n")
-        (site / "numpy_like").mkdir()
-        shown = sandbox._python_dirs() + [str(site)]
-        monkeypatch.setattr(sandbox, "_python_dirs", lambda: shown)
-        course, work = tmp_path / "course", tmp_path / "work"
+        folder = tmp_path / "sub"
+        course, work = folder / "course", folder / "work"
         for d in (course, work):
-            d.mkdir()
-        cells = ["import os\nassert os.path.isdir({site!r} + '/numpy_like')   # the rest of site-packages is shown",
-                 *[f"import os\nassert os.listdir({str(site / p)!r}) == []" for p in verified.PACKAGES],
-                 "raise ValueError('the control: a failed assertion is seen')"]
-        cells = [c.format(site=str(site)) for c in cells]
-        run = kernel.run([Step(c, "learner", i + 1) for i, c in enumerate(cells)], work, course,
-                         Limits(cell_s=60, notebook_s=300, file_mb=100, disk_mb=16))
+            d.mkdir(parents=True)
+        declared = sandbox.allowlist()
+        own = sorted({e.inside for e in declared if e.kind != "empty"})      # an empty folder's entries: walked
+        run = kernel.run([Step(WALK.format(own=own, decoys=decoys), "learner", 1)], work, course,
+                         Limits(cell_s=120, notebook_s=300, file_mb=100, disk_mb=16))
     finally:
-        shutil.rmtree(site)
-    assert run.stop is None and run.completed == len(cells), run
-    assert list(run.errors) == [len(cells) - 1] and "the control" in run.errors[len(cells) - 1], run.errors
+        for path in made:
+            shutil.rmtree(path, ignore_errors=True)
+    assert run.stop is None and run.errors == {}, run
+    found = _printed(run, 0)
+    leading = {str(parent) for e in declared for parent in Path(e.inside).parents}
+    every = {path for path in {e.inside for e in declared} | leading       # those the walk reaches: not inside
+             if not any(path.startswith(o + "/") for o in own)}              # another entry it stops at
+    assert set(found["seen"]) == every, set(found["seen"]) ^ every
+    assert found["decoys"] == [] and found["count"] > 1000, found
+    from lesson_tools.grading.verified import PACKAGES
+    names = {Path(e.inside).name for e in declared}
+    assert not names & set(PACKAGES) and not any(n.startswith("__editable__") for n in names), names
+    assert not any(str(package_root()) in Path(e.source).read_text(errors="replace") for e in declared
+                   if e.kind == "bind" and Path(e.source).suffix == ".pth")
+
+
+def test_the_courses_own_installed_copy_and_a_checkouts_paths_are_left_out_of_site_packages(tmp_path):
+    """A non-editable install puts lesson_lib, answers and all, into site-packages, with its distribution's
+    metadata; an editable one, a finder and a .pth that name the checkout: none is shown, the rest is."""
+    site = tmp_path / "site-packages"
+    for package in verified.PACKAGES:
+        (site / package / "physics").mkdir(parents=True)
+    course_dist = site / "learn_the_structure-0.1.0.dist-info"
+    course_dist.mkdir()
+    (course_dist / "RECORD").write_text("lesson_lib/__init__.py,sha256=x,1\n")
+    other = site / "numpy_like-1.0.dist-info"
+    other.mkdir()
+    (other / "RECORD").write_text("numpy_like/__init__.py,sha256=x,1\n")
+    (site / "numpy_like").mkdir()
+    (site / "__editable__.learn_the_structure-0.1.0.pth").write_text("import __editable___finder\n")
+    (site / "__editable___learn_the_structure_0_1_0_finder.py").write_text(f"MAPPING = {{'lesson_lib': "
+                                                                             f"{str(package_root())!r}}}\n")
+    (site / "checkout.pth").write_text("/home/teacher/course\n")
+    (site / "distutils-precedence.pth").write_text("import os; var = 'SETUPTOOLS_USE_DISTUTILS'\n")
+    shown = sorted(e.name for e in site.iterdir() if not sandbox._excluded(e, package_root()))
+    assert shown == ["distutils-precedence.pth", "numpy_like", "numpy_like-1.0.dist-info"], shown
 
 
 def test_a_machine_that_cannot_sandbox_is_told_why_and_the_grader_says_so(tmp_path, monkeypatch):
@@ -215,10 +269,12 @@ LIFTS = r"""
 import glob, os, subprocess
 status = open('/proc/self/status').read()
 print('CapEff', status.split('CapEff:')[1].split()[0], 'uid', os.getuid(), 'gid', os.getgid())
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)          # mount(2) itself: the room has no mount program
 for fs, options in (('cgroup', 'pids'), ('cgroup', 'memory'), ('cgroup', 'cpuacct'), ('tmpfs', 'size=1m')):
     os.makedirs(f'/tmp/{options}', exist_ok=True)
-    r = subprocess.run(['mount', '-t', fs, '-o', options, 'none', f'/tmp/{options}'], capture_output=True)
-    print('mount', fs, options, 'ok' if r.returncode == 0 else 'refused')
+    r = libc.mount(b'none', f'/tmp/{options}'.encode(), fs.encode(), 0, options.encode())
+    print('mount', fs, options, 'ok' if r == 0 else 'refused')
 written = 0
 for pattern, value in (('pids.max', 'max'), ('memory.limit_in_bytes', '-1'), ('cpuacct.usage', '0')):
     for path in glob.glob(f'/sys/fs/cgroup/*/{pattern}') + glob.glob(f'/sys/fs/cgroup/*/*/{pattern}'):
@@ -235,14 +291,21 @@ POWERS = ("--unshare-user", "--uid", str(sandbox.NOBODY), "--gid", str(sandbox.N
 def _inside(tmp_path, arguments):
     for d in ("course", "work", sandbox.IPC):
         (tmp_path / d).mkdir(exist_ok=True)
-    cmd = [arguments[0], *arguments[1], "--", sys.executable, "-c", LIFTS]
+    cmd = [arguments[0], *arguments[1], "--", sandbox.python_inside(), "-c", LIFTS]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
 
+def _arguments(tmp_path):
+    for d in ("course", "work", sandbox.IPC):
+        (tmp_path / d).mkdir(exist_ok=True)
+    env = sandbox.environment(tmp_path / "course", tmp_path / "work", inside=True)
+    return sandbox.arguments(tmp_path, tmp_path / "course", tmp_path / "work", 16, env)
+
+
 def test_no_code_inside_can_mount_or_rewrite_the_caps_even_when_the_grader_is_root(tmp_path):
-    args = sandbox.arguments(tmp_path, tmp_path / "course", tmp_path / "work", 16)
+    args = _arguments(tmp_path)
     seen = _inside(tmp_path, (sandbox.wrap([], tmp_path, tmp_path / "course", tmp_path / "work", 16)[0], args))
     assert f"CapEff 0000000000000000 uid {sandbox.NOBODY} gid {sandbox.NOBODY}" in seen, seen
     assert seen.count("refused") == 4 and " ok" not in seen and "cgroup files written 0" in seen, seen
@@ -261,26 +324,25 @@ def test_the_socket_folder_is_a_small_disk_of_the_sandboxs_own_and_nothing_lands
     """The kernel's socket folder (ipc/) was a bind of a host folder: a cell wrote gigabytes past the sandbox's disk
     cap there.  Now it is a tmpfs of IPC_MB: the write fails and the host's folder stays empty.  The control: the
     same write through a bind of the host folder lands on the host."""
+    ipc = f"{sandbox.GRADING}/{sandbox.IPC}"
     write = f"""
 import os
 try:
-    open({str(tmp_path / sandbox.IPC / 'big')!r}, 'wb').write(b'x' * ({sandbox.IPC_MB} + 2) * 2**20)
+    open({ipc + '/big'!r}, 'wb').write(b'x' * ({sandbox.IPC_MB} + 2) * 2**20)
     print('written')
 except OSError as e:
     print('refused', e.errno)
 """
-    for d in ("course", "work", sandbox.IPC):
-        (tmp_path / d).mkdir(exist_ok=True)
-    args = sandbox.arguments(tmp_path, tmp_path / "course", tmp_path / "work", 16)
+    args = _arguments(tmp_path)
     bwrap = sandbox.wrap([], tmp_path, tmp_path / "course", tmp_path / "work", 16)[0]
 
     def run(arguments):
-        out = subprocess.run([bwrap, *arguments, "--", sys.executable, "-c", write], capture_output=True, text=True,
-                             timeout=60)
+        out = subprocess.run([bwrap, *arguments, "--", sandbox.python_inside(), "-c", write], capture_output=True,
+                             text=True, timeout=60)
         assert out.returncode == 0, out.stderr
         return out.stdout.strip()
     assert run(args) == "refused 28" and os.listdir(tmp_path / sandbox.IPC) == []     # ENOSPC, nothing on the host
-    k = args.index("--tmpfs", args.index(str(tmp_path)))
-    assert args[k + 1] == str(tmp_path / sandbox.IPC) and args[k - 2] == "--size"
-    control = args[:k - 2] + ["--bind", str(tmp_path / sandbox.IPC), str(tmp_path / sandbox.IPC)] + args[k + 2:]
+    k = args.index(ipc) - 1
+    assert args[k] == "--tmpfs" and args[k - 2] == "--size"
+    control = args[:k - 2] + ["--bind", str(tmp_path / sandbox.IPC), ipc] + args[k + 2:]
     assert run(control) == "written" and os.listdir(tmp_path / sandbox.IPC) == ["big"]

@@ -8,7 +8,9 @@ One module per step, in the order a submission meets them:
 - plan         the cells to run: the learner's, with each check cell replaced by a capture of its answer
 - scan         a static look at the cells the learner wrote, for reaching into the checks (-> TAMPERED)
 - kernel       run the cells in a fresh kernel under limits (rlimits: the OS resource limits wrapper), in the
-               sandbox (bubblewrap) and its caps (caps: a control group for memory, processes, CPU time)
+               sandbox (bubblewrap: an empty room with only what a kernel needs) and its caps (caps: a control
+               group for memory, processes, CPU time); meter: its CPU time, and its waiting told apart from a
+               busy machine's
 - verified     the course's files and their hashes; the importer that only loads verified lesson_lib files
 - withheld     the kernel's copy of lesson_lib without the notebook's answers (each check's computed_by, the checks)
 - clean        the judge: the course's checks, away from the kernel, on the answers' results as plain data

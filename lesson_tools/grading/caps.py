@@ -100,6 +100,14 @@ def cpu_seconds(cpu_file):
     return int(text) / 1e9
 
 
+def pids_in(procs_file):
+    """The processes a group's `procs_file` (Group.pids_file) lists now; none when it is gone."""
+    try:
+        return [int(p) for p in _read(procs_file).split()]
+    except OSError:
+        return []
+
+
 class _Group:
     """What both versions' groups share: a context that closes the group, and its CPU time."""
 
@@ -117,7 +125,8 @@ class _Group:
 class GroupV1(_Group):
     """One group in each of the three cgroup v1 hierarchies: `memory_mb` MB of memory (RAM, tmpfs pages written inside
     included; no swap beyond it), at most `processes` processes and threads.  `procs`: the files a process writes
-    its pid into to join; `cpu_file`: cpuacct.usage, the group's CPU time in nanoseconds."""
+    its pid into to join; `cpu_file`: cpuacct.usage, the group's CPU time in nanoseconds; `pids_file`: the one that
+    lists its processes."""
 
     def __init__(self, memory_mb, processes):
         name = f"lesson-grade-{os.getpid()}-{next(_names)}"
@@ -137,6 +146,7 @@ class GroupV1(_Group):
             raise
         self.procs = tuple(os.path.join(d, "cgroup.procs") for d in self.dirs.values())
         self.cpu_file = os.path.join(self.dirs["cpuacct"], "cpuacct.usage")
+        self.pids_file = os.path.join(self.dirs["pids"], "cgroup.procs")
 
     def oom_kills(self):
         """How many processes in the group the memory cap has ended."""
@@ -148,12 +158,7 @@ class GroupV1(_Group):
 
     def pids(self):
         """The processes in the group now."""
-        if "pids" not in self.dirs:
-            return []
-        try:
-            return [int(p) for p in _read(os.path.join(self.dirs["pids"], "cgroup.procs")).split()]
-        except OSError:
-            return []
+        return pids_in(os.path.join(self.dirs["pids"], "cgroup.procs")) if "pids" in self.dirs else []
 
     def kill(self):
         """SIGKILL every process in the group, until none is left (a process forking meanwhile is born in it)."""
@@ -248,7 +253,7 @@ def _family():
 class GroupV2(_Group):
     """One group in the cgroup v2 hierarchy (see the module's docstring): `memory_mb` MB of memory (memory.max; no
     swap: memory.swap.max 0), at most `processes` processes and threads (pids.max).  `procs`: (cgroup.procs,);
-    `cpu_file`: cpu.stat, whose usage_usec is the group's CPU time."""
+    `cpu_file`: cpu.stat, whose usage_usec is the group's CPU time; `pids_file`: cgroup.procs."""
 
     def __init__(self, memory_mb, processes, parent=None):
         self.path = None
@@ -266,6 +271,7 @@ class GroupV2(_Group):
         self.dirs = {"": path}
         self.procs = (os.path.join(path, "cgroup.procs"),)
         self.cpu_file = os.path.join(path, "cpu.stat")
+        self.pids_file = self.procs[0]
 
     def oom_kills(self):
         for line in _read(os.path.join(self.path, "memory.events")).splitlines():
@@ -275,10 +281,7 @@ class GroupV2(_Group):
         return 0
 
     def pids(self):
-        try:
-            return [int(p) for p in _read(os.path.join(self.path, "cgroup.procs")).split()]
-        except (OSError, TypeError):
-            return []
+        return pids_in(os.path.join(self.path, "cgroup.procs")) if self.path else []
 
     def kill(self):
         """Every process in the group ended: cgroup.kill where the kernel has it (5.14), else SIGKILL each."""

@@ -1,8 +1,9 @@
 """The judge: the course's checks, run away from the learner's kernel, on the answers' results as plain data.
 
 Started by lesson_tools.grading.verified (so every lesson_lib module here was compiled from hash-checked files),
-with {"token", "address", "cell_s", "cpu_file", "wall_factor"} on the first line of stdin (cpu_file: the CPU
-time of the kernel's sandbox, lesson_tools.grading.caps; None when it has none).  It listens on the Unix socket
+with {"token", "address", "cell_s", "cpu_file", "pids_file", "wall_factor"} on the first line of stdin (cpu_file,
+pids_file: the CPU time and the processes of the kernel's sandbox, lesson_tools.grading.caps; None when it has
+none).  It listens on the Unix socket
 `address`, says {"token", "event": "ready"} on stdout, then reads one request per line from stdin:
 
     {"check": index, "name": "kinetic_energy"}   a check cell is running in the kernel: judge its answer
@@ -92,36 +93,42 @@ def _answer(listener, requests, pending, token, index):
 
 
 class Budget:
-    """A check's time: `cell_s` CPU seconds of this process and the kernel's sandbox together (the group's
-    `cpu_file`, lesson_tools.grading.caps), and at most `wall_factor` times as long on the clock; without a cpu_file,
-    `cell_s` seconds on the clock."""
+    """A check's time.  With the kernel's sandbox's group (`cpu_file`, `pids_file`: lesson_tools.grading.caps):
+    `cell_s` CPU seconds of this process and the sandbox together, and `wall_factor` times as long idle, neither
+    computing nor waiting for a CPU (lesson_tools.grading.meter: a busy machine grows neither, so a looping answer
+    runs out of CPU time and a sleeping one of waiting, whatever the load); without them, `cell_s` seconds on the
+    clock."""
 
-    def __init__(self, cell_s, cpu_file=None, wall_factor=1.0):
+    def __init__(self, cell_s, cpu_file=None, wall_factor=1.0, pids_file=None):
         self.cell_s, self.cpu_file = cell_s, cpu_file
-        self.clock_s = cell_s * wall_factor if cpu_file else cell_s
-        self.start, self.cpu_start = time.monotonic(), self._cpu()
-
-    def _cpu(self):
-        from .caps import cpu_seconds
-        return time.process_time() + cpu_seconds(self.cpu_file) if self.cpu_file else 0.0
+        self.idle_s = cell_s * wall_factor if cpu_file else cell_s
+        self.start, self.meter = time.monotonic(), None
+        if cpu_file:
+            from .caps import cpu_seconds, pids_in
+            from .meter import Meter
+            self.meter = Meter(lambda: time.process_time() + cpu_seconds(cpu_file),
+                               lambda: [os.getpid(), *(pids_in(pids_file) if pids_file else ())])
 
     def used(self):
         """CPU seconds the check and the answer have used (0 without a cpu_file)."""
-        return self._cpu() - self.cpu_start
+        return self.meter.read().cpu if self.meter else 0.0
 
     def left(self):
-        clock = self.clock_s - (time.monotonic() - self.start)
-        return min(clock, self.cell_s - self.used()) if self.cpu_file else clock
+        if not self.meter:
+            return self.cell_s - (time.monotonic() - self.start)
+        used = self.meter.read()
+        return min(self.idle_s - used.idle, self.cell_s - used.cpu)
 
     def spent(self):
         """What ran out, for the verdict's line."""
-        if not self.cpu_file:
+        if not self.meter:
             return f"the check ran longer than {self.cell_s:g} s on the answer"
         if self.used() >= self.cell_s:
             return (f"the check used more than {self.cell_s:g} s of CPU time on the answer (the kernel's and the "
                     f"judge's together)")
-        return (f"the check ran longer than {self.clock_s:g} s on the clock on the answer (the wall-clock backstop "
-                f"of its {self.cell_s:g} s of CPU time: the answer waited rather than computed)")
+        return (f"the check waited more than {self.idle_s:g} s on the answer without it computing (the limit on "
+                f"waiting, {self.idle_s / self.cell_s:g} times its {self.cell_s:g} s of CPU time: the answer slept or "
+                f"waited for something that never came; time spent waiting for a busy machine's CPU is not counted)")
 
 
 def judge(checks, channel, hello, name, budget, handed=None):
@@ -170,6 +177,7 @@ def serve(request, out):
 
     token, cell_s = request["token"], float(request["cell_s"])
     cpu_file, wall_factor = request.get("cpu_file"), float(request.get("wall_factor", 1.0))
+    pids_file = request.get("pids_file")
 
     def send(**fields):
         out.write(json.dumps({"token": token, **fields}) + "\n")
@@ -197,5 +205,5 @@ def serve(request, out):
             send(index=index, status="error", line=f"the course has no check named {name!r}")
         else:
             handed = set()
-            status, line = judge(checks, *found, name, Budget(cell_s, cpu_file, wall_factor), handed)
+            status, line = judge(checks, *found, name, Budget(cell_s, cpu_file, wall_factor, pids_file), handed)
             send(index=index, status=status, line=line, handed=sorted(handed))

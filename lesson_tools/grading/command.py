@@ -148,11 +148,13 @@ def parser(prog="lesson-tools grade"):
                    help="grade on a Dask distributed cluster instead, e.g. tcp://scheduler.example.org:8786")
     d = Limits()
     p.add_argument("--timeout", metavar="SECONDS", type=_positive(float), default=d.cell_s,
-                   help=f"CPU seconds per cell and per check, all the submission's processes counted, at most "
-                        f"{d.wall_factor:g} times as long on the clock (wall-clock seconds where the sandbox has no "
-                        f"caps) (default %(default)g)")
+                   help=f"CPU seconds per cell and per check, all the submission's processes counted, and "
+                        f"{d.wall_factor:g} times as long waiting without computing; time spent waiting for a busy "
+                        f"machine's CPU is not counted (wall-clock seconds where the sandbox has no caps) (default "
+                        f"%(default)g)")
     p.add_argument("--notebook-timeout", metavar="SECONDS", type=_positive(float), default=d.notebook_s,
-                   help="seconds for a whole notebook, on the clock, all its cells together (default %(default)g)")
+                   help="seconds for a whole notebook, all its cells together: of CPU time, and of waiting without "
+                        "computing (wall-clock seconds where the sandbox has no caps) (default %(default)g)")
     p.add_argument("--memory-mb", metavar="MB", type=_positive(int), default=d.memory_mb,
                    help="address space of each process, and memory of each sandbox as a whole (default %(default)s)")
     p.add_argument("--max-output-mb", metavar="MB", type=_positive(float), default=d.output_mb,

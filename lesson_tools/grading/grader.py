@@ -19,7 +19,6 @@ class before anything is graded and applied to the rows.  Canvas's Test Student 
 """
 import os
 import signal
-import sys
 import time
 from pathlib import Path
 
@@ -113,47 +112,63 @@ def matches(person, only):
     return bool(only) and (person.id in only or person.name in only or person.key in only)
 
 
-def _worker_start():
-    """In each local worker: Ctrl-C is the grader's to handle (the terminal sends it to every process of its group);
-    SIGTERM, which the grader sends on Ctrl-C, ends the submission being graded through its clean-ups (its kernel,
-    judge, sandbox and control group go with it)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _ended)
+POLL_S = 0.2          # how often the grading loop looks for a Ctrl-C while it waits for a result
 
 
-def _ended(*_):
-    """SIGTERM in a worker: end the submission being graded, once (its clean-ups are not cut short by another)."""
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    sys.exit(143)
-
-
-def run_local(tasks, workers):
-    """Yield (task, Graded or exception) as submissions finish, on `workers` processes.  On Ctrl-C (or any exit
-    before the end) the submissions not started are cancelled and those being graded are ended, cleanly."""
+def run_local(tasks, workers, work=None):
+    """Yield (task, Graded or exception) as submissions finish, `work(task)` (job.grade_task) on `workers`
+    processes.  Ctrl-C or SIGTERM is only recorded by its handler; the loop sees it at its next safe point (between
+    two results, or within POLL_S while it waits): the submissions not started are cancelled, those being graded are
+    ended through their clean-ups, and KeyboardInterrupt is raised here, in this frame (so any exit before the end is
+    clean)."""
     if not tasks:
         return
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import threading
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    from .job import grade_task
+    from .kernel import SIGNALS, worker_start
+    if work is None:
+        from .job import grade_task as work
+    requested = []
+    mine = threading.current_thread() is threading.main_thread()      # a signal handler is the main thread's
+    saved = {sig: signal.signal(sig, lambda sig, frame: requested.append(sig)) for sig in SIGNALS} if mine else {}
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start)
-    futures = {}
+    pool, futures = None, {}
     try:
-        futures = {pool.submit(grade_task, task): task for task in tasks}
-        for future in as_completed(futures):
-            try:
-                yield futures[future], future.result()
-            except Exception as exc:                          # noqa: BLE001 -- reported per submission
-                yield futures[future], exc
+        # the workers are started with both signals blocked, so that one sent before their handlers are in place
+        # (a Ctrl-C while they start) waits for them (kernel.worker_start) instead of ending them with a traceback
+        if mine:
+            from multiprocessing import resource_tracker
+            resource_tracker.ensure_running()        # first: starting it unblocks both signals (bpo-33613)
+            signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+        try:
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=worker_start)
+            futures = {pool.submit(work, task): task for task in tasks}        # (every worker is started here)
+        finally:
+            if mine:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
+        pending = set(futures)
+        while pending and not requested:
+            done, pending = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=list(futures).index):
+                try:
+                    yield futures[future], future.result()
+                except Exception as exc:                      # noqa: BLE001 -- reported per submission
+                    yield futures[future], exc
+        if requested:
+            raise KeyboardInterrupt
     except BaseException:
         for future in futures:
             future.cancel()
         for worker in multiprocessing.active_children():
-            worker.terminate()                                # SIGTERM: see _worker_start
+            worker.terminate()                                # SIGTERM: see kernel.worker_start
         raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)    # the workers' clean-ups end before this does
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
 
 def run_dask(tasks, address):
@@ -295,14 +310,13 @@ def run(paths, limits=DEFAULT_LIMITS, workers=1, scheduler=None, log=None, patte
         log(f"{taken} submission{'s' if taken != 1 else ''} taken from the results kept in {store.folder}; "
             f"{len(tasks)} to grade")
     results = run_dask(tasks, scheduler) if scheduler else run_local(tasks, workers)
-    start, failed, timed_out, first, finished = time.monotonic(), {}, [], {}, 0
+    start, failed, timed_out, finished = time.monotonic(), {}, [], 0
     try:
         for done, (task, result) in enumerate(results, 1):
             graded = _graded(task, result, failed)
             _keep(keep, task, graded.kept)
-            if graded.starved and any(r["verdict"] == gb.TIMEOUT for r in graded.rows):
-                timed_out.append(task)                    # graded again alone below: a busy machine is no verdict
-                first[id(task)] = {r["check"]: r["verdict"] for r in graded.rows}
+            if graded.starved:                            # the machine's load ended its run (kernel.KernelRun.busy),
+                timed_out.append(task)                    # not a limit of its own: graded again alone below
             else:
                 rows += graded.rows
                 when[task["submission"]] = time.time()
@@ -316,10 +330,8 @@ def run(paths, limits=DEFAULT_LIMITS, workers=1, scheduler=None, log=None, patte
         for task, result in results:
             graded = _graded(task, result, failed)
             _keep(keep, task, graded.kept)
-            before = first.get(id(task), {})
-            again = "; graded a second time alone, after a TIMEOUT when graded with the others"
-            mine = [{**r, "detail": r["detail"] + again} if before.get(r["check"]) == gb.TIMEOUT else r
-                    for r in graded.rows]
+            again = "; graded a second time alone: the machine was too busy to grade it with the others"
+            mine = [{**r, "detail": r["detail"] + again} for r in graded.rows]
             rows += mine
             when[task["submission"]] = time.time()
             if store is not None and id(task) not in failed:

@@ -30,8 +30,8 @@ from .verified import CourseFilesChanged, changed, copy_kernel_side, package_roo
 
 
 class Graded(NamedTuple):
-    """One submission's gradebook rows, and whether its kernel was starved of CPU (kernel.KernelRun.starved): only
-    then does a TIMEOUT say more about the machine than about the submission.  `kept`, when the task asks for it
+    """One submission's gradebook rows, and whether the machine's load, not the submission, ended its kernel's run
+    (kernel.KernelRun.busy): only such a run is graded a second time, alone.  `kept`, when the task asks for it
     (--keep): {"ipynb": the notebook as its kernel ran it, "log": what its processes wrote to stdout and stderr}."""
     rows: list
     starved: bool = False
@@ -66,12 +66,38 @@ def _kept(run, steps, text, folder, limits):
                 ran[step.number] = cell.get("outputs", [])
     for number, cell in enumerate((c for c in nb.cells if c.get("cell_type") == "code"), 1):
         cell.outputs, cell.execution_count = ran.get(number, []), None
-    return {"ipynb": nbformat.writes(nb), "log": log}
+    unseen = _unseen(folder)
+    return {"ipynb": unseen(nbformat.writes(nb)), "log": unseen(log)}
 
 
-def _rows(task, verdicts):
-    return [gb.row(task["who"], task["notebook"], task["submission"], name, verdict, detail, task.get("note"))
+def _rows(task, verdicts, folder):
+    unseen = _unseen(folder)
+    return [gb.row(task["who"], task["notebook"], task["submission"], name, verdict, unseen(detail), task.get("note"))
             for name, verdict, detail in verdicts]
+
+
+def _unseen(folder):
+    """A function that takes the host's paths out of a text the sandbox's code could write (an exception's message,
+    a type's name, printed output): each path whose contents the sandbox shows becomes the path it has inside
+    (lesson_tools.grading.sandbox.host_paths: the kernel can read them in /proc/self/mountinfo), and the grader's
+    working folder and its user's home folder become `.` and `~`.  No teacher's path reaches a page, a report, a
+    gradebook or an export."""
+    import os
+    import re
+
+    from .sandbox import host_paths
+    paths = {**host_paths(folder), os.getcwd(): ".", os.path.expanduser("~"): "~"}
+    paths = sorted(((k, v) for k, v in paths.items() if len(k) > 1), key=lambda kv: -len(kv[0]))
+
+    def cut(match):                                   # a message cut short ("...") in the middle of a path
+        start = match.group(1)
+        return "..." if any(path.startswith(start) for path, _ in paths) else match.group(0)
+
+    def unseen(text):
+        for path, shown in paths:
+            text = text.replace(path, shown)
+        return re.sub(r"(/[^\s]*)\.\.\.", cut, text)
+    return unseen
 
 
 def _first_line(source):
@@ -111,7 +137,7 @@ def grade_task(task):
     worker's lesson_lib differs from the grader's hashes: grading itself cannot go on there."""
     import nbformat
 
-    from . import kernel
+    from . import kernel, sandbox
     from .judge import Judge
     from .plan import plan
     from .scan import protected_names
@@ -129,9 +155,11 @@ def grade_task(task):
         kept = withheld.kernel_copy(root, expected, course, withheld.for_notebook(course_nb))
         copy_kernel_side(root, expected, course)
         nb = nbformat.reads(task["text"], as_version=4)
-        with caps_for(limits) as group, Judge(root, expected, limits, folder, kernel.environment(root),
-                                               group and group.cpu_file) as judge:
-            steps, notes, learner = plan(nb, course_nb, judge.address, judge.token)
+        boxed = limits.sandbox and sandbox.problem() is None
+        with caps_for(limits) as group, Judge(root, expected, limits, folder, kernel.environment(root, folder),
+                                               group and group.cpu_file, group and group.pids_file) as judge:
+            address = sandbox.seen_inside(judge.address, folder) if boxed else judge.address
+            steps, notes, learner = plan(nb, course_nb, address, judge.token)
             protected = protected_names(c.get("source", "") for c in nb.cells if c.get("cell_type") == "code")
             tampered = _tampering(learner, protected, task["check_names"], course_nb)
             run = kernel.run(steps, work, course, limits, judge, group)
@@ -153,7 +181,7 @@ def grade_task(task):
                                             f"{detail if detail.startswith(verdict) else verdict + ': ' + detail}")
                         for name, verdict, detail in verdicts]
         kept = _kept(run, steps, task["text"], folder, limits) if task.get("keep") else None
-        return Graded(_rows(task, verdicts), run.starved(), kept)
+        return Graded(_rows(task, verdicts, folder), run.busy, kept)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -24,9 +24,10 @@ class Limits:
     the machine allows it, `disk_mb` the size of its working folder there.
 
     In the sandbox with its caps (lesson_tools.grading.caps), the seconds are CPU seconds of all the
-    submission's processes (a busy machine slows a cell, it does not make it use more), with a wall-clock
-    backstop `wall_factor` times as long (for code that waits); the sandbox as a whole has `memory_mb` of memory
-    and at most `processes` processes and threads.  Without the caps, the seconds are wall-clock seconds."""
+    submission's processes (a busy machine slows a cell, it does not make it use more), and a cell may also wait
+    without computing `wall_factor` times as long (lesson_tools.grading.meter; the notebook: `notebook_s` of each);
+    the clock is only a backstop far behind (lesson_tools.grading.kernel); the sandbox as a whole has `memory_mb` of
+    memory and at most `processes` processes and threads.  Without the caps, the seconds are wall-clock seconds."""
     cell_s: float = 60.0
     notebook_s: float = 600.0
     memory_mb: int = 4096
