@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .framework import Fail, LearnerError, Tolerance, _numbers, as_array, as_pair, call, num, quiet, shape_of
+from .framework import Fail, LearnerError, Tolerance, as_array, as_numbers, as_pair, call, num, quiet, shape_of
 
 GENERIC = {"differs", "raised", "broken", "unread", "shape", "not numbers", "not finite"}   # hints naming no mistake
 
@@ -210,7 +210,7 @@ def reshaped(raw, truth, tol, axes=None):
 
 
 def _numbers_of(raw):
-    return _numbers(raw)
+    return as_numbers(raw)
 
 
 def read_like(raw, truth, what, tol, axes=None):

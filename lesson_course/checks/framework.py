@@ -501,7 +501,7 @@ def num(x, digits=3):
     return "[" + ", ".join(num(row, digits) for row in a) + "]"
 
 
-def _numbers(got):
+def as_numbers(got):
     """`got` as a float array when it is plain numbers (Python or numpy numbers, a real numeric numpy array, whose
     subclass is read as its data, or lists and tuples of these), else None: text, None, complex numbers and objects
     that merely convert to numbers are not."""
@@ -517,7 +517,7 @@ def _numbers(got):
     if isinstance(got, np.generic):
         return np.asarray(got).astype(float) if np.asarray(got).dtype.kind in "iufb" else None
     if isinstance(got, (list, tuple)):
-        items = [_numbers(item) for item in (list if isinstance(got, list) else tuple).__iter__(got)]
+        items = [as_numbers(item) for item in (list if isinstance(got, list) else tuple).__iter__(got)]
         if any(item is None for item in items):
             return None
         try:
@@ -534,7 +534,7 @@ def as_array(got, shape, what):
         raise Fail(f"{what} returned None", "none")
     if _is_function(got):
         raise Fail(f"{what} returned a {type(got).__name__}: the function itself, not its result", "uncalled")
-    a = _numbers(got)
+    a = as_numbers(got)
     if a is None:
         raise Fail(f"{what} returned {_kind(got)}, not numbers", "not numbers")
     if not np.all(np.isfinite(a)):
@@ -558,7 +558,7 @@ def _is_function(got):
 def shape_of(got):
     """The shape of the learner's result when it is plain numbers (see as_array), else None: for a hint that
     names a wrong shape, before the result is read."""
-    a = _numbers(got)
+    a = as_numbers(got)
     return None if a is None else a.shape
 
 
@@ -608,10 +608,10 @@ def _kind(got):
 
 
 def close(a, b, tol):
-    """True only when a and b are plain numbers (see _numbers) of one shape, finite and agreeing to `tol` in every
+    """True only when a and b are plain numbers (see as_numbers) of one shape, finite and agreeing to `tol` in every
     entry (a number: absolute; a Tolerance: relative to b's entries too; NaN, text, None and anything else unproven
     give False)."""
-    a, b = _numbers(a), _numbers(b)
+    a, b = as_numbers(a), as_numbers(b)
     allowed = tol.allowed(b) if isinstance(tol, Tolerance) and b is not None else tol
     return (a is not None and b is not None and a.shape == b.shape and bool(np.all(np.isfinite(a)))
             and bool(np.all(np.isfinite(b))) and bool(np.all(np.abs(a - b) <= allowed)))
