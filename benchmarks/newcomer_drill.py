@@ -76,12 +76,12 @@ DRILLS = [
     ("default, done right: facts.HIDDEN changed to (40, 40) (the model's tests read the fact, so they pass; only "
      "the stored notebook outputs and the prose's fact markers wait for a rebuild)",
      [("lesson_lib/facts.py", "HIDDEN = (32, 32)", "HIDDEN = (40, 40)")],
-     ["tests/test_model_file.py", "tests/test_bad_input_model.py", "tests/test_model_validation.py",
-      "tests/test_delan.py", "tests/test_model_optimizers.py"], None),
+     ["tests/test_model_file.py", "tests/test_bad_input_model.py", "tests/test_training.py",
+      "tests/test_delan.py", "tests/test_adam.py"], None),
     ("optimiser: Adam's bias correction of v without its square root (the first step about 32 times too small)",
      [("lesson_lib/model/training.py", "c1, c2 = 1 - b1 ** self.t, math.sqrt(1 - b2 ** self.t)",
        "c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t")],
-     ["tests/test_model_optimizers.py"], ["test_adam_steps_as_its_textbook_says_from_the_first_step_on"]),
+     ["tests/test_adam.py"], ["test_adam_steps_as_its_textbook_says_from_the_first_step_on"]),
     ("hint: a new hint for 00's check that no wrong answer can reach",
      [("lesson_course/checks/nb00_start_here.py", '    "sum": "the total mass is the sum',
        '    "negative": "a mass is never negative: check the sign of what you add",\n'

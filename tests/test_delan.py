@@ -238,7 +238,7 @@ def test_fit_is_adam_on_the_float32_loss(data):
     shorter than one validation interval, so the schedule does not act, and its end is its best (checked)."""
     from autograd import grad
     from autograd.misc.optimizers import adam
-    from test_model_optimizers import minibatches
+    from test_adam import minibatches
     args = (data["q"], data["qd"], data["qdd"], data["tau"])
     model = DeLaN(seed=3, lr=3e-3, batch_size=64)
     theta0 = model.get_params()

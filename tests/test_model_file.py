@@ -5,7 +5,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from test_model_training import assert_same, full_snapshot
+from test_trainable import assert_same, full_snapshot
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, facts, sample_uniform
 from lesson_lib.model.model_file import FORMAT_VERSION

@@ -7,8 +7,8 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
-from test_model_optimizers import minibatches, sample_rows
-from test_model_training import assert_same, full_snapshot
+from test_adam import minibatches, sample_rows
+from test_trainable import assert_same, full_snapshot
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_trajectories, sample_uniform
 from lesson_lib.facts import VALIDATION
