@@ -82,7 +82,7 @@ class PowerDeLaN(DeLaN):
     def batch_loss(self, theta, batch):
         q, qd, qdd, target, inv_scale = batch
         arch = self.architecture
-        tau_hat = definition.torque(arch, *definition.learned_jet(theta, arch, q, fast.jet_node), qd, qdd)
+        tau_hat = definition.torque(arch, *definition.learned_jet(theta, arch, q, fast.network_jet), qd, qdd)
         tau = target / inv_scale
         root_weight = inv_scale[:, 0] * np.float32(self.tau_scale[0])
         power_error = anp.sum(qd * (tau_hat - tau), axis=1) * root_weight / np.float32(self.power_scale)

@@ -105,3 +105,11 @@ def test_adam_steps_as_its_textbook_says_from_the_first_step_on():
             theta = opt.step(theta, g)
         np.testing.assert_allclose(theta, _adam(theta0, gradients[:steps], 0.01), rtol=1e-12, atol=1e-15,
                                    err_msg=f"Adam after {steps} step(s)")
+
+
+def test_adams_first_step_moves_each_weight_by_about_lr():
+    # t = 1: m = (1 - b1) g, v = (1 - b2) g^2, so mhat = g and vhat = g^2: the step is lr g / (|g| + eps)
+    adam = Adam(0.1)
+    adam.set_state(adam.initial_state(3))                  # what a model does before its first step
+    theta = adam.step(np.array([1.0, -2.0, 0.5]), np.array([2.0, -4.0, 0.0]))
+    np.testing.assert_allclose(theta, [0.9, -1.9, 0.5], atol=1e-9)

@@ -161,7 +161,7 @@ def forward_dynamics(arch, L, dL, g, qd, tau):
 
 def learned_jet(theta, arch, q, jet=network_jet):
     """L, dL (the Cholesky factor's jet) and g at q, from the network's outputs jet(theta, arch, q): network_jet,
-    or the same numbers from the fast path (fast.fused.network_jet)."""
+    or the same numbers as one autograd node (fast.network_jet)."""
     out, dout = jet(theta, arch, q)
     return (*cholesky_jet(arch, out, dout), potential_jet(arch, out, dout)[1])
 

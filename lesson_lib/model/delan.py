@@ -61,7 +61,6 @@ class DeLaN(Trainable):
     True"""
 
     architecture_fields = ("n_dof", "hidden", "activation", "eps", "potential_scale")
-    network_jet = staticmethod(fast.jet_node)    # definition.network_jet's numbers as one autograd node
 
     def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, eps=EPS, activation=ACTIVATION,
                  potential_scale=POTENTIAL_SCALE):
@@ -116,7 +115,12 @@ class DeLaN(Trainable):
         """(L, dL, V, g) at q as given (checked), and whether q was a single state; without derivatives dL
         (B, 0, n, n) and g (B, 0)."""
         (q,), single = self.checked_states(q=q)
-        return fast.learned(self.architecture, fast.jet(self.theta, self.architecture, q, derivatives)), single
+        return fast.factor_and_potential(self.architecture, self._output_jet(q, derivatives)), single
+
+    def _output_jet(self, q, derivatives=True):
+        """fast.output_jet at the checked states q (B, n): J (n_out, 1+n, B), L's entries (the diagonal after
+        softplus) and V."""
+        return fast.output_jet(self.theta, self.architecture, q, derivatives)
 
     def mass_matrix(self, q):
         """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n)."""
@@ -150,7 +154,7 @@ class DeLaN(Trainable):
         or (B, n)."""
         (q, qd, qdd), single = self.checked_states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
-            L, dL, _, g = fast.learned(self.architecture, fast.jet(self.theta, self.architecture, q))
+            L, dL, _, g = fast.factor_and_potential(self.architecture, self._output_jet(q))
             terms = definition.parts(self.architecture, L, dL, g, qd, qdd)
         terms = self._finite("torque", terms, q=q, qd=qd, qdd=qdd)
         return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms, strict=True)}
@@ -164,7 +168,7 @@ class DeLaN(Trainable):
         the jet as one product)."""
         (q, qd, qdd), single = self.checked_states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
-            J = fast.jet(self.theta, self.architecture, q)
+            J = self._output_jet(q)
             tau = self._finite("torque", fast.jet_torque(self.architecture, J, qd, qdd), q=q, qd=qd, qdd=qdd)
         return tau[0] if single else tau
 
@@ -172,7 +176,7 @@ class DeLaN(Trainable):
         """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.physics.integrators.rollout)."""
         (q, qd, tau), single = self.checked_states(q=q, qd=qd, tau=tau)
         with np.errstate(over="ignore", invalid="ignore"):
-            L, dL, _, g = fast.learned(self.architecture, fast.jet(self.theta, self.architecture, q))
+            L, dL, _, g = fast.factor_and_potential(self.architecture, self._output_jet(q))
             qdd = self._finite("acceleration", definition.forward_dynamics(self.architecture, L, dL, g, qd, tau),
                                q=q, qd=qd, tau=tau)
         return qdd[0] if single else qdd

@@ -2,29 +2,31 @@
 lesson_lib.model.definition.loss (tests/test_definition.py), with every reverse pass written by hand and derived
 next to its code.  Only the models import it (DeLaN; the black box's network is `mlp`):
 
-    loss_and_grad(theta, arch, batch)    (loss, d loss / d theta): what fit calls, without autograd's tracing
+    loss_and_grad(theta, arch, batch)    (loss, d loss / d theta): what fit calls, without autograd's tape
     loss(theta, arch, batch)             the loss, differentiable by autograd in theta (one node)
-    jet(theta, arch, q)                  the network's jet J (n_out, 1+n, B), L's diagonal after softplus: what
-                                         the DeLaN's public methods compute from (the definition on it: learned)
+    output_jet(theta, arch, q)           the network's jet J (n_out, 1+n, B), L's diagonal after softplus: what
+                                         the DeLaN's public methods compute from (factor_and_potential reads it)
     jet_torque(arch, J, qd, qdd)         the definition's tau (B, n) from that jet
+    network_jet(theta, arch, q)          definition.network_jet as one node (fit_verlet's forward dynamics)
 
 How:
 
     X    = [cos q, sin q] and its q-derivatives: the input jet (1+n, B, 2n)        (input_jet)
-    J    = the network pushed along the jet, one product per layer             (jet_forward; activate)
+    J    = the network pushed along the jet, one product per layer             (network_and_vjp; activate)
     tau  = M qdd + c + g as a quadratic form in J and the rates               (quadratic_torque)
-    loss = mean((tau * inv_scale - target)^2)
+    loss = mean((tau * inv_scale - target)^2)                                  (loss_and_vjp)
 
 Reverse: d loss / d tau = 2 err inv_scale / err.size, through the quadratic form to d loss / d J
-(quadratic_backward), through the network (jet_backward) to d loss / d theta.  Arms above MAX_QUADRATIC_JOINTS
-differentiate the definition's loss by autograd.
+(quadratic_backward), through the network (the vjp network_and_vjp returns) to d loss / d theta.  Each forward
+function returns its reverse pass as a closure over its own intermediates (fused_primitive).  Arms above
+MAX_QUADRATIC_JOINTS differentiate the definition's loss by autograd.
 """
 import functools
 
 import autograd
 import numpy as np
-from autograd.extend import defvjp_argnums, primitive, vspace
-from autograd.tracer import isbox
+from autograd.extend import defvjp_argnums, primitive
+from autograd.tracer import getval, isbox
 
 from ..limits import MAX_QUADRATIC_JOINTS
 from . import definition
@@ -150,25 +152,26 @@ def output_backward(G, W, record, dW, db):
     return (G2.T @ W).reshape(K, B, H)
 
 
-# ---------------------------------------------------------------- the network: loops over the layers
-def jet_forward(X, layers, hidden_act, n_softplus):
-    """Push the input jet X (1+n, B, H_0) through layers [(W, b), ...]; returns the output jet J (n_out, 1+n, B)
-    and the layers' records for the reverse pass."""
-    records = []
+# ---------------------------------------------------------------- the network: its layers, and back
+def network_and_vjp(X, theta, sizes, activation, n_softplus):
+    """The network on the input jet X (1+n, B, sizes[0]) with the flat weights theta (definition.unflatten's
+    layout): its output jet J (sizes[-1], 1+n, B), softplus on the first n_softplus outputs, in X's precision; and
+    vjp(G, argnums), the gradients of G . J in (X, theta)[i] for i in argnums, a closure over every layer's record."""
+    layers = definition.unflatten(theta.astype(X.dtype, copy=False), sizes)
+    records, A = [], X
     for W, b in layers[:-1]:
-        X, record = hidden_forward(X, W, b, hidden_act)
+        A, record = hidden_forward(A, W, b, activation)
         records.append(record)
-    J, record = output_forward(X, *layers[-1], n_softplus)
-    return J, records + [record]
+    J, last = output_forward(A, *layers[-1], n_softplus)
 
-
-def jet_backward(layers, records, G, grads, input_grad=True):
-    """Reverse of jet_forward: G = d loss / d J (n_out, 1+n, B); grads: the layers' (dW, db) to fill.
-    Returns d loss / d input jet (None if not input_grad)."""
-    G = output_backward(G, layers[-1][0], records[-1], *grads[-1])
-    for i in range(len(layers) - 2, -1, -1):
-        G = hidden_backward(G, layers[i][0], records[i], *grads[i], input_grad=i > 0 or input_grad)
-    return G
+    def vjp(G, argnums):
+        gtheta = np.empty(theta.shape, X.dtype)
+        grads = definition.unflatten(gtheta, sizes)
+        G = output_backward(G, layers[-1][0], last, *grads[-1])
+        for i in reversed(range(len(records))):
+            G = hidden_backward(G, layers[i][0], records[i], *grads[i], input_grad=i > 0 or 0 in argnums)
+        return tuple({0: G, 1: gtheta.astype(theta.dtype, copy=False)}[i] for i in argnums)
+    return J, vjp
 
 
 # ---------------------------------------------------------------- the torque as a quadratic form in the jet
@@ -232,16 +235,16 @@ def _rate_points(n):
     return qd, np.concatenate([np.zeros((1, n)), eye, np.zeros((n + len(j), n))])
 
 
-def learned(arch, J):
-    """The definition's (L, dL, V, g) from a jet J (n_out, 1+n, B) whose first n outputs are L's diagonal after
-    softplus (as jet.jet_forward gives it); a jet without derivative rows gives dL (B, 0, n, n) and g (B, 0)."""
+def factor_and_potential(arch, J):
+    """The definition's (L, dL, V, g) from an output jet J (n_out, 1+n, B) whose first n outputs are L's diagonal
+    after softplus (as output_jet gives it); a jet without derivative rows gives dL (B, 0, n, n) and g (B, 0)."""
     out, dout, n_L = J[:, 0].T, J[:, 1:].T, len(J) - 1
     return (*definition.place_factor(arch, out[:, :n_L], dout[:, :, :n_L]), *definition.potential_jet(arch, out, dout))
 
 
 def definition_torque(arch, J, qd, qdd):
-    """The definition's tau (n, B) from a jet J as `learned` takes it and qd, qdd (B, n)."""
-    L, dL, _, g = learned(arch, J)
+    """The definition's tau (n, B) from an output jet J as factor_and_potential reads it and qd, qdd (B, n)."""
+    L, dL, _, g = factor_and_potential(arch, J)
     return definition.torque(arch, L, dL, g, qd, qdd).T
 
 
@@ -298,78 +301,35 @@ def quadratic_backward(J, F, GT):
 
 
 # ---------------------------------------------------------------- one autograd node for many numpy operations
-# A fused primitive is many numpy operations as ONE autograd node with a hand-written VJP that needs the forward
-# pass's intermediate arrays ("pieces").  autograd builds a primitive's VJP right after running it, so the pieces
-# pass through one slot: forward -> slot = (ans, pieces) -> the VJP maker takes them if the slot holds this ans.
-# Outside tracing only forward(...)[0] runs; a missed slot recomputes the pieces.
-# (ans, pieces) of the last traced forward pass, or (None, None): taken (and cleared) by its VJP maker.
-_slot = [None, None]
+# A fused function runs many numpy operations as ONE autograd node, its reverse pass written by hand.  As micrograd
+# keeps each _backward beside its forward, closing over its operands, forward(*args) returns (value, vjp): vjp(G,
+# argnums) gives the gradients of G . value in args[i] for i in argnums, a closure over the forward pass's own
+# intermediate arrays.  Untraced, the value alone is used; under autograd, `recorded` puts it on the tape as one
+# node whose VJP is that closure.  Nothing outlives a call but what its caller (or autograd's tape) holds.
+@primitive
+def recorded(value, vjp, *args):
+    """value, recorded by autograd as a function of args whose VJP is vjp(G, argnums), argnums counted in args."""
+    return value
 
 
-def _take(ans):
-    """The pieces kept for `ans` (or None if the slot holds another call's), and clear the slot."""
-    kept_ans, pieces = _slot
-    _slot[:] = [None, None]
-    return pieces if kept_ans is ans else None
+defvjp_argnums(recorded, lambda argnums, value, args, kwargs: lambda G: args[1](G, tuple(i - 2 for i in argnums)))
 
 
-def fused_primitive(forward, make_vjp, wrt=None):
-    """forward(*args) -> (ans, pieces) made f(*args) = ans, differentiable by autograd.
-
-    make_vjp(argnums, pieces, *args) returns G -> (d loss / d args[i] for i in argnums).  wrt: the differentiable
-    argument positions (None: any).  f.value_and_grad(*args) (only with wrt): a scalar f's value and gradients,
-    by the same passes without tracing."""
-    @primitive
-    def traced(*args):
-        ans, pieces = forward(*args)
-        _slot[:] = [ans, pieces]
-        return ans
-
-    def vjp_maker(argnums, ans, args, kwargs):
-        pieces = _take(ans)                     # first: a refused call must not leave its pieces in the slot
-        if wrt is not None and not set(argnums) <= set(wrt):
-            raise NotImplementedError(f"{forward.__name__} is differentiable only in arguments {wrt}, "
-                                      f"asked for {tuple(argnums)}")
-        if pieces is None:
-            pieces = forward(*args)[1]
-        return make_vjp(argnums, pieces, *args)
-
-    defvjp_argnums(traced, vjp_maker)
-
+def fused_primitive(forward, wrt):
+    """f(*args) = forward(*args)[0] as ONE autograd node, differentiable in the arguments at the positions wrt;
+    forward(*args) -> (value, vjp) as above."""
     def fused(*args):
-        if any(isbox(a) for a in args):
-            return traced(*args)
-        return forward(*args)[0]
-
-    def value_and_grad(*args):
-        """(f(*args), d f / d args[i] for i in wrt): the VJP at G = 1, autograd's numbers."""
-        ans, pieces = forward(*args)
-        return ans, make_vjp(wrt, pieces, *args)(vspace(ans).ones())
-
-    if wrt is not None:
-        fused.value_and_grad = value_and_grad
+        traced = tuple(i for i, a in enumerate(args) if isbox(a))
+        if not set(traced) <= set(wrt):
+            raise NotImplementedError(f"{forward.__name__} is differentiable only in arguments {wrt}, asked for "
+                                      f"{traced}")
+        value, vjp = forward(*map(getval, args))
+        return recorded(value, vjp, *args) if traced else value
     return fused
 
 
 # ---------------------------------------------------------------- the network's jet as one node
-def _jet_forward(X, theta, sizes, activation, n_softplus):
-    layers = definition.unflatten(theta.astype(X.dtype, copy=False), sizes)
-    J, records = jet_forward(X, layers, activation, n_softplus)
-    return J, (layers, records)
-
-
-def _jet_vjp(argnums, kept, X, theta, sizes, activation, n_softplus):
-    layers, records = kept
-
-    def vjp(G):
-        gtheta = np.empty(theta.shape, X.dtype)
-        gX = jet_backward(layers, records, G, definition.unflatten(gtheta, sizes), input_grad=0 in argnums)
-        out = {0: gX, 1: gtheta.astype(theta.dtype, copy=False)}
-        return tuple(out[i] for i in argnums)
-    return vjp
-
-
-_mlp = fused_primitive(_jet_forward, _jet_vjp, wrt=(0, 1))
+_mlp = fused_primitive(network_and_vjp, wrt=(0, 1))
 
 
 def mlp(X, theta, sizes, activation, n_softplus=0):
@@ -378,25 +338,26 @@ def mlp(X, theta, sizes, activation, n_softplus=0):
     return _mlp(X, theta, sizes, activation, n_softplus)
 
 
-def jet_node(theta, arch, q):
-    """definition.network_jet's outputs (B, n_out) and q-derivatives (B, n, n_out) at q (B, n), as one node."""
+def network_jet(theta, arch, q):
+    """definition.network_jet: the network's outputs (B, n_out) and q-derivatives (B, n, n_out) at q (B, n), the
+    same numbers as one autograd node."""
     J = mlp(input_jet(q), theta, arch.sizes, arch.activation)
     return J[:, 0].T, J[:, 1:].T
 
 
-EVAL_CHUNK = 1024       # states per pass of `jet` (each state's jet is its own; benchmarks/bench_bench.py)
+EVAL_CHUNK = 1024       # states per pass of `output_jet` (each state's jet is its own; benchmarks/bench_bench.py)
 
 
-def jet(theta, arch, q, derivatives=True):
-    """The network's jet J (n_out, 1+n, B) at q (B, n), L's diagonal after softplus, EVAL_CHUNK states per pass;
-    without derivatives the values alone, (n_out, 1, B)."""
+def output_jet(theta, arch, q, derivatives=True):
+    """The network's output jet J (n_out, 1+n, B) at q (B, n), L's diagonal after softplus (what
+    factor_and_potential reads), EVAL_CHUNK states per pass; without derivatives the values alone, (n_out, 1, B)."""
     rows = slice(None) if derivatives else slice(0, 1)
     return np.concatenate([mlp(input_jet(q[i:i + EVAL_CHUNK])[rows], theta, arch.sizes, arch.activation, arch.n_dof)
                            for i in range(0, max(len(q), 1), EVAL_CHUNK)], axis=-1)
 
 
 def jet_torque(arch, J, qd, qdd):
-    """definition.torque (B, n) from the jet J (n_out, 1+n, B) (L's diagonal after softplus) and qd, qdd
+    """definition.torque (B, n) from the output jet J (n_out, 1+n, B) (L's diagonal after softplus) and qd, qdd
     (B, n): its quadratic form where it fits, else the definition."""
     if fits(arch.n_dof):
         return quadratic_torque(arch, J, qd.T, qdd.T)[0].T
@@ -404,30 +365,23 @@ def jet_torque(arch, J, qd, qdd):
 
 
 # ---------------------------------------------------------------- the training loss as one node
-def _loss_forward(theta, arch, X, qd, qdd, target, inv_scale):
-    layers = definition.unflatten(theta.astype(X.dtype, copy=False), arch.sizes)
-    J, records = jet_forward(X, layers, arch.activation, arch.n_dof)
+def loss_and_vjp(theta, arch, X, qd, qdd, target, inv_scale):
+    """The loss mean((tau * inv_scale - target)^2) on the input jet X of the batch's q, and vjp(G, argnums) its
+    gradient in theta (argnums (0,): theta alone is differentiable)."""
+    J, network_vjp = network_and_vjp(X, theta, arch.sizes, arch.activation, arch.n_dof)
     err, form = quadratic_torque(arch, J, qd.T, qdd.T)
     err *= inv_scale.T                                                    # err is ours: scaled in place
     err -= target.T
     flat = err.reshape(-1)
-    return (flat @ flat) / flat.size, (layers, records, J, err, form)
 
-
-def _loss_vjp(argnums, kept, theta, arch, X, qd, qdd, target, inv_scale):
-    layers, records, J, err, form = kept
-
-    def vjp(G):
+    def vjp(G, argnums=(0,)):
         dtau = err * inv_scale.T
         dtau *= 2.0 * G / err.size                                        # d loss / d tau
-        gtheta = np.empty(theta.shape, X.dtype)
-        jet_backward(layers, records, quadratic_backward(J, form, dtau),
-                     definition.unflatten(gtheta, arch.sizes), input_grad=False)
-        return (gtheta.astype(theta.dtype, copy=False),)
-    return vjp
+        return network_vjp(quadratic_backward(J, form, dtau), (1,))     # d loss / d theta
+    return (flat @ flat) / flat.size, vjp
 
 
-_loss = fused_primitive(_loss_forward, _loss_vjp, wrt=(0,))
+_loss = fused_primitive(loss_and_vjp, wrt=(0,))
 
 
 def _arguments(theta, arch, batch):
@@ -439,12 +393,13 @@ def loss(theta, arch, batch):
     """definition.loss(theta, arch, batch), differentiable in theta, in the batch's precision."""
     if fits(arch.n_dof):
         return _loss(*_arguments(theta, arch, batch))
-    return definition.loss(theta, arch, batch, jet=jet_node)
+    return definition.loss(theta, arch, batch, jet=network_jet)
 
 
 def loss_and_grad(theta, arch, batch):
-    """(loss(theta, arch, batch), its gradient in theta): the numbers autograd.value_and_grad(loss) gives."""
+    """(loss(theta, arch, batch), its gradient in theta): the numbers autograd.value_and_grad(loss) gives, by the
+    same two passes without autograd's tape."""
     if fits(arch.n_dof):
-        value, (g,) = _loss.value_and_grad(*_arguments(theta, arch, batch))
-        return value, g
+        value, vjp = loss_and_vjp(*_arguments(theta, arch, batch))
+        return value, vjp(1.0)[0]
     return autograd.value_and_grad(loss)(theta, arch, batch)

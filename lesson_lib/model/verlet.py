@@ -14,7 +14,7 @@ integrator's own (no smoothing bias).  q̇ in c is the Savitzky–Golay estimate
     fit_verlet(model, rec, steps=1000)              # then through the integrator
 
 A batch is `chunks` runs of `chunk` consecutive samples of one trajectory; the network's jet is the DeLaN's
-(DeLaN.network_jet, one autograd node), the rest is the definition under autograd.  benchmarks/bench_sensors.py
+(fast.network_jet, one autograd node), the rest is the definition under autograd.  benchmarks/bench_sensors.py
 compares it with the filters."""
 import math
 
@@ -24,7 +24,7 @@ from autograd import value_and_grad
 
 from ..data.sensors import estimate
 from ..validate import described, integer, positive_number
-from . import definition
+from . import definition, fast
 from .delan import DeLaN
 from .training import Adam, TrainingDiverged, single_blas_thread
 
@@ -46,8 +46,8 @@ def verlet_loss(theta, arch, batch):
     """The module's loss on one batch: q_meas (C, T, n) the recorded positions; q, qd, tau (C T, n) where
     the accelerations are evaluated; K = verlet_weights(span, T)."""
     q_meas, q, qd, tau, K, h, span, qdd_scale = batch
-    learned = definition.learned_jet(theta, arch, q, DeLaN.network_jet)  # pragma: no mutate (plain jet: same a)
-    a = definition.forward_dynamics(arch, *learned, qd, tau).reshape(q_meas.shape)
+    L, dL, g = definition.learned_jet(theta, arch, q, fast.network_jet)  # pragma: no mutate (plain jet: same a)
+    a = definition.forward_dynamics(arch, L, dL, g, qd, tau).reshape(q_meas.shape)
     r = position_second_differences(q_meas, span, h) - anp.einsum("cj,bjn->bcn", K, a)
     return anp.mean((r / qdd_scale) ** 2)
 
