@@ -44,21 +44,22 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
 from lesson_lib import DeLaN, double_pendulum, lesson_check, sample_trajectories, sample_uniform
-from lesson_lib.model import definition, fast, training
-from lesson_lib.model import training as schedule
+from lesson_lib.facts import VALIDATION
+from lesson_lib.model import definition, fast, schedule, training_data
 
 PRESSES, STEPS = 8, 1000
 
 
 @contextlib.contextmanager
 def plain_loss():
-    """The plain mean squared error: every sample weighs 1 (training.fit looks sample_weights up at call time)."""
-    original = training.sample_weights
-    training.sample_weights = lambda qd, qdd: np.ones(len(qd))
+    """The plain mean squared error: every sample weighs 1 (fit looks training_data.sample_weights up at call
+    time)."""
+    original = training_data.sample_weights
+    training_data.sample_weights = lambda qd, qdd: np.ones(len(qd))
     try:
         yield
     finally:
-        training.sample_weights = original
+        training_data.sample_weights = original
 
 
 @contextlib.contextmanager
@@ -114,7 +115,7 @@ def run(variant, seed, train, test, chain):
             stack.enter_context(no_schedule())
         for _ in range(PRESSES):
             t0 = time.perf_counter()
-            model.fit(train, steps=STEPS, validation=v.get("validation", training.VALIDATION))
+            model.fit(train, steps=STEPS, validation=v.get("validation", VALIDATION))
             times.append(time.perf_counter() - t0)
             tau_hat = model.inverse_dynamics(test["q"], test["qd"], test["qdd"])
             mse.append(float(np.mean((tau_hat - test["tau"]) ** 2)))

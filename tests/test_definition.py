@@ -7,8 +7,8 @@ from autograd import grad, hessian, jacobian, value_and_grad
 
 from lesson_course import checks
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_uniform
-from lesson_lib.model import definition, fast
-from lesson_lib.model.training import sample_weights
+from lesson_lib.model import definition, fast, training_data
+from lesson_lib.model.training_data import sample_weights
 from lesson_lib.physics.chain import PlanarChain
 
 
@@ -31,8 +31,9 @@ def setting(n_dof, activation, weight_scale=1.0, batch=64):
 def test_the_plain_batch_is_the_one_fit_builds():
     model, batch = setting(2, "isru")
     d = sample_uniform(double_pendulum(), 64, seed=3)
-    fits = model._batch(model._samples(d["q"], d["qd"], d["qdd"], d["tau"],
-                                       np.sqrt(sample_weights(d["qd"], d["qdd"]))))      # float32, as fit trains
+    rows = training_data.samples(d["q"], d["qd"], d["qdd"], d["tau"], np.sqrt(sample_weights(d["qd"], d["qdd"])),
+                                 model.tau_scale, np.float32)                         # float32, as fit trains
+    fits = training_data.batch(rows, 2)
     for mine, theirs in zip(batch, fits, strict=True):
         np.testing.assert_allclose(mine, theirs, rtol=1e-6)
 

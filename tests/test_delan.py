@@ -238,7 +238,7 @@ def test_fit_is_adam_on_the_float32_loss(data):
     shorter than one validation interval, so the schedule does not act, and its end is its best (checked)."""
     from autograd import grad
     from autograd.misc.optimizers import adam
-    from test_adam import minibatches
+    from model_states import minibatches
     args = (data["q"], data["qd"], data["qdd"], data["tau"])
     model = DeLaN(seed=3, lr=3e-3, batch_size=64)
     theta0 = model.get_params()
@@ -264,3 +264,15 @@ def test_float32_loss_gradient_matches_float64(data):
     assert g32.dtype == np.float64 and np.asarray(loss32).dtype == np.float32
     np.testing.assert_allclose(loss32, loss64, rtol=1e-5)
     assert np.linalg.norm(g32 - g64) < 1e-5 * np.linalg.norm(g64)
+
+
+def test_the_potential_is_measured_in_its_unit():
+    q = np.random.default_rng(0).uniform(-3, 3, (20, 2))
+    unit, scaled = DeLaN(seed=0, potential_scale=1.0), DeLaN(seed=0, potential_scale=7.5)
+    np.testing.assert_array_equal(scaled.get_params(), unit.get_params())
+    np.testing.assert_allclose(scaled.gravity(q), 7.5 * unit.gravity(q), rtol=1e-12)
+    np.testing.assert_allclose(scaled.potential(q), 7.5 * unit.potential(q), rtol=1e-12)
+    np.testing.assert_array_equal(scaled.mass_matrix(q), unit.mass_matrix(q))
+    assert "potential_scale=7.5" in repr(scaled) and "potential_scale" not in repr(DeLaN())
+    with pytest.raises(ValueError, match="potential_scale must be"):
+        DeLaN(potential_scale=0)

@@ -8,7 +8,7 @@ from autograd import grad, jacobian
 from lesson_lib import TrainingDiverged
 from lesson_lib.model import definition
 from lesson_lib.model.diagonal import DiagonalDeLaN, learned
-from lesson_lib.model.training import Trainable
+from lesson_lib.model.trainable import Trainable
 
 rng = np.random.default_rng(0)
 

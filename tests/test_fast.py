@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 from autograd import elementwise_grad, grad, make_vjp, value_and_grad
 from autograd.test_util import check_grads
-from threadpoolctl import threadpool_info, threadpool_limits
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_uniform
-from lesson_lib.model import definition, fast, training
+from lesson_lib.model import definition, fast
 from lesson_lib.model.definition import ACTIVATIONS, n_weights, tril_order
 
 rng = np.random.default_rng(11)
@@ -321,61 +320,3 @@ def test_the_loss_computes_in_the_features_precision_and_returns_the_weights(n):
     assert g32.dtype == g64.dtype == np.float64
     assert v32 == pytest.approx(v64, rel=1e-4)
     assert np.linalg.norm(g32 - g64) <= 1e-3 * np.linalg.norm(g64)
-
-
-# ---------------------------------------------------------------------- settings
-def blas_threads():
-    """The thread count of every BLAS library loaded in this process (threadpoolctl's view)."""
-    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
-
-
-@pytest.fixture
-def blas():
-    """Skip where threadpoolctl sees no BLAS library; on Linux numpy's wheels bundle OpenBLAS, so it must be found."""
-    if not blas_threads():
-        if sys.platform.startswith("linux"):
-            pytest.fail("numpy's bundled OpenBLAS was not found: training would run with BLAS threads")
-        pytest.skip(f"no BLAS library threadpoolctl knows is loaded on {sys.platform}; nothing to limit")
-
-
-def test_single_blas_thread_sets_one_thread_and_restores_the_count_even_after_an_error(blas):
-    with threadpool_limits(limits=2, user_api="blas"):
-        with pytest.raises(ZeroDivisionError):
-            with training.single_blas_thread():
-                assert set(blas_threads()) == {1}
-                raise ZeroDivisionError("an error inside the block")
-        assert set(blas_threads()) == {2}
-
-
-def test_fit_trains_on_one_blas_thread_and_leaves_the_process_as_it_found_it(blas):
-    """Training runs with one BLAS thread (seen from fit's callback); no process-wide side effect: the count after
-    a fit (and after a fit that fails) is the one before."""
-    from lesson_lib import DeLaN, double_pendulum, sample_uniform
-    data = sample_uniform(double_pendulum(), 64, seed=0)
-    seen = []
-    with threadpool_limits(limits=2, user_api="blas"):
-        DeLaN(seed=0).fit(data, steps=3, callback=lambda model: seen.append(set(blas_threads())), every=1)
-        with pytest.raises(TypeError):
-            DeLaN(seed=0).fit(data, steps=3, callback=42)
-        assert set(blas_threads()) == {2}
-    assert seen == [{1}] * 3
-
-
-def test_fit_verlet_trains_on_one_blas_thread_too(blas, monkeypatch):
-    """Notebook 08's training through Störmer–Verlet: every step with one BLAS thread (two threads spinning for a
-    busy machine's cores made it ~20x slower at load 8, against 2.6-3.2x with one: benchmarks/bench_load.py)."""
-    from lesson_lib import DeLaN, double_pendulum
-    from lesson_lib.data import record, write_letters
-    from lesson_lib.model import verlet
-    seen = []
-
-    class Watched(verlet.Adam):
-        def step(self, theta, g):
-            seen.append(set(blas_threads()))
-            return super().step(theta, g)
-    monkeypatch.setattr(verlet, "Adam", Watched)
-    rec = record(write_letters("o", double_pendulum()).sample(dt=0.002), sigma=1e-3, seed=0)
-    with threadpool_limits(limits=2, user_api="blas"):
-        verlet.fit_verlet(DeLaN(seed=0), rec, steps=3, chunk=8, chunks=1, span=0.004)
-        assert set(blas_threads()) == {2}
-    assert seen == [{1}] * 3

@@ -5,7 +5,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from test_trainable import assert_same, full_snapshot
+from model_states import assert_same, full_snapshot, lowered
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, facts, sample_uniform
 from lesson_lib.model.model_file import FORMAT_VERSION
@@ -258,3 +258,45 @@ def test_an_interrupted_save_leaves_the_earlier_file_whole(args, tmp_path, monke
     monkeypatch.undo()
     assert open(path, "rb").read() == saved and sorted(p.name for p in tmp_path.iterdir()) == ["m.npz"]
     assert DeLaN(seed=0).load(path).step == 10
+
+
+@pytest.fixture(scope="module")
+def uniform():
+    return sample_uniform(double_pendulum(), 600, seed=0)
+
+
+@pytest.mark.parametrize("cls", [DeLaN, BlackBox])
+def test_save_and_load_keep_the_schedule_and_the_validation_history(cls, uniform, monkeypatch, tmp_path):
+    a = lowered(cls(seed=0), uniform, monkeypatch)
+    b = cls(seed=0).load(a.save(tmp_path / "m"))
+    assert_same(full_snapshot(b), full_snapshot(a))
+    assert b.schedule.since == 1 and len(b.validation_history) == 4
+    a.fit(uniform, steps=250)
+    b.fit(uniform, steps=250)
+    assert_same(full_snapshot(b), full_snapshot(a))
+    with np.load(tmp_path / "m.npz") as f:
+        for key, bad, says in (
+                ("schedule.since", np.array(-1), "its schedule's count of evaluations without a new best is negative"),
+                ("schedule.base_lr", np.array(0.0), "its schedule's learning rate is 0.0, expected > 0"),
+                ("validation_history", np.zeros((2, 2)), "its entry 'validation_history' has shape (2, 2)")):
+            d = {k: f[k] for k in f.files}
+            d[key] = bad
+            np.savez(tmp_path / "bad.npz", **d)
+            with pytest.raises(ValueError) as err:
+                b.load(tmp_path / "bad.npz")
+            assert str(err.value).startswith(f"cannot load {str(tmp_path / 'bad.npz')!r}: {says}"), str(err.value)
+    assert_same(full_snapshot(b), full_snapshot(a))
+
+
+def test_a_file_of_another_format_is_refused_naming_the_one_it_reads(tmp_path):
+    with np.load(DeLaN(seed=0).save(tmp_path / "new")) as f:
+        d = {k: f[k] for k in f.files}
+    d["format"] = np.array(1)                                        # the format of a version never released
+    np.savez(tmp_path / "old.npz", **d)
+    model = DeLaN(seed=0)
+    before = full_snapshot(model)
+    with pytest.raises(ValueError) as err:
+        model.load(tmp_path / "old.npz")
+    assert str(err.value) == (f"cannot load {str(tmp_path / 'old.npz')!r}: it has file format array(1); this "
+                              f"lesson_lib reads format 2. The model was not changed.")
+    assert_same(full_snapshot(model), before)

@@ -1,12 +1,13 @@
-"""fit, load, set_params and reset are transactions; the divergence guard checks the last update too; the
-training data are checked once, before any step, and explained in terms of the data."""
-import copy
-import re
-
+"""What every model shares (lesson_lib.model.trainable): fit, load, set_params and reset are transactions, the
+learning rate is the model's and the schedule's, fit takes its data as arrays or one dict."""
 import numpy as np
 import pytest
+from model_states import assert_same, full_snapshot, lowered, scripted
 
-from lesson_lib import BlackBox, DeLaN, TrainingDiverged, double_pendulum, sample_uniform
+from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_trajectories, sample_uniform
+from lesson_lib.model.schedule import SPIKE
+
+MODELS = [DeLaN, BlackBox]
 
 
 @pytest.fixture(scope="module")
@@ -15,91 +16,25 @@ def args():
     return d["q"], d["qd"], d["qdd"], d["tau"]
 
 
-def full_snapshot(model):
-    """Every attribute of the model and of what it holds (optimiser, generator), deep-copied: independent of the
-    model's own _state(), so a forgotten piece of state shows up."""
-    return copy.deepcopy(model.__dict__)
+@pytest.fixture(scope="module")
+def uniform():
+    return sample_uniform(double_pendulum(), 600, seed=0)
 
 
-def assert_same(a, b, where="model"):
-    """Recursive equality: arrays by value and dtype, generators by state, objects by their attributes."""
-    if isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray) and a.dtype == b.dtype, where
-        np.testing.assert_array_equal(a, b, err_msg=where)
-    elif isinstance(a, np.random.Generator):
-        assert a.bit_generator.state == b.bit_generator.state, where
-    elif isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for k in a:
-            assert_same(a[k], b[k], f"{where}.{k}")
-    elif isinstance(a, (list, tuple)):
-        assert type(a) is type(b) and len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            assert_same(x, y, f"{where}[{i}]")
-    elif hasattr(a, "__dict__") and not callable(a):
-        assert type(a) is type(b), where
-        assert_same(vars(a), vars(b), where)
-    else:
-        assert a == b, f"{where}: {a!r} != {b!r}"
+@pytest.fixture(scope="module")
+def motions():
+    """Six trajectories of 1 s (606 samples), trajectory-major."""
+    return sample_trajectories(double_pendulum(), n_traj=6, duration=1.0, seed=3)
+
+
+def arrays(data):
+    return data["q"], data["qd"], data["qdd"], data["tau"]
 
 
 def trained(cls, args, steps=30, **kw):
     model = cls(seed=0, **kw)
     model.fit(*args, steps=steps)
     return model
-
-
-MODELS = [DeLaN, BlackBox]
-
-
-# ---------------------------------------------------------------- the divergence guard
-def test_one_diverging_step_raises_and_changes_nothing(args):
-    model = trained(DeLaN, args)
-    model.lr = 10.0
-    before = full_snapshot(model)
-    with pytest.raises(TrainingDiverged, match=r"after its last update \(step 31\).*smaller learning rate"):
-        model.fit(*args, steps=1)
-    assert_same(full_snapshot(model), before)
-    # the next call starts from the good state: its reference is the good loss, so it raises again
-    with pytest.raises(TrainingDiverged):
-        model.fit(*args, steps=1)
-    assert_same(full_snapshot(model), before)
-    model.lr = 3e-3
-    model.fit(*args, steps=5)
-    assert model.step == 35
-
-
-def test_untrained_model_at_lr_10_diverges_within_the_call(args):
-    model = DeLaN(seed=0, lr=10.0)
-    before = full_snapshot(model)
-    with pytest.raises(TrainingDiverged, match=r"at step 2: the loss went from .* with learning rate lr=10\. The "
-                                               r"model was put back to its last good state \(step 0"):
-        model.fit(*args, steps=200)
-    assert_same(full_snapshot(model), before)
-
-
-@pytest.mark.parametrize("lr", [10.0, 1e3, 1e-2, 5e-324])
-def test_the_message_never_recommends_a_learning_rate_of_zero_or_less(lr, args, monkeypatch):
-    model = trained(DeLaN, args, steps=5)
-    model.lr = lr
-    # force the guard to fire whatever lr does: the loss jumps a billionfold after the first update
-    original = model.batch_loss
-    monkeypatch.setattr(model, "batch_loss",
-                        lambda theta, batch: original(theta, batch) * (1.0 if model.step == 5 else 1e9))
-    with pytest.raises(TrainingDiverged) as err:
-        model.fit(*args, steps=3)
-    for value in re.findall(r"model\.lr = ([^ ,]+)", str(err.value)):
-        assert float(value.rstrip(".")) > 0, str(err.value)
-    if lr < 1e-300:
-        assert "model.lr =" not in str(err.value)
-
-
-def test_a_loss_that_cannot_start_is_not_blamed_on_the_learning_rate(args):
-    model = DeLaN(seed=0)
-    model.set_params(model.get_params() * 1e30)
-    with pytest.raises(TrainingDiverged, match="learning rate is not the cause") as err:
-        model.fit(*args, steps=3)
-    assert "model.lr =" not in str(err.value) and model.step == 0
 
 
 # ---------------------------------------------------------------- transactions
@@ -166,25 +101,77 @@ def test_reset_goes_back_to_the_seed_and_interrupted_reset_changes_nothing(cls, 
     assert_same(full_snapshot(model), full_snapshot(fresh))
 
 
-# ---------------------------------------------------------------- training data
-def test_data_checks_name_the_problem_and_change_nothing(args):
-    q, qd, qdd, tau = args
-    model = trained(DeLaN, args)
+@pytest.mark.parametrize("cls", MODELS)
+def test_an_interrupted_fit_undoes_the_schedule_and_the_best_weights(cls, uniform, monkeypatch):
+    model = lowered(cls(seed=0), uniform, monkeypatch)
+    scripted(monkeypatch, model, {320: 1.0, 400: 0.9, 500: 0.9 * SPIKE + 0.1, 600: 3.0, 700: 0.5})
     before = full_snapshot(model)
-    flat = tau.copy()
-    flat[:, 1] = 2.5
-    cases = [
-        ((q[:1], qd[:1], qdd[:1], tau[:1]), r"at least 2 samples .*got 1\b"),
-        ((q[:0], qd[:0], qdd[:0], tau[:0]), r"at least 2 samples .*got 0\b"),
-        ((q, qd, qdd, flat), r"torques of joint 1 do not vary .*cannot teach"),
-        ((q, qd, qdd, 0 * tau), r"torques of joint 0 do not vary"),
-        ((q, qd * 1e7, qdd, tau), r"qd reaches 3e\+07 rad/s .*far beyond any robot's data .*units of qd"),
-        ((q, qd, qdd * 1e13, tau), r"qdd reaches .* rad/s\^2 .*units of qdd"),
-        ((q, qd, qdd, tau * 1e35), r"tau reaches .* N m .*float32 training step would overflow"),
-        ((q + 1e7, qd, qdd, tau), r"q reaches 1e\+07 rad .*units of q"),
-    ]
-    for data, message in cases:
-        with pytest.raises(ValueError, match=message) as err:
-            model.fit(*data, steps=5)
-        assert "smaller lr" not in str(err.value) and "learning rate" not in str(err.value)
-        assert_same(full_snapshot(model), before)
+
+    def stop(m):
+        if m.step == 650:                                             # after a new best and a spike
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(uniform, steps=400, callback=stop, every=50)
+    assert_same(full_snapshot(model), before)
+
+
+# ---------------------------------------------------------------- the rate, the resume point, the data
+def test_lr_forwards_to_the_optimizer_and_can_change_during_a_call(args):
+    model = DeLaN(seed=0)
+    model.lr = 1e-3
+    assert model.optimizer.lr == 1e-3
+    for bad, error in ((-1e-3, ValueError), (0.0, ValueError), (np.nan, ValueError), (True, TypeError),
+                       ("1", TypeError)):
+        with pytest.raises(error, match="lr"):
+            model.lr = bad
+        assert model.lr == 1e-3
+    # a schedule set from the callback: the same as two calls with the two rates
+    a, b = DeLaN(seed=4), DeLaN(seed=4)
+
+    def halve(model):
+        model.lr = model.lr / 2
+    a.fit(*args, steps=20, callback=halve, every=10)
+    b.fit(*args, steps=10)
+    b.lr = b.lr / 2
+    b.fit(*args, steps=10)
+    np.testing.assert_array_equal(a.get_params(), b.get_params())
+
+
+@pytest.mark.parametrize("cls", MODELS)
+def test_reset_returns_to_the_rate_the_user_chose(cls, uniform, monkeypatch):
+    model = cls(seed=0, lr=0.004)
+    lowered(model, uniform, monkeypatch)
+    model.reset()
+    assert_same(full_snapshot(model), full_snapshot(cls(seed=0, lr=0.004)))
+    model.lr = 0.001                                                  # a rate set by hand is the new base
+    lowered(model, uniform, monkeypatch)
+    assert model.lr == 0.0005
+    model.reset()
+    assert model.lr == 0.001
+
+
+def test_set_params_drops_the_resume_point(uniform, monkeypatch):
+    model = DeLaN(seed=0)
+    scripted(monkeypatch, model, {100: 0.5, 150: 0.9})
+    model.fit(uniform, steps=150)
+    assert model.resumes
+    theta = model.get_params()
+    model.set_params(theta)
+    assert not model.resumes
+    monkeypatch.undo()
+    model.fit(uniform, steps=1, validation=0)                          # one step from the weights it was given,
+    assert np.abs(model.get_params() - theta).max() < 0.01             # not from the last weights, 50 steps away
+
+
+def test_a_data_dict_is_the_arrays_with_their_trajectories(motions):
+    a, b, c = DeLaN(seed=2), DeLaN(seed=2), DeLaN(seed=2)
+    a.fit(motions, steps=120)
+    b.fit(*arrays(motions), steps=120, traj=motions["traj"])
+    c.fit(*arrays(motions), steps=120)                                  # no traj: single samples held out
+    assert_same(full_snapshot(a), full_snapshot(b))
+    assert not np.array_equal(a.get_params(), c.get_params())
+    with pytest.raises(TypeError, match="either one data dict .* not both: tau"):
+        a.fit(motions, tau=motions["tau"], steps=5)
+    with pytest.raises(ValueError, match="lacks the key"):
+        a.fit({"q": motions["q"]}, steps=5)
+    assert_same(full_snapshot(a), full_snapshot(b))

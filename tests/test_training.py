@@ -1,19 +1,29 @@
-"""Training that does not get worse: fit's validation split (whole trajectories when the data say which samples
-belong together), the best weights restored with their optimiser state, the learning-rate schedule on plateaus
-and spikes, the samples' weights, the potential's unit; all deterministic, saved with the model and undone by
-fit's transaction."""
-
+"""fit's loop (lesson_lib.model.training): Adam on the training rows' minibatches, never worse at the end of a press
+(the best weights restored with their optimiser state, the next press going on from the last), the schedule's
+verdicts applied (spikes, plateaus), the divergence guard on every step and on the last update, one BLAS thread."""
+import re
 from itertools import pairwise
 
 import numpy as np
 import pytest
-from test_adam import minibatches, sample_rows
-from test_trainable import assert_same, full_snapshot
+from model_states import (
+    assert_same,
+    blas_threads,
+    full_snapshot,
+    minibatches,
+    recorder,
+    require_blas,
+    sample_rows,
+    scripted,
+)
+from threadpoolctl import threadpool_limits
 
-from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_trajectories, sample_uniform
+from lesson_lib import BlackBox, DeLaN, TrainingDiverged, double_pendulum, sample_trajectories, sample_uniform
 from lesson_lib.facts import VALIDATION
-from lesson_lib.model import training as schedule
-from lesson_lib.model.training import SPIKE, sample_weights, split, validation_interval
+from lesson_lib.model import schedule, training
+from lesson_lib.model.schedule import SPIKE
+from lesson_lib.model.training import validation_interval
+from lesson_lib.model.training_data import split
 
 chain = double_pendulum()
 MODELS = [DeLaN, BlackBox]
@@ -30,65 +40,23 @@ def uniform():
     return sample_uniform(chain, 600, seed=0)
 
 
+@pytest.fixture(scope="module")
+def args():
+    d = sample_uniform(double_pendulum(), 1024, seed=0)
+    return d["q"], d["qd"], d["qdd"], d["tau"]
+
+
 def arrays(data):
     return data["q"], data["qd"], data["qdd"], data["tau"]
 
 
-# ---------------------------------------------------------------- the split
-LAYOUTS = {
-    "trajectory-major": np.repeat(np.arange(8), 50),
-    "interleaved": np.tile(np.arange(8), 50),
-    "unequal lengths, ids not 0..k": np.repeat([7, 3, 12, 5, 40], [10, 200, 35, 90, 65]),
-}
+def trained(cls, args, steps=30, **kw):
+    model = cls(seed=0, **kw)
+    model.fit(*args, steps=steps)
+    return model
 
 
-@pytest.mark.parametrize("layout", sorted(LAYOUTS))
-@pytest.mark.parametrize("fraction", [0.01, 0.05, 0.2, 0.5])
-@pytest.mark.parametrize("seed", [0, 1, 7])
-def test_the_split_holds_out_whole_trajectories(layout, fraction, seed):
-    traj = LAYOUTS[layout]
-    train, held = split(len(traj), traj, fraction, seed)
-    assert np.array_equal(np.sort(np.concatenate([train, held])), np.arange(len(traj)))
-    assert not set(traj[train]) & set(traj[held])                      # no trajectory in both sets
-    assert len(train) and len(held)
-    held_ids = set(traj[held])
-    assert len(held) >= fraction * len(traj) or len(held_ids) == len(set(traj)) - 1
-    # the fewest trajectories that reach the fraction: without the last one taken it would fall short
-    sizes = {i: np.sum(traj == i) for i in held_ids}
-    assert len(held_ids) == 1 or min(len(held) - s for s in sizes.values()) < fraction * len(traj)
-    again = split(len(traj), traj, fraction, seed)
-    assert np.array_equal(again[1], held)                              # the same rows at every call
-
-
-def test_the_split_of_single_samples_and_of_nothing():
-    train, held = split(1000, None, 0.05, 0)
-    assert len(held) == 50 and len(train) == 950 and not set(train) & set(held)
-    assert np.array_equal(split(1000, None, 0.05, 0)[1], held)
-    assert not np.array_equal(split(1000, None, 0.05, 1)[1], held)     # the model's seed chooses
-    assert len(split(2, None, 0.05, 0)[1]) == 1 and len(split(2, None, 0.5, 0)[0]) == 1
-    train, held = split(10, np.zeros(10, int), 0.0, 0)                 # validation=0: everything is trained on
-    assert np.array_equal(train, np.arange(10)) and len(held) == 0
-
-
-@pytest.mark.parametrize("kwargs, error, message", [
-    (dict(validation=0.6), ValueError, r"validation must be .*0\.5"),
-    (dict(validation=-0.1), ValueError, "validation must be"),
-    (dict(validation="5%"), TypeError, "validation must be"),
-    (dict(traj=np.zeros(606, int)), ValueError, r"at least 2 trajectories, got 1 .*validation=0"),
-    (dict(traj=np.zeros(605, int)), ValueError, r"traj must be \(606,\) whole numbers"),
-    (dict(traj=np.linspace(0, 5, 606)), ValueError, r"traj must be \(606,\) whole numbers"),
-    (dict(traj=np.arange(606) - 3), ValueError, r"traj must be \(606,\) whole numbers >= 0"),
-    (dict(restore_best="yes"), TypeError, "restore_best"),
-])
-def test_bad_validation_arguments_are_refused_and_change_nothing(kwargs, error, message, motions):
-    model = DeLaN(seed=0)
-    model.fit(*arrays(motions), steps=5)
-    before = full_snapshot(model)
-    with pytest.raises(error, match=message):
-        model.fit(*arrays(motions), steps=5, **kwargs)
-    assert_same(full_snapshot(model), before)
-
-
+# ---------------------------------------------------------------- Adam on the training rows
 def test_fit_on_trajectories_is_adam_on_the_training_trajectories_only(motions):
     """The minibatches come from the rows split() leaves for training, by trajectory; the validation loss fit
     records is the loss on the held-out trajectories' rows, each weighing 1."""
@@ -104,20 +72,6 @@ def test_fit_on_trajectories_is_adam_on_the_training_trajectories_only(motions):
     held_batch = sample_rows(model, arrays(motions), held, weighted=False)
     assert model.validation_history == [(30, pytest.approx(float(model.loss(model.theta, held_batch)), rel=1e-6),
                                          3e-3)]
-
-
-def test_a_data_dict_is_the_arrays_with_their_trajectories(motions):
-    a, b, c = DeLaN(seed=2), DeLaN(seed=2), DeLaN(seed=2)
-    a.fit(motions, steps=120)
-    b.fit(*arrays(motions), steps=120, traj=motions["traj"])
-    c.fit(*arrays(motions), steps=120)                                  # no traj: single samples held out
-    assert_same(full_snapshot(a), full_snapshot(b))
-    assert not np.array_equal(a.get_params(), c.get_params())
-    with pytest.raises(TypeError, match="either one data dict .* not both: tau"):
-        a.fit(motions, tau=motions["tau"], steps=5)
-    with pytest.raises(ValueError, match="lacks the key"):
-        a.fit({"q": motions["q"]}, steps=5)
-    assert_same(full_snapshot(a), full_snapshot(b))
 
 
 def test_validation_zero_trains_on_everything_without_evaluations(uniform):
@@ -154,20 +108,6 @@ def test_every_press_ends_at_least_as_good_on_validation(cls, motions):
         unrestored.fit(motions, steps=300, restore_best=False)
         ends_unrestored.append(unrestored.validation_history[-1][1])
     assert any(b > a for a, b in pairwise(ends_unrestored)), ends_unrestored   # the case exists
-
-
-def scripted(monkeypatch, model, losses):
-    """Make the model's validation loss at step s be losses[s] (the training itself runs as usual)."""
-    monkeypatch.setattr(model, "_validation_loss", lambda validation_set: losses[model.step])
-
-
-def recorder():
-    """A callback recording, at every call, the step, the weights and the optimiser state (with lr)."""
-    seen = {}
-
-    def callback(model):
-        seen[model.step] = (model.get_params(), model.optimizer.state())
-    return seen, callback
 
 
 @pytest.mark.parametrize("cls", MODELS)
@@ -224,19 +164,7 @@ def test_training_goes_on_from_the_last_weights_while_the_model_keeps_the_best(c
     assert not kept.resumes
 
 
-def test_set_params_drops_the_resume_point(uniform, monkeypatch):
-    model = DeLaN(seed=0)
-    scripted(monkeypatch, model, {100: 0.5, 150: 0.9})
-    model.fit(uniform, steps=150)
-    assert model.resumes
-    theta = model.get_params()
-    model.set_params(theta)
-    assert not model.resumes
-    monkeypatch.undo()
-    model.fit(uniform, steps=1, validation=0)                          # one step from the weights it was given,
-    assert np.abs(model.get_params() - theta).max() < 0.01             # not from the last weights, 50 steps away
-
-
+# ---------------------------------------------------------------- the schedule's verdicts
 def test_a_spike_goes_back_to_the_best_weights_and_halves_the_rate(uniform, monkeypatch):
     model = DeLaN(seed=0)
     scripted(monkeypatch, model, {100: 1.0, 200: 0.4, 300: 0.4 * SPIKE + 0.01, 400: 0.35, 450: 0.36})
@@ -286,114 +214,77 @@ def test_the_schedule_counts_evaluations_across_calls(uniform, monkeypatch):
     assert [lr for _, _, lr in model.validation_history] == [3e-3, 3e-3, 3e-3, 1.5e-3, 1.5e-3]
 
 
-def test_schedule_rules():
-    s = schedule.Schedule(0.01)
-    assert s.update(1.0, float("inf")) == (True, None) and s.since == 0
-    assert s.update(float("nan"), 1.0) == (False, "spike") and s.update(SPIKE + 0.01, 1.0) == (False, "spike")
-    assert s.update(SPIKE, 1.0) == (False, None) and s.since == 1
-    assert s.update(0.99, 1.0) == (True, None) and s.since == 2         # a new best, but no progress
-    assert s.update(0.97, 1.0) == (True, None) and s.since == 0         # progress: 2 % or more below the best
-    assert s.lowered(0.01) == 0.005 and s.lowered(0.0002) == pytest.approx(0.01 / 64)
-    assert s.lowered(1e-5) == 1e-5                                     # never raised back up
-
-
-# ---------------------------------------------------------------- state: reset, transactions, files
-def lowered(model, uniform, monkeypatch):
-    """The model after a call in which a spike lowered the rate, with a plateau count running and a resume point
-    (the last weights were not the best)."""
-    scripted(monkeypatch, model, {100: 1.0, 200: SPIKE + 0.5, 300: 1.2, 320: 1.1})
-    model.fit(uniform, steps=320)
-    monkeypatch.undo()
-    assert model.lr == model.schedule.base_lr / 2 and model.schedule.since == 1 and model.resumes
-    return model
-
-
-@pytest.mark.parametrize("cls", MODELS)
-def test_reset_returns_to_the_rate_the_user_chose(cls, uniform, monkeypatch):
-    model = cls(seed=0, lr=0.004)
-    lowered(model, uniform, monkeypatch)
-    model.reset()
-    assert_same(full_snapshot(model), full_snapshot(cls(seed=0, lr=0.004)))
-    model.lr = 0.001                                                  # a rate set by hand is the new base
-    lowered(model, uniform, monkeypatch)
-    assert model.lr == 0.0005
-    model.reset()
-    assert model.lr == 0.001
-
-
-@pytest.mark.parametrize("cls", MODELS)
-def test_an_interrupted_fit_undoes_the_schedule_and_the_best_weights(cls, uniform, monkeypatch):
-    model = lowered(cls(seed=0), uniform, monkeypatch)
-    scripted(monkeypatch, model, {320: 1.0, 400: 0.9, 500: 0.9 * SPIKE + 0.1, 600: 3.0, 700: 0.5})
+# ---------------------------------------------------------------- the divergence guard
+def test_one_diverging_step_raises_and_changes_nothing(args):
+    model = trained(DeLaN, args)
+    model.lr = 10.0
     before = full_snapshot(model)
+    with pytest.raises(TrainingDiverged, match=r"after its last update \(step 31\).*smaller learning rate"):
+        model.fit(*args, steps=1)
+    assert_same(full_snapshot(model), before)
+    # the next call starts from the good state: its reference is the good loss, so it raises again
+    with pytest.raises(TrainingDiverged):
+        model.fit(*args, steps=1)
+    assert_same(full_snapshot(model), before)
+    model.lr = 3e-3
+    model.fit(*args, steps=5)
+    assert model.step == 35
 
-    def stop(m):
-        if m.step == 650:                                             # after a new best and a spike
-            raise KeyboardInterrupt
-    with pytest.raises(KeyboardInterrupt):
-        model.fit(uniform, steps=400, callback=stop, every=50)
+
+def test_untrained_model_at_lr_10_diverges_within_the_call(args):
+    model = DeLaN(seed=0, lr=10.0)
+    before = full_snapshot(model)
+    with pytest.raises(TrainingDiverged, match=r"at step 2: the loss went from .* with learning rate lr=10\. The "
+                                               r"model was put back to its last good state \(step 0"):
+        model.fit(*args, steps=200)
     assert_same(full_snapshot(model), before)
 
 
-@pytest.mark.parametrize("cls", MODELS)
-def test_save_and_load_keep_the_schedule_and_the_validation_history(cls, uniform, monkeypatch, tmp_path):
-    a = lowered(cls(seed=0), uniform, monkeypatch)
-    b = cls(seed=0).load(a.save(tmp_path / "m"))
-    assert_same(full_snapshot(b), full_snapshot(a))
-    assert b.schedule.since == 1 and len(b.validation_history) == 4
-    a.fit(uniform, steps=250)
-    b.fit(uniform, steps=250)
-    assert_same(full_snapshot(b), full_snapshot(a))
-    with np.load(tmp_path / "m.npz") as f:
-        for key, bad, says in (
-                ("schedule.since", np.array(-1), "its schedule's count of evaluations without a new best is negative"),
-                ("schedule.base_lr", np.array(0.0), "its schedule's learning rate is 0.0, expected > 0"),
-                ("validation_history", np.zeros((2, 2)), "its entry 'validation_history' has shape (2, 2)")):
-            d = {k: f[k] for k in f.files}
-            d[key] = bad
-            np.savez(tmp_path / "bad.npz", **d)
-            with pytest.raises(ValueError) as err:
-                b.load(tmp_path / "bad.npz")
-            assert str(err.value).startswith(f"cannot load {str(tmp_path / 'bad.npz')!r}: {says}"), str(err.value)
-    assert_same(full_snapshot(b), full_snapshot(a))
+@pytest.mark.parametrize("lr", [10.0, 1e3, 1e-2, 5e-324])
+def test_the_message_never_recommends_a_learning_rate_of_zero_or_less(lr, args, monkeypatch):
+    model = trained(DeLaN, args, steps=5)
+    model.lr = lr
+    # force the guard to fire whatever lr does: the loss jumps a billionfold after the first update
+    original = model.batch_loss
+    monkeypatch.setattr(model, "batch_loss",
+                        lambda theta, batch: original(theta, batch) * (1.0 if model.step == 5 else 1e9))
+    with pytest.raises(TrainingDiverged) as err:
+        model.fit(*args, steps=3)
+    for value in re.findall(r"model\.lr = ([^ ,]+)", str(err.value)):
+        assert float(value.rstrip(".")) > 0, str(err.value)
+    if lr < 1e-300:
+        assert "model.lr =" not in str(err.value)
 
 
-def test_a_file_of_another_format_is_refused_naming_the_one_it_reads(tmp_path):
-    with np.load(DeLaN(seed=0).save(tmp_path / "new")) as f:
-        d = {k: f[k] for k in f.files}
-    d["format"] = np.array(1)                                        # the format of a version never released
-    np.savez(tmp_path / "old.npz", **d)
+def test_a_loss_that_cannot_start_is_not_blamed_on_the_learning_rate(args):
     model = DeLaN(seed=0)
-    before = full_snapshot(model)
-    with pytest.raises(ValueError) as err:
-        model.load(tmp_path / "old.npz")
-    assert str(err.value) == (f"cannot load {str(tmp_path / 'old.npz')!r}: it has file format array(1); this "
-                              f"lesson_lib reads format 2. The model was not changed.")
-    assert_same(full_snapshot(model), before)
+    model.set_params(model.get_params() * 1e30)
+    with pytest.raises(TrainingDiverged, match="learning rate is not the cause") as err:
+        model.fit(*args, steps=3)
+    assert "model.lr =" not in str(err.value) and model.step == 0
 
 
-# ---------------------------------------------------------------- the loss: the samples' weights, V's unit
-def test_sample_weights_by_hand():
-    qd = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 4.0]])                # |qd|^2 = 0, 4, 16
-    qdd = np.array([[3.0, 4.0], [0.0, 10.0], [5.0, 0.0]])              # |qdd| = 5, 10, 5
-    size = np.array([1 + 0.5 ** 2, 1 + 1 + 0.4 ** 2, 1 + 0.5 ** 2 + 1.6 ** 2])   # in units of 10 / s^2
-    np.testing.assert_allclose(sample_weights(qd, qdd, scale=10.0), (1 / size) / np.mean(1 / size), rtol=1e-12)
-    np.testing.assert_allclose(sample_weights(2 * qd, 4 * qdd, scale=40.0), sample_weights(qd, qdd, scale=10.0),
-                               rtol=1e-12)                               # only |qd|^2 / scale and |qdd| / scale count
-    np.testing.assert_array_equal(sample_weights(np.zeros((4, 2)), np.zeros((4, 2))), np.ones(4))   # at rest
-    fast = sample_trajectories(chain, n_traj=2, duration=2.0, seed=0)
-    w = sample_weights(fast["qd"], fast["qdd"])                         # the default unit: POTENTIAL_SCALE / s^2
-    speed = np.sum(fast["qd"] ** 2, axis=1)
-    assert w.mean() == pytest.approx(1.0) and w[np.argmax(speed)] < 0.01 < 1.0 < w[np.argmin(speed)]
+# ---------------------------------------------------------------------- one BLAS thread
+def test_single_blas_thread_sets_one_thread_and_restores_the_count_even_after_an_error():
+    require_blas()
+    with threadpool_limits(limits=2, user_api="blas"):
+        with pytest.raises(ZeroDivisionError):
+            with training.single_blas_thread():
+                assert set(blas_threads()) == {1}
+                raise ZeroDivisionError("an error inside the block")
+        assert set(blas_threads()) == {2}
 
 
-def test_the_potential_is_measured_in_its_unit():
-    q = np.random.default_rng(0).uniform(-3, 3, (20, 2))
-    unit, scaled = DeLaN(seed=0, potential_scale=1.0), DeLaN(seed=0, potential_scale=7.5)
-    np.testing.assert_array_equal(scaled.get_params(), unit.get_params())
-    np.testing.assert_allclose(scaled.gravity(q), 7.5 * unit.gravity(q), rtol=1e-12)
-    np.testing.assert_allclose(scaled.potential(q), 7.5 * unit.potential(q), rtol=1e-12)
-    np.testing.assert_array_equal(scaled.mass_matrix(q), unit.mass_matrix(q))
-    assert "potential_scale=7.5" in repr(scaled) and "potential_scale" not in repr(DeLaN())
-    with pytest.raises(ValueError, match="potential_scale must be"):
-        DeLaN(potential_scale=0)
+def test_fit_trains_on_one_blas_thread_and_leaves_the_process_as_it_found_it():
+    """Training runs with one BLAS thread (seen from fit's callback); no process-wide side effect: the count after
+    a fit (and after a fit that fails) is the one before."""
+    require_blas()
+    from lesson_lib import DeLaN, double_pendulum, sample_uniform
+    data = sample_uniform(double_pendulum(), 64, seed=0)
+    seen = []
+    with threadpool_limits(limits=2, user_api="blas"):
+        DeLaN(seed=0).fit(data, steps=3, callback=lambda model: seen.append(set(blas_threads())), every=1)
+        with pytest.raises(TypeError):
+            DeLaN(seed=0).fit(data, steps=3, callback=42)
+        assert set(blas_threads()) == {2}
+    assert seen == [{1}] * 3

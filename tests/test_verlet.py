@@ -6,6 +6,8 @@ import re
 import numpy as np
 import pytest
 from autograd import grad
+from model_states import blas_threads, require_blas
+from threadpoolctl import threadpool_limits
 
 from lesson_lib import DeLaN, TrainingDiverged, double_pendulum
 from lesson_lib.data import estimate, record
@@ -232,3 +234,25 @@ def test_a_span_too_long_for_the_chunk_says_the_chunk_that_would_fit(letters):
         fit_verlet(DeLaN(), rec, span=0.2)
     s, above = map(int, re.search(r"is (\d+) samples either side.*use a chunk above (\d+)", str(err.value)).groups())
     assert s == round(0.2 / h) and above == 2 * s
+
+
+# ---------------------------------------------------------------------- one BLAS thread
+def test_fit_verlet_trains_on_one_blas_thread_too(monkeypatch):
+    """Notebook 08's training through Störmer–Verlet: every step with one BLAS thread (two threads spinning for a
+    busy machine's cores made it ~20x slower at load 8, against 2.6-3.2x with one: benchmarks/bench_load.py)."""
+    require_blas()
+    from lesson_lib import DeLaN, double_pendulum
+    from lesson_lib.data import record, write_letters
+    from lesson_lib.model import verlet
+    seen = []
+
+    class Watched(verlet.Adam):
+        def step(self, theta, g):
+            seen.append(set(blas_threads()))
+            return super().step(theta, g)
+    monkeypatch.setattr(verlet, "Adam", Watched)
+    rec = record(write_letters("o", double_pendulum()).sample(dt=0.002), sigma=1e-3, seed=0)
+    with threadpool_limits(limits=2, user_api="blas"):
+        verlet.fit_verlet(DeLaN(seed=0), rec, steps=3, chunk=8, chunks=1, span=0.004)
+        assert set(blas_threads()) == {2}
+    assert seen == [{1}] * 3

@@ -6,7 +6,7 @@ from autograd import elementwise_grad
 
 from ..facts import ACTIVATION, BATCH_SIZE, HIDDEN, LR
 from . import fast
-from .training import Trainable, init_mlp
+from .trainable import Trainable, init_mlp
 
 
 class BlackBox(Trainable):

@@ -18,7 +18,7 @@ from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from ..limits import EPS_MAX, POTENTIAL_SCALE_RANGE
 from ..validate import as_data, has_api, number
 from . import definition, fast
-from .training import Trainable, init_mlp
+from .trainable import Trainable, init_mlp
 
 COLLAPSE_FACTOR = 20     # a learned M whose largest entry stays below this many eps has collapsed to eps I
 

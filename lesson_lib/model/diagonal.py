@@ -17,7 +17,7 @@ from autograd import elementwise_grad
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from ..validate import number
 from . import definition
-from .training import Trainable, init_mlp
+from .trainable import Trainable, init_mlp
 
 
 class DiagonalArchitecture(NamedTuple):

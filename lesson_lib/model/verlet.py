@@ -25,8 +25,9 @@ from autograd import value_and_grad
 from ..data.sensors import estimate
 from ..validate import described, integer, positive_number
 from . import definition, fast
+from .adam import Adam
 from .delan import DeLaN
-from .training import Adam, TrainingDiverged, single_blas_thread
+from .training import TrainingDiverged, single_blas_thread
 
 
 def verlet_weights(span, chunk):
@@ -99,8 +100,7 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
 
     loss_and_grad = value_and_grad(lambda theta, i: verlet_loss(theta, model.architecture, batch(i)))
     theta, losses = model.get_params(), []
-    adam = Adam(lr)
-    adam.set_state(adam.initial_state(theta.size))
+    adam = Adam(lr, theta.size)
     with single_blas_thread():              # small products: BLAS threads only wait for each other, and on a
         for i in range(steps):              # busy machine for the other processes too (benchmarks/bench_load.py)
             value, g = loss_and_grad(theta, i)
