@@ -76,10 +76,9 @@ def test_the_losss_gradient_is_the_finite_difference_one(letters):
     theta = model.get_params().astype(float)
     direction = np.random.default_rng(1).standard_normal(theta.size)
     e = 1e-6
-    arch = model.architecture
-    fd = (verlet.verlet_loss(theta + e * direction, arch, batch)
-          - verlet.verlet_loss(theta - e * direction, arch, batch)) / (2 * e)
-    assert grad(verlet.verlet_loss)(theta, arch, batch) @ direction == pytest.approx(fd, rel=1e-5)
+    fd = (verlet.verlet_loss(theta + e * direction, model, batch)
+          - verlet.verlet_loss(theta - e * direction, model, batch)) / (2 * e)
+    assert grad(verlet.verlet_loss)(theta, model, batch) @ direction == pytest.approx(fd, rel=1e-5)
 
 
 def test_the_loss_is_the_module_formula_for_any_model_settings(letters):
@@ -91,7 +90,7 @@ def test_the_loss_is_the_module_formula_for_any_model_settings(letters):
     a = np.linalg.solve(model.mass_matrix(q), (tau - model.coriolis(q, qd) - model.gravity(q))[..., None])[..., 0]
     r = position_second_differences(q_meas, span, h) - np.einsum("cj,bjn->bcn", K, a.reshape(q_meas.shape))
     want = np.mean((r / qdd_scale) ** 2)
-    got = verlet.verlet_loss(model.get_params().astype(float), model.architecture, batch)
+    got = verlet.verlet_loss(model.get_params().astype(float), model, batch)
     assert got == pytest.approx(want, rel=1e-5) and not np.allclose(qdd_scale, 1.0)
 
 
@@ -218,7 +217,7 @@ def test_one_batch_of_every_run_gives_the_loss_over_all_runs_each_joint_scaled_b
     scales = every_run[-1]
     assert abs(scales[0] - scales[1]) > 0.1 * scales.max()          # one scale for both joints would show
     # the runs in another order: the same loss up to rounding
-    assert first == pytest.approx(verlet.verlet_loss(theta, model.architecture, every_run), rel=1e-9)
+    assert first == pytest.approx(verlet.verlet_loss(theta, model, every_run), rel=1e-9)
 
 
 def test_the_same_seed_draws_the_same_runs_and_another_seed_others(letters):

@@ -60,7 +60,7 @@ class DeLaN(Trainable):
     >>> bool(np.linalg.eigvalsh(model.mass_matrix([0.3, -1.2])).min() > 0)   # SPD before any training
     True"""
 
-    architecture_fields = ("n_dof", "hidden", "activation", "eps", "potential_scale")
+    architecture_fields = definition.Architecture._fields       # what a saved file must match (and the optimiser)
 
     def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, eps=EPS, activation=ACTIVATION,
                  potential_scale=POTENTIAL_SCALE):
@@ -102,6 +102,11 @@ class DeLaN(Trainable):
     def batch_loss(self, theta, batch):
         """fit's loss (unchecked): definition.loss at theta on a training batch, by the fast path."""
         return fast.loss(theta, self.architecture, batch)
+
+    def learned_jet(self, theta, q):
+        """definition.learned_jet at the weights theta and the states q (B, n), unchecked: L, dL and g, differentiable
+        by autograd in theta (the network's jet as one node, fast.network_jet)."""
+        return definition.learned_jet(theta, self.architecture, q, jet=fast.network_jet)
 
     def batch_loss_and_grad(self, theta, batch):
         """fit's loss and gradient by fast.loss_and_grad; a subclass that redefines batch_loss gets autograd's

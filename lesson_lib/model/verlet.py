@@ -13,9 +13,9 @@ integrator's own (no smoothing bias).  q̇ in c is the Savitzky–Golay estimate
     model.fit(estimate(rec), steps=6000)            # warm start on Savitzky–Golay q̈
     fit_verlet(model, rec, steps=1000)              # then through the integrator
 
-A batch is `chunks` runs of `chunk` consecutive samples of one trajectory; the network's jet is the DeLaN's
-(fast.network_jet, one autograd node), the rest is the definition under autograd.  benchmarks/bench_sensors.py
-compares it with the filters."""
+A batch is `chunks` runs of `chunk` consecutive samples of one trajectory; L, dL and g are the model's
+(DeLaN.learned_jet: the network's jet as one autograd node), the rest is the definition under autograd.
+benchmarks/bench_sensors.py compares it with the filters."""
 import math
 
 import autograd.numpy as anp
@@ -24,7 +24,7 @@ from autograd import value_and_grad
 
 from ..data.sensors import estimate
 from ..validate import described, integer, positive_number
-from . import definition, fast
+from . import definition
 from .adam import Adam
 from .delan import DeLaN
 from .training import TrainingDiverged, single_blas_thread
@@ -43,12 +43,12 @@ def position_second_differences(q, span, h):
     return (q[..., 2 * span:, :] - 2 * q[..., span:-span, :] + q[..., :-2 * span, :]) / (span * h) ** 2
 
 
-def verlet_loss(theta, arch, batch):
-    """The module's loss on one batch: q_meas (C, T, n) the recorded positions; q, qd, tau (C T, n) where
-    the accelerations are evaluated; K = verlet_weights(span, T)."""
+def verlet_loss(theta, model, batch):
+    """The module's loss at the weights theta of `model` (a DeLaN) on one batch: q_meas (C, T, n) the recorded
+    positions; q, qd, tau (C T, n) where the accelerations are evaluated; K = verlet_weights(span, T)."""
     q_meas, q, qd, tau, K, h, span, qdd_scale = batch
-    L, dL, g = definition.learned_jet(theta, arch, q, fast.network_jet)  # pragma: no mutate (plain jet: same a)
-    a = definition.forward_dynamics(arch, L, dL, g, qd, tau).reshape(q_meas.shape)
+    L, dL, g = model.learned_jet(theta, q)
+    a = definition.forward_dynamics(model.architecture, L, dL, g, qd, tau).reshape(q_meas.shape)
     r = position_second_differences(q_meas, span, h) - anp.einsum("cj,bjn->bcn", K, a)
     return anp.mean((r / qdd_scale) ** 2)
 
@@ -98,7 +98,7 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
         return (q_meas[rows].reshape(len(picks[i]), chunk, model.n_dof), states["q"][rows], states["qd"][rows],
                 states["tau"][rows], K, h, s, qdd_scale)
 
-    loss_and_grad = value_and_grad(lambda theta, i: verlet_loss(theta, model.architecture, batch(i)))
+    loss_and_grad = value_and_grad(lambda theta, i: verlet_loss(theta, model, batch(i)))
     theta, losses = model.get_params(), []
     adam = Adam(lr, theta.size)
     with single_blas_thread():              # small products: BLAS threads only wait for each other, and on a
