@@ -46,7 +46,7 @@ def mass_matrix_by_autograd(model, q):
     """M(q) and V(q) for ONE q through a value-only forward pass written in autograd.numpy (no jets, the
     network's raw outputs, the potential's unit applied here)."""
     x = anp.concatenate([anp.cos(q), anp.sin(q)])[None, None, :]
-    y = fast.mlp(x, model.theta, model.sizes, model.activation, model.n_dof)[:, 0, 0]
+    y = fast.mlp(x, model.theta, model.layer_sizes, model.activation, model.n_dof)[:, 0, 0]
     rows, cols = definition.tril_order(model.n_dof)
     P = np.zeros((len(rows), model.n_dof ** 2))                 # places the outputs into L
     P[np.arange(len(rows)), rows * model.n_dof + cols] = 1.0
@@ -99,8 +99,8 @@ def test_fused_primitives_gradients(act):
     arch = definition.Architecture(n, (5, 4), act, 1e-3, 7.5)
     theta = DeLaN(n_dof=n, hidden=(5, 4)).get_params()
     X = fast.input_jet(rng.uniform(-3, 3, (4, n)))
-    check_grads(lambda t: fast.mlp(X, t, arch.sizes, act, n), modes=["rev"], order=1)(theta)
-    check_grads(lambda x: fast.mlp(x, theta, arch.sizes, act, n), modes=["rev"], order=1)(X)
+    check_grads(lambda t: fast.mlp(X, t, arch.layer_sizes, act, n), modes=["rev"], order=1)(theta)
+    check_grads(lambda x: fast.mlp(x, theta, arch.layer_sizes, act, n), modes=["rev"], order=1)(X)
     q, qd, qdd = (rng.normal(size=(4, n)) for _ in range(3))
     tau, inv_scale = rng.normal(size=(4, n)), rng.uniform(0.1, 2.0, (4, n))
     for v in (1.0, 7.5):

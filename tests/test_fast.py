@@ -236,7 +236,7 @@ def fresh_coefficients():
 
 def random_jet(n, B=7, dtype=float, eps=1e-3, v_scale=7.5):
     arch = definition.Architecture(n, (), eps=eps, potential_scale=v_scale)
-    J = rng.normal(size=(arch.sizes[-1], 1 + n, B)).astype(dtype)
+    J = rng.normal(size=(arch.layer_sizes[-1], 1 + n, B)).astype(dtype)
     J[:n, 0] = np.abs(J[:n, 0]) + 0.1                               # L's diagonal is positive (softplus)
     return arch, J, rng.normal(size=(B, n)).astype(dtype), rng.normal(size=(B, n)).astype(dtype)
 

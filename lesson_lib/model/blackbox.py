@@ -15,6 +15,7 @@ class BlackBox(Trainable):
     def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, activation=ACTIVATION):
         super().__init__(n_dof, hidden, seed, lr, batch_size, activation)
 
+    @property
     def layer_sizes(self):
         return (4 * self.n_dof, *self.hidden, self.n_dof)
 
@@ -34,13 +35,13 @@ class BlackBox(Trainable):
         return scales
 
     def initial_weights(self, rng):
-        return init_mlp(rng, self.sizes, out_scale=0.5)
+        return init_mlp(rng, self.layer_sizes, out_scale=0.5)
 
     def _forward(self, theta, q, qd, qdd):
         """Scaled torque prediction (B, n); differentiable in theta and in qdd."""
         s_qd, s_qdd = (float(s) for s in self.input_scale)        # Python floats keep float32 batches float32
         x = anp.concatenate([anp.cos(q), anp.sin(q), qd / s_qd, qdd / s_qdd], axis=1)
-        return fast.mlp(x[None], theta, self.sizes, self.activation)[:, 0].T
+        return fast.mlp(x[None], theta, self.layer_sizes, self.activation)[:, 0].T
 
     def batch_loss(self, theta, batch):
         """fit's loss (unchecked) at theta on a training batch (q, qd, qdd, target, inv_scale), each

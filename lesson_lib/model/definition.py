@@ -53,8 +53,8 @@ class Architecture(NamedTuple):
     potential_scale: float = POTENTIAL_SCALE
 
     @property
-    def sizes(self):
-        """Layer sizes: 2n features in; n(n+1)/2 entries of L and V out."""
+    def layer_sizes(self):
+        """The network's layer sizes: 2n features in; n(n+1)/2 entries of L and V out."""
         n = self.n_dof
         return (2 * n, *self.hidden, n * (n + 1) // 2 + 1)
 
@@ -76,7 +76,7 @@ def layer_jet(W, b, h, dh, s, ds):
 def network_jet(theta, arch, q):
     """The network's outputs (B, n_out) and their q-derivatives (B, n, n_out); the last layer is linear."""
     s = ACTIVATIONS[arch.activation]
-    *hidden, (W, b) = unflatten(theta, arch.sizes)
+    *hidden, (W, b) = unflatten(theta, arch.layer_sizes)
     h, dh = features(q)
     for W_i, b_i in hidden:
         h, dh = layer_jet(W_i, b_i, h, dh, s, elementwise_grad(s))
@@ -174,10 +174,10 @@ def loss(theta, arch, batch, jet=network_jet):
     return np.mean((tau * inv_scale - target) ** 2)
 
 
-def unflatten(theta, sizes):
+def unflatten(theta, layer_sizes):
     """Layers [(W, b), ...] of an MLP with these layer sizes, as views into the flat vector theta."""
     layers, k = [], 0
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+    for fan_in, fan_out in zip(layer_sizes[:-1], layer_sizes[1:], strict=True):
         W = theta[k:k + fan_in * fan_out].reshape(fan_out, fan_in)
         k += fan_in * fan_out
         layers.append((W, theta[k:k + fan_out]))
@@ -185,6 +185,6 @@ def unflatten(theta, sizes):
     return layers
 
 
-def n_weights(sizes):
+def n_weights(layer_sizes):
     """The number of weights and biases of an MLP with these layer sizes."""
-    return sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
+    return sum((a + 1) * b for a, b in zip(layer_sizes[:-1], layer_sizes[1:], strict=True))

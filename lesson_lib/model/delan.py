@@ -80,11 +80,13 @@ class DeLaN(Trainable):
         """The record (definition.Architecture) that, with the weights, fixes the model's function."""
         return definition.Architecture(self.n_dof, self.hidden, self.activation, self.eps, self.potential_scale)
 
+    @property
     def layer_sizes(self):
-        return self.architecture.sizes
+        """The network's layer sizes (the architecture's)."""
+        return self.architecture.layer_sizes
 
     def initial_weights(self, rng):
-        return init_mlp(rng, self.sizes, out_scale=0.5)
+        return init_mlp(rng, self.layer_sizes, out_scale=0.5)
 
     def after_fit(self, q, qdd):
         """Warn (InertiaCollapsed, naming the data and the fix) when the learned M collapsed to eps I on the
@@ -97,7 +99,7 @@ class DeLaN(Trainable):
     @property
     def layers(self):
         """The weights as a list of (W, b) per layer (views into the flat vector theta)."""
-        return definition.unflatten(self.theta, self.sizes)
+        return definition.unflatten(self.theta, self.layer_sizes)
 
     def batch_loss(self, theta, batch):
         """fit's loss (unchecked): definition.loss at theta on a training batch, by the fast path."""

@@ -20,14 +20,14 @@ from .delan import DeLaN
 class DiagonalArchitecture(definition.Architecture):
     """The DeLaN's Architecture with n + 1 outputs: L's n diagonal entries and V.
 
-    >>> DiagonalArchitecture(2, (8,)).sizes
+    >>> DiagonalArchitecture(2, (8,)).layer_sizes
     (4, 8, 3)"""
 
     __slots__ = ()
 
     @property
-    def sizes(self):
-        """Layer sizes: 2n features in; L's n diagonal entries and V out."""
+    def layer_sizes(self):
+        """The network's layer sizes: 2n features in; L's n diagonal entries and V out."""
         return (2 * self.n_dof, *self.hidden, self.n_dof + 1)
 
 
@@ -48,7 +48,7 @@ def network_jet(theta, arch, q):
     below L's diagonal zero.
 
     >>> arch = DiagonalArchitecture(2, (8,))
-    >>> out, dout = network_jet(np.ones(definition.n_weights(arch.sizes)), arch, np.zeros((1, 2)))
+    >>> out, dout = network_jet(np.ones(definition.n_weights(arch.layer_sizes)), arch, np.zeros((1, 2)))
     >>> out.shape, dout.shape, float(out[0, 2])
     ((1, 4), (1, 2, 4), 0.0)"""
     out, dout = definition.network_jet(theta, arch, q)

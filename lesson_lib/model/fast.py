@@ -153,11 +153,12 @@ def output_backward(G, W, record, dW, db):
 
 
 # ---------------------------------------------------------------- the network: its layers, and back
-def network_and_vjp(X, theta, sizes, activation, n_softplus):
-    """The network on the input jet X (1+n, B, sizes[0]) with the flat weights theta (definition.unflatten's
-    layout): its output jet J (sizes[-1], 1+n, B), softplus on the first n_softplus outputs, in X's precision; and
-    vjp(G, argnums), the gradients of G . J in (X, theta)[i] for i in argnums, a closure over every layer's record."""
-    layers = definition.unflatten(theta.astype(X.dtype, copy=False), sizes)
+def network_and_vjp(X, theta, layer_sizes, activation, n_softplus):
+    """The network on the input jet X (1+n, B, layer_sizes[0]) with the flat weights theta (definition.unflatten's
+    layout): its output jet J (layer_sizes[-1], 1+n, B), softplus on the first n_softplus outputs, in X's precision;
+    and vjp(G, argnums), the gradients of G . J in (X, theta)[i] for i in argnums, a closure over every layer's
+    record."""
+    layers = definition.unflatten(theta.astype(X.dtype, copy=False), layer_sizes)
     records, A = [], X
     for W, b in layers[:-1]:
         A, record = hidden_forward(A, W, b, activation)
@@ -166,7 +167,7 @@ def network_and_vjp(X, theta, sizes, activation, n_softplus):
 
     def vjp(G, argnums):
         gtheta = np.empty(theta.shape, X.dtype)
-        grads = definition.unflatten(gtheta, sizes)
+        grads = definition.unflatten(gtheta, layer_sizes)
         G = output_backward(G, layers[-1][0], last, *grads[-1])
         for i in reversed(range(len(records))):
             G = hidden_backward(G, layers[i][0], records[i], *grads[i], input_grad=i > 0 or 0 in argnums)
@@ -332,16 +333,16 @@ def fused_primitive(forward, wrt):
 _mlp = fused_primitive(network_and_vjp, wrt=(0, 1))
 
 
-def mlp(X, theta, sizes, activation, n_softplus=0):
-    """The network as ONE autograd node, differentiable in X and theta: input jet X (1+n, B, sizes[0]) ->
-    output jet J (sizes[-1], 1+n, B); softplus on the first n_softplus outputs.  In X's precision."""
-    return _mlp(X, theta, sizes, activation, n_softplus)
+def mlp(X, theta, layer_sizes, activation, n_softplus=0):
+    """The network as ONE autograd node, differentiable in X and theta: input jet X (1+n, B, layer_sizes[0]) ->
+    output jet J (layer_sizes[-1], 1+n, B); softplus on the first n_softplus outputs.  In X's precision."""
+    return _mlp(X, theta, layer_sizes, activation, n_softplus)
 
 
 def network_jet(theta, arch, q):
     """definition.network_jet: the network's outputs (B, n_out) and q-derivatives (B, n, n_out) at q (B, n), the
     same numbers as one autograd node."""
-    J = mlp(input_jet(q), theta, arch.sizes, arch.activation)
+    J = mlp(input_jet(q), theta, arch.layer_sizes, arch.activation)
     return J[:, 0].T, J[:, 1:].T
 
 
@@ -352,8 +353,8 @@ def output_jet(theta, arch, q, derivatives=True):
     """The network's output jet J (n_out, 1+n, B) at q (B, n), L's diagonal after softplus (what
     factor_and_potential reads), EVAL_CHUNK states per pass; without derivatives the values alone, (n_out, 1, B)."""
     rows = slice(None) if derivatives else slice(0, 1)
-    return np.concatenate([mlp(input_jet(q[i:i + EVAL_CHUNK])[rows], theta, arch.sizes, arch.activation, arch.n_dof)
-                           for i in range(0, max(len(q), 1), EVAL_CHUNK)], axis=-1)
+    return np.concatenate([mlp(input_jet(q[i:i + EVAL_CHUNK])[rows], theta, arch.layer_sizes, arch.activation,
+                               arch.n_dof) for i in range(0, max(len(q), 1), EVAL_CHUNK)], axis=-1)
 
 
 def jet_torque(arch, J, qd, qdd):
@@ -368,7 +369,7 @@ def jet_torque(arch, J, qd, qdd):
 def loss_and_vjp(theta, arch, X, qd, qdd, target, inv_scale):
     """The loss mean((tau * inv_scale - target)^2) on the input jet X of the batch's q, and vjp(G, argnums) its
     gradient in theta (argnums (0,): theta alone is differentiable)."""
-    J, network_vjp = network_and_vjp(X, theta, arch.sizes, arch.activation, arch.n_dof)
+    J, network_vjp = network_and_vjp(X, theta, arch.layer_sizes, arch.activation, arch.n_dof)
     err, form = quadratic_torque(arch, J, qd.T, qdd.T)
     err *= inv_scale.T                                                    # err is ours: scaled in place
     err -= target.T

@@ -1,10 +1,10 @@
 """What every learned model shares: its weights as one flat vector, everything training changes as one state, and
 the public surface around them (fit, loss, save and load, reset, set_params, checked inputs).
 
-A model is a Trainable that provides three methods, its public seam: `layer_sizes()`, `initial_weights(rng)` (the
-flat weights theta) and `batch_loss(theta, batch)`, an autograd-differentiable scalar on a batch (q, qd, qdd,
-target, inv_scale), each (B, n); `batch_loss_and_grad` may compute both faster (lesson_lib.model.blackbox is the
-smallest example).  What training changes, the model's state:
+A model is a Trainable that provides three members, its public seam: `layer_sizes` (a property: the network's
+widths, inputs first), `initial_weights(rng)` (the flat weights theta) and `batch_loss(theta, batch)`, an
+autograd-differentiable scalar on a batch (q, qd, qdd, target, inv_scale), each (B, n); `batch_loss_and_grad` may
+compute both faster (lesson_lib.model.blackbox is the smallest example).  What training changes, the model's state:
 
     theta, step, loss_history, validation_history (step, loss, lr)     the weights and their record
     optimizer (lesson_lib.model.adam), schedule (lesson_lib.model.schedule), tau_scale (the loss's units)
@@ -45,15 +45,15 @@ from .schedule import Schedule
 BATCH = ("q", "qd", "qdd", "target", "inv_scale")   # the loss's batch, each (B, n)
 
 
-def init_mlp(rng, sizes, out_scale=1.0):
+def init_mlp(rng, layer_sizes, out_scale=1.0):
     """Flat weights (definition.unflatten's layout) of an MLP with these layer sizes: W ~ N(0, 1/fan_in),
     the last layer times out_scale, biases zero.
 
     >>> init_mlp(np.random.default_rng(0), (2, 1)).round(3)         # W (1, 2), then b (1,)
     array([ 0.089, -0.093,  0.   ])"""
     parts = []
-    for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
-        scale = (out_scale if i == len(sizes) - 2 else 1.0) / np.sqrt(fan_in)
+    for i, (fan_in, fan_out) in enumerate(zip(layer_sizes[:-1], layer_sizes[1:], strict=True)):
+        scale = (out_scale if i == len(layer_sizes) - 2 else 1.0) / np.sqrt(fan_in)
         parts += [rng.normal(0.0, scale, fan_out * fan_in), np.zeros(fan_out)]
     return np.concatenate(parts)
 
@@ -73,10 +73,9 @@ class Trainable:
         self.hidden = layer_widths("hidden", hidden)
         self.activation = check_activation(activation)
         self.seed = integer("seed", seed, low=0, hint="e.g. seed=0")
-        self.sizes = self.layer_sizes()
-        within_limit("the network's number of weights", n_weights(self.sizes), MAX_WEIGHTS,
+        within_limit("the network's number of weights", n_weights(self.layer_sizes), MAX_WEIGHTS,
                      fix="use fewer or narrower hidden layers")
-        self.max_states = max_states(self.n_dof, self.sizes)
+        self.max_states = max_states(self.n_dof, self.layer_sizes)
         self.batch_size = within_limit("batch_size", integer("batch_size", batch_size, low=1, hint="e.g. 128"),
                                        min(MAX_BATCH_SIZE, self.max_states), fix="train on smaller minibatches")
         lr = positive_number("lr", lr, hint="e.g. lr=0.003")
@@ -111,7 +110,7 @@ class Trainable:
         lr = self.schedule.base_lr
         return {"params": self.initial_weights(np.random.default_rng(self.seed)), "step": 0, "loss_history": [],
                 "validation_history": np.zeros((0, 3)), "resume": None,
-                "optimizer": Adam(lr, n_weights(self.sizes)).state(), "schedule": Schedule(lr).state(),
+                "optimizer": Adam(lr, n_weights(self.layer_sizes)).state(), "schedule": Schedule(lr).state(),
                 "tau_scale": np.ones(self.n_dof),
                 "batch_rng": np.random.default_rng([self.seed, 1]).bit_generator.state}
 
