@@ -42,5 +42,8 @@ MAX_SPEED = 1e3                 # rad/s: a joint this fast means the simulated c
 
 def max_states(n_dof, layer_sizes):
     """States one model call may evaluate (or train on at once): a call on B states builds arrays of up to
-    B (1 + n) max(widest layer, n^2) numbers (the jet through the widest layer, L's jet)."""
+    B (1 + n) max(widest layer, n^2) numbers (the jet through the widest layer, L's jet).
+
+    >>> max_states(2, (4, 32, 32, 4))
+    520833"""
     return MAX_NUMBERS_PER_ARRAY // ((1 + n_dof) * max(max(layer_sizes), n_dof * n_dof))

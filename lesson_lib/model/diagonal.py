@@ -27,7 +27,10 @@ class DiagonalArchitecture(definition.Architecture):
 
     @property
     def layer_sizes(self):
-        """The network's layer sizes: 2n features in; L's n diagonal entries and V out."""
+        """The network's layer sizes: 2n features in; L's n diagonal entries and V out.
+
+        >>> DiagonalArchitecture(3, (16,)).layer_sizes                  # 3 diagonal entries and V
+        (6, 16, 4)"""
         return (2 * self.n_dof, *self.hidden, self.n_dof + 1)
 
 
@@ -64,15 +67,27 @@ class DiagonalDeLaN(DeLaN):
 
     @property
     def architecture(self):
-        """The record (DiagonalArchitecture) that, with the weights, fixes the model's function."""
+        """The record (DiagonalArchitecture) that, with the weights, fixes the model's function.
+
+        >>> type(DiagonalDeLaN().architecture).__name__
+        'DiagonalArchitecture'"""
         return DiagonalArchitecture(*super().architecture)
 
     def batch_loss(self, theta, batch):
-        """fit's loss (unchecked): definition.loss at theta on a training batch, with this network's jet."""
+        """fit's loss (unchecked): definition.loss at theta on a training batch, with this network's jet.
+
+        >>> model, ones = DiagonalDeLaN(seed=0), np.ones((4, 2))
+        >>> bool(model.batch_loss(model.theta, (ones, ones, ones, ones, ones)) > 0)
+        True"""
         return definition.loss(theta, self.architecture, batch, jet=network_jet)
 
     def learned_jet(self, theta, q):
-        """definition.learned_jet with this network's jet: L (diagonal), dL and g at q, differentiable in theta."""
+        """definition.learned_jet with this network's jet: L (diagonal), dL and g at q, differentiable in theta.
+
+        >>> model = DiagonalDeLaN(seed=0)
+        >>> L, dL, g = model.learned_jet(model.theta, np.zeros((1, 2)))
+        >>> float(L[0, 1, 0])                                           # nothing below the diagonal
+        0.0"""
         return definition.learned_jet(theta, self.architecture, q, jet=network_jet)
 
     def _output_jet(self, q, derivatives=True):

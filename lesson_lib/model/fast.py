@@ -66,7 +66,11 @@ FAST = {"isru": _isru, "tanh": _tanh, "softplus": _softplus}      # definition.A
 
 def activate(z, name):
     """(s(z), s'(z), s''(z)/s'(z)) of the activation `name`, computed in place over z (the reference is
-    definition.ACTIVATIONS[name])."""
+    definition.ACTIVATIONS[name]).
+
+    >>> s, slope, curvature = activate(np.array([0.5, 1.0]), "tanh")
+    >>> s.round(3), slope.round(3), curvature.round(3)            # tanh, 1 - tanh^2, -2 tanh
+    (array([0.462, 0.762]), array([0.786, 0.42 ]), array([-0.924, -1.523]))"""
     return FAST[name](z)
 
 
@@ -76,7 +80,12 @@ def activate(z, name):
 # J (n_out, 1 + n, B) with the batch on the contiguous axis.  The same numbers as definition.network_jet.
 def input_jet(q):
     """Input jet of phi(q) = [cos q, sin q]: (1 + n, B, 2n) for q (B, n); d cos q_k / dq_k =
-    -sin q_k, d sin q_k / dq_k = cos q_k, all other derivatives zero."""
+    -sin q_k, d sin q_k / dq_k = cos q_k, all other derivatives zero.
+
+    >>> input_jet(np.array([[0.0, np.pi / 2]]))[:, 0].round(3) + 0.0   # rows: the value, d/dq_0, d/dq_1
+    array([[ 1.,  0.,  0.,  1.],
+           [ 0.,  0.,  1.,  0.],
+           [ 0., -1.,  0.,  0.]])"""
     B, n = q.shape
     c, s = np.cos(q), np.sin(q)
     X = np.zeros((1 + n, B, 2 * n), dtype=q.dtype)
@@ -90,7 +99,13 @@ def input_jet(q):
 # ---------------------------------------------------------------- a hidden layer on the jet: forward, then reverse
 def hidden_forward(X, W, b, act):
     """z = W h + b, a = s(z) on a jet X (1+n, B, H_in) -> A (1+n, B, H_out), in place in the product;
-    and the record (X, A, s', s''/s') for the reverse pass."""
+    and the record (X, A, s', s''/s') for the reverse pass.
+
+    >>> A, record = hidden_forward(np.ones((3, 1, 2)), np.eye(2), np.zeros(2), "tanh")
+    >>> A[:, 0].round(3)                                          # tanh(1), and tanh'(1) on the derivative rows
+    array([[0.762, 0.762],
+           [0.42 , 0.42 ],
+           [0.42 , 0.42 ]])"""
     K, B, H_in = X.shape
     A = (X.reshape(K * B, H_in) @ W.T).reshape(K, B, len(W))
     A[0] += b
@@ -107,7 +122,12 @@ def hidden_backward(G, W, record, dW, db, input_grad=True):
         d loss / d z        = s'(z) G_0 + s''(z) sum_k G_k dz/dq_k = s'(z) G_0 + (s''/s')(z) sum_k G_k A_k,
         d loss / d(dz/dq_k) = s'(z) G_k;
     then through z = W h + b: dW = sum over rows and batch of G x h, db = sum over the batch of G_0, d/dh = G W.
-    """
+
+    >>> X, W = np.ones((3, 1, 2)), np.eye(2)
+    >>> A, record = hidden_forward(X.copy(), W, np.zeros(2), "tanh")
+    >>> dW, db = np.empty((2, 2)), np.empty(2)
+    >>> hidden_backward(np.ones(A.shape), W, record, dW, db).shape, db.round(3)
+    ((3, 1, 2), array([-0.859, -0.859]))"""
     X, A, s1, curv = record
     K, B, H_in = X.shape
     curvature = np.add.reduce(G[1:] * A[1:], axis=0)               # (s''/s')(z) sum_k G_k A_k
@@ -123,7 +143,11 @@ def hidden_backward(G, W, record, dW, db, input_grad=True):
 # ---------------------------------------------------------------- the output layer: forward, then reverse
 def output_forward(X, W, b, n_softplus):
     """The last layer, transposed: X (1+n, B, H) -> J (n_out, 1+n, B), softplus on the first
-    n_softplus outputs; and the record (X, J, s', s''/s') (None, None without softplus)."""
+    n_softplus outputs; and the record (X, J, s', s''/s') (None, None without softplus).
+
+    >>> J, record = output_forward(np.ones((3, 4, 2)), np.ones((1, 2)), np.zeros(1), 0)
+    >>> J.shape                                                   # (n_out, 1 + n, B)
+    (1, 3, 4)"""
     K, B, H = X.shape
     J = (W @ X.reshape(K * B, H).T).reshape(len(W), K, B)
     J[:, 0] += b[:, None]
@@ -136,7 +160,13 @@ def output_forward(X, W, b, n_softplus):
 
 def output_backward(G, W, record, dW, db):
     """Reverse of output_forward: G = d loss / d J (not modified); fills dW, db; returns
-    d loss / d X (1+n, B, H).  Through softplus as in hidden_backward."""
+    d loss / d X (1+n, B, H).  Through softplus as in hidden_backward.
+
+    >>> X, W = np.ones((3, 4, 2)), np.ones((1, 2))
+    >>> J, record = output_forward(X, W, np.zeros(1), 0)
+    >>> dW, db = np.empty((1, 2)), np.empty(1)
+    >>> output_backward(np.ones(J.shape), W, record, dW, db).shape, db
+    ((3, 4, 2), array([4.]))"""
     X, J, s1, curv = record
     K, B, H = X.shape
     G = G.copy()                                    # ours from here on: updated in place
@@ -157,7 +187,12 @@ def network_and_vjp(X, theta, layer_sizes, activation, n_softplus):
     """The network on the input jet X (1+n, B, layer_sizes[0]) with the flat weights theta (definition.unflatten's
     layout): its output jet J (layer_sizes[-1], 1+n, B), softplus on the first n_softplus outputs, in X's precision;
     and vjp(G, argnums), the gradients of G . J in (X, theta)[i] for i in argnums, a closure over every layer's
-    record."""
+    record.
+
+    >>> X, theta = np.ones((3, 4, 2)), np.full(definition.n_weights((2, 3, 1)), 0.1)
+    >>> J, vjp = network_and_vjp(X, theta, (2, 3, 1), "tanh", 0)
+    >>> J.shape, [g.shape for g in vjp(np.ones(J.shape), (0, 1))]
+    ((1, 3, 4), [(3, 4, 2), (13,)])"""
     layers = definition.unflatten(theta.astype(X.dtype, copy=False), layer_sizes)
     records, A = [], X
     for W, b in layers[:-1]:
@@ -190,7 +225,10 @@ def network_and_vjp(X, theta, layer_sizes, activation, n_softplus):
 # J^T A J + 2 b.J + c from its values at 0, ±e_p and e_p + e_r.  The points are small whole numbers: exact to
 # rounding.  C has n P^2 Mo entries (2,028 for n = 2, 188,160 for n = 4): arms up to MAX_QUADRATIC_JOINTS use it.
 def fits(n):
-    """Whether the torque of an n-joint arm is computed as a quadratic form (limits.MAX_QUADRATIC_JOINTS)."""
+    """Whether the torque of an n-joint arm is computed as a quadratic form (limits.MAX_QUADRATIC_JOINTS).
+
+    >>> fits(2), fits(4)
+    (True, False)"""
     return n <= MAX_QUADRATIC_JOINTS
 
 
@@ -201,7 +239,10 @@ def _pairs(n):
 
 
 def monomials(qdT, qddT):
-    """mono (Mo, B) from qd and qdd (n, B): [qdd, qd_j qd_k for j <= k, 1]."""
+    """mono (Mo, B) from qd and qdd (n, B): [qdd, qd_j qd_k for j <= k, 1].
+
+    >>> monomials(np.array([[2.0], [3.0]]), np.array([[5.0], [7.0]])).ravel()      # qdd, qd_0^2, qd_0 qd_1, qd_1^2, 1
+    array([5., 7., 4., 6., 9., 1.])"""
     n, B = qdT.shape
     j, k = _pairs(n)
     mono = np.empty((n + len(j) + 1, B), qdT.dtype)
@@ -238,13 +279,25 @@ def _rate_points(n):
 
 def factor_and_potential(arch, J):
     """The definition's (L, dL, V, g) from an output jet J (n_out, 1+n, B) whose first n outputs are L's diagonal
-    after softplus (as output_jet gives it); a jet without derivative rows gives dL (B, 0, n, n) and g (B, 0)."""
+    after softplus (as output_jet gives it); a jet without derivative rows gives dL (B, 0, n, n) and g (B, 0).
+
+    >>> arch = definition.Architecture(2, (8,))
+    >>> L, dL, V, g = factor_and_potential(arch, output_jet(np.full(definition.n_weights(arch.layer_sizes), 0.1), arch,
+    ...                                                     np.zeros((3, 2))))
+    >>> L.shape, dL.shape, V.shape, g.shape
+    ((3, 2, 2), (3, 2, 2, 2), (3,), (3, 2))"""
     out, dout, n_L = J[:, 0].T, J[:, 1:].T, len(J) - 1
     return (*definition.place_factor(arch, out[:, :n_L], dout[:, :, :n_L]), *definition.potential_jet(arch, out, dout))
 
 
 def definition_torque(arch, J, qd, qdd):
-    """The definition's tau (n, B) from an output jet J as factor_and_potential reads it and qd, qdd (B, n)."""
+    """The definition's tau (n, B) from an output jet J as factor_and_potential reads it and qd, qdd (B, n).
+
+    >>> arch = definition.Architecture(2, (8,))
+    >>> J = output_jet(np.full(definition.n_weights(arch.layer_sizes), 0.1), arch, np.zeros((3, 2)))
+    >>> bool(np.allclose(definition_torque(arch, J, np.ones((3, 2)), np.ones((3, 2))).T,
+    ...                  jet_torque(arch, J, np.ones((3, 2)), np.ones((3, 2)))))
+    True"""
     L, dL, _, g = factor_and_potential(arch, J)
     return definition.torque(arch, L, dL, g, qd, qdd).T
 
@@ -280,7 +333,13 @@ def coefficients(n, eps, v_scale, dtype=np.float64):
 
 
 def quadratic_torque(arch, J, qdT, qddT):
-    """tau (n, B) from J (n_out, 1+n, B) and qd, qdd (n, B); and the form F (n, P, B) for the reverse pass."""
+    """tau (n, B) from J (n_out, 1+n, B) and qd, qdd (n, B); and the form F (n, P, B) for the reverse pass.
+
+    >>> arch = definition.Architecture(2, (8,))
+    >>> J = output_jet(np.full(definition.n_weights(arch.layer_sizes), 0.1), arch, np.zeros((3, 2)))
+    >>> tau, F = quadratic_torque(arch, J, np.ones((2, 3)), np.ones((2, 3)))
+    >>> bool(np.allclose(tau, definition_torque(arch, J, np.ones((3, 2)), np.ones((3, 2)))))
+    True"""
     n_out, K, B = J.shape
     P = n_out * K
     C = coefficients(arch.n_dof, arch.eps, arch.potential_scale, J.dtype.type)
@@ -294,7 +353,13 @@ def quadratic_torque(arch, J, qdT, qddT):
 
 
 def quadratic_backward(J, F, GT):
-    """d loss / d J (n_out, 1+n, B) from GT = d loss / d tau (n, B): 2 sum_i G_i F_ip over the jet's entries."""
+    """d loss / d J (n_out, 1+n, B) from GT = d loss / d tau (n, B): 2 sum_i G_i F_ip over the jet's entries.
+
+    >>> arch = definition.Architecture(2, (8,))
+    >>> J = output_jet(np.full(definition.n_weights(arch.layer_sizes), 0.1), arch, np.zeros((3, 2)))
+    >>> tau, F = quadratic_torque(arch, J, np.ones((2, 3)), np.ones((2, 3)))
+    >>> quadratic_backward(J, F, np.ones((2, 3))).shape == J.shape
+    True"""
     P = J.size // J.shape[-1]
     gJ = np.einsum("ipb,ib->pb", F[:, :P], GT)
     gJ *= 2.0
@@ -318,7 +383,13 @@ defvjp_argnums(recorded, lambda argnums, value, args, kwargs: lambda G: args[1](
 
 def fused_primitive(forward, wrt):
     """f(*args) = forward(*args)[0] as ONE autograd node, differentiable in the arguments at the positions wrt;
-    forward(*args) -> (value, vjp) as above."""
+    forward(*args) -> (value, vjp) as above.
+
+    >>> from autograd import grad
+    >>> def forward(x):                                            # f(x) = sum x^2, its VJP a closure over 2 x
+    ...     return np.sum(x * x), lambda G, argnums: (G * 2 * x,)
+    >>> grad(fused_primitive(forward, wrt=(0,)))(np.array([1.0, -3.0]))
+    array([ 2., -6.])"""
     def fused(*args):
         traced = tuple(i for i, a in enumerate(args) if isbox(a))
         if not set(traced) <= set(wrt):
@@ -335,13 +406,21 @@ _mlp = fused_primitive(network_and_vjp, wrt=(0, 1))
 
 def mlp(X, theta, layer_sizes, activation, n_softplus=0):
     """The network as ONE autograd node, differentiable in X and theta: input jet X (1+n, B, layer_sizes[0]) ->
-    output jet J (layer_sizes[-1], 1+n, B); softplus on the first n_softplus outputs.  In X's precision."""
+    output jet J (layer_sizes[-1], 1+n, B); softplus on the first n_softplus outputs.  In X's precision.
+
+    >>> mlp(np.ones((1, 4, 2)), np.full(definition.n_weights((2, 3, 1)), 0.1), (2, 3, 1), "tanh").shape
+    (1, 1, 4)"""
     return _mlp(X, theta, layer_sizes, activation, n_softplus)
 
 
 def network_jet(theta, arch, q):
     """definition.network_jet: the network's outputs (B, n_out) and q-derivatives (B, n, n_out) at q (B, n), the
-    same numbers as one autograd node."""
+    same numbers as one autograd node.
+
+    >>> arch = definition.Architecture(2, (8,))
+    >>> theta, q = np.full(definition.n_weights(arch.layer_sizes), 0.1), np.ones((3, 2))
+    >>> all(np.allclose(a, b) for a, b in zip(network_jet(theta, arch, q), definition.network_jet(theta, arch, q)))
+    True"""
     J = mlp(input_jet(q), theta, arch.layer_sizes, arch.activation)
     return J[:, 0].T, J[:, 1:].T
 
@@ -351,7 +430,11 @@ EVAL_CHUNK = 1024       # states per pass of `output_jet` (each state's jet is i
 
 def output_jet(theta, arch, q, derivatives=True):
     """The network's output jet J (n_out, 1+n, B) at q (B, n), L's diagonal after softplus (what
-    factor_and_potential reads), EVAL_CHUNK states per pass; without derivatives the values alone, (n_out, 1, B)."""
+    factor_and_potential reads), EVAL_CHUNK states per pass; without derivatives the values alone, (n_out, 1, B).
+
+    >>> arch = definition.Architecture(2, (8,))
+    >>> output_jet(np.full(definition.n_weights(arch.layer_sizes), 0.1), arch, np.zeros((5, 2))).shape
+    (4, 3, 5)"""
     rows = slice(None) if derivatives else slice(0, 1)
     return np.concatenate([mlp(input_jet(q[i:i + EVAL_CHUNK])[rows], theta, arch.layer_sizes, arch.activation,
                                arch.n_dof) for i in range(0, max(len(q), 1), EVAL_CHUNK)], axis=-1)
@@ -359,7 +442,12 @@ def output_jet(theta, arch, q, derivatives=True):
 
 def jet_torque(arch, J, qd, qdd):
     """definition.torque (B, n) from the output jet J (n_out, 1+n, B) (L's diagonal after softplus) and qd, qdd
-    (B, n): its quadratic form where it fits, else the definition."""
+    (B, n): its quadratic form where it fits, else the definition.
+
+    >>> arch = definition.Architecture(2, (8,))
+    >>> J = output_jet(np.full(definition.n_weights(arch.layer_sizes), 0.1), arch, np.zeros((3, 2)))
+    >>> jet_torque(arch, J, np.zeros((3, 2)), np.zeros((3, 2))).shape         # at rest: gravity alone
+    (3, 2)"""
     if fits(arch.n_dof):
         return quadratic_torque(arch, J, qd.T, qdd.T)[0].T
     return definition_torque(arch, J, qd, qdd).T
@@ -368,7 +456,13 @@ def jet_torque(arch, J, qd, qdd):
 # ---------------------------------------------------------------- the training loss as one node
 def loss_and_vjp(theta, arch, X, qd, qdd, target, inv_scale):
     """The loss mean((tau * inv_scale - target)^2) on the input jet X of the batch's q, and vjp(G, argnums) its
-    gradient in theta (argnums (0,): theta alone is differentiable)."""
+    gradient in theta (argnums (0,): theta alone is differentiable).
+
+    >>> arch, ones = definition.Architecture(2, (8,)), np.ones((3, 2))
+    >>> theta = np.full(definition.n_weights(arch.layer_sizes), 0.1)
+    >>> value, vjp = loss_and_vjp(theta, arch, input_jet(ones), ones, ones, ones, ones)
+    >>> bool(value >= 0), vjp(1.0)[0].shape == theta.shape
+    (True, True)"""
     J, network_vjp = network_and_vjp(X, theta, arch.layer_sizes, arch.activation, arch.n_dof)
     err, form = quadratic_torque(arch, J, qd.T, qdd.T)
     err *= inv_scale.T                                                    # err is ours: scaled in place
@@ -391,7 +485,12 @@ def _arguments(theta, arch, batch):
 
 
 def loss(theta, arch, batch):
-    """definition.loss(theta, arch, batch), differentiable in theta, in the batch's precision."""
+    """definition.loss(theta, arch, batch), differentiable in theta, in the batch's precision.
+
+    >>> arch, ones = definition.Architecture(2, (8,)), np.ones((3, 2))
+    >>> theta = np.full(definition.n_weights(arch.layer_sizes), 0.1)
+    >>> bool(np.isclose(loss(theta, arch, (ones,) * 5), definition.loss(theta, arch, (ones,) * 5)))
+    True"""
     if fits(arch.n_dof):
         return _loss(*_arguments(theta, arch, batch))
     return definition.loss(theta, arch, batch, jet=network_jet)
@@ -399,7 +498,14 @@ def loss(theta, arch, batch):
 
 def loss_and_grad(theta, arch, batch):
     """(loss(theta, arch, batch), its gradient in theta): the numbers autograd.value_and_grad(loss) gives, by the
-    same two passes without autograd's tape."""
+    same two passes without autograd's tape.
+
+    >>> from autograd import grad
+    >>> arch, ones = definition.Architecture(2, (8,)), np.ones((3, 2))
+    >>> theta = np.full(definition.n_weights(arch.layer_sizes), 0.1)
+    >>> value, g = loss_and_grad(theta, arch, (ones,) * 5)
+    >>> bool(np.allclose(g, grad(definition.loss)(theta, arch, (ones,) * 5)))
+    True"""
     if fits(arch.n_dof):
         value, vjp = loss_and_vjp(*_arguments(theta, arch, batch))
         return value, vjp(1.0)[0]

@@ -23,7 +23,10 @@ NESTED = ("optimizer", "schedule")     # states stored as one entry per key, e.g
 
 
 def npz_path(path):
-    """`path` as a string ending in ".npz" (np.savez appends it, so save('model') and load('model') agree)."""
+    """`path` as a string ending in ".npz" (np.savez appends it, so save('model') and load('model') agree).
+
+    >>> npz_path("model"), npz_path("model.npz")
+    ('model.npz', 'model.npz')"""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file name (str or pathlib.Path), got {described(path)}")
     path = os.fspath(path)
@@ -32,7 +35,10 @@ def npz_path(path):
 
 def arguments(config):
     """The architecture as constructor arguments: "n_dof=2, hidden=(32, 32), activation='isru'" (eps and
-    potential_scale only when not the defaults)."""
+    potential_scale only when not the defaults).
+
+    >>> print(arguments({"n_dof": 2, "hidden": [32, 32], "activation": "isru", "eps": 0.01}))
+    n_dof=2, hidden=(32, 32), activation='isru', eps=0.01"""
     args = [f"n_dof={config['n_dof']}", f"hidden={tuple(config['hidden'])}", f"activation={config['activation']!r}"]
     if "eps" in config and config["eps"] != EPS:
         args.append(f"eps={config['eps']!r}")
@@ -43,7 +49,14 @@ def arguments(config):
 
 def save(config, state, path):
     """Write a model's config() and state to `path` (".npz" added if missing); returns the file name.  Written
-    to a temporary file of its own, then renamed: an interrupted save leaves any earlier file whole."""
+    to a temporary file of its own, then renamed: an interrupted save leaves any earlier file whole.
+
+    >>> import tempfile
+    >>> from lesson_lib import DeLaN
+    >>> model = DeLaN()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     os.path.basename(save(model.config(), model._state(), os.path.join(folder, "m")))
+    'm.npz'"""
     path = npz_path(path)
     state = dict(state)
     arrays = {"format": np.array(FORMAT_VERSION), "config": np.array(json.dumps(config)),
@@ -108,7 +121,18 @@ def read(config, template, path):
     """The state in `path`, read against the model's config() and its current state `template`; FileNotFoundError
     or ValueError saying why it cannot be loaded: no file, not a model file or a truncated one, another format
     (another lesson_lib), another model (each differing field, and the model to build), or entries laid out
-    otherwise (another version's).  The values themselves are not checked: a file is save's, or edited by hand."""
+    otherwise (another version's).  The values themselves are not checked: a file is save's, or edited by hand.
+
+    >>> import tempfile
+    >>> from lesson_lib import DeLaN
+    >>> model = DeLaN()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = model.save(os.path.join(folder, "m"))
+    ...     read(DeLaN(hidden=(8,)).config(), DeLaN(hidden=(8,))._state(), path)
+    Traceback (most recent call last):
+    ValueError: cannot load '...m.npz': it holds a different model (hidden: the file has (32, 32), this model has
+    (8,)); build the matching model and load into it: DeLaN(n_dof=2, hidden=(32, 32), activation='isru').load(...).
+    The model was not changed."""
     path = npz_path(path)
     data = _open(path)
     if "format" not in data or "config" not in data:

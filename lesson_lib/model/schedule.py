@@ -36,7 +36,10 @@ class Schedule:
         self.base_lr, self.since = float(base_lr), 0
 
     def validated(self, v, best, lr):
-        """(keep, restore, lr) after the validation loss v, given the call's best loss and the current rate."""
+        """(keep, restore, lr) after the validation loss v, given the call's best loss and the current rate.
+
+        >>> Schedule(0.01).validated(2.0, best=0.1, lr=0.01)          # 20 x the best: a spike
+        (False, True, 0.005)"""
         if not math.isfinite(v) or v > SPIKE * best:
             self.since = 0
             return False, True, self.lowered(lr)
@@ -47,11 +50,24 @@ class Schedule:
         return v < best, False, lr
 
     def lowered(self, lr):
-        """The rate after a plateau or a spike: lr x FACTOR, but not below base_lr x MIN_FACTOR."""
+        """The rate after a plateau or a spike: lr x FACTOR, but not below base_lr x MIN_FACTOR.
+
+        >>> Schedule(0.01).lowered(0.01), Schedule(0.01).lowered(1e-4)             # halved, but not below 0.01 / 64
+        (0.005, 0.0001)"""
         return min(lr, max(lr * FACTOR, self.base_lr * MIN_FACTOR))
 
     def state(self):
+        """What save and a transaction keep: base_lr and since.
+
+        >>> Schedule(0.01).state()
+        {'base_lr': 0.01, 'since': 0}"""
         return {"base_lr": self.base_lr, "since": self.since}
 
     def set_state(self, state):
+        """Put back a state that state() exported.
+
+        >>> schedule = Schedule(0.01)
+        >>> schedule.set_state({"base_lr": 0.02, "since": 3})
+        >>> schedule.base_lr, schedule.since
+        (0.02, 3)"""
         self.base_lr, self.since = float(state["base_lr"]), int(state["since"])

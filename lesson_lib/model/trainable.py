@@ -62,7 +62,11 @@ class Trainable:
     """Weights as one flat vector theta, trained by an optimiser on minibatches of inverse-dynamics samples.
 
     Steps compute in `train_dtype` (float32, like PyTorch's default); weights, optimiser state and predictions are
-    float64."""
+    float64.
+
+    >>> from lesson_lib import BlackBox, DeLaN
+    >>> issubclass(DeLaN, Trainable) and issubclass(BlackBox, Trainable)
+    True"""
 
     train_dtype = np.float32
     architecture_fields = ("n_dof", "hidden", "activation")   # a saved file must match these (and the optimiser)
@@ -87,7 +91,13 @@ class Trainable:
     @property
     def lr(self):
         """The current learning rate; settable between or during fits (the schedule starts from it, and
-        reset() returns to it)."""
+        reset() returns to it).
+
+        >>> from lesson_lib import DeLaN
+        >>> model = DeLaN()
+        >>> model.lr = 0.01
+        >>> model.lr, model.schedule.base_lr
+        (0.01, 0.01)"""
         return self.optimizer.lr
 
     @lr.setter
@@ -96,7 +106,11 @@ class Trainable:
 
     def config(self):
         """Class, architecture fields, optimiser (name and hyperparameters), seed and batch_size: what a
-        saved file records."""
+        saved file records.
+
+        >>> from lesson_lib import DeLaN
+        >>> DeLaN(hidden=(16,)).config()["hidden"]
+        (16,)"""
         return {"class": type(self).__name__, **{f: getattr(self, f) for f in self.architecture_fields},
                 "optimizer": Adam.config(), "seed": self.seed, "batch_size": self.batch_size}
 
@@ -147,18 +161,35 @@ class Trainable:
 
     def reset(self):
         """The untrained model again, from the seed, at the learning rate the user chose.  A
-        transaction."""
+        transaction.
+
+        >>> from lesson_lib import DeLaN, double_pendulum, sample_uniform
+        >>> model = DeLaN(seed=0)
+        >>> model.fit(sample_uniform(double_pendulum(), 64), steps=3) and None
+        >>> model.reset()
+        >>> model.step, bool(np.array_equal(model.theta, DeLaN(seed=0).theta))
+        (0, True)"""
         state = self._initial_state()
         with self._transaction():
             self._set_state(state)
 
     def get_params(self):
-        """The weights as one flat vector (a copy)."""
+        """The weights as one flat vector (a copy).
+
+        >>> from lesson_lib import DeLaN
+        >>> DeLaN(hidden=(16,)).get_params().shape
+        (148,)"""
         return self.theta.copy()
 
     def set_params(self, flat):
         """Set the weights from a flat vector like get_params(); training goes on from them.
-        Checked first: a wrong length, type or a NaN leaves the model as it was."""
+        Checked first: a wrong length, type or a NaN leaves the model as it was.
+
+        >>> from lesson_lib import DeLaN
+        >>> model = DeLaN()
+        >>> model.set_params(np.zeros(3))
+        Traceback (most recent call last):
+        ValueError: params must be a flat vector of 1348 numbers (like get_params()), got shape (3,)"""
         theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")
         with self._transaction():
             self.theta, self.resume_point = theta, None
@@ -166,18 +197,37 @@ class Trainable:
     @property
     def resumes(self):
         """True when the next fit goes on from the previous call's last weights, which were worse on
-        the validation samples than the best ones the model kept."""
+        the validation samples than the best ones the model kept.
+
+        >>> from lesson_lib import DeLaN
+        >>> DeLaN().resumes                                          # untrained: nothing to go on from
+        False"""
         return self.resume_point is not None
 
     def save(self, path):
         """Write the model to `path` (".npz" added if missing, as np.savez does); returns the file name.
-        Format: lesson_lib.model.model_file."""
+        Format: lesson_lib.model.model_file.
+
+        >>> import os
+        >>> import tempfile
+        >>> from lesson_lib import DeLaN
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     os.path.basename(DeLaN().save(os.path.join(folder, "my_model")))
+        'my_model.npz'"""
         return model_file.save(self.config(), self._state(), path)
 
     def load(self, path):
         """Load what save() wrote and return the model (seed and batch_size stay this model's).  A file of
         another architecture is refused, naming each differing field.  A transaction: a missing, corrupt or foreign
-        file leaves the model as it was."""
+        file leaves the model as it was.
+
+        >>> import os
+        >>> import tempfile
+        >>> from lesson_lib import DeLaN
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = DeLaN(seed=1).save(os.path.join(folder, "my_model"))
+        ...     bool(np.array_equal(DeLaN(seed=2).load(path).theta, DeLaN(seed=1).theta))
+        True"""
         state = model_file.read(self.config(), self._state(), path)
         with self._transaction():
             self._set_state(state)
@@ -185,7 +235,12 @@ class Trainable:
 
     # ------------------------------------------------------------------ inputs of the public methods
     def checked_states(self, **arrays):
-        """Checked state arrays, each (B, n), and whether they were single states; B within the limit."""
+        """Checked state arrays, each (B, n), and whether they were single states; B within the limit.
+
+        >>> from lesson_lib import DeLaN
+        >>> (q, qd), single = DeLaN().checked_states(q=[0.1, 0.2], qd=[[0.0, 0.0], [1.0, 1.0]])
+        >>> q.shape, single
+        ((2, 2), False)"""
         checked, single = as_states(self.n_dof, **arrays)
         within_limit("the number of states in one call", len(checked[0]), self.max_states,
                      fix="evaluate the states in smaller chunks")
@@ -204,7 +259,11 @@ class Trainable:
 
     # ------------------------------------------------------------------ training
     def data_scales(self, q, qd, qdd, tau_scale):
-        """The data-dependent scales set before the first step: {attribute: value}."""
+        """The data-dependent scales set before the first step: {attribute: value}.
+
+        >>> from lesson_lib import DeLaN
+        >>> DeLaN().data_scales(None, None, None, np.array([2.0, 0.5]))
+        {'tau_scale': array([2. , 0.5])}"""
         return {"tau_scale": tau_scale}
 
     def _data(self, q, qd, qdd, tau, traj):
@@ -229,7 +288,13 @@ class Trainable:
         (model.validation_history: (step, validation loss, lr)).
         restore_best: end with the best weights seen (else the last); the next call goes on from the last either way.
         callback(model) every `every` steps.  A transaction: on TrainingDiverged, a raising callback or
-        KeyboardInterrupt the model is put back as it was, and the exception is raised."""
+        KeyboardInterrupt the model is put back as it was, and the exception is raised.
+
+        >>> from lesson_lib import DeLaN, double_pendulum, sample_uniform
+        >>> model = DeLaN(seed=0)
+        >>> losses = model.fit(sample_uniform(double_pendulum(), 256), steps=200)
+        >>> len(losses), model.step, bool(losses[-1] < losses[0])
+        (200, 200, True)"""
         steps = within_limit("steps", integer("steps", steps, low=0, hint="e.g. steps=2000"), MAX_STEPS_PER_CALL,
                              fix="call fit several times (it continues where it stopped)")
         if callback is not None and not callable(callback):
@@ -260,11 +325,18 @@ class Trainable:
         return losses
 
     def after_fit(self, q, qdd):
-        """What a model checks after training on q, qdd (N, n): nothing here (DeLaN: a collapsed M)."""
+        """What a model checks after training on q, qdd (N, n): nothing here (DeLaN: a collapsed M).
+
+        >>> from lesson_lib import BlackBox
+        >>> BlackBox().after_fit(np.zeros((2, 2)), np.zeros((2, 2)))     # the black box checks nothing"""
 
     def training_batch(self, data):
         """fit's batch of a data dict, in float64 and whole: (q, qd, qdd, target, inv_scale),
-        each (N, n), target = tau inv_scale, inv_scale = sqrt(w) / tau_scale (w: sample_weights)."""
+        each (N, n), target = tau inv_scale, inv_scale = sqrt(w) / tau_scale (w: sample_weights).
+
+        >>> from lesson_lib import DeLaN, double_pendulum, sample_uniform
+        >>> [x.shape for x in DeLaN().training_batch(sample_uniform(double_pendulum(), 8))]
+        [(8, 2), (8, 2), (8, 2), (8, 2), (8, 2)]"""
         d = as_data("data", data, self.n_dof)
         q, qd, qdd, tau = (d[k] for k in ("q", "qd", "qdd", "tau"))
         weights = np.sqrt(training_data.sample_weights(qd, qdd))
@@ -272,11 +344,23 @@ class Trainable:
 
     def loss(self, theta, batch):
         """fit's loss at the flat weights theta on a batch from training_batch, differentiable by
-        autograd in theta; both arguments checked first.  It does not change the model."""
+        autograd in theta; both arguments checked first.  It does not change the model.
+
+        >>> from lesson_lib import DeLaN, double_pendulum, sample_uniform
+        >>> model = DeLaN()
+        >>> bool(model.loss(model.get_params(), model.training_batch(sample_uniform(double_pendulum(), 8))) > 0)
+        True"""
         return self.batch_loss(self._checked_theta(theta), self._checked_batch(batch))
 
     def batch_loss_and_grad(self, theta, batch):
-        """fit's loss and its gradient in theta (autograd; DeLaN's fast path gives the same numbers)."""
+        """fit's loss and its gradient in theta (autograd; DeLaN's fast path gives the same numbers).
+
+        >>> from lesson_lib import BlackBox, double_pendulum, sample_uniform
+        >>> model = BlackBox()
+        >>> batch = model.training_batch(sample_uniform(double_pendulum(), 8))
+        >>> value, g = model.batch_loss_and_grad(model.theta, batch)
+        >>> g.shape == model.theta.shape
+        True"""
         return value_and_grad(self.batch_loss)(theta, batch)
 
     def _checked_theta(self, theta):

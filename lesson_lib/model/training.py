@@ -75,6 +75,13 @@ class DivergenceGuard:
         self.model, self.start, self.ref = model, model.step, None
 
     def check(self, loss, g=None, final=False):
+        """Return if the loss (and the gradient g) look sane; else raise TrainingDiverged (final: the loss after the
+        call's last update).
+
+        >>> from lesson_lib import DeLaN
+        >>> guard = DivergenceGuard(DeLaN())
+        >>> guard.check(0.5), guard.check(1.0, g=np.ones(3))                     # the first loss is the reference
+        (None, None)"""
         finite = math.isfinite(loss) and (g is None or math.isfinite(g @ g))
         if self.ref is None and finite:
             self.ref = loss
@@ -133,10 +140,25 @@ class BestWeights:
         self.keep(loss)
 
     def keep(self, loss):
+        """The model's current weights and moments are the call's best, with validation loss `loss`.
+
+        >>> from lesson_lib import DeLaN
+        >>> best = BestWeights(DeLaN(), math.inf)
+        >>> best.keep(0.25)
+        >>> best.loss
+        0.25"""
         self.loss, self.point = loss, weights_and_moments(self.model)
 
     def restore(self):
-        """Put the best weights and their optimiser state back, at the current learning rate."""
+        """Put the best weights and their optimiser state back, at the current learning rate.
+
+        >>> from lesson_lib import DeLaN
+        >>> model = DeLaN()
+        >>> best = BestWeights(model, 1.0)
+        >>> model.theta = model.theta + 1.0
+        >>> best.restore()
+        >>> bool(np.array_equal(model.theta, DeLaN().theta))
+        True"""
         go_to(self.model, self.point)
 
 

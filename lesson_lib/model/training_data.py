@@ -90,7 +90,7 @@ def split(n_samples, traj=None, fraction=0.05, seed=0):
     """(train_rows, validation_rows): sorted int arrays that partition range(n_samples); see the rules above.
 
     >>> split(10, fraction=0.2, seed=0)[1]
-    array([3, 7])
+    array([2, 8])
     >>> split(6, traj=[0, 0, 1, 1, 2, 2], fraction=0.2)[1]                # one whole trajectory
     array([4, 5])"""
     fraction = check_fraction(fraction)
