@@ -92,8 +92,8 @@ DRILLS = [
      ["tests/test_course.py"], ["09_extra", "is missing"]),
     ("gradient: the quadratic form's mixed terms qd_j qd_l (j < l: arms of 2 and 3 joints, none for 1) read off "
      "with j twice",
-     [("lesson_lib/model/fast.py", "- by_qd[..., jo] - by_qd[..., ko] +", "- by_qd[..., jo] - by_qd[..., jo] +")],
-     ["tests/test_fast.py", "tests/test_definition.py"], ["definitions_torque[", "-2]"]),
+     [("lesson_lib/model/quadratic.py", "- by_qd[..., jo] - by_qd[..., ko] +", "- by_qd[..., jo] - by_qd[..., jo] +")],
+     ["tests/test_quadratic.py", "tests/test_definition.py"], ["definitions_torque[", "-2]"]),
     ("window: the Savitzky-Golay window made even instead of odd (one sample off its centre)",
      [("lesson_lib/data/sensors.py", "window += 1 - window % 2", "window += window % 2")],
      ["tests/test_sensors.py"], ["savgol"]),

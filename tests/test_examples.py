@@ -23,7 +23,7 @@ def public_names(module):
     for name, obj in vars(module).items():
         if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
             continue
-        if inspect.isfunction(obj):
+        if inspect.isfunction(inspect.unwrap(obj)):                  # functools.cache's wrappers too
             found[name] = obj
         elif inspect.isclass(obj):
             found[name] = obj

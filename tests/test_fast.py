@@ -1,18 +1,18 @@
 """The fast path (lesson_lib.model.fast) piece by piece: a fused node hands its forward pass to its reverse pass
 through a closure (one forward per call, nothing kept by any module), its activations against autograd's
-derivatives of the definition's, the network's reverse pass, and the torque as a quadratic form in the jet against
-the definition's torque on the same jet.  tests/test_definition.py holds the whole loss and its gradient to the
-definition's."""
+derivatives of the definition's, the network's reverse pass, and which torque (quadratic form or definition) and
+precision the loss takes.  tests/test_definition.py holds the whole loss and its gradient to the definition's;
+tests/test_quadratic.py the quadratic form."""
 import sys
 import types
 
 import numpy as np
 import pytest
-from autograd import elementwise_grad, grad, make_vjp, value_and_grad
+from autograd import elementwise_grad, grad, value_and_grad
 from autograd.test_util import check_grads
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_uniform
-from lesson_lib.model import definition, fast
+from lesson_lib.model import definition, fast, quadratic
 from lesson_lib.model.definition import ACTIVATIONS, n_weights, tril_order
 
 rng = np.random.default_rng(11)
@@ -89,7 +89,7 @@ def test_loss_and_grad_gives_autograds_numbers_to_the_bit(dtype):
 
 def fingerprint(value):
     """What a module-level value holds: containers and arrays by their contents, anything else by its identity (a
-    function, a class, a cache of read-only constant tables such as fast.coefficients)."""
+    function, a class, a cache of read-only constant tables such as quadratic.coefficients)."""
     if isinstance(value, (list, tuple)):
         return type(value), tuple(fingerprint(v) for v in value)
     if isinstance(value, dict):
@@ -226,80 +226,16 @@ def test_one_hidden_layer_returns_its_input_gradient_only_when_asked():
     assert fast.hidden_backward(G.copy(), W, record, dW, db, input_grad=False) is None
 
 
-# ---------------------------------------------------------------------- the torque as a quadratic form in the jet
-@pytest.fixture
-def fresh_coefficients():
-    """Each test reads the coefficients off the torque again, not from the cache an earlier test filled."""
-    fast.coefficients.cache_clear()
-    fast._pairs.cache_clear()
-
-
-def random_jet(n, B=7, dtype=float, eps=1e-3, v_scale=7.5):
-    arch = definition.Architecture(n, (), eps=eps, potential_scale=v_scale)
-    J = rng.normal(size=(arch.layer_sizes[-1], 1 + n, B)).astype(dtype)
-    J[:n, 0] = np.abs(J[:n, 0]) + 0.1                               # L's diagonal is positive (softplus)
-    return arch, J, rng.normal(size=(B, n)).astype(dtype), rng.normal(size=(B, n)).astype(dtype)
-
-
-@pytest.mark.usefixtures("fresh_coefficients")
-@pytest.mark.parametrize("n", [1, 2, 3])
-@pytest.mark.parametrize("eps, v_scale", [(1e-3, 1.0), (0.05, 20.0)])
-def test_the_quadratic_form_is_the_definitions_torque(n, eps, v_scale):
-    arch, J, qd, qdd = random_jet(n, eps=eps, v_scale=v_scale)
-    tau, _ = fast.quadratic_torque(arch, J, qd.T, qdd.T)
-    np.testing.assert_allclose(tau, fast.definition_torque(arch, J, qd, qdd), rtol=1e-12, atol=1e-12)
-    L, dL = definition.place_factor(arch, J[:-1, 0].T, J[:-1, 1:].T)            # and from M, c, g themselves
-    M, dM = definition.mass_matrix_jet(arch, L, dL)
-    parts = np.einsum("bij,bj->bi", M, qdd) + definition.coriolis(dM, qd) + v_scale * J[-1, 1:].T
-    np.testing.assert_allclose(tau.T, parts, rtol=1e-12, atol=1e-12)
-
-
-@pytest.mark.usefixtures("fresh_coefficients")
-@pytest.mark.parametrize("n", [1, 2, 3])
-def test_the_quadratic_forms_reverse_pass_is_its_derivative(n):
-    arch, J, qd, qdd = random_jet(n, B=3)
-    G = rng.normal(size=(n, 3))
-    _, F = fast.quadratic_torque(arch, J, qd.T, qdd.T)
-    gJ = fast.quadratic_backward(J, F, G)
-    h = 1e-6
-    for index in np.ndindex(J.shape):
-        step = np.zeros_like(J)
-        step[index] = h
-        up, down = (fast.quadratic_torque(arch, J + s, qd.T, qdd.T)[0] for s in (step, -step))
-        assert gJ[index] == pytest.approx(np.sum(G * (up - down)) / (2 * h), rel=1e-6, abs=1e-8)
-    vjp, _ = make_vjp(lambda j: fast.definition_torque(arch, j, qd, qdd))(J)
-    np.testing.assert_allclose(gJ, vjp(G), rtol=1e-11, atol=1e-12)
-
-
-@pytest.mark.usefixtures("fresh_coefficients")
-def test_the_coefficients_are_symmetric_and_read_only():
-    n = 2
-    C = fast.coefficients(n, 1e-3, 20.0)
-    P, Mo = 4 * 3 + 1, 2 + 3 + 1
-    assert C.shape == (n * P, P * Mo)
-    C4 = C.reshape(n, P, P, Mo)
-    np.testing.assert_array_equal(C4, np.swapaxes(C4, 1, 2))
-    with pytest.raises(ValueError):
-        C[0, 0] = 1.0
-
-
-def test_float32_jets_stay_float32_and_close_to_float64():
-    arch, J, qd, qdd = random_jet(2, B=64, v_scale=20.0)
-    tau64, _ = fast.quadratic_torque(arch, J, qd.T, qdd.T)
-    tau32, F = fast.quadratic_torque(arch, J.astype(np.float32), qd.T.astype(np.float32), qdd.T.astype(np.float32))
-    assert tau32.dtype == F.dtype == np.float32
-    np.testing.assert_allclose(tau32, tau64, rtol=1e-4, atol=1e-4 * np.abs(tau64).max())
-
-
+# ---------------------------------------------------------------------- the loss: which torque, which precision
 def test_the_loss_takes_the_quadratic_form_up_to_max_quadratic_joints_and_the_definition_above(monkeypatch):
-    assert fast.fits(fast.MAX_QUADRATIC_JOINTS) and not fast.fits(fast.MAX_QUADRATIC_JOINTS + 1)
+    assert quadratic.fits(quadratic.MAX_QUADRATIC_JOINTS) and not quadratic.fits(quadratic.MAX_QUADRATIC_JOINTS + 1)
     model = DeLaN(hidden=(4,))
     batch = tuple(rng.normal(size=(5, 2)) for _ in range(5))
     used, plain = [], definition.loss
-    monkeypatch.setattr(fast, "quadratic_torque", lambda *a: used.append("quadratic") or (np.zeros((2, 5)), None))
+    monkeypatch.setattr(quadratic, "quadratic_torque", lambda *a: used.append("quadratic") or (np.zeros((2, 5)), None))
     monkeypatch.setattr(definition, "loss", lambda *a, **k: used.append("definition") or plain(*a, **k))
     fast.loss(model.theta, model.architecture, batch)
-    monkeypatch.setattr(fast, "MAX_QUADRATIC_JOINTS", 1)
+    monkeypatch.setattr(quadratic, "MAX_QUADRATIC_JOINTS", 1)
     fast.loss(model.theta, model.architecture, batch)
     assert used == ["quadratic", "definition"]
 

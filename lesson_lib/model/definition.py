@@ -144,7 +144,11 @@ def lower_triangular(n, entries):
 
 @functools.cache
 def tril_order(n):
-    """(rows, cols) of L's entries in the network's output order: the diagonal first, then below it."""
+    """(rows, cols) of L's entries in the network's output order: the diagonal first, then below it.
+
+    >>> rows, cols = tril_order(3)
+    >>> list(zip(rows.tolist(), cols.tolist()))                     # (0, 0), (1, 1), (2, 2), then below the diagonal
+    [(0, 0), (1, 1), (2, 2), (1, 0), (2, 0), (2, 1)]"""
     rows, cols = onp.tril_indices(n)
     order = onp.argsort(rows != cols, kind="stable")
     return _constant(rows[order]), _constant(cols[order])

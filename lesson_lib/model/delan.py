@@ -17,7 +17,7 @@ import numpy as np
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from ..limits import EPS_MAX, POTENTIAL_SCALE_RANGE
 from ..validate import as_data, has_api, number
-from . import definition, fast
+from . import definition, fast, quadratic
 from .trainable import Trainable, init_mlp
 
 COLLAPSE_FACTOR = 20     # a learned M whose largest entry stays below this many eps has collapsed to eps I
@@ -159,7 +159,7 @@ class DeLaN(Trainable):
         """(L, dL, V, g) at q as given (checked), and whether q was a single state; without derivatives dL
         (B, 0, n, n) and g (B, 0)."""
         (q,), single = self.checked_states(q=q)
-        return fast.factor_and_potential(self.architecture, self._output_jet(q, derivatives)), single
+        return quadratic.factor_and_potential(self.architecture, self._output_jet(q, derivatives)), single
 
     def _output_jet(self, q, derivatives=True):
         """fast.output_jet at the checked states q (B, n): J (n_out, 1+n, B), L's entries (the diagonal after
@@ -220,7 +220,7 @@ class DeLaN(Trainable):
         True"""
         (q, qd, qdd), single = self.checked_states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
-            L, dL, _, g = fast.factor_and_potential(self.architecture, self._output_jet(q))
+            L, dL, _, g = quadratic.factor_and_potential(self.architecture, self._output_jet(q))
             terms = definition.parts(self.architecture, L, dL, g, qd, qdd)
         terms = self._finite("torque", terms, q=q, qd=qd, qdd=qdd)
         return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms, strict=True)}
@@ -235,7 +235,7 @@ class DeLaN(Trainable):
         return self.parts(q, qd, np.zeros(self.n_dof))["c"]
 
     def inverse_dynamics(self, q, qd, qdd):
-        """tau_hat = M(q) qdd + c(q, qd) + g(q): (n,) or (B, n) (fast.jet_torque: the definition's torque, read off
+        """tau_hat = M(q) qdd + c(q, qd) + g(q): (n,) or (B, n) (quadratic.jet_torque: the definition's torque, read off
         the jet as one product).
 
         >>> DeLaN(seed=0).inverse_dynamics(np.zeros((3, 2)), np.zeros((3, 2)), np.zeros((3, 2))).shape
@@ -243,7 +243,7 @@ class DeLaN(Trainable):
         (q, qd, qdd), single = self.checked_states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
             J = self._output_jet(q)
-            tau = self._finite("torque", fast.jet_torque(self.architecture, J, qd, qdd), q=q, qd=qd, qdd=qdd)
+            tau = self._finite("torque", quadratic.jet_torque(self.architecture, J, qd, qdd), q=q, qd=qd, qdd=qdd)
         return tau[0] if single else tau
 
     def forward_dynamics(self, q, qd, tau):
@@ -255,7 +255,7 @@ class DeLaN(Trainable):
         array([ 0.5, -0.5])"""
         (q, qd, tau), single = self.checked_states(q=q, qd=qd, tau=tau)
         with np.errstate(over="ignore", invalid="ignore"):
-            L, dL, _, g = fast.factor_and_potential(self.architecture, self._output_jet(q))
+            L, dL, _, g = quadratic.factor_and_potential(self.architecture, self._output_jet(q))
             qdd = self._finite("acceleration", definition.forward_dynamics(self.architecture, L, dL, g, qd, tau),
                                q=q, qd=qd, tau=tau)
         return qdd[0] if single else qdd

@@ -5,31 +5,28 @@ next to its code.  Only the models import it (DeLaN; the black box's network is 
     loss_and_grad(theta, arch, batch)    (loss, d loss / d theta): what fit calls, without autograd's tape
     loss(theta, arch, batch)             the loss, differentiable by autograd in theta (one node)
     output_jet(theta, arch, q)           the network's jet J (n_out, 1+n, B), L's diagonal after softplus: what
-                                         the DeLaN's public methods compute from (factor_and_potential reads it)
-    jet_torque(arch, J, qd, qdd)         the definition's tau (B, n) from that jet
+                                         the DeLaN's public methods compute from (lesson_lib.model.quadratic reads
+                                         the definition's L, dL, V, g and tau off it)
     network_jet(theta, arch, q)          definition.network_jet as one node (fit_verlet's forward dynamics)
 
 How:
 
     X    = [cos q, sin q] and its q-derivatives: the input jet (1+n, B, 2n)        (input_jet)
     J    = the network pushed along the jet, one product per layer             (network_and_vjp; activate)
-    tau  = M qdd + c + g as a quadratic form in J and the rates               (quadratic_torque)
+    tau  = M qdd + c + g as a quadratic form in J and the rates    (quadratic.quadratic_torque)
     loss = mean((tau * inv_scale - target)^2)                                  (loss_and_vjp)
 
 Reverse: d loss / d tau = 2 err inv_scale / err.size, through the quadratic form to d loss / d J
-(quadratic_backward), through the network (the vjp network_and_vjp returns) to d loss / d theta.  Each forward
+(quadratic.quadratic_backward), through the network (the vjp network_and_vjp returns) to d loss / d theta.  Each forward
 function returns its reverse pass as a closure over its own intermediates (fused_primitive).  Arms above
 MAX_QUADRATIC_JOINTS differentiate the definition's loss by autograd.
 """
-import functools
-
 import autograd
 import numpy as np
 from autograd.extend import defvjp_argnums, primitive
 from autograd.tracer import getval, isbox
 
-from ..limits import MAX_QUADRATIC_JOINTS
-from . import definition
+from . import definition, quadratic
 
 
 # ---------------------------------------------------------------- activations: s, s' and s''/s' in place
@@ -210,175 +207,19 @@ def network_and_vjp(X, theta, layer_sizes, activation, n_softplus):
     return J, vjp
 
 
-# ---------------------------------------------------------------- the torque as a quadratic form in the jet
-# tau = M qdd + c + g is a fixed polynomial of the jet J and the rates: quadratic in L's entries and their
-# q-derivatives (M, c), linear in J (g), linear in qdd, quadratic in qd.  With a constant 1 appended to the jet,
-#
-#     Ja    = [J_1 .. J_P', 1]                                (P = P' + 1, P' = n_out (1 + n))
-#     mono  = [qdd_1 .. qdd_n,  qd_j qd_k (j <= k),  1]       (Mo monomials)
-#     tau_i = sum_m mono_m  Ja^T C_im Ja                      (C_im symmetric P x P, the same at every sample)
-#
-# Forward: F_ip = sum_{r,m} C_iprm Ja_r mono_m (ONE product over the batch), tau_i = sum_p Ja_p F_ip.
-# Reverse: C symmetric in (p, r), so d loss / d J_p = 2 sum_i (d loss / d tau_i) F_ip.
-# C is read off definition.torque by polarization (float64, once per n, eps, v_scale): the rate monomials'
-# coefficients kappa from tau at (qd, qdd) = (0, 0), (0, e_j), (e_j, 0), (e_j + e_k, 0); each kappa(J) =
-# J^T A J + 2 b.J + c from its values at 0, ±e_p and e_p + e_r.  The points are small whole numbers: exact to
-# rounding.  C has n P^2 Mo entries (2,028 for n = 2, 188,160 for n = 4): arms up to MAX_QUADRATIC_JOINTS use it.
-def fits(n):
-    """Whether the torque of an n-joint arm is computed as a quadratic form (limits.MAX_QUADRATIC_JOINTS).
-
-    >>> fits(2), fits(4)
-    (True, False)"""
-    return n <= MAX_QUADRATIC_JOINTS
-
-
-@functools.cache
-def _pairs(n):
-    """(j, k) with j <= k: the monomials qd_j qd_k."""
-    return np.triu_indices(n)
-
-
-def monomials(qdT, qddT):
-    """mono (Mo, B) from qd and qdd (n, B): [qdd, qd_j qd_k for j <= k, 1].
-
-    >>> monomials(np.array([[2.0], [3.0]]), np.array([[5.0], [7.0]])).ravel()      # qdd, qd_0^2, qd_0 qd_1, qd_1^2, 1
-    array([5., 7., 4., 6., 9., 1.])"""
-    n, B = qdT.shape
-    j, k = _pairs(n)
-    mono = np.empty((n + len(j) + 1, B), qdT.dtype)
-    mono[:n] = qddT
-    np.multiply(qdT[j], qdT[k], out=mono[n:-1])
-    mono[-1] = 1.0
-    return mono
-
-
-def _quadratic_parts(kappa, P):
-    """(A, b, c) of kappa(J) = J^T A J + 2 b.J + c from its values at `_points`: kappa
-    (..., 1 + 2P + P(P-1)/2) -> A (..., P, P), b (..., P), c (...)."""
-    c, plus, minus, both = kappa[..., 0], kappa[..., 1:1 + P], kappa[..., 1 + P:1 + 2 * P], kappa[..., 1 + 2 * P:]
-    p, r = np.triu_indices(P, 1)
-    A = np.zeros(kappa.shape[:-1] + (P, P))
-    A[..., np.arange(P), np.arange(P)] = (plus + minus) / 2 - c[..., None]
-    A[..., p, r] = A[..., r, p] = (both - plus[..., p] - plus[..., r] + c[..., None]) / 2
-    return A, (plus - minus) / 4, c
-
-
-def _points(P):
-    """The polarization points of a quadratic in P variables: 0, e_p, -e_p, e_p + e_r (p < r); (count, P)."""
-    E = np.eye(P)
-    p, r = np.triu_indices(P, 1)
-    return np.concatenate([np.zeros((1, P)), E, -E, E[p] + E[r]])
-
-
-def _rate_points(n):
-    """(qd, qdd) points (count, n) each: (0, 0), (0, e_j), (e_j, 0), (e_j + e_k, 0) for j < k."""
-    eye, (j, k) = np.eye(n), np.triu_indices(n, 1)
-    qd = np.concatenate([np.zeros((1 + n, n)), eye, eye[j] + eye[k]])
-    return qd, np.concatenate([np.zeros((1, n)), eye, np.zeros((n + len(j), n))])
-
-
-def factor_and_potential(arch, J):
-    """The definition's (L, dL, V, g) from an output jet J (n_out, 1+n, B) whose first n outputs are L's diagonal
-    after softplus (as output_jet gives it); a jet without derivative rows gives dL (B, 0, n, n) and g (B, 0).
-
-    >>> arch = definition.Architecture(2, (8,))
-    >>> L, dL, V, g = factor_and_potential(arch, output_jet(np.full(definition.n_weights(arch.layer_sizes), 0.1), arch,
-    ...                                                     np.zeros((3, 2))))
-    >>> L.shape, dL.shape, V.shape, g.shape
-    ((3, 2, 2), (3, 2, 2, 2), (3,), (3, 2))"""
-    out, dout, n_L = J[:, 0].T, J[:, 1:].T, len(J) - 1
-    return (*definition.place_factor(arch, out[:, :n_L], dout[:, :, :n_L]), *definition.potential_jet(arch, out, dout))
-
-
-def definition_torque(arch, J, qd, qdd):
-    """The definition's tau (n, B) from an output jet J as factor_and_potential reads it and qd, qdd (B, n).
-
-    >>> arch = definition.Architecture(2, (8,))
-    >>> J = output_jet(np.full(definition.n_weights(arch.layer_sizes), 0.1), arch, np.zeros((3, 2)))
-    >>> bool(np.allclose(definition_torque(arch, J, np.ones((3, 2)), np.ones((3, 2))).T,
-    ...                  jet_torque(arch, J, np.ones((3, 2)), np.ones((3, 2)))))
-    True"""
-    L, dL, _, g = factor_and_potential(arch, J)
-    return definition.torque(arch, L, dL, g, qd, qdd).T
-
-
-@functools.cache
-def coefficients(n, eps, v_scale, dtype=np.float64):
-    """C as a read-only matrix (n P, P Mo) in dtype, rows (i, p), columns (r, m), for the DeLaN's output
-    order of L's entries (definition.tril_order)."""
-    arch = definition.Architecture(n, (), eps=eps, potential_scale=v_scale)
-    n_out = n * (n + 1) // 2 + 1
-    P = n_out * (1 + n)
-    jets, (qd, qdd) = _points(P), _rate_points(n)
-    J = np.repeat(jets, len(qd), axis=0).T.reshape(n_out, 1 + n, -1)            # every jet with every rate
-    tau = definition_torque(arch, J, np.tile(qd, (len(jets), 1)), np.tile(qdd, (len(jets), 1))
-                            ).reshape(n, len(jets), len(qd))
-    one, by_qdd, by_qd = tau[..., 0], tau[..., 1:1 + n], tau[..., 1 + n:1 + 2 * n]
-    square = by_qd - one[..., None]                                              # kappa_jj
-    j, k = _pairs(n)
-    cross = np.empty(one.shape + (len(j),))
-    diagonal = j == k
-    cross[..., diagonal] = square
-    jo, ko = j[~diagonal], k[~diagonal]
-    cross[..., ~diagonal] = tau[..., 1 + 2 * n:] - by_qd[..., jo] - by_qd[..., ko] + one[..., None]
-    kappa = np.concatenate([by_qdd - one[..., None], cross, one[..., None]], axis=-1)   # (n, jets, Mo), mono order
-    A, b, c = _quadratic_parts(np.moveaxis(kappa, -1, 1), P)                    # (n, Mo, P, P), (n, Mo, P), (n, Mo)
-    C = np.zeros((n, len(kappa[0, 0]), P + 1, P + 1))
-    C[:, :, :P, :P] = A
-    C[:, :, :P, P] = C[:, :, P, :P] = b
-    C[:, :, P, P] = c
-    C = np.moveaxis(C, 1, -1).reshape(n * (P + 1), (P + 1) * C.shape[1]).astype(dtype)   # (i, p) x (r, m)
-    C.flags.writeable = False
-    return C
-
-
-def quadratic_torque(arch, J, qdT, qddT):
-    """tau (n, B) from J (n_out, 1+n, B) and qd, qdd (n, B); and the form F (n, P, B) for the reverse pass.
-
-    >>> arch = definition.Architecture(2, (8,))
-    >>> J = output_jet(np.full(definition.n_weights(arch.layer_sizes), 0.1), arch, np.zeros((3, 2)))
-    >>> tau, F = quadratic_torque(arch, J, np.ones((2, 3)), np.ones((2, 3)))
-    >>> bool(np.allclose(tau, definition_torque(arch, J, np.ones((3, 2)), np.ones((3, 2)))))
-    True"""
-    n_out, K, B = J.shape
-    P = n_out * K
-    C = coefficients(arch.n_dof, arch.eps, arch.potential_scale, J.dtype.type)
-    Ja = np.empty((P + 1, B), J.dtype)
-    Ja[:P] = J.reshape(P, B)
-    Ja[P] = 1.0
-    mono = monomials(qdT, qddT)
-    JM = (Ja[:, None] * mono).reshape((P + 1) * len(mono), B)                  # Ja_r mono_m, (P Mo, B)
-    F = (C @ JM).reshape(arch.n_dof, P + 1, B)
-    return np.einsum("ipb,pb->ib", F, Ja), F
-
-
-def quadratic_backward(J, F, GT):
-    """d loss / d J (n_out, 1+n, B) from GT = d loss / d tau (n, B): 2 sum_i G_i F_ip over the jet's entries.
-
-    >>> arch = definition.Architecture(2, (8,))
-    >>> J = output_jet(np.full(definition.n_weights(arch.layer_sizes), 0.1), arch, np.zeros((3, 2)))
-    >>> tau, F = quadratic_torque(arch, J, np.ones((2, 3)), np.ones((2, 3)))
-    >>> quadratic_backward(J, F, np.ones((2, 3))).shape == J.shape
-    True"""
-    P = J.size // J.shape[-1]
-    gJ = np.einsum("ipb,ib->pb", F[:, :P], GT)
-    gJ *= 2.0
-    return gJ.reshape(J.shape)
-
-
 # ---------------------------------------------------------------- one autograd node for many numpy operations
 # A fused function runs many numpy operations as ONE autograd node, its reverse pass written by hand.  As micrograd
 # keeps each _backward beside its forward, closing over its operands, forward(*args) returns (value, vjp): vjp(G,
 # argnums) gives the gradients of G . value in args[i] for i in argnums, a closure over the forward pass's own
-# intermediate arrays.  Untraced, the value alone is used; under autograd, `recorded` puts it on the tape as one
+# intermediate arrays.  Untraced, the value alone is used; under autograd, `_recorded` puts it on the tape as one
 # node whose VJP is that closure.  Nothing outlives a call but what its caller (or autograd's tape) holds.
 @primitive
-def recorded(value, vjp, *args):
+def _recorded(value, vjp, *args):
     """value, recorded by autograd as a function of args whose VJP is vjp(G, argnums), argnums counted in args."""
     return value
 
 
-defvjp_argnums(recorded, lambda argnums, value, args, kwargs: lambda G: args[1](G, tuple(i - 2 for i in argnums)))
+defvjp_argnums(_recorded, lambda argnums, value, args, kwargs: lambda G: args[1](G, tuple(i - 2 for i in argnums)))
 
 
 def fused_primitive(forward, wrt):
@@ -396,7 +237,7 @@ def fused_primitive(forward, wrt):
             raise NotImplementedError(f"{forward.__name__} is differentiable only in arguments {wrt}, asked for "
                                       f"{traced}")
         value, vjp = forward(*map(getval, args))
-        return recorded(value, vjp, *args) if traced else value
+        return _recorded(value, vjp, *args) if traced else value
     return fused
 
 
@@ -440,19 +281,6 @@ def output_jet(theta, arch, q, derivatives=True):
                                arch.n_dof) for i in range(0, max(len(q), 1), EVAL_CHUNK)], axis=-1)
 
 
-def jet_torque(arch, J, qd, qdd):
-    """definition.torque (B, n) from the output jet J (n_out, 1+n, B) (L's diagonal after softplus) and qd, qdd
-    (B, n): its quadratic form where it fits, else the definition.
-
-    >>> arch = definition.Architecture(2, (8,))
-    >>> J = output_jet(np.full(definition.n_weights(arch.layer_sizes), 0.1), arch, np.zeros((3, 2)))
-    >>> jet_torque(arch, J, np.zeros((3, 2)), np.zeros((3, 2))).shape         # at rest: gravity alone
-    (3, 2)"""
-    if fits(arch.n_dof):
-        return quadratic_torque(arch, J, qd.T, qdd.T)[0].T
-    return definition_torque(arch, J, qd, qdd).T
-
-
 # ---------------------------------------------------------------- the training loss as one node
 def loss_and_vjp(theta, arch, X, qd, qdd, target, inv_scale):
     """The loss mean((tau * inv_scale - target)^2) on the input jet X of the batch's q, and vjp(G, argnums) its
@@ -464,7 +292,7 @@ def loss_and_vjp(theta, arch, X, qd, qdd, target, inv_scale):
     >>> bool(value >= 0), vjp(1.0)[0].shape == theta.shape
     (True, True)"""
     J, network_vjp = network_and_vjp(X, theta, arch.layer_sizes, arch.activation, arch.n_dof)
-    err, form = quadratic_torque(arch, J, qd.T, qdd.T)
+    err, form = quadratic.quadratic_torque(arch, J, qd.T, qdd.T)
     err *= inv_scale.T                                                    # err is ours: scaled in place
     err -= target.T
     flat = err.reshape(-1)
@@ -472,7 +300,7 @@ def loss_and_vjp(theta, arch, X, qd, qdd, target, inv_scale):
     def vjp(G, argnums=(0,)):
         dtau = err * inv_scale.T
         dtau *= 2.0 * G / err.size                                        # d loss / d tau
-        return network_vjp(quadratic_backward(J, form, dtau), (1,))     # d loss / d theta
+        return network_vjp(quadratic.quadratic_backward(J, form, dtau), (1,))     # d loss / d theta
     return (flat @ flat) / flat.size, vjp
 
 
@@ -491,7 +319,7 @@ def loss(theta, arch, batch):
     >>> theta = np.full(definition.n_weights(arch.layer_sizes), 0.1)
     >>> bool(np.isclose(loss(theta, arch, (ones,) * 5), definition.loss(theta, arch, (ones,) * 5)))
     True"""
-    if fits(arch.n_dof):
+    if quadratic.fits(arch.n_dof):
         return _loss(*_arguments(theta, arch, batch))
     return definition.loss(theta, arch, batch, jet=network_jet)
 
@@ -506,7 +334,7 @@ def loss_and_grad(theta, arch, batch):
     >>> value, g = loss_and_grad(theta, arch, (ones,) * 5)
     >>> bool(np.allclose(g, grad(definition.loss)(theta, arch, (ones,) * 5)))
     True"""
-    if fits(arch.n_dof):
+    if quadratic.fits(arch.n_dof):
         value, vjp = loss_and_vjp(*_arguments(theta, arch, batch))
         return value, vjp(1.0)[0]
     return autograd.value_and_grad(loss)(theta, arch, batch)
