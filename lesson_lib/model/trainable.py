@@ -165,7 +165,7 @@ class Trainable:
 
         >>> from lesson_lib import DeLaN, double_pendulum, sample_uniform
         >>> model = DeLaN(seed=0)
-        >>> model.fit(sample_uniform(double_pendulum(), 64), steps=3) and None
+        >>> losses = model.fit(sample_uniform(double_pendulum(), 64), steps=3)
         >>> model.reset()
         >>> model.step, bool(np.array_equal(model.theta, DeLaN(seed=0).theta))
         (0, True)"""
