@@ -110,7 +110,6 @@ class DeLaN(Trainable):
         """Warn (InertiaCollapsed, naming the data and the fix) when the learned M collapsed to eps I on the
         configurations just trained on.
 
-        >>> from lesson_lib import double_pendulum, sample_uniform
         >>> DeLaN(seed=0).after_fit(np.zeros((2, 2)), np.ones((2, 2)))   # M of order 1: no warning"""
         found = inertia_collapse(self, {"q": q, "qdd": qdd})
         if found["collapsed"]:
