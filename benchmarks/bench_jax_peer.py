@@ -39,7 +39,7 @@ def jax_peer(model, batch):
     from lesson_lib.facts import EPS, POTENTIAL_SCALE
     from lesson_lib.model.definition import tril_order, unflatten
 
-    n, sizes = model.n_dof, model.sizes
+    n, sizes = model.n_dof, model.layer_sizes
     rows, cols = tril_order(n)
     q_all, qd_all, qdd_all, target_all, inv_all = (jnp.asarray(a, jnp.float32) for a in batch)
 

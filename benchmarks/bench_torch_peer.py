@@ -39,7 +39,7 @@ def torch_peer(model, batch, peer="jet"):
     from lesson_lib.model import definition
     from lesson_lib.model.definition import tril_order, unflatten
 
-    n, sizes = model.n_dof, model.sizes
+    n, sizes = model.n_dof, model.layer_sizes
     rows, cols = tril_order(n)
     place = torch.zeros(n * n, len(rows))                        # L's entries -> L, flattened
     place[np.asarray(rows) * n + np.asarray(cols), np.arange(len(rows))] = 1.0

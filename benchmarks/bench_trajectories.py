@@ -44,21 +44,22 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
 from lesson_lib import DeLaN, double_pendulum, lesson_check, sample_trajectories, sample_uniform
-from lesson_lib.model import definition, fast, training
-from lesson_lib.model import training as schedule
+from lesson_lib.facts import VALIDATION
+from lesson_lib.model import definition, fast, schedule, training_data
 
 PRESSES, STEPS = 8, 1000
 
 
 @contextlib.contextmanager
 def plain_loss():
-    """The plain mean squared error: every sample weighs 1 (training.fit looks sample_weights up at call time)."""
-    original = training.sample_weights
-    training.sample_weights = lambda qd, qdd: np.ones(len(qd))
+    """The plain mean squared error: every sample weighs 1 (fit looks training_data.sample_weights up at call
+    time)."""
+    original = training_data.sample_weights
+    training_data.sample_weights = lambda qd, qdd: np.ones(len(qd))
     try:
         yield
     finally:
-        training.sample_weights = original
+        training_data.sample_weights = original
 
 
 @contextlib.contextmanager
@@ -82,7 +83,7 @@ class PowerDeLaN(DeLaN):
     def batch_loss(self, theta, batch):
         q, qd, qdd, target, inv_scale = batch
         arch = self.architecture
-        tau_hat = definition.torque(arch, *definition.learned_jet(theta, arch, q, fast.jet_node), qd, qdd)
+        tau_hat = definition.torque(arch, *definition.learned_jet(theta, arch, q, fast.network_jet), qd, qdd)
         tau = target / inv_scale
         root_weight = inv_scale[:, 0] * np.float32(self.tau_scale[0])
         power_error = anp.sum(qd * (tau_hat - tau), axis=1) * root_weight / np.float32(self.power_scale)
@@ -114,7 +115,7 @@ def run(variant, seed, train, test, chain):
             stack.enter_context(no_schedule())
         for _ in range(PRESSES):
             t0 = time.perf_counter()
-            model.fit(train, steps=STEPS, validation=v.get("validation", training.VALIDATION))
+            model.fit(train, steps=STEPS, validation=v.get("validation", VALIDATION))
             times.append(time.perf_counter() - t0)
             tau_hat = model.inverse_dynamics(test["q"], test["qd"], test["qdd"])
             mse.append(float(np.mean((tau_hat - test["tau"]) ** 2)))

@@ -21,7 +21,8 @@ mutations: "XX" around it, lower or upper case) that is only text a person reads
     (raise ValueError("..."), Fail("...", key): the key is NOT a message),
   - a hint, a fix or an example a message quotes: the arguments `hint`, `fix`, `example`, `expected`, `what`,
     `what_real` of the library's own functions (lesson_lib.validate's checkers, whose messages print them), the
-    `text` of the model room's refusals (`_refuse(path, text)`), and the `help` text of a command-line option,
+    `text` of the model room's refusals (`_cannot_load(path, text)`, `_not_trained(text)`), and the `help` text
+    of a command-line option,
   - an entry added to a list of hints (hints.append("...")),
   - prose printed for the learner: a string literal of two or more words passed to print() (the notebooks' stored
     outputs, which nbval compares, pin the printed text; the fast tests check what the text must contain).

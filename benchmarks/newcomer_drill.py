@@ -46,9 +46,9 @@ def _activation(slope):
 # (what the newcomer does, [(file, old text, new text)], tests, words the failure must contain; None: must pass)
 DRILLS = [
     ("activation: a new softsign whose fast slope s' is written 1/(1+|z|), not 1/(1+|z|)^2",
-     _activation("1.0 / d"), ["tests/test_model_activations.py"], ["softsign"]),
+     _activation("1.0 / d"), ["tests/test_fast.py"], ["softsign"]),
     ("activation, done right: the same softsign with s' = 1/(1+|z|)^2 (the table's tests pick it up and pass)",
-     _activation("1.0 / (d * d)"), ["tests/test_model_activations.py"], None),
+     _activation("1.0 / (d * d)"), ["tests/test_fast.py"], None),
     ("default: DeLaN's hidden layers changed in delan.py instead of lesson_lib/facts.py",
      [("lesson_lib/model/delan.py", "def __init__(self, n_dof=2, hidden=HIDDEN,",
        "def __init__(self, n_dof=2, hidden=(64, 64),")],
@@ -76,12 +76,11 @@ DRILLS = [
     ("default, done right: facts.HIDDEN changed to (40, 40) (the model's tests read the fact, so they pass; only "
      "the stored notebook outputs and the prose's fact markers wait for a rebuild)",
      [("lesson_lib/facts.py", "HIDDEN = (32, 32)", "HIDDEN = (40, 40)")],
-     ["tests/test_model_file.py", "tests/test_bad_input_model.py", "tests/test_model_validation.py",
-      "tests/test_delan.py", "tests/test_model_optimizers.py"], None),
-    ("optimiser: Adam's bias correction of v without its square root (the first step about 32 times too small)",
-     [("lesson_lib/model/training.py", "c1, c2 = 1 - b1 ** self.t, math.sqrt(1 - b2 ** self.t)",
-       "c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t")],
-     ["tests/test_model_optimizers.py"], ["test_adam_steps_as_its_textbook_says_from_the_first_step_on"]),
+     ["tests/test_model_file.py", "tests/test_bad_input_model.py", "tests/test_training.py",
+      "tests/test_delan.py", "tests/test_adam.py"], None),
+    ("optimiser: Adam's second moment without its bias correction (the first step about 32 times too large)",
+     [("lesson_lib/model/adam.py", "vhat = self.v / (1 - self.b2 ** self.t)", "vhat = self.v")],
+     ["tests/test_adam.py"], ["test_adam_steps_as_its_textbook_says_from_the_first_step_on"]),
     ("hint: a new hint for 00's check that no wrong answer can reach",
      [("lesson_course/checks/nb00_start_here.py", '    "shape": "the total mass is one number',
        '    "negative": "a mass is never negative: check the sign of what you add",\n'
@@ -93,8 +92,8 @@ DRILLS = [
      ["tests/test_course.py"], ["09_extra", "is missing"]),
     ("gradient: the quadratic form's mixed terms qd_j qd_l (j < l: arms of 2 and 3 joints, none for 1) read off "
      "with j twice",
-     [("lesson_lib/model/fast.py", "- by_qd[..., jo] - by_qd[..., lo] +", "- by_qd[..., jo] - by_qd[..., jo] +")],
-     ["tests/test_model_quadratic.py", "tests/test_definition.py"], ["definitions_torque[", "-2]"]),
+     [("lesson_lib/model/quadratic.py", "- by_qd[..., jo] - by_qd[..., ko] +", "- by_qd[..., jo] - by_qd[..., jo] +")],
+     ["tests/test_quadratic.py", "tests/test_definition.py"], ["definitions_torque[", "-2]"]),
     ("window: the Savitzky-Golay window made even instead of odd (one sample off its centre)",
      [("lesson_lib/data/sensors.py", "window += 1 - window % 2", "window += window % 2")],
      ["tests/test_sensors.py"], ["savgol"]),

@@ -6,8 +6,10 @@ Rooms (one concern each; a later room uses the earlier ones, never a copy of the
 - data/        inverse-dynamics data from the truth: uniform samples, trajectories, letters written by the arm;
                what the arm's sensors record, and q̇, q̈ estimated from it (sensors)
 - model/       DeLaN (M = L L^T + eps I, g = dV/dq, c from dM/dq), BlackBox (the foil), DiagonalDeLaN (where the
-               next structured model goes), training (fit); definition (the model in plain autograd) and fast (the
-               same loss as one fused primitive): model/__init__.py draws one training step
+               next structured model goes); definition (the model in plain autograd), fast (the same loss as one
+               autograd node) and quadratic (the torque read off the network's jet); training by concern
+               (trainable, training, adam, schedule, training_data, model_file): model/__init__.py draws one
+               training step
 - evaluation/  mass-matrix error over the torus, SPD margin, torque errors, the lesson's PASS check; audits
 - control/     computed-torque and PD control of the true arm, tracking letters
 - facts        the lesson's numbers (PASS threshold, grid size, default training settings), one home each

@@ -60,7 +60,10 @@ FORMATS = {"PASS_MAX_ERROR": _number, "GRID_POINTS": lambda n: f"{n} × {n}", "N
 
 
 def text(name):
-    """The fact `name` as prose writes it, from its current value: text("PASS_MAX_ERROR") == "0.2"."""
+    """The fact `name` as prose writes it, from its current value: text("PASS_MAX_ERROR") == "0.2".
+
+    >>> text("PASS_MAX_ERROR"), text("GRID_POINTS"), text("HIDDEN")
+    ('0.2', '41 × 41', '2×32')"""
     if name not in FORMATS:
         raise KeyError(f"no fact named {name!r}; the facts are {', '.join(FORMATS)}")
     return FORMATS[name](globals()[name])

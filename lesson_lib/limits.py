@@ -40,7 +40,10 @@ TAU_MAX = (50.0, 25.0)          # N m: the double pendulum's motor torque limits
 MAX_SPEED = 1e3                 # rad/s: a joint this fast means the simulated closed loop has gone unstable
 
 
-def max_states(n_dof, sizes):
+def max_states(n_dof, layer_sizes):
     """States one model call may evaluate (or train on at once): a call on B states builds arrays of up to
-    B (1 + n) max(widest layer, n^2) numbers (the jet through the widest layer, L's jet)."""
-    return MAX_NUMBERS_PER_ARRAY // ((1 + n_dof) * max(max(sizes), n_dof * n_dof))
+    B (1 + n) max(widest layer, n^2) numbers (the jet through the widest layer, L's jet).
+
+    >>> max_states(2, (4, 32, 32, 4))
+    520833"""
+    return MAX_NUMBERS_PER_ARRAY // ((1 + n_dof) * max(max(layer_sizes), n_dof * n_dof))

@@ -2,7 +2,8 @@
 
 Each verb is a function `(argv, prog) -> exit code` in its module; this one dispatches, prints the version, and
 turns Ctrl-C into exit code 130 with what the interrupted verb kept (grade says it itself: its results are kept as
-they come).
+they come).  The verbs need the tools' packages (the extra `tools`); where one is not installed (an install of the
+science alone), the verb says which, and the install that brings them, instead of a traceback.
 """
 import sys
 
@@ -20,6 +21,10 @@ VERBS = {   # verb: (module.function, what it does, what an interruption leaves)
     "grade": ("grading.command.main", "grade a class's notebooks: gradebook, points, platform exports, feedback",
               "each submission's result is kept as soon as it is known; the same command grades only the rest"),
 }
+
+OURS = ("lesson_lib", "lesson_course", "lesson_tools")
+INSTALLS = ("pip install -r requirements.txt -e .` in the course's repository (the teachers' lock), or "
+            "`pip install \"learn-the-structure[tools]\"")
 
 EXIT_CODES = {0: "done", 1: "the verb could not do its work (the message says why)", 2: "a usage error",
               130: "interrupted (Ctrl-C)"}
@@ -42,6 +47,13 @@ def version():
     from .grading.verified import committed, package_root
     found = committed(package_root())
     return f"{PROG} {number}" + (f" (course commit {found[1][:12]})" if found else "")
+
+
+def missing_package(verb, name):
+    """What a verb says when the package `name` it imports is not installed: which package, and the install."""
+    return (f"error: lesson-tools {verb} needs the package {name.split('.')[0]!r}, which is not installed here: the "
+            f"teachers' and graders' tools come with packages of their own, beyond the science (numpy, autograd). "
+            f"Install them with `{INSTALLS}`, then run the command again.")
 
 
 def usage():
@@ -73,3 +85,8 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"\ninterrupted: {kept}", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as err:
+        if not err.name or err.name.split(".")[0] in OURS:     # the course's own modules: a bug, not an install
+            raise
+        print(missing_package(verb, err.name), file=sys.stderr)
+        return 1

@@ -71,10 +71,11 @@ GITIGNORE = ".venv/\n__pycache__/\n*.pyc\n.ipynb_checkpoints/\n*.egg-info/\n"
 
 
 def edition_pyproject(root=build.ROOT):
-    """The edition's pyproject.toml: the learners' packages, declaring the repository's own dependencies (what they
-    import), not the teachers' tools."""
+    """The edition's pyproject.toml: the learners' packages, declaring what they import (the repository's
+    dependencies, the science's, and its extra `course`), not the teachers' tools."""
     import tomllib
-    declared = tomllib.loads((Path(root) / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    project = tomllib.loads((Path(root) / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = project["dependencies"] + project["optional-dependencies"]["course"]
     return PYPROJECT.replace("{dependencies}", "[" + ", ".join(f'"{d}"' for d in declared) + "]")
 
 

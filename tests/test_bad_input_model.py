@@ -9,7 +9,7 @@ import copy
 
 import numpy as np
 import pytest
-from test_model_training import assert_same, full_snapshot
+from model_states import assert_same, full_snapshot
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_uniform
 from lesson_lib.validate import LimitExceeded

@@ -48,7 +48,7 @@ def test_the_loss_is_the_scaled_torque_error_of_its_predictions_and_float32_stay
 def test_both_models_start_from_the_same_initialisation(cls):
     """W ~ N(0, 1/fan_in), the output layer's half that, biases zero (wide layers: the spread is measured)."""
     model = cls(hidden=(256, 256), seed=5)
-    layers = unflatten(model.get_params(), model.sizes)
+    layers = unflatten(model.get_params(), model.layer_sizes)
     for i, (W, b) in enumerate(layers):
         want = 0.5 if i == len(layers) - 1 else 1.0
         assert W.std() * np.sqrt(W.shape[1]) == pytest.approx(want, rel=0.08), (cls.__name__, i)

@@ -6,9 +6,9 @@ import pytest
 from autograd import grad, hessian, jacobian, value_and_grad
 
 from lesson_course import checks
-from lesson_lib import DeLaN, double_pendulum, sample_uniform
-from lesson_lib.model import definition, fast
-from lesson_lib.model.training import sample_weights
+from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_uniform
+from lesson_lib.model import definition, fast, training_data
+from lesson_lib.model.training_data import sample_weights
 from lesson_lib.physics.chain import PlanarChain
 
 
@@ -31,8 +31,9 @@ def setting(n_dof, activation, weight_scale=1.0, batch=64):
 def test_the_plain_batch_is_the_one_fit_builds():
     model, batch = setting(2, "isru")
     d = sample_uniform(double_pendulum(), 64, seed=3)
-    fits = model._batch(model._samples(d["q"], d["qd"], d["qdd"], d["tau"],
-                                       np.sqrt(sample_weights(d["qd"], d["qdd"]))))      # float32, as fit trains
+    rows = training_data.samples(d["q"], d["qd"], d["qdd"], d["tau"], np.sqrt(sample_weights(d["qd"], d["qdd"])),
+                                 model.tau_scale, np.float32)                         # float32, as fit trains
+    fits = training_data.batch(rows, 2)
     for mine, theirs in zip(batch, fits, strict=True):
         np.testing.assert_allclose(mine, theirs, rtol=1e-6)
 
@@ -109,17 +110,17 @@ def test_plain_torque_equals_the_librarys_inverse_dynamics(n_dof, activation, we
 
 @pytest.mark.parametrize("n_dof, activation, weight_scale", CASES)
 def test_the_fused_network_jet_and_its_gradient_equal_plains(n_dof, activation, weight_scale):
-    """fast.jet_node (what fit_verlet's forward dynamics use) against definition.network_jet: the outputs,
+    """fast.network_jet (what fit_verlet's forward dynamics use) against definition.network_jet: the outputs,
     their q-derivatives and the gradient of the accelerations they give, through definition.forward_dynamics."""
     model, (q, qd, _, _, _) = setting(n_dof, activation, weight_scale)
     arch = model.architecture
-    for mine, theirs in zip(fast.jet_node(model.theta, arch, q), definition.network_jet(model.theta, arch, q),
+    for mine, theirs in zip(fast.network_jet(model.theta, arch, q), definition.network_jet(model.theta, arch, q),
                             strict=True):
         np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
     tau = np.random.default_rng(5).normal(size=q.shape)
     def squared_accelerations(theta, jet):
         return (definition.forward_dynamics(arch, *definition.learned_jet(theta, arch, q, jet), qd, tau) ** 2).sum()
-    grads = [grad(squared_accelerations)(model.theta, jet) for jet in (fast.jet_node, definition.network_jet)]
+    grads = [grad(squared_accelerations)(model.theta, jet) for jet in (fast.network_jet, definition.network_jet)]
     assert np.linalg.norm(grads[0] - grads[1]) <= 1e-10 * np.linalg.norm(grads[1])
 
 
@@ -164,3 +165,18 @@ def test_the_fast_features_jet_equals_the_definitions_for_every_arm_size(dtype):
         assert X.dtype == dtype
         np.testing.assert_allclose(X[0], phi, atol=1e-6)
         np.testing.assert_allclose(np.moveaxis(X[1:], 0, 1), dphi, atol=1e-6)
+
+
+def test_an_unknown_activation_is_named_in_the_error():
+    with pytest.raises(ValueError, match=r"^unknown activation 'bogus'; choose one of 'isru', 'tanh', 'softplus'"):
+        definition.check_activation("bogus")
+
+
+@pytest.mark.parametrize("cls", [DeLaN, BlackBox])
+def test_unknown_activation_refused_at_construction_listing_the_registered_names(cls):
+    with pytest.raises(ValueError, match="activation") as err:
+        cls(activation="bogus")
+    for name in definition.ACTIVATIONS:
+        assert repr(name) in str(err.value)
+    with pytest.raises(TypeError, match="activation"):
+        cls(activation=None)

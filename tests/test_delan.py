@@ -46,7 +46,7 @@ def mass_matrix_by_autograd(model, q):
     """M(q) and V(q) for ONE q through a value-only forward pass written in autograd.numpy (no jets, the
     network's raw outputs, the potential's unit applied here)."""
     x = anp.concatenate([anp.cos(q), anp.sin(q)])[None, None, :]
-    y = fast.mlp(x, model.theta, model.sizes, model.activation, model.n_dof)[:, 0, 0]
+    y = fast.mlp(x, model.theta, model.layer_sizes, model.activation, model.n_dof)[:, 0, 0]
     rows, cols = definition.tril_order(model.n_dof)
     P = np.zeros((len(rows), model.n_dof ** 2))                 # places the outputs into L
     P[np.arange(len(rows)), rows * model.n_dof + cols] = 1.0
@@ -99,8 +99,8 @@ def test_fused_primitives_gradients(act):
     arch = definition.Architecture(n, (5, 4), act, 1e-3, 7.5)
     theta = DeLaN(n_dof=n, hidden=(5, 4)).get_params()
     X = fast.input_jet(rng.uniform(-3, 3, (4, n)))
-    check_grads(lambda t: fast.mlp(X, t, arch.sizes, act, n), modes=["rev"], order=1)(theta)
-    check_grads(lambda x: fast.mlp(x, theta, arch.sizes, act, n), modes=["rev"], order=1)(X)
+    check_grads(lambda t: fast.mlp(X, t, arch.layer_sizes, act, n), modes=["rev"], order=1)(theta)
+    check_grads(lambda x: fast.mlp(x, theta, arch.layer_sizes, act, n), modes=["rev"], order=1)(X)
     q, qd, qdd = (rng.normal(size=(4, n)) for _ in range(3))
     tau, inv_scale = rng.normal(size=(4, n)), rng.uniform(0.1, 2.0, (4, n))
     for v in (1.0, 7.5):
@@ -238,7 +238,7 @@ def test_fit_is_adam_on_the_float32_loss(data):
     shorter than one validation interval, so the schedule does not act, and its end is its best (checked)."""
     from autograd import grad
     from autograd.misc.optimizers import adam
-    from test_model_optimizers import minibatches
+    from model_states import minibatches
     args = (data["q"], data["qd"], data["qdd"], data["tau"])
     model = DeLaN(seed=3, lr=3e-3, batch_size=64)
     theta0 = model.get_params()
@@ -264,3 +264,15 @@ def test_float32_loss_gradient_matches_float64(data):
     assert g32.dtype == np.float64 and np.asarray(loss32).dtype == np.float32
     np.testing.assert_allclose(loss32, loss64, rtol=1e-5)
     assert np.linalg.norm(g32 - g64) < 1e-5 * np.linalg.norm(g64)
+
+
+def test_the_potential_is_measured_in_its_unit():
+    q = np.random.default_rng(0).uniform(-3, 3, (20, 2))
+    unit, scaled = DeLaN(seed=0, potential_scale=1.0), DeLaN(seed=0, potential_scale=7.5)
+    np.testing.assert_array_equal(scaled.get_params(), unit.get_params())
+    np.testing.assert_allclose(scaled.gravity(q), 7.5 * unit.gravity(q), rtol=1e-12)
+    np.testing.assert_allclose(scaled.potential(q), 7.5 * unit.potential(q), rtol=1e-12)
+    np.testing.assert_array_equal(scaled.mass_matrix(q), unit.mass_matrix(q))
+    assert "potential_scale=7.5" in repr(scaled) and "potential_scale" not in repr(DeLaN())
+    with pytest.raises(ValueError, match="potential_scale must be"):
+        DeLaN(potential_scale=0)

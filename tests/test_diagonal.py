@@ -7,8 +7,8 @@ from autograd import grad, jacobian
 
 from lesson_lib import TrainingDiverged
 from lesson_lib.model import definition
-from lesson_lib.model.diagonal import DiagonalDeLaN, learned
-from lesson_lib.model.training import Trainable
+from lesson_lib.model.diagonal import DiagonalDeLaN
+from lesson_lib.model.trainable import Trainable
 
 rng = np.random.default_rng(0)
 
@@ -34,9 +34,9 @@ def test_its_jet_is_exact():
     model, h = random_model(0.7, 2, seed=3), 1e-6
     arch = model.architecture
     for q in rng.uniform(-np.pi, np.pi, (4, 2)):
-        L, dL, g = learned(model.theta, arch, q[None])
+        L, dL, g = model.learned_jet(model.theta, q[None])
         dM = definition.mass_matrix_jet(arch, L, dL)[1][0]
-        M_of_q = lambda x: definition.mass_matrix_jet(arch, *learned(model.theta, arch, x[None])[:2])[0][0]  # noqa
+        M_of_q = lambda x: definition.mass_matrix_jet(arch, *model.learned_jet(model.theta, x[None])[:2])[0][0]  # noqa
         V_of_q = lambda x: arch.potential_scale * definition.network_jet(model.theta, arch, x[None])[0][0, -1]  # noqa
         np.testing.assert_allclose(dM, np.moveaxis(jacobian(M_of_q)(q), -1, 0), atol=1e-10)
         np.testing.assert_allclose(g[0], grad(V_of_q)(q), atol=1e-10)
@@ -48,7 +48,7 @@ def test_its_jet_is_exact():
 def test_the_torque_is_the_definitions_and_coriolis_is_quadratic_in_qd():
     model = random_model(0.5)
     q, qd, qdd = (rng.uniform(-2, 2, (6, 2)) for _ in range(3))
-    L, dL, g = learned(model.theta, model.architecture, q)
+    L, dL, g = model.learned_jet(model.theta, q)
     M_qdd, c, g = definition.parts(model.architecture, L, dL, g, qd, qdd)
     np.testing.assert_allclose(model.inverse_dynamics(q, qd, qdd), M_qdd + c + g, rtol=1e-12)
     c2 = definition.parts(model.architecture, L, dL, g, 2 * qd, qdd)[1]
@@ -83,3 +83,22 @@ def test_fit_is_a_transaction_for_it_too():
             TrainingDiverged("stopped by the callback")), every=1)
     np.testing.assert_array_equal(model.get_params(), before)
     assert model.step == 0
+
+
+def test_the_delans_methods_and_checks_serve_it_unchanged():
+    """The public methods the DeLaN has, on the diagonal factor: L diagonal with a positive diagonal, M = L L^T + eps
+    I, forward dynamics inverting inverse dynamics; and its arguments refused with the DeLaN's own messages."""
+    from lesson_lib import DeLaN
+    model = random_model(0.5)
+    q, qd, qdd = (rng.uniform(-2, 2, (6, 2)) for _ in range(3))
+    L = model.cholesky_factor(q)
+    assert not (L * (1 - np.eye(2))).any() and np.diagonal(L, axis1=1, axis2=2).min() > 0
+    np.testing.assert_allclose(model.mass_matrix(q), L @ np.swapaxes(L, 1, 2) + model.eps * np.eye(2), rtol=1e-12)
+    np.testing.assert_allclose(model.forward_dynamics(q, qd, model.inverse_dynamics(q, qd, qdd)), qdd, atol=1e-8)
+    for bad in ({"eps": 2.0}, {"eps": 0.0}, {"potential_scale": 0.0}):
+        messages = []
+        for cls in (DiagonalDeLaN, DeLaN):
+            with pytest.raises(ValueError) as err:
+                cls(**bad)
+            messages.append(str(err.value))
+        assert messages[0] == messages[1], bad

@@ -1,6 +1,7 @@
 """pytest/nbval and the course's notebooks.
 
-- With the course's plugin (installed with lesson_lib), `pytest --nbval` and `--nbval-lax` judge a check cell
+- With the course's plugin (`-p lesson_tools.grading._plugin`, as the repository's pytest configuration gives it),
+  `pytest --nbval` and `--nbval-lax` judge a check cell
   by what it prints now: an untouched or wrong learner notebook fails, a finished one passes even when it was
   saved before its check cell was re-run, and a stored PASS line counts for nothing.
 - The untouched learner notebooks (stored without outputs; not in testpaths) are run top to bottom, every check
@@ -18,7 +19,7 @@ from lesson_tools.build import NOTEBOOKS, ROOT
 from lesson_tools.grading.course_notebooks import carries_check_marker
 
 STUB = '    # YOUR CODE HERE\n    raise NotImplementedError("Your turn: see the instructions above")'
-NBVAL = ["--nbval-current-env", "-p", "no:cacheprovider", "-o", "addopts=",
+NBVAL = ["--nbval-current-env", "-p", "no:cacheprovider", "-o", "addopts=", "-p", "lesson_tools.grading._plugin",
          "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg")]
 
 

@@ -191,21 +191,41 @@ def tail(text, n=40):
 
 
 def test_each_package_declares_exactly_what_it_imports():
-    """pyproject's dependencies are what lesson_lib and lesson_course import, the extra `tools` what lesson_tools
-    imports besides, no more and no less; the science imports numpy, autograd and threadpoolctl alone."""
+    """pyproject's dependencies are what lesson_lib imports (numpy, autograd, threadpoolctl: `pip install .` is the
+    science alone), the extra `course` what lesson_course imports besides, the extra `tools` the course and what
+    lesson_tools imports besides, no more and no less; the learners' edition declares the science and the course."""
     import tomllib
+
+    from lesson_tools import release
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     base = {normalised(d) for d in project["dependencies"]}
-    tools = {normalised(d) for d in project["optional-dependencies"]["tools"]}
+    extras = {name: {normalised(d) for d in deps} for name, deps in project["optional-dependencies"].items()}
     science, course, teachers = (third_party_imports(p) for p in ("lesson_lib", "lesson_course", "lesson_tools"))
-    assert set(science) <= {"numpy", "autograd", "threadpoolctl"}, science
-    assert set(science) | set(course) == base, \
-        f"declared {sorted(base)}; imported {sorted(set(science) | set(course))}"
-    assert set(teachers) - base == tools, \
-        f"the extra `tools` declares {sorted(tools)}; imported {sorted(set(teachers) - base)}"
+    assert set(extras) == {"course", "tools"}, extras
+    assert set(science) == base == {"numpy", "autograd", "threadpoolctl"}, (science, base)
+    assert set(course) - base == extras["course"], \
+        f"the extra `course` declares {sorted(extras['course'])}; imported {sorted(set(course) - base)}"
+    assert "learn-the-structure[course]" in project["optional-dependencies"]["tools"]
+    tools = extras["tools"] - {"learn-the-structure"}
+    assert set(teachers) - base - extras["course"] == tools, \
+        f"the extra `tools` declares {sorted(tools)}; imported {sorted(set(teachers) - base - extras['course'])}"
     pinned = set(read_pins(SETS["teachers and graders"][0])[0]) | LEARNERS
     assert tools <= pinned, \
         f"lesson_tools/requirements.in pins none of {sorted(tools - pinned)}, which lesson_tools imports"
+    edition = tomllib.loads(release.edition_pyproject())["project"]
+    assert {normalised(d) for d in edition["dependencies"]} == set(science) | set(course)
+    assert "optional-dependencies" not in edition and "entry-points" not in edition
+
+
+def test_the_pytest_plugin_is_registered_where_the_tests_are_not_by_the_package():
+    """No pytest11 entry point in the package (an install does not change pytest for everyone); the repository's
+    pytest configuration gives the plugin with -p."""
+    import shlex
+    import tomllib
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "pytest11" not in config["project"].get("entry-points", {})
+    addopts = shlex.split(config["tool"]["pytest"]["ini_options"]["addopts"])
+    assert addopts[addopts.index("-p", addopts.index("no:cacheprovider")) + 1] == "lesson_tools.grading._plugin"
 
 
 def test_binder_runtime_is_python_311():
@@ -329,22 +349,34 @@ print("imported")
 
 @pytest.mark.slow
 def test_the_repository_installs_into_a_clean_environment_with_what_it_declares(tmp_path):
-    """`pip install ".[tools]"` (not editable, with the teachers' lock as constraints) into a new virtualenv gives
-    three packages whose every module imports: the metadata declares all they need."""
+    """Into a new virtualenv (not editable, the teachers' lock as constraints): `pip install .` brings the science
+    and what it imports alone, every module of lesson_lib imports, and `lesson-tools` names the install it needs;
+    then `pip install ".[tools]"` gives three packages whose every module imports: the metadata declares all they
+    need."""
     venv, source = tmp_path / "venv", tmp_path / "source"
     env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME"}}
     py = str(venv / "bin" / "python")
     copy_repo_files(source)                 # the tracked files only: no build/ left by an earlier build
+
+    def run(*args):
+        return subprocess.run(args, env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path)
     try:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-        r = subprocess.run([py, "-m", "pip", "install", "-q", "-c", str(ROOT / "requirements.txt"),
-                            f"{source}[tools]"], env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path)
+        r = run(py, "-m", "pip", "install", "-q", "-c", str(ROOT / "requirements.txt"), str(source))
         assert r.returncode == 0, tail(r.stdout + r.stderr)
-        r = subprocess.run([py, "-c", IMPORT_EVERY_MODULE, "lesson_lib", "lesson_course", "lesson_tools"], env=env,
-                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        r = run(py, "-m", "pip", "list", "--format=json")
+        installed = {normalised(d["name"]) for d in json.loads(r.stdout)} - {"pip", "setuptools", "wheel"}
+        assert installed == {"learn-the-structure", "numpy", "autograd", "threadpoolctl"}, installed
+        r = run(py, "-c", IMPORT_EVERY_MODULE, "lesson_lib")
         assert r.returncode == 0 and "imported" in r.stdout, tail(r.stdout + r.stderr)
-        r = subprocess.run([str(venv / "bin" / "lesson-tools"), "--version"], env=env, capture_output=True,
-                           text=True, timeout=120, cwd=tmp_path)
+        r = run(str(venv / "bin" / "lesson-tools"), "links", "--help")
+        assert r.returncode == 1 and "Traceback" not in r.stderr, tail(r.stdout + r.stderr)
+        assert 'pip install "learn-the-structure[tools]"' in r.stderr, r.stderr
+        r = run(py, "-m", "pip", "install", "-q", "-c", str(ROOT / "requirements.txt"), f"{source}[tools]")
+        assert r.returncode == 0, tail(r.stdout + r.stderr)
+        r = run(py, "-c", IMPORT_EVERY_MODULE, "lesson_lib", "lesson_course", "lesson_tools")
+        assert r.returncode == 0 and "imported" in r.stdout, tail(r.stdout + r.stderr)
+        r = run(str(venv / "bin" / "lesson-tools"), "--version")
         assert r.returncode == 0 and r.stdout.startswith("lesson-tools "), tail(r.stdout + r.stderr)
     finally:
         shutil.rmtree(venv, ignore_errors=True)

@@ -41,6 +41,39 @@ def test_the_package_installs_one_command_with_a_version():
     assert "'buidl' is not a verb of lesson-tools; the verbs are: build, check" in wrong.stderr
 
 
+WITHOUT_THE_TOOLS = r"""
+import importlib.abc, sys
+from importlib.metadata import requires
+from packaging.requirements import Requirement
+tools = [Requirement(r) for r in requires("learn-the-structure") if "extra == \"tools\"" in r]
+blocked = {r.name.lower().replace("-", "_") for r in tools if r.name != "learn-the-structure"}
+
+
+class NotInstalled(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0].lower() in blocked:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+sys.meta_path.insert(0, NotInstalled())
+from lesson_tools import cli
+print(sorted(blocked), [cli.main([verb, "--help"]) for verb in cli.VERBS])
+"""
+
+
+def test_every_verb_without_the_tools_packages_names_the_install_to_run():
+    """An install without the extra `tools` (its packages made unimportable, as the metadata lists them): every
+    verb, --help too, says which package it lacks and the install that brings it, exit 1, no traceback."""
+    r = subprocess.run([sys.executable, "-c", WITHOUT_THE_TOOLS], capture_output=True, text=True, timeout=120)
+    blocked, codes = r.stdout.strip().rsplit("] ", 1)
+    assert "nbconvert" in blocked and codes == str([1] * len(cli.VERBS)), r.stdout + r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == len(cli.VERBS) and "Traceback" not in r.stderr, r.stderr
+    for verb, line in zip(cli.VERBS, lines, strict=True):
+        assert line.startswith(f"error: lesson-tools {verb} needs the package '"), line
+        assert "pip install -r requirements.txt -e ." in line and 'pip install "learn-the-structure[tools]"' in line
+
+
 @pytest.mark.parametrize("verb", list(cli.VERBS))
 def test_each_verbs_help_describes_it_names_units_and_exit_codes(verb, capsys):
     where, _, _ = cli.VERBS[verb]

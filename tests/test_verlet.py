@@ -6,6 +6,8 @@ import re
 import numpy as np
 import pytest
 from autograd import grad
+from model_states import blas_threads, require_blas
+from threadpoolctl import threadpool_limits
 
 from lesson_lib import DeLaN, TrainingDiverged, double_pendulum
 from lesson_lib.data import estimate, record
@@ -74,10 +76,9 @@ def test_the_losss_gradient_is_the_finite_difference_one(letters):
     theta = model.get_params().astype(float)
     direction = np.random.default_rng(1).standard_normal(theta.size)
     e = 1e-6
-    arch = model.architecture
-    fd = (verlet.verlet_loss(theta + e * direction, arch, batch)
-          - verlet.verlet_loss(theta - e * direction, arch, batch)) / (2 * e)
-    assert grad(verlet.verlet_loss)(theta, arch, batch) @ direction == pytest.approx(fd, rel=1e-5)
+    fd = (verlet.verlet_loss(theta + e * direction, model, batch)
+          - verlet.verlet_loss(theta - e * direction, model, batch)) / (2 * e)
+    assert grad(verlet.verlet_loss)(theta, model, batch) @ direction == pytest.approx(fd, rel=1e-5)
 
 
 def test_the_loss_is_the_module_formula_for_any_model_settings(letters):
@@ -89,7 +90,7 @@ def test_the_loss_is_the_module_formula_for_any_model_settings(letters):
     a = np.linalg.solve(model.mass_matrix(q), (tau - model.coriolis(q, qd) - model.gravity(q))[..., None])[..., 0]
     r = position_second_differences(q_meas, span, h) - np.einsum("cj,bjn->bcn", K, a.reshape(q_meas.shape))
     want = np.mean((r / qdd_scale) ** 2)
-    got = verlet.verlet_loss(model.get_params().astype(float), model.architecture, batch)
+    got = verlet.verlet_loss(model.get_params().astype(float), model, batch)
     assert got == pytest.approx(want, rel=1e-5) and not np.allclose(qdd_scale, 1.0)
 
 
@@ -216,7 +217,7 @@ def test_one_batch_of_every_run_gives_the_loss_over_all_runs_each_joint_scaled_b
     scales = every_run[-1]
     assert abs(scales[0] - scales[1]) > 0.1 * scales.max()          # one scale for both joints would show
     # the runs in another order: the same loss up to rounding
-    assert first == pytest.approx(verlet.verlet_loss(theta, model.architecture, every_run), rel=1e-9)
+    assert first == pytest.approx(verlet.verlet_loss(theta, model, every_run), rel=1e-9)
 
 
 def test_the_same_seed_draws_the_same_runs_and_another_seed_others(letters):
@@ -232,3 +233,25 @@ def test_a_span_too_long_for_the_chunk_says_the_chunk_that_would_fit(letters):
         fit_verlet(DeLaN(), rec, span=0.2)
     s, above = map(int, re.search(r"is (\d+) samples either side.*use a chunk above (\d+)", str(err.value)).groups())
     assert s == round(0.2 / h) and above == 2 * s
+
+
+# ---------------------------------------------------------------------- one BLAS thread
+def test_fit_verlet_trains_on_one_blas_thread_too(monkeypatch):
+    """Notebook 08's training through Störmer–Verlet: every step with one BLAS thread (two threads spinning for a
+    busy machine's cores made it ~20x slower at load 8, against 2.6-3.2x with one: benchmarks/bench_load.py)."""
+    require_blas()
+    from lesson_lib import DeLaN, double_pendulum
+    from lesson_lib.data import record, write_letters
+    from lesson_lib.model import verlet
+    seen = []
+
+    class Watched(verlet.Adam):
+        def step(self, theta, g):
+            seen.append(set(blas_threads()))
+            return super().step(theta, g)
+    monkeypatch.setattr(verlet, "Adam", Watched)
+    rec = record(write_letters("o", double_pendulum()).sample(dt=0.002), sigma=1e-3, seed=0)
+    with threadpool_limits(limits=2, user_api="blas"):
+        verlet.fit_verlet(DeLaN(seed=0), rec, steps=3, chunk=8, chunks=1, span=0.004)
+        assert set(blas_threads()) == {2}
+    assert seen == [{1}] * 3

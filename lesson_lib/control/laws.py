@@ -33,7 +33,11 @@ def _gain(name, k):
 
 def check_gain_lengths(gains, n, owner):
     """Raise unless each gain ({name: array}) is one number or one per joint of n; `owner` names
-    what has the joints."""
+    what has the joints.
+
+    >>> check_gain_lengths({"kp": [100.0, 100.0, 100.0]}, 2, "the chain")
+    Traceback (most recent call last):
+    ValueError: kp has 3 gains but the chain has 2 joints: give one number for all joints or one per joint"""
     for name, k in gains.items():
         if k is not None and np.ndim(k) == 1 and len(k) != n:
             raise ValueError(f"{name} has {len(k)} gains but {owner} has {n} joints: give one number for all joints "
@@ -41,7 +45,11 @@ def check_gain_lengths(gains, n, owner):
 
 
 def inverse_dynamics_of(model):
-    """The callable (q, qd, qdd) -> tau of a model: `inverse_dynamics`, or the RNEA for a PlanarChain (the truth)."""
+    """The callable (q, qd, qdd) -> tau of a model: `inverse_dynamics`, or the RNEA for a PlanarChain (the truth).
+
+    >>> from lesson_lib import double_pendulum
+    >>> inverse_dynamics_of(double_pendulum())([np.pi / 2, 0.0], [0.0, 0.0], [0.0, 0.0]).round(2)   # the RNEA
+    array([19.62,  4.9 ])"""
     if isinstance(model, PlanarChain):
         return model.rnea
     fn = getattr(model, "inverse_dynamics", None)
@@ -52,7 +60,11 @@ def inverse_dynamics_of(model):
 
 
 class PD:
-    """tau = K_p e + K_d e_dot: feedback only."""
+    """tau = K_p e + K_d e_dot: feedback only.
+
+    >>> zero = np.zeros(2)
+    >>> PD(kp=100.0, kd=20.0)(np.array([0.1, 0.0]), zero, zero, zero, zero).round(6)   # q 0.1 rad past q_d
+    array([-10.,   0.])"""
 
     def __init__(self, kp=KP, kd=KD):
         self.kp, self.kd = _gain("kp", kp), _gain("kd", kd)
@@ -61,7 +73,11 @@ class PD:
         return f"PD(kp={self.kp.tolist()}, kd={self.kd.tolist()})"
 
     def feedback(self, q, qd, q_d, qd_d):
-        """K_p e + K_d e_dot."""
+        """K_p e + K_d e_dot.
+
+        >>> zero = np.zeros(2)
+        >>> PD(kp=100.0, kd=20.0).feedback(np.array([0.1, 0.0]), np.array([0.0, 1.0]), zero, zero).round(6)
+        array([-10., -20.])"""
         return self.kp * (q_d - q) + self.kd * (qd_d - qd)
 
     def __call__(self, q, qd, q_d, qd_d, qdd_d):
@@ -69,7 +85,12 @@ class PD:
 
 
 class ComputedTorque(PD):
-    """tau = ID_hat(q, qd, qdd_d + K_d e_dot + K_p e) for any model with inverse dynamics (see the module)."""
+    """tau = ID_hat(q, qd, qdd_d + K_d e_dot + K_p e) for any model with inverse dynamics (see the module).
+
+    >>> from lesson_lib import double_pendulum
+    >>> q, zero = np.array([np.pi / 2, 0.0]), np.zeros(2)
+    >>> ComputedTorque(double_pendulum())(q, zero, q, zero, zero).round(2)     # on the reference: hold it
+    array([19.62,  4.9 ])"""
 
     def __init__(self, model, kp=KP, kd=KD):
         super().__init__(kp, kd)

@@ -14,7 +14,10 @@ from .laws import check_gain_lengths
 
 
 class Unstable(RuntimeError):
-    """The simulated closed loop diverged (gains too high for the controller's tick, or a model far off)."""
+    """The simulated closed loop diverged (gains too high for the controller's tick, or a model far off).
+
+    >>> issubclass(Unstable, RuntimeError)
+    True"""
 
 
 def _tau_max(tau_max, n):
@@ -42,7 +45,13 @@ def track(controller, reference, chain=None, dt=0.01, duration=None, tau_max=TAU
 
     Returns {"t" (T,), "q", "qd", "q_d", "qd_d", "tau" (applied) (T, B, n), "xy", "xy_d" (T, B, 2) the tip's actual
     and desired positions, "active" (T, B) while trajectory b runs, "saturated" (T, B), "dt", "hold", "tau_max",
-    "labels"}."""
+    "labels"}.
+
+    >>> from lesson_lib.control import ComputedTorque
+    >>> from lesson_lib.data import write_word
+    >>> result = track(ComputedTorque(double_pendulum()), write_word("o"), duration=0.2)
+    >>> bool(tracking_errors(result)["rms_xy"] < 1e-3)                       # the true model: within a mm
+    True"""
     chain = double_pendulum() if chain is None else has_api(
         "chain", chain, ("forward_dynamics", "forward_kinematics"), "a PlanarChain such as double_pendulum()")
     callable_arg("controller", controller, "controller(q, qd, q_d, qd_d, qdd_d) -> tau, e.g. ComputedTorque(model)")
@@ -139,7 +148,12 @@ def _tip(chain, q):
 
 def tracking_errors(result):
     """Errors of a `track` result over each trajectory's duration: "rms_q" (rad), "rms_xy", "max_xy"
-    (m), "rms_xy_per_traj" (B,), "max_tau" (N m), "saturated" (fraction of samples at a limit)."""
+    (m), "rms_xy_per_traj" (B,), "max_tau" (N m), "saturated" (fraction of samples at a limit).
+
+    >>> from lesson_lib.control import PD
+    >>> from lesson_lib.data import write_word
+    >>> sorted(tracking_errors(track(PD(), write_word("o"), duration=0.2)))
+    ['max_tau', 'max_xy', 'rms_q', 'rms_xy', 'rms_xy_per_traj', 'saturated']"""
     active = result["active"]
     e_q = (result["q_d"] - result["q"])[active]
     e_xy = np.linalg.norm(result["xy_d"] - result["xy"], axis=-1)
@@ -151,13 +165,24 @@ def tracking_errors(result):
 
 
 def compare(controllers, reference, chain=None, **options):
-    """[{"controller": name, **tracking_errors(...)}] for each of {name: controller} (options go to track)."""
+    """[{"controller": name, **tracking_errors(...)}] for each of {name: controller} (options go to track).
+
+    >>> from lesson_lib.control import PD, ComputedTorque
+    >>> from lesson_lib.data import write_word
+    >>> rows = compare({"PD": PD(), "truth": ComputedTorque(double_pendulum())}, write_word("o"), duration=0.2)
+    >>> [row["controller"] for row in rows], bool(rows[1]["rms_q"] < rows[0]["rms_q"])
+    (['PD', 'truth'], True)"""
     return [{"controller": name, **tracking_errors(track(c, reference, chain, **options))}
             for name, c in controllers.items()]
 
 
 def print_comparison(rows):
-    """The comparison as a table: RMS joint error (mrad), RMS and max tip error (mm), max |tau|, % saturated."""
+    """The comparison as a table: RMS joint error (mrad), RMS and max tip error (mm), max |tau|, % saturated.
+
+    >>> print_comparison([{"controller": "PD", "rms_q": 0.01, "rms_xy": 0.002, "max_xy": 0.005, "max_tau": 30.0,
+    ...                    "saturated": 0.0}])
+    controller       joint RMS    tip RMS    tip max  max |tau|  at limit
+    PD              10.00 mrad    2.00 mm    5.00 mm   30.0 Nm      0.0%"""
     print(f"{'controller':<14}{'joint RMS':>12}{'tip RMS':>11}{'tip max':>11}{'max |tau|':>11}{'at limit':>10}")
     for r in rows:
         print(f"{r['controller']:<14}{1e3 * r['rms_q']:>7.2f} mrad{1e3 * r['rms_xy']:>8.2f} mm"

@@ -79,7 +79,11 @@ class Handwriting:
     """Timed pen paths of one or more trajectories and the arm's joint motion that writes them.
 
     A joint reference: `reference(t)` gives (q_d, qd_d, qdd_d), each (n_traj, 2) (an ended trajectory holds its last
-    pose), what control.track follows.  Attributes: labels, durations (n_traj,) s, duration, chain, elbow, n_traj."""
+    pose), what control.track follows.  Attributes: labels, durations (n_traj,) s, duration, chain, elbow, n_traj.
+
+    >>> writing = write_word("a")
+    >>> writing.n_traj, writing.labels
+    (1, ['a'])"""
 
     def __init__(self, labels, moves, chain, elbow, speed):
         """moves[b]: list of (a, d, A, B, length, pen_down) of trajectory b, in order (see the module docstring)."""
@@ -106,7 +110,11 @@ class Handwriting:
 
     def pen(self, traj, t):
         """Pen position, velocity, acceleration (N, 2) and pen_down (N,) for trajectories traj (N,) at
-        times t (N,) (s from each trajectory's start)."""
+        times t (N,) (s from each trajectory's start).
+
+        >>> xy, xyd, xydd, pen_down = write_word("o").pen([0], [0.0])
+        >>> xy.shape, bool(pen_down[0])
+        ((1, 2), True)"""
         traj, t = np.asarray(traj, int), np.asarray(t, float)
         if len(t) > _CHUNK:                                            # bounded memory: (N, 2, K) per chunk
             chunks = [self.pen(traj[i:i + _CHUNK], t[i:i + _CHUNK]) for i in range(0, len(t), _CHUNK)]
@@ -125,7 +133,11 @@ class Handwriting:
         return X, dX * sd[:, None], ddX * sd[:, None] ** 2 + dX * sdd[:, None], self._pen[seg]
 
     def reference(self, t):
-        """The joint reference at time t (s): (q_d, qd_d, qdd_d), each (n_traj, 2)."""
+        """The joint reference at time t (s): (q_d, qd_d, qdd_d), each (n_traj, 2).
+
+        >>> q_d, qd_d, qdd_d = write_word("o").reference(0.5)
+        >>> q_d.shape
+        (1, 2)"""
         x, xd, xdd, _ = self.pen(np.arange(self.n_traj), np.full(self.n_traj, float(t)))
         return joint_motion(self.chain, x, xd, xdd, self.elbow)
 
@@ -134,7 +146,11 @@ class Handwriting:
     def sample(self, dt=0.01, noise=0.0, seed=0):
         """Samples every dt s along each trajectory until it has ended, trajectory after trajectory:
         sample_uniform's dict ("q", "qd", "qdd", "tau" (N, 2), tau with sensor noise of std `noise` N m) plus "traj",
-        "t", "xy" (N, 2) the pen, "pen_down" and "label" (N,).  Every value has N rows."""
+        "t", "xy" (N, 2) the pen, "pen_down" and "label" (N,).  Every value has N rows.
+
+        >>> data = write_word("o").sample(dt=0.05)
+        >>> sorted(data), data["q"].shape[1]
+        (['label', 'pen_down', 'q', 'qd', 'qdd', 't', 'tau', 'traj', 'xy'], 2)"""
         dt = positive_number("dt", dt)
         noise = number("noise", noise, low=0.0)
         seed = integer("seed", seed, low=0)
@@ -212,7 +228,10 @@ def _style(chain, size, speed, smooth, elbow, baseline, line):
 def write_letters(chars=TRAIN_LETTERS, chain=None, seed=0, size=SIZE, speed=SPEED, smooth=SMOOTH, elbow=ELBOW,
                   baseline=BASELINE, line=LINE):
     """A Handwriting of one trajectory per character of `chars`, each at a place drawn (from `seed`)
-    along the writing line."""
+    along the writing line.
+
+    >>> write_letters("oc").labels
+    ['o', 'c']"""
     chain, size, speed, smooth, elbow, baseline, line = _style(chain, size, speed, smooth, elbow, baseline, line)
     rng = np.random.default_rng(integer("seed", seed, low=0))
     labels, moves = [], []
@@ -233,7 +252,10 @@ def write_letters(chars=TRAIN_LETTERS, chain=None, seed=0, size=SIZE, speed=SPEE
 
 
 def write_word(word, chain=None, size=SIZE, speed=SPEED, smooth=SMOOTH, elbow=ELBOW, baseline=BASELINE, line=LINE):
-    """A Handwriting of one trajectory writing `word` centred on the line (smaller if too long)."""
+    """A Handwriting of one trajectory writing `word` centred on the line (smaller if too long).
+
+    >>> write_word("hi").labels
+    ['hi']"""
     chain, size, speed, smooth, elbow, baseline, line = _style(chain, size, speed, smooth, elbow, baseline, line)
     glyphs = _contours(_text("word", word), 1.0)
     if not glyphs:
@@ -247,12 +269,19 @@ def write_word(word, chain=None, size=SIZE, speed=SPEED, smooth=SMOOTH, elbow=EL
 
 
 def letters(chars=TRAIN_LETTERS, chain=None, dt=0.01, noise=0.0, seed=0, **style):
-    """write_letters(chars, chain, seed, **style).sample(dt, noise, seed): see Handwriting.sample."""
+    """write_letters(chars, chain, seed, **style).sample(dt, noise, seed): see Handwriting.sample.
+
+    >>> data = letters("o", dt=0.05)
+    >>> sorted(set(data["label"].tolist())), data["tau"].shape[1]
+    (['o'], 2)"""
     return write_letters(chars, chain, seed, **style).sample(dt, noise, seed)
 
 
 def strokes(data, traj=0):
-    """The drawn strokes of trajectory `traj` in a `letters` data dict: a list of (P, 2) pen paths."""
+    """The drawn strokes of trajectory `traj` in a `letters` data dict: a list of (P, 2) pen paths.
+
+    >>> len(strokes(letters("i", dt=0.01))) >= 1
+    True"""
     if not isinstance(data, Mapping) or any(k not in data for k in ("traj", "xy", "pen_down")):
         raise TypeError(f"data must be a dict from letters(...) or Handwriting.sample(...), with 'traj', 'xy' and "
                         f"'pen_down', got {described(data)}")

@@ -24,7 +24,12 @@ def _size(name, count):
 def sample_uniform(chain, n_samples=N_SAMPLES, seed=0, qd_max=QD_MAX, qdd_max=QDD_MAX, noise=0.0):
     """q uniform on the torus [-pi, pi)^n, qd in [-qd_max, qd_max]^n, qdd in [-qdd_max, qdd_max]^n;
     tau from the RNEA plus Gaussian noise of std `noise` (N m).  Returns {"q", "qd", "qdd", "tau"}, each
-    (n_samples, n)."""
+    (n_samples, n).
+
+    >>> from lesson_lib import double_pendulum
+    >>> data = sample_uniform(double_pendulum(), 8, seed=0)
+    >>> sorted(data), data["q"].shape
+    (['q', 'qd', 'qdd', 'tau'], (8, 2))"""
     has_api("chain", chain, ("rnea",), _CHAIN)
     n_samples, seed = _size("n_samples", n_samples), _seed(seed)
     qd_max = number("qd_max", qd_max, low=0.0, hint="the largest joint speed in rad/s, e.g. qd_max=3")
@@ -43,7 +48,12 @@ def sample_trajectories(chain, n_traj=8, duration=4.0, dt=0.01, seed=0, torque_a
     """Samples along n_traj trajectories from random states (q on the torus, |qd| <= 1 rad/s)
     driven by torques A sin(2 pi f t + phi), A in [-torque_amp, torque_amp] N m, f in [0.3, 2] Hz, per trajectory
     and joint; `duration` s recorded every dt s.  Returns sample_uniform's dict (qdd from the true forward dynamics)
-    plus "traj" and "t", trajectory-major."""
+    plus "traj" and "t", trajectory-major.
+
+    >>> from lesson_lib import double_pendulum
+    >>> data = sample_trajectories(double_pendulum(), n_traj=2, duration=0.5)
+    >>> data["q"].shape, sorted(set(data["traj"].tolist()))
+    ((102, 2), [0, 1])"""
     has_api("chain", chain, ("forward_dynamics",), _CHAIN)
     n_traj, seed = integer("n_traj", n_traj, low=1, hint="the number of trajectories, e.g. n_traj=8"), _seed(seed)
     steps = steps_for(duration, dt)

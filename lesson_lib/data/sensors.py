@@ -34,7 +34,12 @@ def _motion(data, n):
 def record(data, sigma=1e-4, quantum=None, tau_sigma=0.0, seed=0):
     """The recording of the motion in `data`: measured q and tau, the truth kept as q_true, qd_true,
     qdd_true, tau_true, other per-sample keys as they are.  sigma: encoder noise (rad); quantum: resolution (rad per
-    count) or None; tau_sigma: torque noise (N m); seed."""
+    count) or None; tau_sigma: torque noise (N m); seed.
+
+    >>> from lesson_lib.data import write_word
+    >>> rec = record(write_word("o").sample(dt=0.01), sigma=1e-3)
+    >>> bool(np.abs(rec["q"] - rec["q_true"]).max() < 0.01)
+    True"""
     if not isinstance(data, Mapping) or np.ndim(data.get("q")) != 2:
         raise TypeError(f"data must be motion data with 'q' of shape (N, n), 't' and 'traj' (e.g. "
                         f"write_letters('ocs').sample(dt=0.002)), got {described(data)}")
@@ -57,7 +62,11 @@ def record(data, sigma=1e-4, quantum=None, tau_sigma=0.0, seed=0):
 def savgol_coefficients(window, order, h):
     """(C, E0, E1): Savitzky-Golay for `window` (odd) samples, degree `order`, step h.  C (3,
     window): value, first and second derivative at the centre; E0, E1 (3, window // 2, window): the same at the
-    first and last points, from the first and last window."""
+    first and last points, from the first and last window.
+
+    >>> C, E0, E1 = savgol_coefficients(5, 2, h=1.0)
+    >>> (C @ np.arange(5.0) ** 2).round(6)              # t^2 sampled at t = 0..4: at the centre t = 2, 4, 2 t, 2
+    array([4., 4., 2.])"""
     half = window // 2
     x = np.arange(-half, half + 1) * h                             # sample times relative to the centre
     fit = np.linalg.pinv(np.vander(x, order + 1, increasing=True))  # samples -> polynomial coefficients a_0..a_p
@@ -103,7 +112,12 @@ def _estimate_one(q, h, method, window, order):
 def estimate(recording, method="savgol", window=0.1, order=3):
     """A data dict for `fit` from a recording: q smoothed (savgol) or as measured (differences), qd and
     qdd estimated per trajectory, tau as measured, the other keys as they are.  window in s (an odd number of
-    samples >= order + 2); order 2 to 5."""
+    samples >= order + 2); order 2 to 5.
+
+    >>> from lesson_lib.data import write_word
+    >>> rec = record(write_word("o").sample(dt=0.005), sigma=0.0)
+    >>> bool(np.abs(estimate(rec)["qd"] - rec["qd_true"]).max() < 0.05)
+    True"""
     if not isinstance(recording, Mapping) or any(k not in recording for k in ("q", "tau", "t", "traj")):
         raise TypeError(f"recording must be a dict with 'q', 'tau', 't' and 'traj', as record(...) gives, got "
                         f"{described(recording)}")
@@ -136,6 +150,11 @@ def estimate(recording, method="savgol", window=0.1, order=3):
 
 
 def estimation_errors(data):
-    """RMS errors of the estimates against the truth: {"q", "qd", "qdd"} in rad, rad/s, rad/s^2."""
+    """RMS errors of the estimates against the truth: {"q", "qd", "qdd"} in rad, rad/s, rad/s^2.
+
+    >>> from lesson_lib.data import write_word
+    >>> errors = estimation_errors(estimate(record(write_word("o").sample(dt=0.005), sigma=1e-4)))
+    >>> sorted(errors)
+    ['q', 'qd', 'qdd']"""
     return {k: float(np.sqrt(np.mean((np.asarray(data[k]) - np.asarray(data[f"{k}_true"])) ** 2)))
             for k in ("q", "qd", "qdd")}

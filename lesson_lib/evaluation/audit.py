@@ -25,7 +25,10 @@ SYMMETRY_TOL = 1e-9
 
 
 def is_valid_inertia(M, tol=SYMMETRY_TOL):
-    """True when M is symmetric (max |M - M^T| <= tol) and positive-definite (exercise 01's answer)."""
+    """True when M is symmetric (max |M - M^T| <= tol) and positive-definite (exercise 01's answer).
+
+    >>> is_valid_inertia(np.array([[2.0, 0.5], [0.5, 1.0]])), is_valid_inertia(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    (True, False)"""
     M = array("M", M, (2,), "one square matrix (n, n)")
     if M.shape[0] != M.shape[1] or M.size == 0:
         raise ValueError(f"M has shape {M.shape}, expected one square matrix (n, n) with n >= 1")
@@ -42,7 +45,12 @@ def _model(model):
 
 
 def implied_mass_matrix(model, q, qd, qdd):
-    """d tau_hat / d qdd: (n, n) or (B, n, n) for q, qd, qdd (n,) or (B, n)."""
+    """d tau_hat / d qdd: (n, n) or (B, n, n) for q, qd, qdd (n,) or (B, n).
+
+    >>> from lesson_lib import DeLaN
+    >>> model, q, qd = DeLaN(seed=0), np.array([0.3, 0.1]), np.array([1.0, -2.0])
+    >>> bool(np.allclose(implied_mass_matrix(model, q, qd, np.zeros(2)), model.mass_matrix(q)))   # a DeLaN's is M
+    True"""
     _model(model)
     (q, qd, qdd), single = as_states(model.n_dof, q=q, qd=qd, qdd=qdd)
     configurations("q, qd, qdd", len(q), model.n_dof, "split the states into smaller batches")
@@ -57,7 +65,11 @@ def implied_mass_matrix(model, q, qd, qdd):
 
 def sample_states(n_dof, count, seed, scale=1.0, qd_max=QD_MAX, qdd_max=QDD_MAX):
     """Random (q, qd, qdd), each (count, n_dof): q on the torus, qd and qdd in `scale` times the
-    training box."""
+    training box.
+
+    >>> q, qd, qdd = sample_states(2, count=3, seed=0)
+    >>> q.shape, bool(np.abs(qd).max() <= 3.0)
+    ((3, 2), True)"""
     n_dof = integer("n_dof", n_dof, low=1, high=MAX_JOINTS, hint="the number of joints, e.g. n_dof=2")
     count = within_limit("count", integer("count", count, low=0, hint="the number of states, e.g. count=500"),
                          MAX_SAMPLES, "use fewer states")
@@ -73,7 +85,11 @@ def sample_states(n_dof, count, seed, scale=1.0, qd_max=QD_MAX, qdd_max=QDD_MAX)
 
 
 def inertia_report(M):
-    """Per state: max |M - M^T| and the smallest eigenvalue of (M + M^T) / 2; M (n, n) or (B, n, n)."""
+    """Per state: max |M - M^T| and the smallest eigenvalue of (M + M^T) / 2; M (n, n) or (B, n, n).
+
+    >>> asymmetry, smallest = inertia_report(np.array([[2.0, 0.5], [0.5, 1.0]]))
+    >>> float(asymmetry), round(float(smallest), 3)
+    (0.0, 0.793)"""
     M = array("M", M, (2, 3), "square matrices of shape (n, n) or (B, n, n)")
     if M.shape[-1] != M.shape[-2] or M.shape[-1] == 0:
         raise ValueError(f"M has shape {M.shape}, expected square matrices (n, n) or (B, n, n) with n >= 1")
@@ -86,7 +102,12 @@ def inertia_report(M):
 def audit(model, scales=(1, 2, 5, 10), count=2000, seed=0):
     """For each range multiplier in `scales`: over `count` states with qd, qdd up to that multiple of the
     training box, the largest asymmetry, the share not positive-definite, the smallest eigenvalue and the worst
-    state with its implied M.  A list of dicts, one per scale."""
+    state with its implied M.  A list of dicts, one per scale.
+
+    >>> from lesson_lib import BlackBox
+    >>> rows = audit(BlackBox(seed=0), scales=(1, 10), count=20)
+    >>> [row["scale"] for row in rows], sorted(rows[0])[:3]
+    ([1, 10], ['max_asymmetry', 'min_eig', 'scale'])"""
     _model(model)
     scales = number_list("scales", scales, example="(1, 2, 5, 10)")
     count = integer("count", count, low=1, hint="the number of states per scale, e.g. count=2000")
@@ -107,7 +128,13 @@ AUDIT_KEYS = ("scale", "max_asymmetry", "share_not_pd", "min_eig")
 
 
 def print_audit(rows, name):
-    """The audit as a small table with rounded numbers."""
+    """The audit as a small table with rounded numbers.
+
+    >>> from lesson_lib import BlackBox
+    >>> print_audit(audit(BlackBox(seed=0), scales=(1,), count=20), "untrained black box")   # doctest: +ELLIPSIS
+    untrained black box: implied mass matrix d tau / d qdd at random states
+       range  max |M - M^T|  not pos.-def.  smallest eig
+          1x          0.083         100.0%        -0.121"""
     if not isinstance(rows, (list, tuple)) or not rows or not all(
             isinstance(r, dict) and all(k in r for k in AUDIT_KEYS) for r in rows):
         raise TypeError(f"rows must be the non-empty list of dicts that audit(model) returns, got "
@@ -120,7 +147,12 @@ def print_audit(rows, name):
 
 
 def velocity_sweep(model, q, qd_values, joint=0):
-    """Implied M at q (n,) while qd[joint] sweeps qd_values (K,): (K, n, n); a real inertia is constant."""
+    """Implied M at q (n,) while qd[joint] sweeps qd_values (K,): (K, n, n); a real inertia is constant.
+
+    >>> from lesson_lib import DeLaN
+    >>> sweep = velocity_sweep(DeLaN(seed=0), [0.3, 0.1], [0.0, 5.0])
+    >>> sweep.shape, bool(np.allclose(sweep[0], sweep[1]))                # a DeLaN's M does not depend on qd
+    ((2, 2, 2), True)"""
     _model(model)
     n = model.n_dof
     q = as_state("q", q, n, allow_batch=False)

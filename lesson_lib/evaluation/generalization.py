@@ -19,7 +19,12 @@ from .metrics import CHAIN, MODEL, configurations_arg, same_dof, torque_nmse
 
 def half_circle(chain, data, side=+1):
     """A copy of `data` with q_0 moved into one half of the circle (|q_0| with the sign of `side`, +1 or -1),
-    torques recomputed by the RNEA.  Other keys ("traj", "t") are kept."""
+    torques recomputed by the RNEA.  Other keys ("traj", "t") are kept.
+
+    >>> from lesson_lib import double_pendulum, sample_uniform
+    >>> folded = half_circle(double_pendulum(), sample_uniform(double_pendulum(), 50), side=-1)
+    >>> bool(folded["q"][:, 0].max() <= 0)
+    True"""
     has_api("chain", chain, ("rnea",), CHAIN)
     d = as_data("data", data, chain.n_dof)
     side = sign("side", side)
@@ -29,7 +34,12 @@ def half_circle(chain, data, side=+1):
 
 
 def test_set(chain, speed=1.0, side=+1, count=2000, seed=11):
-    """Fresh samples with qd and qdd up to `speed` (> 0) times the training box and q_0 on the half `side`."""
+    """Fresh samples with qd and qdd up to `speed` (> 0) times the training box and q_0 on the half `side`.
+
+    >>> from lesson_lib import double_pendulum
+    >>> data = test_set(double_pendulum(), speed=2.0, side=+1, count=100)
+    >>> bool(data["q"][:, 0].min() >= 0), bool(np.abs(data["qd"]).max() > 3.0)
+    (True, True)"""
     has_api("chain", chain, ("rnea",), CHAIN)
     speed = number("speed", speed, low=0.0, low_open=True, hint="a multiple of the training speeds, e.g. speed=2")
     side = sign("side", side)
@@ -41,12 +51,21 @@ def test_set(chain, speed=1.0, side=+1, count=2000, seed=11):
 
 
 def torque_error_percent(model, data):
-    """Torque error as a percentage of the torques' variance, averaged over the joints (0 is perfect)."""
+    """Torque error as a percentage of the torques' variance, averaged over the joints (0 is perfect).
+
+    >>> from lesson_lib import DeLaN, double_pendulum
+    >>> data = test_set(double_pendulum(), count=100)
+    >>> bool(torque_error_percent(DeLaN(seed=0), data) > 10)                  # untrained: far off
+    True"""
     return float(100 * np.mean(torque_nmse(model, data)))
 
 
 def implied_mass_matrix_error(model, chain, q):
-    """max |M_hat - M| over the configurations q (n,) or (B, n); for a black box its implied M at qd = qdd = 0."""
+    """max |M_hat - M| over the configurations q (n,) or (B, n); for a black box its implied M at qd = qdd = 0.
+
+    >>> from lesson_lib import DeLaN, double_pendulum
+    >>> round(implied_mass_matrix_error(DeLaN(seed=0), double_pendulum(), [[0.0, 0.0]]), 3)
+    2.207"""
     has_api("model", model, (), MODEL)
     has_api("chain", chain, ("mass_matrix",), CHAIN)
     same_dof(model, chain)
@@ -67,7 +86,13 @@ def _models(models):
 
 
 def compare(models, chain, cases):
-    """Rows {case, model: torque error %} for each case name -> (speed, side)."""
+    """Rows {case, model: torque error %} for each case name -> (speed, side).
+
+    >>> from lesson_lib import BlackBox, DeLaN, double_pendulum
+    >>> rows = compare({"DeLaN": DeLaN(seed=0), "black box": BlackBox(seed=0)}, double_pendulum(),
+    ...                {"seen": (1.0, +1), "twice as fast": (2.0, +1)})
+    >>> [row["case"] for row in rows], sorted(rows[0])
+    (['seen', 'twice as fast'], ['DeLaN', 'black box', 'case'])"""
     _models(models)
     has_api("chain", chain, ("rnea",), CHAIN)
     if not isinstance(cases, dict) or not cases:
@@ -84,7 +109,11 @@ def compare(models, chain, cases):
 
 
 def print_comparison(rows):
-    """The comparison as a table, torque errors in % of the variance, rounded."""
+    """The comparison as a table, torque errors in % of the variance, rounded.
+
+    >>> print_comparison([{"case": "seen", "DeLaN": 1.234, "black box": 5.0}])
+    test set                                 DeLaN   black box
+    seen                                     1.23%       5.00%"""
     if not isinstance(rows, (list, tuple)) or not rows or not all(isinstance(r, dict) and "case" in r for r in rows):
         raise TypeError(f"rows must be the non-empty list of dicts that compare(...) returns, got "
                         f"{type(rows).__name__}")
@@ -95,7 +124,12 @@ def print_comparison(rows):
 
 
 def speed_curve(models, chain, speeds, side=+1, seed=12):
-    """{name: [torque error % at each speed multiplier]} on the half `side`."""
+    """{name: [torque error % at each speed multiplier]} on the half `side`.
+
+    >>> from lesson_lib import DeLaN, double_pendulum
+    >>> curves = speed_curve({"DeLaN": DeLaN(seed=0)}, double_pendulum(), [1, 2])
+    >>> len(curves["DeLaN"])
+    2"""
     _models(models)
     speeds = number_list("speeds", speeds, example="[1, 2, 3]")
     sets = [test_set(chain, s, side, seed=seed) for s in speeds]
@@ -104,7 +138,12 @@ def speed_curve(models, chain, speeds, side=+1, seed=12):
 
 def learned_energy(model, q, qd):
     """The model's own energy 1/2 qd^T M_hat(q) qd + V_hat(q) at states (n,) or along a trajectory (T, n):
-    a number or (T,) (V_hat is defined up to a constant)."""
+    a number or (T,) (V_hat is defined up to a constant).
+
+    >>> from lesson_lib import DeLaN
+    >>> model = DeLaN(seed=0)
+    >>> bool(learned_energy(model, [0.3, 0.1], [1.0, 0.0]) > learned_energy(model, [0.3, 0.1], [0.0, 0.0]))   # KE > 0
+    True"""
     has_api("model", model, ("mass_matrix", "potential"), "a DeLaN (a model with a potential)")
     (q, qd), single = as_states(model.n_dof, q=q, qd=qd)
     E = 0.5 * np.einsum("ti,tij,tj->t", qd, model.mass_matrix(q), qd) + model.potential(q)
@@ -113,7 +152,11 @@ def learned_energy(model, q, qd):
 
 def agreement(t, q_a, q_b, tol=0.1):
     """How long two trajectories agree: (the first time some angle differs by more than tol, or t[-1] if never;
-    the largest difference in rad).  t: (T,) with T >= 1; q_a, q_b: (T, n) each; tol > 0 (rad)."""
+    the largest difference in rad).  t: (T,) with T >= 1; q_a, q_b: (T, n) each; tol > 0 (rad).
+
+    >>> t = np.array([0.0, 1.0, 2.0])
+    >>> agreement(t, np.zeros((3, 2)), np.array([[0.0, 0.0], [0.05, 0.0], [0.3, 0.0]]), tol=0.1)
+    (2.0, 0.3)"""
     t = array("t", t, (1,), "the times (T,) of the trajectories, T >= 1")
     q_a = array("q_a", q_a, (2,), f"a trajectory of angles (T, n) with T = {len(t)}")
     q_b = array("q_b", q_b, (2,), f"a trajectory of angles (T, n) with T = {len(t)}")

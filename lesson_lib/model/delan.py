@@ -17,25 +17,33 @@ import numpy as np
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
 from ..limits import EPS_MAX, POTENTIAL_SCALE_RANGE
 from ..validate import as_data, has_api, number
-from . import definition, fast
-from .training import Trainable, init_mlp
+from . import definition, fast, quadratic
+from .trainable import Trainable, init_mlp
 
 COLLAPSE_FACTOR = 20     # a learned M whose largest entry stays below this many eps has collapsed to eps I
 
 
 class InertiaCollapsed(UserWarning):
-    """DeLaN.fit's warning: the mass matrix it learned collapsed to eps I (see inertia_collapse)."""
+    """DeLaN.fit's warning: the mass matrix it learned collapsed to eps I (see inertia_collapse).
+
+    >>> issubclass(InertiaCollapsed, UserWarning)
+    True"""
 
 
 def inertia_collapse(model, data):
     """Has the learned M collapsed to eps I on these data (accelerations mostly noise)?  Returns
     {"largest_M" (kg m^2), "qdd_rms" (rad/s^2), "collapsed" (largest_M < COLLAPSE_FACTOR eps), "message" (the cause
-    and the fix, or "")}; model: anything with n_dof and mass_matrix."""
+    and the fix, or "")}; model: anything with n_dof and mass_matrix.
+
+    >>> from lesson_lib import double_pendulum, sample_uniform
+    >>> found = inertia_collapse(DeLaN(seed=0), sample_uniform(double_pendulum(), 64))
+    >>> found["collapsed"], found["message"]                      # an untrained DeLaN's M is of order 1
+    (False, '')"""
     has_api("model", model, ("mass_matrix",), "a model with a mass matrix, such as DeLaN()")
     d = as_data("data", data, model.n_dof, keys=("q", "qdd"))
     q = d["q"][:: max(1, len(d["q"]) // 2000)]                        # at most about 2000 configurations
     largest = float(np.abs(model.mass_matrix(q)).max())
-    eps = float(getattr(model, "eps", 1e-3))
+    eps = float(getattr(model, "eps", EPS))
     qdd_rms = float(np.sqrt(np.mean(d["qdd"] ** 2)))
     collapsed = largest < COLLAPSE_FACTOR * eps
     message = "" if not collapsed else (
@@ -60,8 +68,7 @@ class DeLaN(Trainable):
     >>> bool(np.linalg.eigvalsh(model.mass_matrix([0.3, -1.2])).min() > 0)   # SPD before any training
     True"""
 
-    architecture_fields = ("n_dof", "hidden", "activation", "eps", "potential_scale")
-    network_jet = staticmethod(fast.jet_node)    # definition.network_jet's numbers as one autograd node
+    architecture_fields = definition.Architecture._fields       # what a saved file must match (and the optimiser)
 
     def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, eps=EPS, activation=ACTIVATION,
                  potential_scale=POTENTIAL_SCALE):
@@ -78,18 +85,32 @@ class DeLaN(Trainable):
 
     @property
     def architecture(self):
-        """The record (definition.Architecture) that, with the weights, fixes the model's function."""
+        """The record (definition.Architecture) that, with the weights, fixes the model's function.
+
+        >>> DeLaN(hidden=(16,), eps=0.01).architecture
+        Architecture(n_dof=2, hidden=(16,), activation='isru', eps=0.01, potential_scale=20.0)"""
         return definition.Architecture(self.n_dof, self.hidden, self.activation, self.eps, self.potential_scale)
 
+    @property
     def layer_sizes(self):
-        return self.architecture.sizes
+        """The network's layer sizes (the architecture's).
+
+        >>> DeLaN(n_dof=3, hidden=(16,)).layer_sizes                     # 2n in; 6 entries of L and V out
+        (6, 16, 7)"""
+        return self.architecture.layer_sizes
 
     def initial_weights(self, rng):
-        return init_mlp(rng, self.sizes, out_scale=0.5)
+        """The flat weights before training (init_mlp, the last layer scaled by 0.5).
+
+        >>> DeLaN(hidden=(8,)).initial_weights(np.random.default_rng(0)).shape
+        (76,)"""
+        return init_mlp(rng, self.layer_sizes, out_scale=0.5)
 
     def after_fit(self, q, qdd):
         """Warn (InertiaCollapsed, naming the data and the fix) when the learned M collapsed to eps I on the
-        configurations just trained on."""
+        configurations just trained on.
+
+        >>> DeLaN(seed=0).after_fit(np.zeros((2, 2)), np.ones((2, 2)))   # M of order 1: no warning"""
         found = inertia_collapse(self, {"q": q, "qdd": qdd})
         if found["collapsed"]:
             text = textwrap.fill(f"fit: {found['message']}", 88, break_long_words=False, break_on_hyphens=False)
@@ -97,16 +118,37 @@ class DeLaN(Trainable):
 
     @property
     def layers(self):
-        """The weights as a list of (W, b) per layer (views into the flat vector theta)."""
-        return definition.unflatten(self.theta, self.sizes)
+        """The weights as a list of (W, b) per layer (views into the flat vector theta).
+
+        >>> [W.shape for W, b in DeLaN(hidden=(16,)).layers]
+        [(16, 4), (4, 16)]"""
+        return definition.unflatten(self.theta, self.layer_sizes)
 
     def batch_loss(self, theta, batch):
-        """fit's loss (unchecked): definition.loss at theta on a training batch, by the fast path."""
+        """fit's loss (unchecked): definition.loss at theta on a training batch, by the fast path.
+
+        >>> model, ones = DeLaN(seed=0), np.ones((4, 2))
+        >>> bool(model.batch_loss(model.theta, (ones, ones, ones, ones, ones)) > 0)
+        True"""
         return fast.loss(theta, self.architecture, batch)
+
+    def learned_jet(self, theta, q):
+        """definition.learned_jet at the weights theta and the states q (B, n), unchecked: L, dL and g, differentiable
+        by autograd in theta (the network's jet as one node, fast.network_jet).
+
+        >>> model = DeLaN(seed=0)
+        >>> [x.shape for x in model.learned_jet(model.theta, np.zeros((3, 2)))]     # L, dL, g
+        [(3, 2, 2), (3, 2, 2, 2), (3, 2)]"""
+        return definition.learned_jet(theta, self.architecture, q, jet=fast.network_jet)
 
     def batch_loss_and_grad(self, theta, batch):
         """fit's loss and gradient by fast.loss_and_grad; a subclass that redefines batch_loss gets autograd's
-        gradient of its own."""
+        gradient of its own.
+
+        >>> model, ones = DeLaN(seed=0), np.ones((4, 2))
+        >>> value, g = model.batch_loss_and_grad(model.theta, (ones, ones, ones, ones, ones))
+        >>> g.shape == model.theta.shape
+        True"""
         if type(self).batch_loss is not DeLaN.batch_loss:
             return super().batch_loss_and_grad(theta, batch)
         return fast.loss_and_grad(theta, self.architecture, batch)
@@ -116,63 +158,103 @@ class DeLaN(Trainable):
         """(L, dL, V, g) at q as given (checked), and whether q was a single state; without derivatives dL
         (B, 0, n, n) and g (B, 0)."""
         (q,), single = self.checked_states(q=q)
-        return fast.learned(self.architecture, fast.jet(self.theta, self.architecture, q, derivatives)), single
+        return quadratic.factor_and_potential(self.architecture, self._output_jet(q, derivatives)), single
+
+    def _output_jet(self, q, derivatives=True):
+        """fast.output_jet at the checked states q (B, n): J (n_out, 1+n, B), L's entries (the diagonal after
+        softplus) and V."""
+        return fast.output_jet(self.theta, self.architecture, q, derivatives)
 
     def mass_matrix(self, q):
-        """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n)."""
+        """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n).
+
+        >>> M = DeLaN(seed=0).mass_matrix([0.3, -1.2])
+        >>> M.shape, bool(np.allclose(M, M.T))
+        ((2, 2), True)"""
         (L, dL, _, _), single = self._at(q, derivatives=False)
         M = definition.mass_matrix_jet(self.architecture, L, dL)[0]
         return M[0] if single else M
 
     def mass_matrix_derivative(self, q):
-        """dM/dq from the jet: (n, n, n) or (B, n, n, n), indexed [k, i, j] = dM_ij/dq_k."""
+        """dM/dq from the jet: (n, n, n) or (B, n, n, n), indexed [k, i, j] = dM_ij/dq_k.
+
+        >>> DeLaN(seed=0).mass_matrix_derivative(np.zeros((5, 2))).shape
+        (5, 2, 2, 2)"""
         (L, dL, _, _), single = self._at(q)
         dM = definition.mass_matrix_jet(self.architecture, L, dL)[1]
         return dM[0] if single else dM
 
     def cholesky_factor(self, q):
-        """Learned L(q), lower-triangular with a positive diagonal: (n, n) or (B, n, n)."""
+        """Learned L(q), lower-triangular with a positive diagonal: (n, n) or (B, n, n).
+
+        >>> L = DeLaN(seed=0).cholesky_factor([0.3, -1.2])
+        >>> float(L[0, 1]), bool(L[0, 0] > 0 and L[1, 1] > 0)
+        (0.0, True)"""
         (L, _, _, _), single = self._at(q, derivatives=False)
         return L[0] if single else L
 
     def potential(self, q):
-        """Learned V(q) (defined up to a constant): () or (B,)."""
+        """Learned V(q) (defined up to a constant): () or (B,).
+
+        >>> DeLaN(seed=0).potential(np.zeros((4, 2))).shape
+        (4,)"""
         (_, _, V, _), single = self._at(q, derivatives=False)
         return V[0] if single else V
 
     def gravity(self, q):
-        """g(q) = dV/dq from the jet: (n,) or (B, n)."""
+        """g(q) = dV/dq from the jet: (n,) or (B, n).
+
+        >>> DeLaN(seed=0).gravity([0.3, -1.2]).shape
+        (2,)"""
         (_, _, _, g), single = self._at(q)
         return g[0] if single else g
 
     def parts(self, q, qd, qdd):
         """The three terms of the manipulator equation (definition.parts): dict with "M_qdd", "c", "g", each (n,)
-        or (B, n)."""
+        or (B, n).
+
+        >>> model = DeLaN(seed=0)
+        >>> parts = model.parts([0.3, -1.2], [1.0, 0.0], [0.0, 2.0])
+        >>> bool(np.allclose(sum(parts.values()), model.inverse_dynamics([0.3, -1.2], [1.0, 0.0], [0.0, 2.0])))
+        True"""
         (q, qd, qdd), single = self.checked_states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
-            L, dL, _, g = fast.learned(self.architecture, fast.jet(self.theta, self.architecture, q))
+            L, dL, _, g = quadratic.factor_and_potential(self.architecture, self._output_jet(q))
             terms = definition.parts(self.architecture, L, dL, g, qd, qdd)
         terms = self._finite("torque", terms, q=q, qd=qd, qdd=qdd)
         return {k: (v[0] if single else v) for k, v in zip(("M_qdd", "c", "g"), terms, strict=True)}
 
     def coriolis(self, q, qd):
-        """c(q, qd) = C(q, qd) qd computed from dM/dq: (n,) or (B, n)."""
+        """c(q, qd) = C(q, qd) qd computed from dM/dq: (n,) or (B, n).
+
+        >>> model = DeLaN(seed=0)
+        >>> q = [0.3, -1.2]
+        >>> bool(np.allclose(model.coriolis(q, [2.0, 1.0]), 4 * model.coriolis(q, [1.0, 0.5])))    # quadratic in qd
+        True"""
         return self.parts(q, qd, np.zeros(self.n_dof))["c"]
 
     def inverse_dynamics(self, q, qd, qdd):
-        """tau_hat = M(q) qdd + c(q, qd) + g(q): (n,) or (B, n) (fast.jet_torque: the definition's torque, read off
-        the jet as one product)."""
+        """tau_hat = M(q) qdd + c(q, qd) + g(q): (n,) or (B, n) (quadratic.jet_torque: the definition's torque, read off
+        the jet as one product).
+
+        >>> DeLaN(seed=0).inverse_dynamics(np.zeros((3, 2)), np.zeros((3, 2)), np.zeros((3, 2))).shape
+        (3, 2)"""
         (q, qd, qdd), single = self.checked_states(q=q, qd=qd, qdd=qdd)
         with np.errstate(over="ignore", invalid="ignore"):
-            J = fast.jet(self.theta, self.architecture, q)
-            tau = self._finite("torque", fast.jet_torque(self.architecture, J, qd, qdd), q=q, qd=qd, qdd=qdd)
+            J = self._output_jet(q)
+            tau = self._finite("torque", quadratic.jet_torque(self.architecture, J, qd, qdd), q=q, qd=qd, qdd=qdd)
         return tau[0] if single else tau
 
     def forward_dynamics(self, q, qd, tau):
-        """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.physics.integrators.rollout)."""
+        """qdd = M(q)^-1 (tau - c - g) with the learned model (usable by lesson_lib.physics.integrators.rollout).
+
+        >>> model, q, qd = DeLaN(seed=0), np.array([0.3, -1.2]), np.array([1.0, 0.0])
+        >>> qdd = model.forward_dynamics(q, qd, model.inverse_dynamics(q, qd, [0.5, -0.5]))
+        >>> qdd.round(6)
+        array([ 0.5, -0.5])"""
         (q, qd, tau), single = self.checked_states(q=q, qd=qd, tau=tau)
         with np.errstate(over="ignore", invalid="ignore"):
-            L, dL, _, g = fast.learned(self.architecture, fast.jet(self.theta, self.architecture, q))
+            L, dL, _, g = quadratic.factor_and_potential(self.architecture, self._output_jet(q))
             qdd = self._finite("acceleration", definition.forward_dynamics(self.architecture, L, dL, g, qd, tau),
                                q=q, qd=qd, tau=tau)
         return qdd[0] if single else qdd

@@ -65,7 +65,10 @@ class PlanarChain:
 
     @property
     def params(self):
-        """The parameters as a plain dict {"m": [...], "l": [...], "lc": [...], "I": [...], "g": g}."""
+        """The parameters as a plain dict {"m": [...], "l": [...], "lc": [...], "I": [...], "g": g}.
+
+        >>> double_pendulum().params["lc"]
+        [0.5, 0.5]"""
         return {"m": self.m.tolist(), "l": self.l.tolist(), "lc": self.lc.tolist(), "I": self.I.tolist(),
                 "g": self.g}
 
@@ -117,13 +120,20 @@ class PlanarChain:
 
     def rnea(self, q, qd, qdd, gravity=True):
         """tau = M(q) qdd + c(q, qd) + g(q) by recursive Newton–Euler; q, qd, qdd (n,) or (B, n);
-        gravity=False drops g(q)."""
+        gravity=False drops g(q).
+
+        >>> double_pendulum().rnea([0.0, 0.0], [0.0, 0.0], [1.0, 0.0], gravity=False).round(3)   # M's first column
+        array([2.667, 0.833])"""
         (q, qd, qdd), single = as_states(self.n_dof, q=q, qd=qd, qdd=qdd)
         tau = self._rnea(q, qd, qdd, boolean("gravity", gravity))
         return tau[0] if single else tau
 
     def mass_matrix(self, q):
-        """M(q), shape (n, n) or (B, n, n): column j is RNEA(q, 0, e_j) with gravity off."""
+        """M(q), shape (n, n) or (B, n, n): column j is RNEA(q, 0, e_j) with gravity off.
+
+        >>> double_pendulum().mass_matrix([0.0, 0.0]).round(3)
+        array([[2.667, 0.833],
+               [0.833, 0.333]])"""
         q = as_state("q", q, self.n_dof)
         M = self._mass_matrix(np.atleast_2d(q))
         return M[0] if q.ndim == 1 else M
@@ -137,16 +147,26 @@ class PlanarChain:
         return np.swapaxes(cols, 1, 2)                   # cols[b, j] is column j
 
     def coriolis(self, q, qd):
-        """c(q, qd) = C(q, qd) qd: RNEA with zero acceleration and gravity off."""
+        """c(q, qd) = C(q, qd) qd: RNEA with zero acceleration and gravity off.
+
+        >>> double_pendulum().coriolis([0.0, np.pi / 2], [1.0, 0.0]).round(3)
+        array([0. , 0.5])"""
         return self.rnea(q, qd, np.zeros(self.n_dof), gravity=False)
 
     def gravity(self, q):
-        """g(q) = dV/dq: RNEA with zero velocity and acceleration."""
+        """g(q) = dV/dq: RNEA with zero velocity and acceleration.
+
+        >>> double_pendulum().gravity([np.pi / 2, 0.0]).round(2)                  # both rods horizontal
+        array([19.62,  4.9 ])"""
         q = as_state("q", q, self.n_dof)
         return self.rnea(q, np.zeros(self.n_dof), np.zeros(self.n_dof))
 
     def forward_dynamics(self, q, qd, tau):
-        """qdd = M(q)^-1 (tau - c(q, qd) - g(q)); shapes as in rnea."""
+        """qdd = M(q)^-1 (tau - c(q, qd) - g(q)); shapes as in rnea.
+
+        >>> chain = double_pendulum()
+        >>> chain.forward_dynamics([0.3, 0.1], [0.0, 0.0], chain.gravity([0.3, 0.1])).round(12)    # gravity held
+        array([0., 0.])"""
         (q, qd, tau), single = as_states(self.n_dof, q=q, qd=qd, tau=tau)
         bias = self._rnea(q, qd, np.zeros_like(q), gravity=True)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -166,7 +186,10 @@ class PlanarChain:
         return joint + lc * u, djoint + lc * du, w
 
     def forward_kinematics(self, q):
-        """Joint and tip positions: (n+1, 2) or (B, n+1, 2), starting at the base (0, 0)."""
+        """Joint and tip positions: (n+1, 2) or (B, n+1, 2), starting at the base (0, 0).
+
+        >>> [(p.round(3) + 0.0).tolist() for p in double_pendulum().forward_kinematics([np.pi / 2, 0.0])]
+        [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]]"""
         q = as_state("q", q, self.n_dof)
         Q = np.atleast_2d(q)
         theta = np.cumsum(Q, axis=1)
@@ -175,7 +198,10 @@ class PlanarChain:
         return pts[0] if q.ndim == 1 else pts
 
     def kinetic_energy(self, q, qd):
-        """T = sum_i (1/2 m_i |v_ci|^2 + 1/2 I_i w_i^2), from the link kinematics (not from M)."""
+        """T = sum_i (1/2 m_i |v_ci|^2 + 1/2 I_i w_i^2), from the link kinematics (not from M).
+
+        >>> round(float(double_pendulum().kinetic_energy([0.0, 0.0], [1.0, 0.0])), 3)
+        1.333"""
         (q, qd), single = as_states(self.n_dof, q=q, qd=qd)
         _, v, w = self._kinematics(q, qd)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -184,7 +210,10 @@ class PlanarChain:
         return T[0] if single else T
 
     def potential_energy(self, q):
-        """V = sum_i m_i g y_ci, zero when the centres of mass are at the base's height."""
+        """V = sum_i m_i g y_ci, zero when the centres of mass are at the base's height.
+
+        >>> round(float(double_pendulum().potential_energy([0.0, 0.0])), 3)        # hanging down: the lowest
+        -19.62"""
         q = as_state("q", q, self.n_dof)
         Q = np.atleast_2d(q)
         pos, _, _ = self._kinematics(Q, np.zeros_like(Q))
@@ -192,11 +221,18 @@ class PlanarChain:
         return V[0] if q.ndim == 1 else V
 
     def total_energy(self, q, qd):
-        """E = T + V."""
+        """E = T + V.
+
+        >>> round(float(double_pendulum().total_energy([np.pi, 0.0], [0.0, 0.0])), 3)
+        19.62"""
         return self.kinetic_energy(q, qd) + self.potential_energy(q)
 
 
 def double_pendulum(m=1.0, l=1.0, g=9.81):
-    """Two uniform rods of mass m (kg) and length l (m): lc = l/2, I = m l^2 / 12 (defaults 1 kg, 1 m, g 9.81 m/s^2)."""
+    """Two uniform rods of mass m (kg) and length l (m): lc = l/2, I = m l^2 / 12 (defaults 1 kg, 1 m, g 9.81 m/s^2).
+
+    >>> chain = double_pendulum(m=2.0)
+    >>> chain.n_dof, chain.params["m"], round(chain.params["I"][0], 4)
+    (2, [2.0, 2.0], 0.1667)"""
     m, l = positive_number("m", m), positive_number("l", l)
     return PlanarChain(m=[m, m], l=[l, l], lc=[l / 2, l / 2], I=[m * l * l / 12] * 2, g=g)

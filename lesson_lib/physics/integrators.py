@@ -88,18 +88,31 @@ def _rk4(f, q, qd, dt):
 
 
 def euler_step(f, q, qd, dt):
-    """Explicit Euler: (q + dt qd, qd + dt f(q, qd)).  f(q, qd) -> qdd; q, qd: (n,) or (B, n); dt > 0 (s)."""
+    """Explicit Euler: (q + dt qd, qd + dt f(q, qd)).  f(q, qd) -> qdd; q, qd: (n,) or (B, n); dt > 0 (s).
+
+    >>> fall = lambda q, qd: -9.81 + 0 * q                 # qdd of a falling body
+    >>> euler_step(fall, np.array([0.0]), np.array([0.0]), 0.1)
+    (array([0.]), array([-0.981]))"""
     return _one_step(_euler, f, q, qd, dt)
 
 
 def symplectic_euler_step(f, q, qd, dt):
     """qd_new = qd + dt f(q, qd), then q_new = q + dt qd_new (the answer to 05's exercise);
-    q, qd (n,) or (B, n); dt > 0 (s)."""
+    q, qd (n,) or (B, n); dt > 0 (s).
+
+    >>> fall = lambda q, qd: -9.81 + 0 * q
+    >>> symplectic_euler_step(fall, np.array([0.0]), np.array([0.0]), 0.1)
+    (array([-0.0981]), array([-0.981]))"""
     return _one_step(_symplectic_euler, f, q, qd, dt)
 
 
 def rk4_step(f, q, qd, dt):
-    """One classical Runge–Kutta step of (q, qd)' = (qd, f(q, qd)); q, qd (n,) or (B, n); dt > 0 (s)."""
+    """One classical Runge–Kutta step of (q, qd)' = (qd, f(q, qd)); q, qd (n,) or (B, n); dt > 0 (s).
+
+    >>> fall = lambda q, qd: -9.81 + 0 * q
+    >>> q, qd = rk4_step(fall, np.array([0.0]), np.array([0.0]), 0.1)
+    >>> q.round(6), qd.round(6)                                   # exact for a constant acceleration
+    (array([-0.04905]), array([-0.981]))"""
     return _one_step(_rk4, f, q, qd, dt)
 
 
@@ -147,7 +160,12 @@ def rollout(forward_dynamics, q0, qd0, dt=0.01, steps=500, tau_fn=None):
 
     forward_dynamics: like PlanarChain.forward_dynamics (or a learned model's); dt > 0 (s); steps 0..MAX_STEPS;
     tau_fn(t, q, qd) -> tau, held over each step (zero when None).  Returns t (steps+1,), q and qd
-    (steps+1, *q0.shape)."""
+    (steps+1, *q0.shape).
+
+    >>> from lesson_lib.physics.chain import double_pendulum
+    >>> t, q, qd = rollout(double_pendulum().forward_dynamics, [0.5, 0.0], [0.0, 0.0], dt=0.01, steps=100)
+    >>> t.shape, q.shape, round(float(t[-1]), 2)
+    ((101,), (101, 2), 1.0)"""
     callable_arg("forward_dynamics", forward_dynamics, "forward_dynamics(q, qd, tau) -> qdd, e.g. "
                  "chain.forward_dynamics")
     q, qd = _pair(q0, qd0, "q0", "qd0")
@@ -169,7 +187,11 @@ def rollout(forward_dynamics, q0, qd0, dt=0.01, steps=500, tau_fn=None):
 
 def simulate(step, f, q0, qd0, dt, steps):
     """Repeat step(f, q, qd, dt) `steps` times from (q0, qd0): t (steps+1,), q and qd (steps+1, ...).
-    step: one of STEPPERS' values or any function returning (q_new, qd_new)."""
+    step: one of STEPPERS' values or any function returning (q_new, qd_new).
+
+    >>> t, q, qd = simulate(rk4_step, lambda q, qd: -q, np.array([1.0]), np.array([0.0]), 0.01, 314)
+    >>> round(float(q[-1, 0]), 3)                                   # cos(3.14)
+    -1.0"""
     callable_arg("step", step, "step(f, q, qd, dt) -> (q_new, qd_new), e.g. rk4_step")
     callable_arg("f", f, "f(q, qd) -> qdd")
     q, qd = _pair(q0, qd0, "q0", "qd0")
@@ -188,7 +210,10 @@ def simulate(step, f, q0, qd0, dt, steps):
 
 
 def steps_for(duration, dt):
-    """The number of steps of dt that covers `duration` (both checked, in s): round(duration / dt), 1..MAX_STEPS."""
+    """The number of steps of dt that covers `duration` (both checked, in s): round(duration / dt), 1..MAX_STEPS.
+
+    >>> steps_for(2.0, 0.01)
+    200"""
     dt = _time_step(dt)
     duration = positive_number("duration", duration, hint="the simulated time in seconds, e.g. duration=10")
     steps = int(round(duration / dt))
@@ -199,7 +224,12 @@ def steps_for(duration, dt):
 
 
 def energy_errors(chain, q0, qd0, dt=0.01, duration=10.0):
-    """Unforced motion of `chain` from one state (n,) with each stepper: {name: (t, E(t) - E(0))} (J)."""
+    """Unforced motion of `chain` from one state (n,) with each stepper: {name: (t, E(t) - E(0))} (J).
+
+    >>> from lesson_lib.physics.chain import double_pendulum
+    >>> drift = energy_errors(double_pendulum(), [1.0, 0.0], [0.0, 0.0], dt=0.01, duration=0.3)
+    >>> {name: bool(abs(dE[-1]) < 1e-4) for name, (t, dE) in drift.items()}
+    {'explicit Euler': False, 'symplectic Euler': False, 'RK4': True}"""
     has_api("chain", chain, ("forward_dynamics", "total_energy"), "a PlanarChain such as double_pendulum()")
     q0, qd0 = (as_state(k, v, chain.n_dof, allow_batch=False) for k, v in (("q0", q0), ("qd0", qd0)))
     steps, zero = steps_for(duration, dt), np.zeros(chain.n_dof)

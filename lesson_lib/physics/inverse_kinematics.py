@@ -32,12 +32,19 @@ def _two_links(chain):
 
 
 def check_elbow(elbow):
-    """Return elbow as the int +1 or -1 (the sign of q1: which of the two branches), or raise (_validate.sign)."""
+    """Return elbow as the int +1 or -1 (the sign of q1: which of the two branches), or raise (_validate.sign).
+
+    >>> check_elbow(-1)
+    -1"""
     return sign("elbow", elbow)
 
 
 def reach(chain):
-    """The tip's reachable annulus (r_min, r_max) = (|l1 - l2|, l1 + l2) around the base, in m."""
+    """The tip's reachable annulus (r_min, r_max) = (|l1 - l2|, l1 + l2) around the base, in m.
+
+    >>> from lesson_lib.physics.chain import double_pendulum
+    >>> reach(double_pendulum())
+    (0.0, 2.0)"""
     l1, l2 = _two_links(chain)
     return abs(l1 - l2), l1 + l2
 
@@ -46,7 +53,10 @@ def inverse_kinematics(chain, xy, elbow=1):
     """Joint angles q with the tip at xy, on the branch sign(q1) = elbow: (2,) or (B, 2), q0 in [-pi, pi).
 
     Raises ValueError if a point lies outside the reachable annulus (see `reach`).
-    """
+
+    >>> from lesson_lib.physics.chain import double_pendulum
+    >>> inverse_kinematics(double_pendulum(), [2.0, 0.0]).round(4)               # stretched out to the right
+    array([1.5708, 0.    ])"""
     l1, l2 = _two_links(chain)
     check_elbow(elbow)
     xy = as_state("xy", xy, 2)
@@ -65,7 +75,12 @@ def inverse_kinematics(chain, xy, elbow=1):
 
 
 def tip_jacobian(chain, q):
-    """J(q) = d(x, y)/dq of the tip: (2, 2) or (B, 2, 2), rows (x, y), columns (q0, q1)."""
+    """J(q) = d(x, y)/dq of the tip: (2, 2) or (B, 2, 2), rows (x, y), columns (q0, q1).
+
+    >>> from lesson_lib.physics.chain import double_pendulum
+    >>> tip_jacobian(double_pendulum(), [0.0, 0.0]).round(3)                      # hanging: the tip moves along x
+    array([[2., 1.],
+           [0., 0.]])"""
     l1, l2 = _two_links(chain)
     q = as_state("q", q, 2)
     th0, th1 = q[..., 0], q[..., 0] + q[..., 1]
@@ -77,7 +92,12 @@ def tip_jacobian(chain, q):
 def joint_motion(chain, xy, xyd, xydd, elbow=1):
     """The joint motion (q, qd, qdd) that moves the tip along (xy, xyd, xydd): q by `inverse_kinematics`,
     qd = J^-1 xyd, qdd = J^-1 (xydd - Jd qd), with Jd qd = sum_i l_i w_i^2 (-sin th_i, cos th_i) the centripetal
-    part (th_i, w_i: absolute angle and angular velocity of link i)."""
+    part (th_i, w_i: absolute angle and angular velocity of link i).
+
+    >>> from lesson_lib.physics.chain import double_pendulum
+    >>> q, qd, qdd = joint_motion(double_pendulum(), [1.0, -1.0], [0.0, 0.0], [0.0, 0.0])
+    >>> q.round(4), qd, qdd
+    (array([0.    , 1.5708]), array([0., 0.]), array([0., 0.]))"""
     l1, l2 = _two_links(chain)
     (xy, xyd, xydd), single = as_states(2, xy=xy, xyd=xyd, xydd=xydd)
     q = inverse_kinematics(chain, xy, elbow)

@@ -1,5 +1,6 @@
-"""pytest plugin, installed with lesson_lib (entry point `lesson_lib_checks`): under nbval, a check cell of this
-course passes only if it prints a PASS line now.
+"""pytest plugin: under nbval, a check cell of this course passes only if it prints a PASS line now.  Registered
+where the tests are, not by the installed package: the repository's pytest configuration (pyproject.toml's
+addopts) gives `-p lesson_tools.grading._plugin`, and so does a teacher who runs nbval on a learner's notebook.
 
 nbval compares each cell's fresh output with the output stored in the notebook.  For the course's check cells
 that gives a grader inverted answers: an untouched learner notebook stores `NOT ATTEMPTED` and prints it again,
@@ -13,9 +14,8 @@ Under nbval no learner is there to predict, so the plugin sets LESSON_PREDICTION
 as in the build, instead of waiting for a choice nobody can make.
 
 This is for people who run the design's tool by habit; it runs the learner's code in one kernel with the
-checks, so it is not tamper-proof: grade with `lesson-tools grade` (see the README).  The course's own
-tests turn the plugin off (`-p no:lesson_lib_checks`) for the one run that checks that the untouched learner
-notebooks still say NOT ATTEMPTED.
+checks, so it is not tamper-proof: grade with `lesson-tools grade` (see the README).  The untouched
+learner notebooks run without pytest (tests/test_edition.py, tests/test_install.py): they still say NOT ATTEMPTED.
 """
 import functools
 import re
