@@ -1,10 +1,12 @@
 """The course's press against a JAX-jit DeLaN written from the same math, timed in the same run (issue 23).
 
-The peer: the default DeLaN (features [cos q, sin q], 2 x 32 isru layers, L with a softplus diagonal,
+The peer: the default DeLaN (features [cos q, sin q], the default's isru layers, L with a softplus diagonal,
 M = L Lᵀ + eps I, V = v_scale x the last output) in jax.numpy, ∂M/∂q by forward mode (jax.jacfwd), g = ∂V/∂q by
 jax.grad, c = Ṁ q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k, the course's loss on model.training_batch(data) (the same scaled,
 weighted torque error), float32, optax Adam at the course's rate, minibatches of the course's size drawn
-uniformly, the whole step under jax.jit; the same initial weights as DeLaN(seed=0).  Compile time is excluded
+uniformly, the whole step under jax.jit; the same initial weights as DeLaN(seed=0).  Rate, batch, widths, eps
+and the potential's unit are read from DeLaN() (the library's defaults, lesson_lib.facts), so both sides do the
+same work per step (issue 60); the first line printed says which.  Compile time is excluded
 (one step runs first).  Not the same algorithm step for step: the course's fit also holds out a validation split
 and keeps its best weights; both end with the weights checked by lesson_check.
 
@@ -36,10 +38,10 @@ def jax_peer(model, batch):
     import jax.numpy as jnp
     import optax
 
-    from lesson_lib.facts import EPS, POTENTIAL_SCALE
     from lesson_lib.model.definition import tril_order, unflatten
 
-    n, sizes = model.n_dof, model.layer_sizes
+    n, sizes, EPS, POTENTIAL_SCALE = model.n_dof, model.layer_sizes, model.eps, model.potential_scale
+    isru_only(model)
     rows, cols = tril_order(n)
     q_all, qd_all, qdd_all, target_all, inv_all = (jnp.asarray(a, jnp.float32) for a in batch)
 
@@ -99,6 +101,19 @@ def jax_peer(model, batch):
     return train, first, course_first
 
 
+def isru_only(model):
+    """The peers write the isru activation out: refuse another rather than time different work."""
+    if model.activation != "isru":
+        raise SystemExit(f"the peer implements the isru activation, the library's default is now "
+                         f"{model.activation!r}: add it to the peer before comparing")
+
+
+def settings(model):
+    """The settings both sides train with, as printed: the library's defaults."""
+    return (f"lr {model.lr:g}, batch {model.batch_size}, hidden {'x'.join(map(str, model.hidden))}, "
+            f"{model.activation}, eps {model.eps:g}")
+
+
 def race(name, make_peer, goal, rounds=3, steps=2000):
     """The race both peer benchmarks run: make_peer(model, batch) -> (train, first, course_first) as jax_peer
     returns; the course's fit and the peer's train(steps) interleaved for `rounds` rounds on the same data from
@@ -110,6 +125,8 @@ def race(name, make_peer, goal, rounds=3, steps=2000):
     scaled = DeLaN(seed=0)
     scaled.fit(data, steps=1)                       # sets the torque scales fit's batches use
     train, first, course_first = make_peer(DeLaN(seed=0), scaled.training_batch(data))
+    print(f"both sides: {settings(scaled)} (the library's defaults); the course's fit also holds out "
+          f"validation samples and lowers the rate on their plateaus")
     print(f"the same loss at the initial weights: {name} {first:.6f}, the course's plain definition "
           f"{course_first:.6f}")
     course, peer = [], []

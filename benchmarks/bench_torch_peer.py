@@ -1,6 +1,6 @@
 """The course's press against a PyTorch DeLaN written from the same math, timed in the same run (issue 23).
 
-The peer: the default DeLaN as bench_jax_peer.py's JAX one (features [cos q, sin q], 2 x 32 isru layers, L with a
+The peer: the default DeLaN as bench_jax_peer.py's JAX one (features [cos q, sin q], the default's isru layers, L with a
 softplus diagonal, M = L Lᵀ + eps I, V = v_scale x the last output, c = Ṁ q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k, g = ∂V/∂q),
 float32, eager PyTorch (no torch.compile), torch.optim.Adam at the course's rate, minibatches of the course's size
 drawn uniformly, the same initial weights as DeLaN(seed=0) and the course's loss on model.training_batch(data),
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))          # bench_jax_peer's race (it adds the repo root)
-from bench_jax_peer import race  # noqa: E402
+from bench_jax_peer import isru_only, race  # noqa: E402
 
 
 def torch_peer(model, batch, peer="jet"):
@@ -35,11 +35,11 @@ def torch_peer(model, batch, peer="jet"):
     import torch
     from torch.func import grad, jacfwd, vmap
 
-    from lesson_lib.facts import EPS, POTENTIAL_SCALE
     from lesson_lib.model import definition
     from lesson_lib.model.definition import tril_order, unflatten
 
-    n, sizes = model.n_dof, model.layer_sizes
+    n, sizes, EPS, POTENTIAL_SCALE = model.n_dof, model.layer_sizes, model.eps, model.potential_scale
+    isru_only(model)
     rows, cols = tril_order(n)
     place = torch.zeros(n * n, len(rows))                        # L's entries -> L, flattened
     place[np.asarray(rows) * n + np.asarray(cols), np.arange(len(rows))] = 1.0
