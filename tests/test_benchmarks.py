@@ -71,6 +71,41 @@ def test_bench_torch_peer_without_pytorch_says_so_and_stops(capsys, monkeypatch)
     assert out.count("\n") == 0 and out.startswith("PyTorch is not installed: skipped") and "pip install torch" in out
 
 
+def test_bench_learning_speed_runs_both_settings_on_exact_and_noisy_letters_and_restores_the_library(capsys):
+    """Its quick run: the library's default (read from DeLaN(), not restated) against the candidate, the goal lines
+    for exact and noisy data; its ablation's changes (the plateau patience, a warm-up and decay of Adam's rate,
+    standardised inputs) change what fit uses, and only inside their block."""
+    import numpy as np
+
+    from lesson_lib import DeLaN
+    from lesson_lib.model import adam, fast, schedule
+    bench = load(BENCHMARKS / "bench_learning_speed.py")
+    results = bench.main(seeds=(0,), split_names=("07",), steps=(10, 20))
+    out = capsys.readouterr().out
+    assert set(results) == {("07", 0.0), ("07", bench.SIGMA)}
+    for tables in results.values():
+        assert set(tables) == {"default", "candidate"}
+        assert all(set(table[s]) == set(bench.PARTS) for table in tables.values() for s in (10, 20))
+    assert out.count("GOAL split 07") == 2 and "candidate after 10 steps / default after 20" in out
+    assert "CPU time per step, candidate / default" in out
+    model = DeLaN()
+    assert f"default: lr {model.lr:g}, batch {model.batch_size}" in out           # the library's, read not restated
+    assert f"candidate: lr {bench.CANDIDATE['lr']:g}, batch {bench.CANDIDATE['batch_size']}" in out
+    adam_step, input_jet, patience = adam.Adam.step, fast.input_jet, schedule.PATIENCE
+    optimizer = adam.Adam(1.0, n=1)
+    q = np.random.default_rng(0).normal(size=(50, 2))
+    before = model.mass_matrix(q[:3])
+    with bench.plateau(2), bench.step_decay(4, 100), bench.standardised_inputs({"q": q}):
+        first = optimizer.step(np.zeros(1), np.ones(1))             # Adam's first step is lr: here lr x 1/4
+        assert first == pytest.approx([-0.25]) and optimizer.lr == 1.0
+        assert DeLaN().optimizer.step.__func__ is not adam_step      # what fit's loop calls: model.optimizer.step
+        assert not np.allclose(model.mass_matrix(q[:3]), before)    # the input jet the model evaluates through
+        plateaued = schedule.Schedule(1.0)
+        assert [plateaued.validated(1.0, best=1.0, lr=1.0)[2] for _ in range(2)] == [1.0, 0.5]   # patience 2
+    assert adam.Adam.step is adam_step and fast.input_jet is input_jet and schedule.PATIENCE == patience
+    assert np.array_equal(model.mass_matrix(q[:3]), before)
+
+
 def test_the_mutation_sample_is_uniform_over_the_not_run_mutants_and_repeats_with_its_seed():
     ms = load(BENCHMARKS / "mutation_score.py")
     statuses = {f"lesson_lib.model.training.x_fit__mutmut_{i}": "not checked" if i % 3 else "killed"

@@ -1,0 +1,340 @@
+"""Learning speed on notebook 07's letters: what a DeLaN has learned after 1,000 to 6,000 steps (issue 60).
+
+Data: the 2-link arm of notebooks 07 and 08 writes letters (lesson_lib.data.write_letters, 100 samples a second).
+The model trains on some letters and is judged on others it never saw, whole letters (trajectories), in two
+splits of the 26 lowercase letters:
+
+    07   notebook 07's own: trains on TRAIN_LETTERS (15), held out TEST_LETTERS (11)
+    B    a seeded reshuffle: 15 others to train, 11 others held out
+
+each with and without encoder noise as notebook 08 records it (positions + N(0, sigma^2), sigma = --sigma rad;
+q-dot and q-double-dot by differences of the noisy positions, lesson_lib.data.estimate(method="differences")).  The
+held-out letters are always the truth: the question is what the model learned, not how well it fits noise.
+
+Errors: the root-mean-square error in N m on the held-out letters of the torque tau and of each part of
+M q-dd + c + g against the RNEA's (lesson_lib.part_errors, the measure notebook 07 prints), after 1k, 2k, 4k and
+6k steps.  A model trains by fit calls of 1,000 steps: fit resumes from its last weights and keeps the best, so
+the weights after 2 and 4 calls are those after 1 and 2 presses of 2,000 (tests/test_model_validation.py).
+
+Settings: "default" is the library's, read from DeLaN() (lesson_lib.facts); "candidate" is CANDIDATE below
+(lr 1e-2, batch 192, the rest the default's), the setting issue 60 measured and did not adopt (benchmarks/RESULTS.md
+says why).  Each runs for several model seeds (--seeds); the figures are the geometric mean over seeds (and the
+worst seed with --verbose).  The goal lines compare, per split and noise and for each of the four errors:
+candidate after 2k <= default after 6k, and candidate after 6k <= default after 6k / 3.  Time per step: the two
+settings' steps are timed in the same run, interleaved (CPU time: fit runs one thread), and their ratio printed
+with the load average.
+
+--ablation prints what each choice is worth on the clean letters: rows that add one change at a time to the
+default, up to the candidate, and alternatives beside them (benchmarks/RESULTS.md holds the table).  --lesson
+checks that the lesson stays true with both settings: the Bench's presses from the lesson's data (PASS, and the
+validation loss never worse than the press before), notebook 08's recording (fit warns that M collapsed on
+differenced q-double-dot; Störmer-Verlet training improves the Savitzky-Golay model).
+
+What the ablation changes, it changes only inside its block and puts back after: the plateau schedule's patience
+(lesson_lib.model.schedule.PATIENCE, which Schedule.validated reads at every evaluation), Adam's step
+(lesson_lib.model.adam.Adam.step, what fit's loop calls through model.optimizer; the rate is its attribute lr) and
+the network's input jet (lesson_lib.model.fast.input_jet, which the training loss and every evaluation call).
+
+Encoder noise: notebook 08's own recording (1e-3 rad at 500 Hz) gives q-double-dot by differences an error of
+about 600 rad/s^2, and M collapses to eps I for any setting (08's lesson: --lesson shows it); the default here,
+1e-5 rad at 100 Hz (a fine encoder's), leaves an error of about 0.25 rad/s^2 against the letters'
+2 rad/s^2: the model still learns, and the noise sets a floor.
+
+    python benchmarks/bench_learning_speed.py                  # about 2 minutes of CPU (one core)
+    python benchmarks/bench_learning_speed.py --ablation       # about 7 minutes
+    python benchmarks/bench_learning_speed.py --lesson         # about 2 minutes
+    python benchmarks/bench_learning_speed.py --quick          # one seed, one split, a few steps: that it runs
+"""
+import argparse
+import contextlib
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course of this repository, not an installed one
+from lesson_lib import DeLaN, double_pendulum, part_errors
+from lesson_lib.data import estimate, record, write_letters
+from lesson_lib.data.letters import TEST_LETTERS, TRAIN_LETTERS
+from lesson_lib.model import adam, fast, schedule
+
+STEPS = (1000, 2000, 4000, 6000)          # when the errors are read
+PARTS = ("tau", "M_qdd", "c", "g")
+CANDIDATE = dict(lr=1e-2, batch_size=192)   # issue 60's candidate, measured, not adopted; the rest the default's
+RATE = 100.0                               # samples a second, as notebook 07 samples its letters
+SIGMA = 1e-5                               # encoder noise (rad); see --sigma
+
+
+def splits():
+    """{name: (training letters, held-out letters)}: notebook 07's, and a seeded reshuffle of the same 26."""
+    letters = sorted(TRAIN_LETTERS + TEST_LETTERS)
+    shuffled = "".join(np.random.default_rng(7).permutation(letters))
+    return {"07": (TRAIN_LETTERS, TEST_LETTERS), "B": (shuffled[:15], shuffled[15:])}
+
+
+def letters_data(train_letters, test_letters, sigma, chain):
+    """(training data, held-out truth): the training letters sampled at RATE, with encoder noise sigma (rad) and
+    rates by differences when sigma > 0; the held-out letters exact."""
+    motion = write_letters(train_letters, chain, seed=0).sample(dt=1 / RATE)
+    held_out = write_letters(test_letters, chain, seed=1).sample(dt=1 / RATE)
+    if sigma > 0:
+        motion = estimate(record(motion, sigma=sigma, seed=0), method="differences")
+    return motion, held_out
+
+
+def errors(model, chain, held_out):
+    """RMS errors (N m) on the held-out letters: tau and the three parts (notebook 07's part_errors)."""
+    found = part_errors(model, chain, held_out)
+    tau = model.inverse_dynamics(held_out["q"], held_out["qd"], held_out["qdd"])
+    return {"tau": float(np.sqrt(np.mean((tau - held_out["tau"]) ** 2))), **found}
+
+
+@contextlib.contextmanager
+def plateau(patience):
+    """The schedule's patience for the body (None: as it is; inf: the rate never lowered on plateaus)."""
+    saved = schedule.PATIENCE
+    if patience is not None:
+        schedule.PATIENCE = patience
+    try:
+        yield
+    finally:
+        schedule.PATIENCE = saved
+
+
+@contextlib.contextmanager
+def step_decay(warmup, half_life):
+    """Adam's rate times min(1, t / warmup) x 0.5^((t - warmup) / half_life) at its t-th step (t from 1; the decay
+    starts after the warm-up): a warm-up, then the rate halved every half_life steps, whatever the calls."""
+    original = adam.Adam.step
+
+    def step(self, theta, g):
+        t = self.t + 1
+        factor = min(1.0, t / warmup) * 0.5 ** (max(t - warmup, 0) / half_life)
+        rate, self.lr = self.lr, self.lr * factor       # the schedule's rate, put back after the step
+        try:
+            return original(self, theta, g)
+        finally:
+            self.lr = rate
+    adam.Adam.step = step
+    try:
+        yield
+    finally:
+        adam.Adam.step = original
+
+
+@contextlib.contextmanager
+def standardised_inputs(data):
+    """The network's inputs [cos q, sin q] shifted and scaled to mean 0 and standard deviation 1 over the training
+    data's q (their q-derivatives scaled alike): the same functions, another parametrisation."""
+    features = np.concatenate([np.cos(data["q"]), np.sin(data["q"])], axis=1)
+    mean, std = features.mean(axis=0), features.std(axis=0)
+    original = fast.input_jet
+
+    def input_jet(q):
+        X = original(q)
+        X[0] -= mean.astype(X.dtype)
+        X /= std.astype(X.dtype)
+        return X
+    fast.input_jet = input_jet
+    try:
+        yield
+    finally:
+        fast.input_jet = original
+
+
+def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000):
+    """{step: errors} at each of `steps`, and the CPU seconds per step spent in fit, for a fresh
+    DeLaN(seed, **model) trained by fit calls of `chunk` steps."""
+    model_args, patience = setting.get("model", {}), setting.get("patience")
+    found, seconds = {}, 0.0
+    with contextlib.ExitStack() as changes:
+        changes.enter_context(plateau(patience))
+        if "decay" in setting:
+            changes.enter_context(step_decay(*setting["decay"]))
+        if setting.get("standardised"):
+            changes.enter_context(standardised_inputs(data))
+        model = DeLaN(seed=seed, **model_args)
+        while model.step < steps[-1]:
+            goal = min(min(s for s in steps if s > model.step), model.step + chunk)
+            t0 = time.process_time()                # CPU time: fit runs one thread, and a busy machine
+            model.fit(data, steps=goal - model.step)  # stretches its wall time, not its CPU time
+            seconds += time.process_time() - t0
+            if model.step in steps:
+                found[model.step] = errors(model, chain, held_out)
+    return found, seconds / model.step
+
+
+def mean_over_seeds(runs):
+    """{step: {part: geometric mean over the seeds' errors}}."""
+    return {s: {p: float(np.exp(np.mean([np.log(r[s][p]) for r in runs]))) for p in PARTS} for s in runs[0]}
+
+
+def row(label, table, steps):
+    """One printed row: at each step, its label (2k) and the four errors."""
+    cells = " | ".join((f"{s // 1000}k " if s % 1000 == 0 else f"{s} ") +
+                       " ".join(f"{table[s][p]:.4f}" for p in PARTS) for s in steps)
+    return f"  {label:<24} {cells}"
+
+
+def compare(settings, seeds, split_names, sigmas, steps, chain, verbose=False):
+    """Train every setting on every split, noise and seed, interleaved; print the tables; return
+    {(split, sigma): {setting: mean table}} and {setting: seconds per step}."""
+    all_splits = splits()
+    results, per_step = {}, {name: [] for name in settings}
+    for sigma in sigmas:
+        for split in split_names:
+            train_letters, test_letters = all_splits[split]
+            data, held_out = letters_data(train_letters, test_letters, sigma, chain)
+            runs = {name: [] for name in settings}
+            for seed in seeds:
+                for name, setting in settings.items():      # interleaved: the same load for every setting
+                    found, seconds = train(setting, seed, data, chain, held_out, steps)
+                    runs[name].append(found)
+                    per_step[name].append(seconds)
+            noise = f"encoder noise {sigma:g} rad, rates by differences" if sigma else "exact positions and rates"
+            print(f"\nsplit {split}: train on {''.join(sorted(train_letters))} ({len(data['q'])} samples), held out "
+                  f"{''.join(sorted(test_letters))}; {noise}; RMS errors in N m (tau M_qdd c g), geometric mean of "
+                  f"{len(seeds)} seeds")
+            results[(split, sigma)] = {}
+            for name in settings:
+                table = mean_over_seeds(runs[name])
+                results[(split, sigma)][name] = table
+                print(row(name, table, steps))
+                if verbose:
+                    worst = {s: {p: max(r[s][p] for r in runs[name]) for p in PARTS} for s in steps}
+                    print(row("  (worst seed)", worst, steps))
+    return results, {name: float(np.median(v)) for name, v in per_step.items()}
+
+
+def goals(results, steps):
+    """The goal lines: per split and noise, the candidate's worst ratio over the four errors against the default's."""
+    last = steps[-1]
+    press = 2000 if 2000 in steps else steps[0]
+    print()
+    for (split, sigma), tables in results.items():
+        default, candidate = tables["default"], tables["candidate"]
+        early = max(candidate[press][p] / default[last][p] for p in PARTS)
+        late = max(candidate[last][p] / default[last][p] for p in PARTS)
+        where = f"split {split}, {'noise ' + format(sigma, 'g') if sigma else 'exact'}"
+        print(f"GOAL {where}: candidate after {press} steps / default after {last}: worst of the four {early:.2f} "
+              f"(<= 1: {'MET' if early <= 1 else 'MISSED'}); candidate after {last} / default after {last}: worst "
+              f"{late:.2f} (<= 0.33: {'MET' if late <= 1 / 3 else 'MISSED'})")
+
+
+def describe(model_args):
+    """A setting's model as printed: the DeLaN's rate, batch, widths, activation and eps, the library's defaults
+    (lesson_lib.facts) where model_args does not say."""
+    probe = DeLaN(**model_args)
+    return (f"lr {probe.lr:g}, batch {probe.batch_size}, {'x'.join(map(str, probe.hidden))}, {probe.activation}, "
+            f"eps {probe.eps:g}")
+
+
+def default_and_candidate():
+    """The two settings compared: the library's default (DeLaN()'s, not restated here) and CANDIDATE."""
+    return {"default": {"model": {}}, "candidate": {"model": CANDIDATE}}
+
+
+def ablation_settings():
+    """Rows adding one change at a time to the library's default, up to the candidate; then alternatives beside
+    them, each the default with what it names changed."""
+    return {
+        "default": {"model": {}},
+        "+ lr 1e-2": {"model": {"lr": CANDIDATE["lr"]}},
+        "+ batch 192: candidate": {"model": CANDIDATE},
+        "  lr 2e-2": {"model": {"lr": 2e-2}},
+        "  lr 1e-2, no plateaus": {"model": {"lr": 1e-2}, "patience": math.inf},
+        "  lr 1e-2, patience 3": {"model": {"lr": 1e-2}, "patience": 3},
+        "  lr 1e-2, batch 160": {"model": {"lr": 1e-2, "batch_size": 160}},
+        "  lr 1e-2, batch 256": {"model": {"lr": 1e-2, "batch_size": 256}},
+        "  lr 1e-2, 2x48": {"model": {"lr": 1e-2, "hidden": (48, 48)}},
+        "  lr 1e-2, tanh": {"model": {"lr": 1e-2, "activation": "tanh"}},
+        "  lr 1e-2, eps 1e-2": {"model": {"lr": 1e-2, "eps": 1e-2}},
+        "  2e-2, warm-up, decay": {"model": {"lr": 2e-2}, "decay": (100, 1000), "patience": math.inf},
+        "  lr 1e-2, standardised": {"model": {"lr": 1e-2}, "standardised": True},
+    }
+
+
+def lesson(settings, seeds=(0, 1, 2, 3, 4), presses=4):
+    """Item 4 of issue 60, for each setting: the Bench's presses from the lesson's data, notebook 08's collapse
+    warning and its Störmer-Verlet training; prints the figures."""
+    import warnings
+
+    from lesson_lib import lesson_check, sample_uniform
+    from lesson_lib.evaluation.audit import InertiaCollapsed
+    from lesson_lib.facts import N_SAMPLES, SEED, STEPS_PER_PRESS
+    from lesson_lib.model.verlet import fit_verlet
+    chain = double_pendulum()
+    uniform = sample_uniform(chain, N_SAMPLES, seed=SEED)
+    motion = write_letters(TRAIN_LETTERS, chain, seed=0).sample(dt=1 / 500)        # notebook 08's recording
+    recording = record(motion, sigma=1e-3, seed=0)
+    visited = motion["q"][::20]
+    M_true = chain.mass_matrix(visited)
+    for name, setting in settings.items():
+        print(f"\n{name}: the Bench's presses of {STEPS_PER_PRESS} steps on the lesson's data (max |M_hat - M| over "
+              f"the grid, smallest eigenvalue, PASS; the validation loss each press ends with)")
+        for seed in seeds:
+            model, cells, ends = DeLaN(seed=seed, **setting.get("model", {})), [], []
+            for _ in range(presses):
+                model.fit(uniform, steps=STEPS_PER_PRESS)
+                found = lesson_check(model, chain)
+                ends.append(model.validation_history[-1][1])
+                cells.append(f"{found['max_error']:.4f} {found['min_eig']:.4f} {'PASS' if found['passed'] else 'FAIL'}")
+            never_worse = all(b <= a for a, b in zip(ends, ends[1:], strict=False))
+            print(f"  seed {seed}{' (the Bench)' if seed == SEED else ''}: " + " | ".join(cells) +
+                  f"; validation {' '.join(f'{v:.2e}' for v in ends)}: never worse than before: {never_worse}")
+        print(f"{name}: notebook 08 (15 letters at 500 Hz, encoder noise 1e-3 rad), 3000 steps on each estimate, then "
+              f"1000 Störmer-Verlet steps from the Savitzky-Golay model; max |M_hat - M| on the visited states")
+        for method in ("differences", "savgol"):
+            data = estimate(recording, method=method)
+            model = DeLaN(seed=0, **setting.get("model", {}))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                model.fit(data, steps=3000)
+            warned = any(issubclass(w.category, InertiaCollapsed) for w in caught)
+            error = np.abs(model.mass_matrix(visited) - M_true).max()
+            print(f"  {method:>11}: max |M_hat - M| {error:.3f}, fit warned that M collapsed: {warned}")
+        fit_verlet(model, recording, steps=1000)
+        print(f"  {'then Verlet':>11}: max |M_hat - M| {np.abs(model.mass_matrix(visited) - M_true).max():.3f}")
+
+
+def main(seeds=(0, 1, 2), split_names=("07", "B"), sigma=SIGMA, steps=STEPS, ablation=False, verbose=False):
+    chain = double_pendulum()
+    print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    if ablation:
+        settings = ablation_settings()
+        print(f"default: {describe({})} (the library's, read from DeLaN())")
+        results, per_step = compare(settings, seeds, split_names, (0.0,), steps, chain, verbose)
+        base = per_step["default"]
+        print("\nCPU time per step against the default's (interleaved in this run): " +
+              ", ".join(f"{name.strip()} {t / base:.2f}x" for name, t in per_step.items()))
+        return results
+    settings = default_and_candidate()
+    print(f"default: {describe({})} (the library's, read from DeLaN()); candidate: {describe(CANDIDATE)} (issue 60's, "
+          f"measured, not adopted)")
+    results, per_step = compare(settings, seeds, split_names, (0.0, sigma), steps, chain, verbose)
+    goals(results, steps)
+    print(f"CPU time per step, candidate / default: {per_step['candidate'] / per_step['default']:.2f} (median of "
+          f"{len(seeds) * len(split_names) * 2} interleaved trainings each; goal <= 1.2); load average "
+          f"{os.getloadavg()[0]:.1f}")
+    return results
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="model seeds (default 0 1 2)")
+    parser.add_argument("--splits", nargs="+", default=["07", "B"], choices=["07", "B"])
+    parser.add_argument("--sigma", type=float, default=SIGMA, help=f"encoder noise in rad (default {SIGMA:g})")
+    parser.add_argument("--ablation", action="store_true", help="the table of what each choice is worth")
+    parser.add_argument("--lesson", action="store_true", help="the lesson's checks for the default and the candidate")
+    parser.add_argument("--quick", action="store_true", help="seed 0, split 07, 20 and 40 steps: that it runs")
+    parser.add_argument("--verbose", action="store_true", help="also the worst seed's errors")
+    a = parser.parse_args()
+    if a.lesson:
+        lesson(default_and_candidate(), tuple(a.seeds) if a.seeds != [0, 1, 2] else (0, 1, 2, 3, 4))
+    elif a.quick:
+        main(seeds=(0,), split_names=("07",), sigma=a.sigma, steps=(20, 40), ablation=a.ablation)
+    else:
+        main(tuple(a.seeds), tuple(a.splits), a.sigma, STEPS, a.ablation, a.verbose)
