@@ -99,3 +99,15 @@ def require_blas():
         if sys.platform.startswith("linux"):
             pytest.fail("numpy's bundled OpenBLAS was not found: training would run with BLAS threads")
         pytest.skip(f"no BLAS library threadpoolctl knows is loaded on {sys.platform}; nothing to limit")
+
+
+def arrays(data):
+    """A data dict's four arrays, in fit's order."""
+    return data["q"], data["qd"], data["qdd"], data["tau"]
+
+
+def trained(cls, args, steps=30, **kw):
+    """A model of class `cls` (seed 0) after `steps` of fit on `args`."""
+    model = cls(seed=0, **kw)
+    model.fit(*args, steps=steps)
+    return model

@@ -21,6 +21,17 @@ def test_ruff_finds_nothing():
     assert found.returncode == 0, found.stdout + found.stderr
 
 
+def limits_in(path):
+    """The module-level names with MAX in them (MAX_STEPS, EPS_MAX) that `path` assigns, as 'path:line NAME'."""
+    found = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, ast.AnnAssign) else []
+        found += [f"{path.relative_to(ROOT)}:{node.lineno} {t.id}" for t in targets
+                  if isinstance(t, ast.Name) and re.search(r"(^|_)MAX(_|$)", t.id)]
+    return found
+
+
 def test_every_limit_lives_in_its_packages_limits_py():
     """A module-level name with MAX in it (MAX_STEPS, EPS_MAX) is a limit: lesson_lib.limits is its one home, or
     lesson_course.limits for the course's machinery (lesson_lib.facts holds the lesson's numbers, QD_MAX and
@@ -29,11 +40,7 @@ def test_every_limit_lives_in_its_packages_limits_py():
     for path in sorted(p for package in ("lesson_lib", "lesson_course") for p in (ROOT / package).rglob("*.py")):
         if path.name in ("limits.py", "facts.py") and path.parent.name in ("lesson_lib", "lesson_course"):
             continue
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
-                if isinstance(node, ast.AnnAssign) else []
-            elsewhere += [f"{path.relative_to(ROOT)}:{node.lineno} {t.id}" for t in targets
-                          if isinstance(t, ast.Name) and re.search(r"(^|_)MAX(_|$)", t.id)]
+        elsewhere += limits_in(path)
     assert not elsewhere, f"limits outside lesson_lib/limits.py (move them there): {elsewhere}"
 
 
@@ -46,9 +53,5 @@ def test_the_graders_intake_limits_live_in_one_home():
     for path in sorted((ROOT / "lesson_tools").rglob("*.py")):
         if path in homes:
             continue
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
-                if isinstance(node, ast.AnnAssign) else []
-            elsewhere += [f"{path.relative_to(ROOT)}:{node.lineno} {t.id}" for t in targets
-                          if isinstance(t, ast.Name) and re.search(r"(^|_)MAX(_|$)", t.id)]
+        elsewhere += limits_in(path)
     assert not elsewhere, f"limits outside lesson_tools/grading/limits.py (move them there): {elsewhere}"

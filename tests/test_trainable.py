@@ -2,7 +2,7 @@
 learning rate is the model's and the schedule's, fit takes its data as arrays or one dict."""
 import numpy as np
 import pytest
-from model_states import assert_same, full_snapshot, lowered, scripted
+from model_states import arrays, assert_same, full_snapshot, lowered, scripted, trained
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, sample_trajectories, sample_uniform
 from lesson_lib.model.schedule import SPIKE
@@ -25,16 +25,6 @@ def uniform():
 def motions():
     """Six trajectories of 1 s (606 samples), trajectory-major."""
     return sample_trajectories(double_pendulum(), n_traj=6, duration=1.0, seed=3)
-
-
-def arrays(data):
-    return data["q"], data["qd"], data["qdd"], data["tau"]
-
-
-def trained(cls, args, steps=30, **kw):
-    model = cls(seed=0, **kw)
-    model.fit(*args, steps=steps)
-    return model
 
 
 # ---------------------------------------------------------------- transactions

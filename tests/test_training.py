@@ -7,6 +7,7 @@ from itertools import pairwise
 import numpy as np
 import pytest
 from model_states import (
+    arrays,
     assert_same,
     blas_threads,
     full_snapshot,
@@ -15,6 +16,7 @@ from model_states import (
     require_blas,
     sample_rows,
     scripted,
+    trained,
 )
 from threadpoolctl import threadpool_limits
 
@@ -44,16 +46,6 @@ def uniform():
 def args():
     d = sample_uniform(double_pendulum(), 1024, seed=0)
     return d["q"], d["qd"], d["qdd"], d["tau"]
-
-
-def arrays(data):
-    return data["q"], data["qd"], data["qdd"], data["tau"]
-
-
-def trained(cls, args, steps=30, **kw):
-    model = cls(seed=0, **kw)
-    model.fit(*args, steps=steps)
-    return model
 
 
 # ---------------------------------------------------------------- Adam on the training rows
