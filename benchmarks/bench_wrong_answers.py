@@ -1262,6 +1262,817 @@ def second_difference(q, h):
 '''),
 ]
 
+# Written blind (before reading lesson_course/checks/diagnosis.py, tests/check_cases.py or the sets above: only the
+# learners' notebooks, their stubs and text): 162 answers, of which the 60 that return what one of the tests' wrong
+# answers returns (tests/test_checks_diagnosis.py's fingerprint) were left out before any measurement, so that these
+# are answers the tests do not contain.  Measured once as written: see the comment after the list.
+FIFTH = [
+    # ------------------------------------------------------------------ 00 total_mass
+    A("total_mass", "the last link only", ("last", "one link", "only one", "every link"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return chain.m[-1]
+'''),
+    A("total_mass", "each mass weighted by its centre's distance (a first moment, not a mass)",
+      ("lc", "centre", "weighted", "moment", "distance"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return np.sum(chain.m * chain.lc)
+'''),
+    A("total_mass", "the weight in newtons, not the mass in kg", ("weight", "9.81", "newton", "gravity", " g "), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return np.sum(chain.m) * 9.81
+'''),
+    A("total_mass", "the loop's range stops one link short", ("last", "range", "off-by-one", "one link"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    total = 0.0
+    for i in range(len(chain.m) - 1):
+        total += chain.m[i]
+    return total
+'''),
+    A("total_mass", "the running sum (an array), not the total", ("cumsum", "cumulative", "running", "one number"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return np.cumsum(chain.m)
+'''),
+    # ------------------------------------------------------------------ 01 is_valid_inertia
+    A("is_valid_inertia", "only the top-left 2 x 2 block's eigenvalues",
+      ("block", "2 × 2", "2 x 2", "top-left", "size"), '''
+def is_valid_inertia(M, tol=1e-9):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.linalg.eigvalsh(M[:2, :2])[0]
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "the eigenvalues' sizes, so a negative one counts as positive",
+      ("absolute", "abs", "sign", "negative"), '''
+def is_valid_inertia(M, tol=1e-9):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.min(np.abs(np.linalg.eigvals(M)))
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "the trace (the sum of the eigenvalues) for the smallest one", ("trace", "sum"), '''
+def is_valid_inertia(M, tol=1e-9):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.trace(M)
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "a Cholesky factorisation that raises on a matrix that is not positive-definite",
+      ("cholesky", "linalgerror", "not positive"), '''
+def is_valid_inertia(M, tol=1e-9):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.min(np.diag(np.linalg.cholesky(M)))
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    # ------------------------------------------------------------------ 02 kinetic_energy
+    A("kinetic_energy", "half of M qd, a vector: the product with qd is missing",
+      ("vector", "dot", "one number", "qd @", "scalar"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.5 * Mqd
+    return T
+'''),
+    A("kinetic_energy", "summed M qd instead of taking its dot product with qd", ("qd", "dot", "sum"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.5 * np.sum(Mqd)
+    return T
+'''),
+    A("kinetic_energy", "M qd with itself, not with qd", ("with itself", "twice", "squared", "qd"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.5 * Mqd @ Mqd
+    return T
+'''),
+    A("kinetic_energy", "the first joint's term only",
+      ("first joint", "one joint", "joint 0", "every joint", "sum"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.5 * qd[0] * Mqd[0]
+    return T
+'''),
+    A("kinetic_energy", "the norm of qd instead of its square (a square root too few)",
+      ("norm", "square", "squared"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.5 * np.sqrt(qd @ Mqd)
+    return T
+'''),
+    # ------------------------------------------------------------------ 02 mass_matrix_from_rnea
+    A("mass_matrix_from_rnea", "the RNEA asked at zero angles, not at q",
+      ("configuration", "zero angles", "given q", "at q"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.zeros(n)
+        e_j[j] = 1.0
+        M[:, j] = chain.rnea(np.zeros(n), np.zeros(n), e_j, gravity=False)
+    return M
+'''),
+    A("mass_matrix_from_rnea", "the unit vector always has its 1 at joint 0", ("e_j", "unit", "column 0", "same column",
+                                                                             "every column"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.zeros(n)
+        e_j[0] = 1.0
+        M[:, j] = chain.rnea(q, np.zeros(n), e_j, gravity=False)
+    return M
+'''),
+    A("mass_matrix_from_rnea", "a vector of ones for the unit vector", ("ones", "unit", "e_j", "sum"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        M[:, j] = chain.rnea(q, np.zeros(n), np.ones(n), gravity=False)
+    return M
+'''),
+    A("mass_matrix_from_rnea", "added the torque to every row instead of storing column j",
+      ("+=", "column j", "store", "every row", "add"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.eye(n)[j]
+        M += chain.rnea(q, np.zeros(n), e_j, gravity=False)
+    return M
+'''),
+    # ------------------------------------------------------------------ 02 layer_jet
+    A("layer_jet", "the slope taken at a = s(z) instead of at z", ("at z", "ds(a)", "s'(z)", "s′(z)", "slope at"), '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = h @ W.T + b
+    a = s(z)
+    da = ds(a)[:, None, :] * (dh @ W.T)
+    return a, da
+'''),
+    A("layer_jet", "the new axis put first (None on the wrong axis)", ("none", "axis", "broadcast"), '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = h @ W.T + b
+    a = s(z)
+    da = ds(z)[None] * (dh @ W.T)
+    return a, da
+'''),
+    A("layer_jet", "the chain rule's product left out: the slope only times dh summed", ("w", "chain rule", "weights"),
+      '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = h @ W.T + b
+    a = s(z)
+    da = ds(z)[:, None, :] * np.sum(dh, axis=2, keepdims=True)
+    return a, da
+'''),
+    # ------------------------------------------------------------------ 02 coriolis_from_dM
+    A("coriolis_from_dM", "only the terms with j = k (the cross terms missing)",
+      ("j = k", "cross", "both j and k", "only"),
+      '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            gamma = 0.5 * (dM[j, i, j] + dM[j, i, j] - dM[i, j, j])
+            c[i] += gamma * qd[j] ** 2
+    return c
+'''),
+    A("coriolis_from_dM", "qd_j squared for qd_j qd_k", ("qd[k]", "qd_k", "twice", "both"), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                gamma = 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k])
+                c[i] += gamma * qd[j] * qd[j]
+    return c
+'''),
+    A("coriolis_from_dM", "the k loop stops one short", ("range", "every", "last", "off-by-one"), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(n - 1):
+                gamma = 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k])
+                c[i] += gamma * qd[j] * qd[k]
+    return c
+'''),
+    # ------------------------------------------------------------------ 03 errors_at
+    A("errors_at", "the largest signed error, no absolute value", ("abs", "absolute", "sign"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return np.max(M_hat - M), np.linalg.eigvalsh(M_hat).min()
+'''),
+    A("errors_at", "each state's smallest eigenvalue, not the smallest over the batch",
+      ("batch", "every state", "one number", "over the"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return np.max(np.abs(M_hat - M)), np.linalg.eigvalsh(M_hat)[:, 0]
+'''),
+    A("errors_at", "the eigenvalues of the difference M_hat - M", ("difference", "m_hat - m", "m_hat"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return np.abs(M_hat - M).max(), np.linalg.eigvalsh(M_hat - M).min()
+'''),
+    A("errors_at", "each state's matrix norm of the error, not the largest entry", ("norm", "entry", "frobenius"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return np.max(np.linalg.norm(M_hat - M, axis=(1, 2))), np.linalg.eigvalsh(M_hat).min()
+'''),
+    A("errors_at", "the first configuration only", ("first", "one state", "batch", "every"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return np.max(np.abs(M_hat[0] - M[0])), np.linalg.eigvalsh(M_hat[0]).min()
+'''),
+    # ------------------------------------------------------------------ 04 lesson_passes
+    A("lesson_passes", "an error equal to the threshold passes (<= for <)",
+      ("boundary", "<=", "below", "strict", "equal"),
+      '''
+def lesson_passes(max_error, min_eig):
+    """True when max_error is below PASS_MAX_ERROR and min_eig is positive."""
+    return max_error <= PASS_MAX_ERROR and min_eig > 0
+'''),
+    A("lesson_passes", "or for and", (" or", "and", "both"), '''
+def lesson_passes(max_error, min_eig):
+    """True when max_error is below PASS_MAX_ERROR and min_eig is positive."""
+    return max_error < PASS_MAX_ERROR or min_eig > 0
+'''),
+    A("lesson_passes", "the threshold typed in as 0.2 instead of PASS_MAX_ERROR",
+      ("pass_max_error", "hard", "typed", "0.2", "threshold"), '''
+def lesson_passes(max_error, min_eig):
+    """True when max_error is below PASS_MAX_ERROR and min_eig is positive."""
+    return max_error < 0.2 and min_eig > 0
+'''),
+    A("lesson_passes", "the eigenvalue's size, so a negative one passes", ("abs", "negative", "sign"), '''
+def lesson_passes(max_error, min_eig):
+    """True when max_error is below PASS_MAX_ERROR and min_eig is positive."""
+    return max_error < PASS_MAX_ERROR and abs(min_eig) > 0
+'''),
+    # ------------------------------------------------------------------ 05 symplectic_euler_step
+    A("symplectic_euler_step", "qd changed in place: the caller's array changes", ("in place", "caller", "+=", "modif",
+                                                                                  "change"), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd += dt * f(q, qd)
+    q_new = q + dt * qd
+    return q_new, qd
+'''),
+    A("symplectic_euler_step", "the old velocity returned (a stale variable)",
+      ("old", "qd_new", "stale", "velocity"), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd_new = qd + dt * f(q, qd)
+    q_new = q + dt * qd_new
+    return q_new, qd
+'''),
+    # ------------------------------------------------------------------ 06 triple_pendulum
+    A("triple_pendulum", "the inertia about the joint, m l^2/3, not about the centre",
+      ("inertia", "centre", "/3", "12"),
+      '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m, l = np.ones(3), np.array([1.0, 0.8, 0.6])
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l**2 / 3, g=9.81)
+'''),
+    A("triple_pendulum", "g given as -9.81", ("sign", "gravity", "g ", "-9.81"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m, l = np.ones(3), np.array([1.0, 0.8, 0.6])
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l**2 / 12, g=-9.81)
+'''),
+    A("triple_pendulum", "the length not squared in the inertia", ("square", "l²", "l**2", "inertia"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m, l = np.ones(3), np.array([1.0, 0.8, 0.6])
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l / 12, g=9.81)
+'''),
+    A("triple_pendulum", "masses proportional to the lengths, not 1 kg each", ("mass", "1 kg", "m "), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    l = np.array([1.0, 0.8, 0.6])
+    m = l.copy()
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l**2 / 12, g=9.81)
+'''),
+    A("triple_pendulum", "the double pendulum's two masses kept", ("mass", "three", "shape", "two", "entries"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m, l = np.array([1.0, 1.0]), np.array([1.0, 0.8, 0.6])
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l**2 / 12, g=9.81)
+'''),
+    A("triple_pendulum", "the inertia with the half length (lc for l)", ("inertia", "l²", "length", "lc"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m, l = np.ones(3), np.array([1.0, 0.8, 0.6])
+    lc = l / 2
+    return PlanarChain(m=m, l=l, lc=lc, I=m * lc**2 / 12, g=9.81)
+'''),
+    # ------------------------------------------------------------------ 06 triple_delan
+    A("triple_delan", "a DeLaN for two joints (n_dof left at its default)",
+      ("n_dof", "three", "3 joints", "joints"), '''
+def train_triple_delan(chain, data):
+    """A DeLaN(n_dof=3) trained on data; returns the model."""
+    model = DeLaN(seed=0, lr=1e-2, batch_size=96)
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=3000)
+    return model
+'''),
+    A("triple_delan", "far too few steps", ("steps", "longer", "train"), '''
+def train_triple_delan(chain, data):
+    """A DeLaN(n_dof=3) trained on data; returns the model."""
+    model = DeLaN(n_dof=3, seed=0)
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=50)
+    return model
+'''),
+    A("triple_delan", "the trained model not returned", ("return", "none"), '''
+def train_triple_delan(chain, data):
+    """A DeLaN(n_dof=3) trained on data; returns the model."""
+    model = DeLaN(n_dof=3, seed=0, lr=1e-2, batch_size=96)
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=3000)
+'''),
+    # ------------------------------------------------------------------ 07 computed_torque
+    A("computed_torque", "M times a entry by entry", ("@", "matrix product", "entry by entry", "element"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return np.sum(model.mass_matrix(q) * a, axis=0) + model.coriolis(q, qd) + model.gravity(q)
+'''),
+    A("computed_torque", "the Coriolis torque at the desired state", ("desired", "actual", "q_d", "state"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return model.mass_matrix(q) @ a + model.coriolis(q_d, qd_d) + model.gravity(q)
+'''),
+    A("computed_torque", "the torque computed but not returned", ("return", "none"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    tau = model.mass_matrix(q) @ a + model.coriolis(q, qd) + model.gravity(q)
+'''),
+    A("computed_torque", "the velocity error's sign flipped (qd - qd_d)",
+      ("sign", "e_dot", "velocity error", "qd_d - qd"),
+      '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e = q_d - q
+    e_dot = qd - qd_d
+    a = qdd_d + kd * e_dot + kp * e
+    return model.mass_matrix(q) @ a + model.coriolis(q, qd) + model.gravity(q)
+'''),
+    # ------------------------------------------------------------------ 08 second_difference
+    A("second_difference", "the slices shifted by one sample", ("shift", "slice", "one sample", "shape", "t - 2"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return (q[3:] - 2 * q[2:-1] + q[1:-2]) / h**2
+'''),
+    A("second_difference", "np.gradient twice: a stencil two steps wide, one-sided at the ends",
+      ("gradient", "stencil", "2h", "neighbour", "wide"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return np.gradient(np.gradient(q, h, axis=0), h, axis=0)[1:-1]
+'''),
+    A("second_difference", "the later first difference subtracted from the earlier (a sign)",
+      ("sign", "minus", "order"),
+      '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    forward = (q[2:] - q[1:-1]) / h
+    backward = (q[1:-1] - q[:-2]) / h
+    return (backward - forward) / h
+'''),
+    # ------------------------------------------------------------------ more of them, written blind too
+    A("total_mass", "the first link left out (the slice starts at 1)", ("first", "slice", "[1:]", "one link"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return sum(chain.m[1:])
+'''),
+    A("total_mass", "the sum of the squared masses", ("square", "m @ m", "m**2"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return float(chain.m @ chain.m)
+'''),
+    A("total_mass", "the product of the masses", ("product", "prod", "multipl"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    return np.prod(chain.m)
+'''),
+    A("total_mass", "the masses added into the chain's own array (it changes the chain), two links only",
+      ("change", "in place", "chain's", "caller", "modif"), '''
+def total_mass(chain):
+    """The chain's total mass in kg."""
+    m = chain.m
+    m[0] += m[1]
+    return m[0]
+'''),
+    A("is_valid_inertia", "the second eigenvalue (index 1 for the first)", ("[0]", "first", "second", "index"), '''
+def is_valid_inertia(M, tol=1e-9):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.linalg.eigvalsh(M)[1]
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "the eigenvalues of M^T M (never negative)",
+      ("m.t @ m", "square", "singular", "never negative"),
+      '''
+def is_valid_inertia(M, tol=1e-9):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.linalg.eigvalsh(M.T @ M)[0]
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "the smallest singular value (never negative)", ("singular", "svd", "never negative"), '''
+def is_valid_inertia(M, tol=1e-9):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.linalg.svd(M, compute_uv=False).min()
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "an eigenvector's entry, not an eigenvalue", ("eigenvector", "eigh", "[1]"), '''
+def is_valid_inertia(M, tol=1e-9):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.linalg.eigh(M)[1][0, 0]
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "the eigenvalues of |M| (every entry made positive)",
+      ("abs", "entries", "negative entry"), '''
+def is_valid_inertia(M, tol=1e-9):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.linalg.eigvalsh(np.abs(M))[0]
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("is_valid_inertia", "the smallest row sum", ("row", "sum"), '''
+def is_valid_inertia(M, tol=1e-9):
+    """True when M is symmetric (to within tol) and positive-definite (every eigenvalue > 0)."""
+    M = np.asarray(M, dtype=float)
+    asymmetry = np.max(np.abs(M - M.T))
+    smallest = np.min(np.sum(M, axis=1))
+    return bool(asymmetry <= tol and smallest > 0)
+'''),
+    A("kinetic_energy", "the quadratic form squared", ("square", "**2"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.5 * (qd @ Mqd) ** 2
+    return T
+'''),
+    A("kinetic_energy", "M's diagonal only (the coupling left out)", ("diagonal", "off-diagonal", "coupling"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = 0.5 * np.sum(np.diag(M) * qd**2)
+    return T
+'''),
+    A("kinetic_energy", "the mean over joints, not the sum", ("mean", "number of joints", "len", "divided"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = np.sum(0.5 * Mqd * qd) / len(qd)
+    return T
+'''),
+    A("kinetic_energy", "rounded to three decimals", ("round", "decimal"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = round(0.5 * qd @ Mqd, 3)
+    return T
+'''),
+    A("kinetic_energy", "a list holding the number", ("list", "one number"), '''
+def kinetic_energy(M, qd):
+    """T = 1/2 qd^T M qd (J) for one state: M of shape (n, n), qd of shape (n,)."""
+    Mqd = M @ qd
+    T = [0.5 * qd @ Mqd]
+    return T
+'''),
+    A("mass_matrix_from_rnea", "gravity taken off with the torque at rest computed with gravity on (so -g remains)",
+      ("gravity",), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.zeros(n)
+        e_j[j] = 1.0
+        M[:, j] = chain.rnea(q, np.zeros(n), e_j, gravity=False) - chain.rnea(q, np.zeros(n), np.zeros(n))
+    return M
+'''),
+    A("mass_matrix_from_rnea", "return inside the loop: only column 0 is filled",
+      ("return", "inside the loop", "indent",
+                                                                                  "first column", "column 0"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.zeros(n)
+        e_j[j] = 1.0
+        M[:, j] = chain.rnea(q, np.zeros(n), e_j, gravity=False)
+        return M
+    return M
+'''),
+    A("mass_matrix_from_rnea", "the diagonal entry stored in the whole column",
+      ("[j]", "diagonal", "whole column", "column"),
+      '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.zeros(n)
+        e_j[j] = 1.0
+        M[:, j] = chain.rnea(q, np.zeros(n), e_j, gravity=False)[j]
+    return M
+'''),
+    A("mass_matrix_from_rnea", "a unit vector of -1", ("sign", "-1", "minus"), '''
+def mass_matrix_from_rnea(chain, q):
+    """M(q), shape (n, n), built column by column from inverse dynamics."""
+    n = chain.n_dof
+    M = np.zeros((n, n))
+    for j in range(n):
+        e_j = np.zeros(n)
+        e_j[j] = -1.0
+        M[:, j] = chain.rnea(q, np.zeros(n), e_j, gravity=False)
+    return M
+'''),
+    A("layer_jet", "W h written literally: W @ h.T, states as columns", ("transpose", "h.t", "shape", "rows"), '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = W @ h.T + b
+    a = s(z)
+    da = ds(z)[:, None, :] * (dh @ W.T)
+    return a, da
+'''),
+    A("layer_jet", "the bias added outside the activation", ("bias", "inside", "s("), '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = h @ W.T
+    a = s(z) + b
+    da = ds(z)[:, None, :] * (dh @ W.T)
+    return a, da
+'''),
+    A("layer_jet", "the pair returned in the other order", ("order", "swap", "pair"), '''
+def layer_jet(W, b, h, dh, s, ds):
+    """One layer a = s(W h + b) on the jet (h, dh): h (B, H_in), dh (B, n, H_in) with dh[:, k] = dh/dq_k.
+    Returns a (B, H_out) and da (B, n, H_out) with da[:, k] = da/dq_k."""
+    z = h @ W.T + b
+    a = s(z)
+    da = ds(z)[:, None, :] * (dh @ W.T)
+    return da, a
+'''),
+    A("coriolis_from_dM", "one velocity only: C's row summed over k times qd_k, linear in qd",
+      ("quadratic", "qd[j]", "both", "linear"), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                gamma = 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k])
+                c[i] += gamma * qd[k]
+    return c
+'''),
+    A("coriolis_from_dM", "the matrix C returned, not c = C qd", ("matrix", "c qd", "vector", "shape"), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    C = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                C[i, j] += 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k]) * qd[k]
+    return C
+'''),
+    A("coriolis_from_dM", "k only from j on: the cross terms counted once",
+      ("range(j", "cross", "both orders", "k >= j",
+                                                                           "once"), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(j, n):
+                gamma = 0.5 * (dM[k, i, j] + dM[j, i, k] - dM[i, j, k])
+                c[i] += gamma * qd[j] * qd[k]
+    return c
+'''),
+    A("coriolis_from_dM", "vectorised, the second term with the wrong index (Mdot qd again)",
+      ("term", "index", "dm/dq_i",
+                                                                                          "half"), '''
+def coriolis_from_dM(dM, qd):
+    """c = C(q, qd) qd (N m) from dM[k, i, j] = dM_ij / dq_k and the velocity qd."""
+    n = len(qd)
+    c = np.zeros(n)
+    c = np.einsum("kij,j,k->i", dM, qd, qd) - 0.5 * np.einsum("kij,j,k->i", dM, qd, qd)
+    return c
+'''),
+    A("errors_at", "the largest error per entry, an array (the axis of the batch only)",
+      ("axis", "one number", "every entry", "array"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return np.max(np.abs(M_hat - M), axis=0), np.linalg.eigvalsh(M_hat).min()
+'''),
+    A("errors_at", "the sizes' difference |M_hat| - |M|, not the size of the difference", ("abs", "difference"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return np.max(np.abs(M_hat) - np.abs(M)), np.linalg.eigvalsh(M_hat).min()
+'''),
+    A("errors_at", "the root-mean-square error, not the largest", ("rms", "root", "mean", "largest"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return np.sqrt(np.mean((M_hat - M) ** 2)), np.linalg.eigvalsh(M_hat).min()
+'''),
+    A("errors_at", "the smallest entry of M_hat, not its smallest eigenvalue", ("eigenvalue", "entry"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return np.max(np.abs(M_hat - M)), np.min(M_hat)
+'''),
+    A("errors_at", "a relative error (divided by the largest entry of M)", ("relative", "divide", "scale"), '''
+def errors_at(model, chain, q):
+    """Largest |M_hat - M| entry and smallest eigenvalue of M_hat over the configurations q (B, 2)."""
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return np.max(np.abs(M_hat - M)) / np.max(np.abs(M)), np.linalg.eigvalsh(M_hat).min()
+'''),
+    A("lesson_passes", "both boundaries let through (not > and not <)", ("boundary", "equal", "<=", ">=", "strict"), '''
+def lesson_passes(max_error, min_eig):
+    """True when max_error is below PASS_MAX_ERROR and min_eig is positive."""
+    return not (max_error > PASS_MAX_ERROR or min_eig < 0)
+'''),
+    A("symplectic_euler_step", "both orders mixed: velocity at the moved position, then the position moved again",
+      ("both", "twice", "variant", "mix", "order"), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    q_new = q + dt * qd
+    qd_new = qd + dt * f(q_new, qd)
+    q_new = q + dt * qd_new
+    return q_new, qd_new
+'''),
+    A("symplectic_euler_step", "f's arguments in the other order", ("argument", "order", "f(q, qd)", "swap"), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd_new = qd + dt * f(qd, q)
+    q_new = q + dt * qd_new
+    return q_new, qd_new
+'''),
+    A("symplectic_euler_step", "dt missing in the position update", ("dt", "time step"), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd_new = qd + dt * f(q, qd)
+    q_new = q + qd_new
+    return q_new, qd_new
+'''),
+    A("symplectic_euler_step", "half the acceleration (a factor 1/2)", ("half", "factor", "1/2"), '''
+def symplectic_euler_step(f, q, qd, dt):
+    """One semi-implicit Euler step of qdd = f(q, qd): returns (q_new, qd_new)."""
+    qd_new = qd + dt * f(q, qd) / 2
+    q_new = q + dt * qd_new
+    return q_new, qd_new
+'''),
+    A("triple_pendulum", "every inertia as a 1 m rod's (the length left out)", ("inertia", "length", "l**2", "l²"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m, l = np.ones(3), np.array([1.0, 0.8, 0.6])
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m / 12, g=9.81)
+'''),
+    A("triple_pendulum", "the lengths in centimetres", ("unit", "cm", "centimetre", "metre"), '''
+def make_triple_pendulum():
+    """Three uniform 1 kg rods of lengths 1.0, 0.8 and 0.6 m, g = 9.81 m/s^2."""
+    m, l = np.ones(3), np.array([100.0, 80.0, 60.0])
+    return PlanarChain(m=m, l=l, lc=l / 2, I=m * l**2 / 12, g=9.81)
+'''),
+    A("triple_delan", "qd and qdd passed in the other order", ("argument", "order", "swap", "qd", "qdd"), '''
+def train_triple_delan(chain, data):
+    """A DeLaN(n_dof=3) trained on data; returns the model."""
+    model = DeLaN(n_dof=3, seed=0, lr=1e-2, batch_size=96)
+    model.fit(data["q"], data["qdd"], data["qd"], data["tau"], steps=3000)
+    return model
+'''),
+    A("triple_delan", "a learning rate far too large (training diverges)", ("learning rate", "lr", "diverge"), '''
+def train_triple_delan(chain, data):
+    """A DeLaN(n_dof=3) trained on data; returns the model."""
+    model = DeLaN(n_dof=3, seed=0, lr=5.0, batch_size=96)
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=3000)
+    return model
+'''),
+    A("computed_torque", "the mass matrix at the desired angles", ("desired", "actual", "q_d", "mass matrix"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return model.mass_matrix(q_d) @ a + model.coriolis(q, qd) + model.gravity(q)
+'''),
+    A("computed_torque", "gravity at the desired angles", ("desired", "actual", "q_d", "gravity"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return model.mass_matrix(q) @ a + model.coriolis(q, qd) + model.gravity(q_d)
+'''),
+    A("computed_torque", "np.diag(kp) for the gains: raises on one number",
+      ("scalar", "one number", "one gain", "diag"),
+      '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + np.diag(kd) @ e_dot + np.diag(kp) @ e
+    return model.mass_matrix(q) @ a + model.coriolis(q, qd) + model.gravity(q)
+'''),
+    A("computed_torque", "the Coriolis torque at the desired velocity", ("desired", "actual", "qd_d", "velocity"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return model.mass_matrix(q) @ a + model.coriolis(q, qd_d) + model.gravity(q)
+'''),
+    A("computed_torque", "M's inverse for M (solve)", ("inverse", "solve", "m @"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return np.linalg.solve(model.mass_matrix(q), a) + model.coriolis(q, qd) + model.gravity(q)
+'''),
+    A("computed_torque", "c dotted with qd again (c is already C qd)", ("c @ qd", "coriolis", "already", "c qd"), '''
+def computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    """tau = M(q) a + c(q, qd) + g(q) with a = qdd_d + K_d e_dot + K_p e, e = q_d - q, e_dot = qd_d - qd."""
+    e, e_dot = q_d - q, qd_d - qd
+    a = qdd_d + kd * e_dot + kp * e
+    return model.mass_matrix(q) @ a + model.coriolis(q, qd) @ qd + model.gravity(q)
+'''),
+    A("second_difference", "brackets missing: / h * h divides by nothing", ("bracket", "parenth", "precedence", "h²",
+                                                                          "h**2"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return (q[2:] - 2 * q[1:-1] + q[:-2]) / h * h
+'''),
+    A("second_difference", "the result transposed", ("transpose", "shape", "(t - 2, n)"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return ((q[2:] - 2 * q[1:-1] + q[:-2]) / h**2).T
+'''),
+    A("second_difference", "no division at all", ("h²", "h**2", "divide"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return q[2:] - 2 * q[1:-1] + q[:-2]
+'''),
+    A("second_difference", "every sample, the ends padded (shape T, not T - 2)",
+      ("shape", "ends", "t - 2", "inner"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return np.diff(q, n=2, axis=0, prepend=q[:1], append=q[-1:]) / h**2
+'''),
+    A("second_difference", "an extra factor 2 (from the central difference's 2h)", ("factor", "2h", "half", "2"), '''
+def second_difference(q, h):
+    """q̈ at every inner sample of positions q (T, n) sampled every h s: shape (T - 2, n)."""
+    return (q[2:] - 2 * q[1:-1] + q[:-2]) / (2 * h**2)
+'''),
+]
+
 # ---------------------------------------------------------------------- running them
 def define(answer, number):
     """The answer's function, defined as a notebook cell defines it (its source readable by linecache; `number`
@@ -1377,7 +2188,8 @@ def main():
     start = time.perf_counter()
     sets = (("unseen wrong answers", ANSWERS), ("second answers (the families they showed added)", SECOND),
             ("third answers (the families they showed added)", THIRD),
-            ("fourth answers (the families they showed added)", FOURTH))
+            ("fourth answers (the families they showed added)", FOURTH),
+            ("fifth answers (written blind)", FIFTH))
     for label, answers in sets:
         counts, rows = run(answers, show=args.list)
         total = len(rows)
