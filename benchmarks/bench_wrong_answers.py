@@ -1,24 +1,37 @@
 """Hints on wrong answers no test has seen (issue 57 item 2): every check is run on plausible wrong answers written as
 a learner writes them, each labelled with the mistake a teacher would name, and each FAIL line's hint is sorted:
 
-    named       the hint names the mistake: it holds one of the answer's words (a teacher's words for that mistake,
-                written with the answers, before the diagnosis was tuned); for an answer that raises, the FAIL line
-                also quotes the learner's line that raised (and with the general hint of an error, it is the line,
-                the error's message included, that must hold the words)
+    named       the hint names the mistake the answer made (below: how that is judged)
+    located     the hint names no mechanism but says, truly, which part of the computation is wrong and how it
+                behaves (a property the answer breaks: which term, which input it ignores, how it scales)
     generic     a hint that names no mistake but says what differs (lesson_course.checks.diagnosis.GENERIC)
     misleading  any other hint: it names a mistake, and not this one
     passed      the check said PASS (or NOT ATTEMPTED)
 
+How a hint is judged.  A hint that claims what the function computes (a mistake computed as a variation of the right
+answer, a pattern such as "the right value times a factor", a property such as "linear where it must be
+quadratic") is a claim about behaviour, so it is tried where it was not made: the same answer is checked again on
+the inputs of three judges' salts (fresh chains, states and matrices, lesson_course.checks.independent.SALT).  The
+claim holds when every one of them gives the same hint; it is then named (or located), else misleading, whatever
+its words.  Any other hint (one a check deduces from how the function called the library, a training's verdict, an
+error's line) is named when it holds one of the answer's words (a teacher's words for that mistake, written with
+the answers, before the diagnosis was tuned), else misleading; for an answer that raises, the FAIL line must also
+quote the learner's line that raised (with the general hint of an error, it is the line, the error's message
+included, that must hold the words).  The first sets (ANSWERS to FOURTH) were measured with the words alone, which
+called a right hint in other words misleading (four of the fifth set's blind answers, e.g. "M is -M: the unit
+vector must be 1 in place j" for a unit vector of -1).
+
 The answers are not tests/check_cases.py's (tests/test_checks_diagnosis.py checks that no answer here returns what
 a test's answer returns on the check's inputs).  Goal: at least 80 % named, none misleading, none passing.
 
-Four sets, each written before the changes it led to and measured once as written (the comment above each says
-what it gave): ANSWERS before any diagnosis (the issue's goal is measured on it), then SECOND, THIRD and FOURTH,
-each after the changes the set before led to.  Their first measurements are the honest estimate of how the hints
-do on answers no one has seen; the keyword rule is strict (a right hint in other words counts as misleading).
+Sets, each written before the changes it led to and measured once as written (the comment above each says what it
+gave): ANSWERS before any diagnosis (the issue's goal is measured on it), then SECOND, THIRD and FOURTH, each after
+the changes the set before led to; FIFTH and SIXTH written blind (from the learners' notebooks alone).  Their first
+measurements are the honest estimate of how the hints do on answers no one has seen.
 
-Run:  python benchmarks/bench_wrong_answers.py             (about 1 min: four answers train a DeLaN)
+Run:  python benchmarks/bench_wrong_answers.py             (about 1 min: some answers train a DeLaN)
       python benchmarks/bench_wrong_answers.py --list      (every answer's FAIL line)
+      python benchmarks/bench_wrong_answers.py --words     (judged by the words alone, as the first sets were)
       python benchmarks/bench_wrong_answers.py --time DIR  (every check's time on right and wrong answers, this
                                                             checkout against the one in DIR, interleaved)
 """
@@ -2072,6 +2085,11 @@ def second_difference(q, h):
     return (q[2:] - 2 * q[1:-1] + q[:-2]) / (2 * h**2)
 '''),
 ]
+# Measured once as written, on the diagnosis of commit 861ed31 (the words rule, as the sets before): 76 named (75 %),
+# 21 what differs, 4 misleading, 1 passed (lesson_passes with 0.2 typed for PASS_MAX_ERROR: right for today's
+# threshold).  Judged the way the module's text says (claims about behaviour tried on fresh inputs), the same run:
+# 77 named, 21 what differs, 3 misleading, 1 passed.  The 60 answers left out (a test's): 55 named by the words, 59 by
+# the fair rule.
 
 # ---------------------------------------------------------------------- running them
 def define(answer, number):
@@ -2090,40 +2108,56 @@ def define(answer, number):
                 and v.__code__.co_filename == filename)
 
 
-def verdict(answer, status, line, generic):
-    """'named', 'generic', 'misleading' or 'passed' for one answer's outcome."""
-    if status != "fail":
+# Keys of the hints that claim what the function computes, for a checkout whose diagnosis does not list them
+PATTERNS = {"sign", "factor", "offset", "zeros", "stopped early", "wiped", "transposed", "reversed", "whole array",
+            "not summed", "wrapped", "reshaped", "pair order", "summed away"}
+SALTS = (2**40 + 11, 2**41 + 13, 2**42 + 17)          # three judges' inputs, none of them a notebook's
+
+
+def holds_elsewhere(spec, fn, key):
+    """True when the check gives hint `key` to `fn` again on the inputs of every judge's salt in SALTS."""
+    from lesson_course.checks import framework, independent
+    try:
+        for salt in SALTS:
+            independent.SALT = salt
+            if framework.outcome(spec, fn).hint != key:
+                return False
+        return True
+    finally:
+        independent.SALT = None
+
+
+def verdict(answer, result, generic, behavioural=(), locating=(), holds=lambda: False, words_only=False):
+    """'named', 'located', 'generic', 'misleading' or 'passed' for one answer's outcome (see the module's text):
+    `behavioural` the keys whose claim is tried elsewhere by `holds()`, `locating` those of them that locate."""
+    if result.status != "fail":
         return "passed"
+    line = result.line
     what, _, hint = line.partition(". Hint: ")
     said = lambda text: any(w.lower() in text.lower() for w in answer.words)      # noqa: E731
-    if "your code raised" in what and hint_key_of(line) in generic:   # the general hint: the line and its message
+    if "your code raised" in what and result.hint in generic:   # the general hint: the line and its message
         return "named" if "`" in what and said(line) else "generic"
-    if hint_key_of(line) in generic:
+    if result.hint in generic:
         return "generic"
+    if result.hint in behavioural and not words_only:
+        return ("located" if result.hint in locating else "named") if holds() else "misleading"
     quoted = "your code raised" not in what or "`" in what            # an error: the learner's line is named
     return "named" if quoted and said(hint) else "misleading"
 
 
-_KEYS = {}
-
-
-def hint_key_of(line):
-    return _KEYS.get(line)
-
-
-def run(answers, show=False):
+def run(answers, show=False, words_only=False):
     sys.path.insert(0, str(ROOT))
-    from lesson_course.checks import framework
-    try:
-        from lesson_course.checks.diagnosis import GENERIC
-    except ImportError:                                   # a checkout before issue 57: its generic hints, by key
-        GENERIC = {"formula", "sum", "store", "step", "general", "criterion", "eigenvalue", "error", "derivative",
-                   "value", "inertia", "raised", "eigenvalues", "broken"}
-    counts, rows = {"named": 0, "generic": 0, "misleading": 0, "passed": 0}, []
+    from lesson_course.checks import diagnosis, framework
+    GENERIC = getattr(diagnosis, "GENERIC", set())
+    BEHAVIOURAL = getattr(diagnosis, "BEHAVIOURAL", PATTERNS)
+    LOCATING = getattr(diagnosis, "LOCATING", set())
+    counts, rows = {"named": 0, "located": 0, "generic": 0, "misleading": 0, "passed": 0}, []
     for number, answer in enumerate(answers):
-        result = framework.outcome(framework.REGISTRY[answer.check], define(answer, f"{number}-{id(answers)}"))
-        _KEYS[result.line] = result.hint
-        kind = verdict(answer, result.status, result.line, GENERIC)
+        spec, fn = framework.REGISTRY[answer.check], define(answer, f"{number}-{id(answers)}")
+        result = framework.outcome(spec, fn)
+        behavioural = {v.key for v in spec.variations} | set(BEHAVIOURAL)
+        kind = verdict(answer, result, GENERIC, behavioural, LOCATING,
+                       lambda spec=spec, fn=fn, key=result.hint: holds_elsewhere(spec, fn, key), words_only)
         counts[kind] += 1
         rows.append((kind, answer, result.line))
     if show:
@@ -2180,6 +2214,7 @@ def timing(other, repeats=7):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--list", action="store_true", help="print every answer's FAIL line")
+    parser.add_argument("--words", action="store_true", help="judge by the words alone (as the first sets were)")
     parser.add_argument("--time", metavar="DIR", help="time the checks against the checkout in DIR")
     args = parser.parse_args()
     if args.time:
@@ -2191,11 +2226,12 @@ def main():
             ("fourth answers (the families they showed added)", FOURTH),
             ("fifth answers (written blind)", FIFTH))
     for label, answers in sets:
-        counts, rows = run(answers, show=args.list)
+        counts, rows = run(answers, show=args.list, words_only=args.words)
         total = len(rows)
         print(f"{total} {label} over {len({a.check for a in answers})} checks: {counts['named']} named "
-              f"({100 * counts['named'] / total:.0f} %), {counts['generic']} what differs, {counts['misleading']} "
-              f"misleading, {counts['passed']} passed ({time.perf_counter() - start:.0f} s)")
+              f"({100 * counts['named'] / total:.0f} %), {counts['located']} located, {counts['generic']} what "
+              f"differs, {counts['misleading']} misleading, {counts['passed']} passed "
+              f"({time.perf_counter() - start:.0f} s)")
         for kind in ("misleading", "passed"):
             for k, answer, line in rows:
                 if k == kind:
