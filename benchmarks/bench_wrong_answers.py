@@ -2150,13 +2150,14 @@ def run(answers, show=False, words_only=False):
     from lesson_course.checks import diagnosis, framework
     GENERIC = getattr(diagnosis, "GENERIC", set())
     BEHAVIOURAL = getattr(diagnosis, "BEHAVIOURAL", PATTERNS)
-    LOCATING = getattr(diagnosis, "LOCATING", set())
     counts, rows = {"named": 0, "located": 0, "generic": 0, "misleading": 0, "passed": 0}, []
     for number, answer in enumerate(answers):
         spec, fn = framework.REGISTRY[answer.check], define(answer, f"{number}-{id(answers)}")
         result = framework.outcome(spec, fn)
-        behavioural = {v.key for v in spec.variations} | set(BEHAVIOURAL)
-        kind = verdict(answer, result, GENERIC, behavioural, LOCATING,
+        probes = getattr(spec, "probes", ())                     # the properties a check tries (none before them)
+        behavioural = {v.key for v in spec.variations} | {p.key for p in probes} | set(BEHAVIOURAL)
+        locating = {p.key for p in probes if p.locates}
+        kind = verdict(answer, result, GENERIC, behavioural, locating,
                        lambda spec=spec, fn=fn, key=result.hint: holds_elsewhere(spec, fn, key), words_only)
         counts[kind] += 1
         rows.append((kind, answer, result.line))
