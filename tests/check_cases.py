@@ -350,6 +350,55 @@ def delan_fit_tau_for_qdd(chain, data):
     return model
 
 
+def kinetic_stopped_early(M, qd):
+    Mqd = M @ qd
+    return sum(0.5 * qd[i] * Mqd[i] for i in range(len(qd) - 1))      # the last joint left out
+
+
+def jet_value_from_rows(W, b, h, dh, s, ds):
+    z = dh[:, 0] @ W.T + b                                     # joint 0's rows where h belongs
+    return s(z), ds(z)[:, None, :] * (dh @ W.T)
+
+
+def jet_rows_reshaped(W, b, h, dh, s, ds):
+    z = h @ W.T + b
+    rows = (dh.transpose(1, 0, 2) @ W.T).reshape(dh.shape[0], dh.shape[1], -1)   # joints first, then read back
+    return s(z), ds(z)[:, None, :] * rows                                          # as samples first
+
+
+def coriolis_product(dM, qd):
+    n = len(qd)
+    c = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                c[i] += 0.5 * (dM[k, i, j] * dM[j, i, k] - dM[i, j, k]) * qd[j] * qd[k]    # * for +
+    return c
+
+
+def torque_feed_forward_at_the_plan(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
+    feedback = kd * (qd_d - qd) + kp * (q_d - q)
+    return (model.mass_matrix(q_d) @ qdd_d + model.mass_matrix(q) @ feedback    # M(q_d) for the feed-forward
+            + model.coriolis(q, qd) + model.gravity(q))
+
+
+def second_difference_from_linspace(q, h):
+    t = np.linspace(0, len(q) * h, len(q))                     # T samples over T h: one step too long
+    dt = t[1] - t[0]
+    return (q[2:] - 2 * q[1:-1] + q[:-2]) / dt**2
+
+
+def second_difference_ends_copied(q, h):
+    out = (q[2:] - 2 * q[1:-1] + q[:-2]) / h**2
+    out[0], out[-1] = out[1], out[-2]                          # the ends smoothed with their neighbours
+    return out
+
+
+def second_difference_normalised(q, h):
+    q = q / np.abs(q).max(axis=0)                              # each joint scaled to at most 1 first
+    return (q[2:] - 2 * q[1:-1] + q[:-2]) / h**2
+
+
 def torque_in_parts(model, q, qd, q_d, qd_d, qdd_d, kp, kd):
     a = qdd_d + kd * (qd_d - qd) + kp * (q_d - q)
     M, c, g = model.mass_matrix(q), model.coriolis(q, qd), model.gravity(q)
@@ -381,7 +430,11 @@ WRONG = {
         "shape": lambda chain: np.stack([chain.m, chain.l]),
         "count": lambda chain: float(len(chain.m)),                     # counts the links
         "mean": lambda chain: float(np.mean(chain.m)),
-        "differs": lambda chain: chain.m.sum() + chain.m[0] * chain.m[-1],
+        "mass power": lambda chain: chain.m.sum() + chain.m[0] * chain.m[-1],   # a product of masses
+        "link missing": lambda chain: chain.m[0] + chain.m[-1],         # the end links only
+        "links weighted": [lambda chain: np.sum(chain.m) + chain.m[0],  # total = chain.m[0], then += every m
+                           lambda chain: np.cumsum(chain.m).sum()],     # the running totals added up
+        "not masses alone": lambda chain: np.sum(chain.m * chain.l),     # m read as a mass per metre
         "not finite": lambda chain: np.nan,                             # a placeholder left in
         "attribute": total_mass_by_name,
         "uncalled": lambda chain: chain.m.sum,                          # the method, not the total
@@ -393,7 +446,10 @@ WRONG = {
         "zero": valid_inertia(smallest_eig, at_least_zero=True),
         "symmetry": valid_inertia(smallest_eig, symmetric=False),
         "size": valid_inertia(smallest_2x2),                            # the 2 x 2 formula on a 3 x 3 matrix
-        "differs": valid_inertia(lambda M: np.linalg.norm(M)),          # the size of M
+        "sign lost": valid_inertia(lambda M: np.linalg.norm(M)),        # the size of M
+        "not eigenvalues": valid_inertia(lambda M: np.min(2 * np.diag(M) - np.abs(M).sum(axis=1))),   # Gershgorin
+        "not the smallest": valid_inertia(lambda M: np.median(np.linalg.eigvalsh(M))),    # the typical one
+        "differs": valid_inertia(lambda M: np.linalg.eigh(M)[1].min()),  # eigh's eigenvectors, not its eigenvalues
         "determinant": valid_inertia(lambda M: np.linalg.det(M)),
         "diagonal": valid_inertia(lambda M: np.diag(M).min()),
         "uncalled": smallest_uncalled,
@@ -405,7 +461,10 @@ WRONG = {
         "half": lambda M, qd: qd @ M @ qd,
         "sign": lambda M, qd: -0.5 * qd @ M @ qd,
         "no M": lambda M, qd: 0.5 * qd @ qd,
-        "differs": lambda M, qd: 0.5 * qd @ M @ qd + qd[0],
+        "qd power": lambda M, qd: 0.5 * qd @ M @ qd + qd[0],
+        "M power": lambda M, qd: 0.5 * qd @ np.linalg.solve(M, qd),      # M^-1 qd for M qd
+        "joint ignored": kinetic_stopped_early,
+        "differs": lambda M, qd: 0.5 * np.sum(M * qd**2),                # 1/2 m v^2 entry by entry
         "not finite": lambda M, qd: np.full((), np.nan),
         "undefined": kinetic_misspelled,
     },
@@ -424,7 +483,10 @@ WRONG = {
         "unit": [mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), unit(j, n, value=j),
                                                                   gravity=False)),
                  mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), np.zeros(n), gravity=False))],
-        "columns": mass_matrix_by(right_rnea, columns=lambda n: range(n - 1)),
+        "stopped early": mass_matrix_by(right_rnea, columns=lambda n: range(n - 1)),
+        "columns": mass_matrix_by(lambda chain, q, j, n: right_rnea(chain, q, n - 1, n)),   # a stale j = n - 1
+        "unit scaled": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), np.degrees(unit(j, n)),
+                                                                        gravity=False)),
         "store": mass_matrix_by(right_rnea, store="diagonal"),
         "shifted": mass_matrix_shifted,
         "differs": lambda chain, q: mass_matrix_by(right_rnea)(chain, q) * (1 + np.eye(chain.n_dof)),
@@ -451,6 +513,9 @@ WRONG = {
         "not finite": jet_unfilled,
         "index": jet_over_units,
         "units": [jet_over_inputs, jet_rows_over_inputs],
+        "value from rows": jet_value_from_rows,
+        "rows not linear": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(dh @ W.T + b)),    # s' of W dh + b
+        "joints mixed": jet_rows_reshaped,
     },
     "coriolis_from_dM": {
         "summed away": lambda dM, qd: christoffel(dM, qd).sum(),          # summed over i as well
@@ -465,7 +530,9 @@ WRONG = {
         "no velocity": lambda dM, qd: christoffel(dM, np.ones_like(qd)),   # the Christoffel symbols summed alone
         "first j or k": coriolis_from_one,                              # a loop mistake: range(1, n)
         "j up to i": coriolis_below_i,                                  # a loop mistake: range(i)
-        "differs": lambda dM, qd: christoffel(dM, qd) + 0.01 * qd,
+        "qd power": lambda dM, qd: christoffel(dM, qd) + 0.01 * qd,
+        "dM power": coriolis_product,
+        "differs": lambda dM, qd: christoffel(dM, qd, 0.5, 0.0, 0.5),     # a term dropped and another's sign
         "undefined": coriolis_one_loop,
     },
     "errors_at": {
@@ -481,6 +548,8 @@ WRONG = {
         "per column": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat).min(axis=0)),
         "per axis": errors(lambda M_hat, M: np.abs(M_hat - M).max(axis=(1, 2)), right_lam),
         "uncalled": errors_uncalled,
+        "batch order": lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[:10]),   # a few only
+        "not an eigenvalue": errors(right_err, lambda M_hat, M: np.linalg.eigh(M_hat)[1].min()),   # eigenvectors
     },
     "lesson_passes": {
         "none": passes_without_else,
@@ -504,8 +573,12 @@ WRONG = {
         "no dt": step_of(lambda f, q, qd, dt: (q + dt * (qd + f(q, qd)), qd + f(q, qd))),
         "minus": step_of(lambda f, q, qd, dt: (q + dt * (qd - dt * f(q, qd)), qd - dt * f(q, qd))),
         "trapezoid": step_of(lambda f, q, qd, dt: (q + dt * (qd + (qd + dt * f(q, qd))) / 2, qd + dt * f(q, qd))),
-        "differs": step_of(lambda f, q, qd, dt: (symplectic(f, q, qd, dt)[0] + 0.5 * dt**2 * f(q, qd),
-                                                 symplectic(f, q, qd, dt)[1])),
+        "position update": step_of(lambda f, q, qd, dt: (symplectic(f, q, qd, dt)[0] + 0.5 * dt**2 * f(q, qd),
+                                                         symplectic(f, q, qd, dt)[1])),
+        "velocity update": step_of(lambda f, q, qd, dt: symplectic(               # f averaged over q and the
+            lambda q, qd: (f(q, qd) + f(q + dt * qd, qd)) / 2, q, qd, dt)),       # moved q, as in Heun's step
+        "differs": step_of(lambda f, q, qd, dt: (q + dt * qd + 0.5 * dt**2 * f(q, qd),            # Taylor, then
+                                                 qd + dt * f(q + dt * qd + 0.5 * dt**2 * f(q, qd), qd))),  # f there
         "changed input": euler_in_place,                                # issue 57: qd += ...; q += ...
         "unbound": euler_unbound,
         "uncalled": euler_uncalled,
@@ -524,6 +597,7 @@ WRONG = {
         "inertia factor": triple(I=lambda m, l: m * l**2),
         "inertia": triple(I=lambda m, l: m * l**2 / 12 + 0.01 * l),
         "g": triple(g=9.8),
+        "unit": triple(m=1000.0),                                         # masses in g
         "square": triple(I=lambda m, l: m * l / 12, g=9.8),               # and g rounded (named after I)
         "arguments": triple_by_keyword,
         "sequence": triple_from_tuple,
@@ -556,7 +630,17 @@ WRONG = {
         "no c, g": control_law(torque=lambda M, a, c, g: M @ a),
         "minus c, g": control_law(torque=lambda M, a, c, g: M @ a - c - g),
         "c through M": control_law(torque=lambda M, a, c, g: M @ (a + c) + g),
-        "differs": control_law(torque=lambda M, a, c, g: M @ a + c + g + a),
+        "through M": control_law(torque=lambda M, a, c, g: M @ a + c + g + a),
+        "gravity part": control_law(torque=lambda M, a, c, g: M @ a + c + 9.81 * g),     # g times 9.81 again
+        "coriolis part": control_law(torque=lambda M, a, c, g: M @ a + 0.5 * c + g),      # a 1/2 as in T
+        "desired part": lambda model, q, qd, q_d, qd_d, qdd_d, kp, kd: (                   # qdd_d outside M
+            qdd_d + model.mass_matrix(q) @ (kd * (qd_d - qd) + kp * (q_d - q)) + model.coriolis(q, qd)
+            + model.gravity(q)),
+        "feedback part": control_law(error=lambda want, have: np.abs(want - have)),        # errors as distances
+        "parts": lambda model, q, qd, q_d, qd_d, qdd_d, kp, kd: (                          # c at the velocity error
+            model.mass_matrix(q) @ (qdd_d + kd * (qd_d - qd) + kp * (q_d - q)) + model.coriolis(q, qd_d - qd)
+            + model.gravity(q)),
+        "differs": torque_feed_forward_at_the_plan,
         "no feedback": control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d),
         "g sign": control_law(torque=lambda M, a, c, g: M @ a + c - g),
         "c sign": control_law(torque=lambda M, a, c, g: M @ a - c + g),
@@ -569,7 +653,11 @@ WRONG = {
         "h": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / h,
         "middle": lambda q, h: (q[2:] + 2 * q[1:-1] + q[:-2]) / h**2,
         "order": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h**2)[::-1],
-        "differs": lambda q, h: (q[2:] - q[1:-1]) / h**2 - (q[1:-1] - q[:-2]) / h,   # h twice on one side
+        "straight line": lambda q, h: (q[2:] - q[1:-1]) / h**2 - (q[1:-1] - q[:-2]) / h,   # h twice on one side
+        "ends": second_difference_ends_copied,
+        "h power": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / (2 * h),     # the first difference's 2 h
+        "not linear": second_difference_normalised,
+        "differs": second_difference_from_linspace,
         "one joint": second_difference_of_joint_0,
         "no middle": [lambda q, h: (q[2:] - q[:-2]) / h**2, lambda q, h: (q[2:] + q[:-2]) / h**2],
         "not finite": second_difference_unfilled,

@@ -11,20 +11,42 @@ joint for all, the wrong axis, ...):
 names the first variation that gives the learner's results on every case (and differs from the truth on one of
 them): its hint is the FAIL line's.  Then the patterns any numeric result can show (`pattern`: a sign, one factor
 or one offset in every case, entries left at 0, the transpose, the reverse order); a result of another shape is
-named by what would make it right (`reshaped`: summed, unwrapped, transposed, a pair in the other order).  When
-nothing explains it, the line says what differs (`differs`: which entry, by how much, in which direction) and the
-hint names no mistake (a key of GENERIC): never a guess.
+named by what would make it right (`reshaped`: summed, unwrapped, transposed, a pair in the other order; with the
+inputs, `product_missing`: the product with one of them still to take).  A pair whose parts are each explained by a
+different variation is named part by part (`explained_parts`).  Then the properties every right answer has, tried
+on the learner's function itself (`Property`: how the result scales with an input, which inputs it must ignore,
+which term of the law is wrong when each is tried alone): what they find is true of the learner's code whatever
+else is wrong with it.  When nothing explains it, the line says what differs (`differs`: which entry, by how much,
+in which direction) and the hint names no mistake (a key of GENERIC): never a guess.
 
-A variation runs the course's own reference code, never the learner's, and only once an answer has failed: a
-right answer costs no more than before."""
+A variation runs the course's own reference code, never the learner's; a property calls the learner's function
+again on inputs made from a case; both only once an answer has failed: a right answer costs no more than before."""
 from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 
-from .framework import Fail, LearnerError, Tolerance, as_array, as_numbers, as_pair, call, num, quiet, shape_of
+from .framework import (
+    Fail,
+    LearnerError,
+    Tolerance,
+    as_array,
+    as_numbers,
+    as_pair,
+    call,
+    num,
+    parameter_names,
+    quiet,
+    shape_of,
+)
 
 GENERIC = {"differs", "raised", "broken", "unread", "shape", "not numbers", "not finite"}   # hints naming no mistake
+
+# The general hints that claim what the function computes (a pattern of its results, a shape that one step would
+# make right, an input returned): claims about behaviour, which hold on any inputs (the benchmark tries them)
+BEHAVIOURAL = {"sign", "factor", "offset", "zeros", "stopped early", "wiped", "transposed", "reversed", "whole array",
+               "not summed", "wrapped", "reshaped", "pair order", "summed away", "power", "rounded", "per joint",
+               "running", "product missing", "input returned"}
 
 class Variation(NamedTuple):
     """A mistake, as the wrong answer it gives: `answer` has the learner's signature and runs the reference with one
@@ -45,15 +67,38 @@ class Raised(NamedTuple):
 
 class Case(NamedTuple):
     """One input of a check: `label` for the FAIL line ("for 2 joints at q = ..."), `args()` fresh arguments for
-    the learner's function (each call gets its own copies), `truth` the right result."""
+    the learner's function (each call gets its own copies), `truth` the right result, `n` its number of joints (or
+    links), when it has one."""
     label: str
     args: Callable
     truth: object
+    n: int | None = None
+
+
+class Property(NamedTuple):
+    """A property every right answer has, tried on the learner's function once it has failed: `probe(ask, case)`
+    calls the learner's function through `ask(*args)` on inputs made from `case` (ask returns its result as plain
+    numbers, a pair of them or a bool, or None when it raised or returned something else) and returns what breaks
+    the property, as text for the FAIL line, or None.  `hint` names what that means; `locates`: it says which part
+    of the computation is wrong rather than what the mistake is."""
+    key: str
+    hint: str
+    probe: Callable
+    locates: bool = False
 
 
 def hints(variations, **more):
     """{key: hint} of `variations` (and `more`), for register(hints=...)."""
     return {**{v.key: v.hint for v in variations}, **more}
+
+
+# ---------------------------------------------------------------------- a family of mistakes any check can use
+PRODUCTS = (     # M @ x written otherwise: (what it is, the product); each differs from M @ x for a general M
+    ("M's diagonal alone", lambda M, x: np.diagonal(M, axis1=-2, axis2=-1) * x),
+    ("M * x entry by entry, then summed down the columns", lambda M, x: np.sum(M * x[..., None, :], axis=-2)),
+    ("M * x entry by entry, then summed along the rows of the transpose", lambda M, x: np.sum(M, axis=-1) * x),
+    ("M's inverse", lambda M, x: np.linalg.solve(M, x)),
+)
 
 
 # ---------------------------------------------------------------------- comparing results
@@ -114,8 +159,40 @@ def explained(variations, cases, results, tol, first=0):
     return None
 
 
-def pattern(results, truths, tol):
-    """(key, detail) of a pattern every result shows against its truth (numbers or arrays), or None."""
+def explained_parts(variations, cases, results, tol, first=0):
+    """[(part, variation)] when the results are pairs and every wrong part is explained by a variation of its own
+    (the first whose same part gives the learner's on every case and differs from the truth on one), else None:
+    two mistakes at once, one in each part."""
+    if not isinstance(cases[first].truth, (tuple, list)):
+        return None
+    tol = _matching(tol if isinstance(tol, Tolerance) else Tolerance(float(tol)))
+    values = [None] * len(variations)
+
+    def value(v, i):                   # variation v's result on case i, computed once
+        if values[v] is None:
+            values[v] = {}
+        if i not in values[v]:
+            values[v][i] = run(variations[v].answer, cases[i].args())
+        return values[v][i]
+
+    found = []
+    for part in range(len(cases[first].truth)):
+        if all(agrees(r[part], c.truth[part], tol) for r, c in zip(results, cases, strict=True)):
+            continue
+        for v in range(len(variations)):
+            mine = [value(v, i) for i in range(len(cases))]
+            if all(m is not None and isinstance(m, (tuple, list)) and len(m) > part
+                   and agrees(results[i][part], m[part], tol) for i, m in enumerate(mine)):
+                found.append((part, variations[v]))
+                break
+        else:
+            return None
+    return found or None
+
+
+def pattern(results, truths, tol, sizes=None):
+    """(key, detail) of a pattern every result shows against its truth (numbers or arrays), or None.  sizes: each
+    case's number of joints (Case.n), for a result the right one divided or multiplied by it."""
     tol = _matching(tol if isinstance(tol, Tolerance) else Tolerance(float(tol)))
     got, want = [_as_float(r) for r in results], [_as_float(t) for t in truths]
     if any(g is None or w is None or g.shape != w.shape for g, w in zip(got, want, strict=True)):
@@ -140,6 +217,20 @@ def pattern(results, truths, tol):
         k = float(np.median(flat_g[big] / flat_w[big]))
         if k != 0 and every(lambda w, k=k: k * w):
             return "factor", f" ({_ratio(k)} the right value, in every case)"
+    if sizes and all(n for n in sizes) and len(set(sizes)) > 1:
+        for power, text in ((-1, "divided by"), (1, "times")):
+            if all(agrees(g, w * float(n) ** power, tol) for g, w, n in zip(got, want, sizes, strict=True)):
+                return "per joint", f" (the right value {text} the number of joints, in every case)"
+    for digits in range(7):
+        if every(lambda w, d=digits: np.round(w, d)):
+            return "rounded", f" (the right value rounded to {digits} decimals)"
+    spread = np.abs(flat_w[big])
+    if np.count_nonzero(big) >= 2 and spread.max() > 1.5 * spread.min():
+        for power, text in ((2.0, "the square"), (0.5, "the square root")):
+            like = np.sign(flat_w[big]) * spread**power
+            k = float(np.median(flat_g[big] / like))
+            if k != 0 and every(lambda w, k=k, p=power: k * np.sign(w) * np.abs(w) ** p):
+                return "power", f" (it goes as {text} of the right value, {num(k)} times it, in every case)"
     if len(got) >= 2:
         d = got[0] - want[0]
         if np.any(np.abs(d) > tol.allowed(want[0])) and every(lambda w, d=d: w + d):
@@ -158,8 +249,15 @@ def pattern(results, truths, tol):
     return None
 
 
+UNITS = ((100.0, "100 times: centimetres where metres belong?"), (1000.0, "1000 times: grams or millimetres where "
+         "kilograms or metres belong?"), (0.01, "a hundredth of: metres read as centimetres?"), (0.001, "a thousandth "
+         "of: a unit a thousand times too large?"), (180 / np.pi, "180/pi times: degrees where radians belong?"),
+         (np.pi / 180, "pi/180 times: radians read as degrees?"))
+
+
 def _ratio(k):
-    for text, value in (("half", 0.5), ("twice", 2.0), ("a quarter of", 0.25), ("four times", 4.0)):
+    for text, value in (("half", 0.5), ("twice", 2.0), ("a quarter of", 0.25), ("four times", 4.0), *(
+            (text, value) for value, text in UNITS)):
         if np.isclose(k, value, rtol=1e-9):
             return text
     return f"{num(k)} times"
@@ -196,6 +294,8 @@ def reshaped(raw, truth, tol, axes=None):
         return "transposed", ""
     if a.size and agrees(np.sum(a), want, tol) and want.ndim == 0:
         return "not summed", " (the sum of all its entries is right)"
+    if want.ndim == 0 and a.size > 1 and agrees(a.ravel()[-1], want, tol):
+        return "running", " (its last entry is the right value)"
     for axis in range(a.ndim):
         if np.sum(a, axis=axis).shape == want.shape and agrees(np.sum(a, axis=axis), want, tol):
             return "not summed", f" (its sum over axis {axis} is right)"
@@ -211,6 +311,49 @@ def reshaped(raw, truth, tol, axes=None):
 
 def _numbers_of(raw):
     return as_numbers(raw)
+
+
+def product_missing(raw, truth, tol, args, names):
+    """(key, detail) when the learner's `raw` result (of another shape than the truth's) is one product with an
+    input away from it: x @ raw or raw @ x is right for an input vector x (one of `args`, named by `names`)."""
+    a, want = _numbers_of(raw), _as_float(truth)
+    if a is None or want is None or a.shape == want.shape or not np.all(np.isfinite(a)):
+        return None
+    tol = _matching(tol if isinstance(tol, Tolerance) else Tolerance(float(tol)))
+    for k, x in enumerate(args):
+        x = _numbers_of(x) if isinstance(x, (np.ndarray, list, tuple)) else None
+        if x is None or x.ndim != 1 or a.ndim == 0 or a.shape[-1] != len(x) and a.shape[0] != len(x):
+            continue
+        name = names[k] if k < len(names) else f"argument {k + 1}"
+        for left, right in ((a, x), (x, a)):
+            try:
+                value = left @ right
+            except ValueError:
+                continue
+            if value.shape == want.shape and agrees(value, want, tol):
+                return "product missing", f" (its product with `{name}` is the right value)"
+    return None
+
+
+def input_returned(cases, results, names, tol):
+    """(key, detail) when every result (or one part of every pair) is one of its case's inputs, unchanged."""
+    tol = _matching(tol if isinstance(tol, Tolerance) else Tolerance(float(tol)))
+    pairs = isinstance(cases[0].truth, (tuple, list))
+    for part in (range(len(cases[0].truth)) if pairs else [None]):
+        got = [r if part is None else r[part] for r in results]
+        want = [c.truth if part is None else c.truth[part] for c in cases]
+        if all(agrees(g, w, tol) for g, w in zip(got, want, strict=True)):
+            continue
+        args = [c.args() for c in cases]
+        for k in range(len(args[0])):
+            if not isinstance(args[0][k], np.ndarray):
+                continue
+            if all(agrees(g, a[k], tol) and not agrees(a[k], w, tol) or agrees(g, w, tol)
+                   for g, a, w in zip(got, args, want, strict=True)):
+                name = names[k] if k < len(names) else f"argument {k + 1}"
+                where = "" if part is None else f" as part {part + 1} of the pair"
+                return "input returned", f" (it returned `{name}` as it was given{where})"
+    return None
 
 
 def read_like(raw, truth, what, tol, axes=None):
@@ -274,30 +417,58 @@ def _off(g, w):
 
 
 # ---------------------------------------------------------------------- the check, case by case
-def judge(fn, cases, read, tol, variations=(), describe=None, names=None, deduce=None):
+def judge(fn, cases, read, tol, variations=(), describe=None, names=None, deduce=None, properties=()):
     """Run the learner's fn on every case; when a result is wrong, raise the Fail that names its mistake.
 
     read(raw, case): the learner's result read (it may raise Fail, e.g. for a shape); tol: a Tolerance;
     variations: the exercise's mistakes, in the order they are tried; describe(case, got) the FAIL line's 'what'
     (default: "for <label> it returned <got>, expected <truth>"); names: the parts of a pair's result;
     deduce(wrong): a key (or (key, detail for the line)) the cases answered wrongly (their indices) prove, when no
-    variation explains them."""
+    variation explains them; properties: the exercise's Property list, tried on fn itself when nothing else
+    explains its results."""
     tol = tol if isinstance(tol, Tolerance) else Tolerance(float(tol))
+    params = parameter_names(fn)
     results = []
     for case in cases:
+        args = case.args()
         try:
-            results.append(read(call(fn, *case.args()), case))
-        except (Fail, LearnerError):      # a later case raised: an earlier wrong result is named first, if any
+            raw = call(fn, *args)
+            results.append(read(raw, case))
+        except (Fail, LearnerError) as failed:  # a later case raised: an earlier wrong result is named first, if any
             if any(not agrees(r, c.truth, tol) for r, c in zip(results, cases, strict=False)):
                 break
+            if isinstance(failed, Fail) and failed.hint == "shape":
+                found = product_missing(raw, case.truth, tol, args, params)
+                if found is not None:
+                    raise Fail(failed.what + found[1], found[0]) from None
             raise
-    diagnose(cases[:len(results)], results, tol, variations, describe, names, deduce)
+
+    def ask(*args):
+        """fn's result on args as plain numbers (a pair of them, a bool), or None: for a property's probe."""
+        try:
+            return _plain(call(fn, *args))
+        except Exception:                       # noqa: BLE001 -- whatever fn does on a probe, it is no verdict
+            return None
+
+    diagnose(cases[:len(results)], results, tol, variations, describe, names, deduce, ask, properties, params)
 
 
-def diagnose(cases, results, tol, variations=(), describe=None, names=None, deduce=None):
+def _plain(raw):
+    if isinstance(raw, (bool, np.bool_)):
+        return bool(raw)
+    if isinstance(raw, (tuple, list)) and len(raw) == 2:
+        parts = [as_numbers(part) for part in raw]
+        if all(part is not None for part in parts):
+            return tuple(parts)
+    return as_numbers(raw)
+
+
+def diagnose(cases, results, tol, variations=(), describe=None, names=None, deduce=None, ask=None, properties=(),
+             params=()):
     """Nothing when every result agrees with its case's truth; else the Fail that names the mistake: the first
-    variation that explains the results, else what `deduce` proves, else a pattern of the results, else what
-    differs (see judge)."""
+    variation that explains the results, else what `deduce` proves, else a variation for each wrong part of a pair,
+    else an input returned as it was, else a pattern of the results, else the first property (tried through `ask`)
+    the learner's function breaks, else what differs (see judge).  params: the learner's parameter names."""
     tol = tol if isinstance(tol, Tolerance) else Tolerance(float(tol))
     wrong = [i for i, (r, c) in enumerate(zip(results, cases, strict=True)) if not agrees(r, c.truth, tol)]
     if not wrong:
@@ -312,21 +483,85 @@ def diagnose(cases, results, tol, variations=(), describe=None, names=None, dedu
     if deduced is not None:
         key, detail = deduced if isinstance(deduced, tuple) else (deduced, "")
         raise Fail(what + detail, key)
+    parts = explained_parts(variations, cases, results, tol, first=f)
+    if parts:
+        label = lambda part: (names or ["the first", "the second"])[part]          # noqa: E731
+        others = "".join(f"; and in {label(part)}: {v.hint}" for part, v in parts[1:])
+        raise Fail(f"{what} (in {label(parts[0][0])}){others}", parts[0][1].key)
+    returned = input_returned(cases, results, params, tol) if not isinstance(cases[f].truth, (bool, np.bool_)) \
+        else None
+    if returned is not None:
+        raise Fail(what + returned[1], returned[0])
     truths = [c.truth for c in cases]
+    if not isinstance(cases[f].truth, (bool, np.bool_)):
+        pair = isinstance(cases[f].truth, (tuple, list))
+        for part in (range(len(cases[f].truth)) if pair else [None]):
+            got = results if part is None else [r[part] for r in results]
+            want = truths if part is None else [t[part] for t in truths]
+            if part is not None and all(agrees(g, w, tol) for g, w in zip(got, want, strict=True)):
+                continue
+            named = pattern(got, want, tol, [c.n for c in cases])
+            if named is not None:
+                key, detail = named
+                label = "" if part is None else f" (in {(names or ['the first', 'the second'])[part]})"
+                raise Fail(what + label + detail, key)
+    broken = _broken(properties, ask, cases[f]) if ask else None
+    if broken is not None:
+        raise Fail(f"{what}: {broken[1]}", broken[0])
     if isinstance(cases[f].truth, (bool, np.bool_)):
         raise Fail(what, "differs")                # True where False belongs: the line has said it all
-    parts = range(len(cases[f].truth)) if isinstance(cases[f].truth, (tuple, list)) else [None]
-    for part in parts:
-        got = results if part is None else [r[part] for r in results]
-        want = truths if part is None else [t[part] for t in truths]
-        if part is not None and all(agrees(g, w, tol) for g, w in zip(got, want, strict=True)):
-            continue
-        named = pattern(got, want, tol)
-        if named is not None:
-            key, detail = named
-            label = "" if part is None else f" (in {(names or ['the first', 'the second'])[part]})"
-            raise Fail(what + label + detail, key)
     raise Fail(f"{what}: {differs(results[f], cases[f].truth, tol, names)}", "differs")
+
+
+def _broken(properties, ask, case):
+    """(key, text) of the first property the learner's function breaks on inputs made from `case`, or None."""
+    for prop in properties:
+        try:
+            with quiet():
+                text = prop.probe(ask, case)
+        except Exception:                        # noqa: BLE001 -- a probe that cannot run here proves nothing
+            text = None
+        if text:
+            return prop.key, text
+    return None
+
+
+# ---------------------------------------------------------------------- helpers for properties
+def same(a, b, tol):
+    """True when a and b (plain numbers, pairs of them or bools, as `ask` returns them) agree within tol (at least
+    1e-9 relative: a property compares the learner's function with itself, computed in another order)."""
+    if a is None or b is None:
+        return False
+    return agrees(a, b, _matching(tol if isinstance(tol, Tolerance) else Tolerance(float(tol))))
+
+
+def scaling(ask, args, k, factor, power, tol):
+    """(ratio, right) when the result on `args` with argument k multiplied by `factor` is not `factor**power` times
+    the result on `args` (the learner's function against itself), else None; ratio is None when it cannot be told
+    (a zero result, an error): then nothing is claimed."""
+    before = ask(*args)
+    scaled = list(args)
+    scaled[k] = factor * np.asarray(args[k], dtype=float)
+    after = ask(*scaled)
+    if before is None or after is None or np.shape(before) != np.shape(after):
+        return None
+    before, after = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+    if not np.any(np.abs(before) > 1e-9 * max(1.0, float(np.abs(before).max()))):
+        return None
+    if same(after, factor**power * before, tol):
+        return None
+    big = np.abs(before) > 1e-6 * float(np.abs(before).max())
+    ratios = after[big] / before[big]
+    ratio = float(np.median(ratios)) if np.allclose(ratios, np.median(ratios), rtol=1e-6) else None
+    return ratio, factor**power
+
+
+def grew(ratio, factor, what):
+    """'doubling qd multiplied your result by 2.000' (or 'changed it, not by one factor' when it has no ratio)."""
+    verb = {2.0: "doubling", 0.5: "halving", 3.0: "tripling"}.get(factor, f"multiplying by {num(factor)}")
+    if ratio is None:
+        return f"{verb} {what} changed your result, and not by one factor for every entry"
+    return f"{verb} {what} multiplied your result by {num(ratio)}"
 
 
 def _shown(x):

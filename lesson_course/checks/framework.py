@@ -120,6 +120,19 @@ GENERAL_HINTS = {
                    "one entry for each of its indices",
     "whole array": "every entry of your result holds the sum of all the right entries: each term was added to the "
                    "whole array (`c += ...`, `c = c + ...`) instead of to its own entry (`c[i] += ...`)",
+    "power": "your result is a power of the right one (which, above): a square or a square root too many or too few "
+             "(a norm where its square belongs, a product of a thing with itself, ** where * was meant)",
+    "rounded": "your result is the right one rounded (to the decimals above): return the value itself and round "
+               "only where you print it",
+    "per joint": "your result is the right one divided (or multiplied) by the number of joints, as above: a mean "
+                 "where a sum belongs, or a division or a count too many",
+    "running": "your result holds every step of the computation and its last entry is the right value: return the "
+               "final value alone (a running total such as np.cumsum, or a list filled along the way, is not it)",
+    "product missing": "your result still needs a product with one of the inputs (named above): one more @ with it "
+                       "turns your result into the right one",
+    "input returned": "your result is one of the function's own inputs, unchanged (named above): the value you "
+                      "computed is not the one returned (a stale variable, or a new value given a name that is then "
+                      "not used)",
 }
 
 
@@ -183,10 +196,11 @@ class Check:
     (library functions that compute the answer, for the grader's scan), `points` (what a PASS is worth), `mistakes`
     (the exercise's mistakes as wrong answers, diagnosis.Variation: a tuple, or a function that makes it, called
     when first needed, so that importing a check runs nothing that the grader's kernel copy has hollowed),
-    `raised` (its own hints for some exceptions, diagnosis.Raised) and `tolerance` (how far from the truth an
-    answer may be and still pass: a Tolerance, or for a check of True/False answers how near its cases come to
-    each boundary).  `variations` and `hints` (every key the check can give, the variations' and raised hints'
-    included) are made from these."""
+    `raised` (its own hints for some exceptions, diagnosis.Raised), `properties` (diagnosis.Property: what every
+    right answer does, tried on a failing answer itself; a tuple or a function that makes it) and `tolerance` (how
+    far from the truth an answer may be and still pass: a Tolerance, or for a check of True/False answers how near
+    its cases come to each boundary).  `variations`, `probes` and `hints` (every key the check can give, the
+    variations', properties' and raised hints' included) are made from these."""
     name: str
     notebook: str
     function: str
@@ -197,6 +211,7 @@ class Check:
     mistakes: object = field(default=(), repr=False)
     raised: tuple = field(default=(), repr=False)
     tolerance: object = None
+    properties: object = field(default=(), repr=False)
 
     @functools.cached_property
     def variations(self):
@@ -204,9 +219,15 @@ class Check:
         return tuple(self.mistakes() if callable(self.mistakes) else self.mistakes)
 
     @functools.cached_property
+    def probes(self):
+        """The properties every right answer has (diagnosis.Property), in the order the check tries them."""
+        return tuple(self.properties() if callable(self.properties) else self.properties)
+
+    @functools.cached_property
     def hints(self):
         """key -> text of every hint the check gives of its own."""
-        return {**{v.key: v.hint for v in self.variations}, **{r.key: r.hint for r in self.raised}, **self.written}
+        return {**{v.key: v.hint for v in self.variations}, **{p.key: p.hint for p in self.probes},
+                **{r.key: r.hint for r in self.raised}, **self.written}
 
     def hint(self, key):
         """The text of hint `key`, with the lesson's facts filled in."""
@@ -221,18 +242,19 @@ class Outcome(NamedTuple):
 
 
 def register(notebook, function=None, hints=None, computed_by=(), points=1, variations=(), raised=(),
-             tolerance=None):
+             tolerance=None, properties=()):
     """Decorator: register a check for `notebook`; the decorated name becomes the printing check.
     function: the learner's function (default: the check's name); hints: key -> text ("{FACT}" filled from facts);
     computed_by: dotted names of library functions computing the answer; points: a PASS's worth (default 1);
-    variations (a tuple, or a function that makes it), raised, tolerance: see Check (the variations' and raised
-    hints join `hints`)."""
+    variations and properties (tuples, or functions that make them), raised, tolerance: see Check (the variations',
+    properties' and raised hints join `hints`)."""
     if isinstance(points, bool) or not isinstance(points, (int, float)) or not points > 0:
         raise ValueError(f"register({notebook!r}, points={points!r}): points must be a positive number, e.g. 2")
 
     def decorate(test):
         spec = Check(test.__name__, notebook, function or test.__name__, test, dict(hints or {}), tuple(computed_by),
-                     points, variations if callable(variations) else tuple(variations), tuple(raised), tolerance)
+                     points, variations if callable(variations) else tuple(variations), tuple(raised), tolerance,
+                     properties if callable(properties) else tuple(properties))
         if spec.name in REGISTRY:
             raise ValueError(f"a check named {spec.name!r} is already registered")
         REGISTRY[spec.name] = spec
@@ -462,14 +484,14 @@ def _with_changes(arguments, changes):
 def _argument_name(fn, path):
     """The learner's name for what `path` (from changed) points to, e.g. `qd`, `data['q']`, `chain.m`."""
     kind, k, *rest = path
-    names = _parameter_names(fn) if kind == 0 else []
+    names = parameter_names(fn) if kind == 0 else []
     name = str(k) if kind == 1 else names[k] if k < len(names) else f"number {k + 1}"
     for part in rest:
         name += part if isinstance(part, str) and part.startswith(".") else f"[{part!r}]"
     return f"`{name}`"
 
 
-def _parameter_names(fn):
+def parameter_names(fn):
     """The names of fn's positional parameters, from its signature or (a RemoteAnswer) its source; [] when
     unknown."""
     if not isinstance(fn, RemoteAnswer):

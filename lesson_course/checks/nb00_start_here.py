@@ -3,7 +3,7 @@ import numpy as np
 
 from lesson_lib.physics.chain import PlanarChain
 
-from .diagnosis import Case, Raised, Variation, judge, read_like
+from .diagnosis import Case, Property, Raised, Variation, grew, judge, read_like, same, scaling
 from .framework import Tolerance, num, register
 from .independent import grading, random_chain, rng, three_link, two_link
 
@@ -42,7 +42,76 @@ VARIATIONS = (
 )
 
 
-@register("00_start_here", variations=VARIATIONS, tolerance=TOLERANCE, hints={
+def _with(chain, **parts):
+    """A copy of `chain` with some of its parameters replaced (m, l, lc, I as arrays, g as a number)."""
+    now = {k: np.array(getattr(chain, k), dtype=float) for k in ("m", "l", "lc", "I")}
+    now.update({k: np.asarray(v, dtype=float) for k, v in parts.items() if k != "g"})
+    return PlanarChain(now["m"], now["l"], now["lc"], now["I"], g=float(parts.get("g", chain.g)))
+
+
+def _mass_power(ask, case):
+    """Doubling every mass doubles the total."""
+    chain = case.args()[0]
+    found = scaling(lambda m: ask(_with(chain, m=m)), [chain.m], 0, 2.0, 1, TOLERANCE)
+    return found and f"{grew(found[0], 2.0, 'every mass')} (the total doubles)"
+
+
+def _masses_alone(ask, case):
+    """The total depends on the masses alone: changing any other parameter of the chain leaves it as it was."""
+    chain = case.args()[0]
+    before = ask(chain)
+    for part, meaning in (*OTHER_PARTS.items(), ("g", "gravity g")):
+        changed = ask(_with(chain, **{part: 1.25 * (getattr(chain, part) if part != "g" else chain.g)}))
+        if before is not None and changed is not None and not same(changed, before, TOLERANCE):
+            return (f"a quarter more on {meaning} changed your result from {_kg(before)} to {_kg(changed)}, while "
+                    f"the total mass stays the same")
+    return None
+
+
+def _link_weights(ask, case):
+    """What 1 kg more on each link in turn adds to the learner's result (1 kg each, for the total), or None."""
+    chain = case.args()[0]
+    before = ask(chain)
+    if before is None:
+        return None
+    added = []
+    for k in range(chain.n_dof):
+        after = ask(_with(chain, m=chain.m + np.eye(chain.n_dof)[k]))
+        if after is None or np.shape(after) != np.shape(before):
+            return None
+        added.append(float(np.asarray(after) - np.asarray(before)))
+    return np.array(added)
+
+
+def _link_missing(ask, case):
+    added = _link_weights(ask, case)
+    if added is not None and np.any(np.abs(added) < 1e-9):
+        return f"1 kg more on each link in turn adds {_kg(added)} to your result (1 kg each for a total)"
+    return None
+
+
+def _links_counted(ask, case):
+    added = _link_weights(ask, case)
+    if added is not None and not np.allclose(added, 1.0, rtol=0, atol=1e-9):
+        return f"1 kg more on each link in turn adds {_kg(added)} to your result (1 kg each for a total)"
+    return None
+
+
+PROPERTIES = (
+    Property("mass power", "the total mass doubles when every mass doubles: yours grows otherwise (above), so the "
+                           "masses are multiplied together or squared rather than added", _mass_power),
+    Property("not masses alone", "the total mass depends on the masses alone, chain.m: your result changes with "
+                                 "another of the chain's parameters (above), so that one enters your sum",
+             _masses_alone),
+    Property("link missing", "a link's mass does not count in your result (above: 1 kg more on it changes nothing): "
+                             "the total adds every link's mass, however many links there are", _link_missing),
+    Property("links weighted", "the links' masses do not each count once in your result (above, what 1 kg more on "
+                               "each adds): the total adds every mass once, as it is, with no weight, power or count",
+             _links_counted),
+)
+
+
+@register("00_start_here", variations=VARIATIONS, tolerance=TOLERANCE, properties=PROPERTIES, hints={
     "shape": "the total mass is one number, in kg",
     "not finite": "adding masses cannot give NaN or inf: a placeholder (np.nan, np.empty) is still in your code",
 }, raised=(
@@ -55,10 +124,11 @@ def total_mass(fn):
     """Warm-up: fn(chain) -> the chain's total mass in kg (the sum of chain.m), for two triple pendulums and a
     double one.  Unequal masses first: a mean, a link's mass or one link's times the count is no total there.
     Tolerance 1e-12."""
-    cases = [Case(f"a {chain.n_dof}-link chain", lambda chain=chain: (chain,), float(np.sum(chain.m)))
+    cases = [Case(f"a {chain.n_dof}-link chain", lambda chain=chain: (chain,), float(np.sum(chain.m)), chain.n_dof)
              for chain in (*_triples(), two_link())]
     judge(fn, cases, lambda raw, case: read_like(raw, case.truth, "total_mass", TOLERANCE), TOLERANCE, VARIATIONS,
-          describe=lambda case, got: f"for {case.label} it returned {_kg(got)}, expected {_kg(case.truth)}")
+          describe=lambda case, got: f"for {case.label} it returned {_kg(got)}, expected {_kg(case.truth)}",
+          properties=PROPERTIES)
 
 
 def _triples():

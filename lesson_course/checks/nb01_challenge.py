@@ -3,7 +3,7 @@ from functools import partial
 
 import numpy as np
 
-from .diagnosis import Case, Raised, Variation, judge
+from .diagnosis import Case, Property, Raised, Variation, judge
 from .framework import Tolerance, as_bool, num, register
 from .independent import grading, rng, shuffled, three_link, two_link
 
@@ -123,7 +123,70 @@ VARIATIONS = (
 )
 
 
-@register("01_challenge", variations=VARIATIONS, tolerance=TOLERANCE, computed_by=(
+def _turned(eigenvalues, seed):
+    """R diag(eigenvalues) R^T for a rotation R: none (seed 0), an eighth of a turn of the first two axes either way
+    (seeds 1 and 2), else a random one (seeded): a symmetric matrix with exactly those eigenvalues."""
+    n = len(eigenvalues)
+    R = np.eye(n)
+    if seed in (1, 2):
+        angle = np.pi / 4 if seed == 1 else -np.pi / 4
+        R[:2, :2] = [[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]]
+    elif seed > 2:
+        R = np.linalg.qr(rng(seed).normal(size=(n, n)))[0]
+    return R @ np.diag(np.asarray(eigenvalues, dtype=float)) @ R.T
+
+
+TURNS = (0, 1, 2, *range(110, 122))            # the rotations a property tries each set of eigenvalues with
+SPECTRA = ([0.5, 2.0], [-1.0, 2.0], [-2.0, -1.0], [0.5, 2.0, 3.0], [-1.0, 2.0, 3.0], [-3.0, -2.0, -1.0])
+
+
+def _not_eigenvalues(ask, case):
+    """Definiteness depends on the eigenvalues alone: the same eigenvalues, turned any way, get one answer."""
+    for eigenvalues in SPECTRA:
+        answers = [ask(_turned(eigenvalues, seed)) for seed in TURNS]
+        if all(isinstance(a, bool) for a in answers) and len(set(answers)) > 1:
+            return (f"it answered {answers[0]} for a matrix with eigenvalues {num(eigenvalues, 1)} and "
+                    f"{[a for a in answers if a != answers[0]][0]} for the same matrix turned (R M R^T, the same "
+                    f"eigenvalues)")
+    return None
+
+
+def _accepted(ask, eigenvalues):
+    return any(ask(_turned(eigenvalues, seed)) is True for seed in TURNS[:4])
+
+
+def _sign_lost(ask, case):
+    """A matrix whose eigenvalues are all negative is no inertia."""
+    for eigenvalues in (e for e in SPECTRA if max(e) < 0):
+        if _accepted(ask, eigenvalues):
+            return f"it accepts a matrix whose eigenvalues are all negative, {num(eigenvalues, 1)}"
+    return None
+
+
+def _not_smallest(ask, case):
+    """One negative eigenvalue is enough to refuse, whatever the others."""
+    for eigenvalues in (e for e in SPECTRA if min(e) < 0 < max(e)):
+        if _accepted(ask, eigenvalues):
+            return f"it accepts a matrix with eigenvalues {num(eigenvalues, 1)}, one of them negative"
+    return None
+
+
+PROPERTIES = (
+    Property("not eigenvalues", "whether a symmetric matrix is positive-definite depends on its eigenvalues alone, "
+                                "and turning it (R M R^T) keeps them: your test changes its answer when M is "
+                                "turned, so `smallest` is not an eigenvalue (an entry, the diagonal, a row sum, an "
+                                "eigenvector's entry, the eigenvalues of another matrix)", _not_eigenvalues),
+    Property("sign lost", "a matrix whose eigenvalues are all negative passes your test: the eigenvalues' sign is "
+                          "lost on the way (absolute values, squares or singular values are sizes, never negative)",
+             _sign_lost),
+    Property("not the smallest", "positive-definite needs every eigenvalue above 0, so the one to test is the "
+                                 "smallest: your test lets a negative eigenvalue through when another one is "
+                                 "positive (np.linalg.eigvalsh sorts them ascending: the smallest comes first)",
+             _not_smallest),
+)
+
+
+@register("01_challenge", variations=VARIATIONS, tolerance=TOLERANCE, properties=PROPERTIES, computed_by=(
     # every function of the library that tells an SPD matrix
     "lesson_lib.evaluation.audit.is_valid_inertia",
     "lesson_lib.evaluation.audit.inertia_report",
@@ -149,4 +212,5 @@ def is_valid_inertia(fn):
         return "size" if all(len(cases[i].args()[0]) > 2 for i in wrong) else None
 
     judge(fn, cases, lambda raw, case: as_bool(raw, f"for {case.label} it", "bool"), TOLERANCE, VARIATIONS,
-          describe=lambda case, got: f"for {case.label} it returned {got}, expected {case.truth}", deduce=deduce)
+          describe=lambda case, got: f"for {case.label} it returned {got}, expected {case.truth}", deduce=deduce,
+          properties=PROPERTIES)

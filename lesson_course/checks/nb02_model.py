@@ -9,7 +9,19 @@ from autograd import elementwise_grad, jacobian
 from lesson_lib.facts import ACTIVATION
 from lesson_lib.model.definition import ACTIVATIONS
 
-from .diagnosis import Case, Raised, Variation, diagnose, judge, read_like, read_pair_like
+from .diagnosis import (
+    Case,
+    Property,
+    Raised,
+    Variation,
+    diagnose,
+    grew,
+    judge,
+    read_like,
+    read_pair_like,
+    same,
+    scaling,
+)
 from .framework import Fail, Offered, Tolerance, call, close, num, register
 from .independent import closed_form_mass_matrix, mass_matrix_derivative_fd, random_states, rng, three_link, two_link
 
@@ -31,7 +43,40 @@ KINETIC_VARIATIONS = (
 )
 
 
-@register("02_model", variations=KINETIC_VARIATIONS, tolerance=KINETIC_TOLERANCE, computed_by=(
+def _power_of(k, factor, power, what, law):
+    """A property: the result on a case's arguments with argument k multiplied by `factor` is factor**power times
+    the result (the learner's function against itself); `law` says why, for the FAIL line."""
+    def probe(ask, case):
+        found = scaling(ask, case.args(), k, factor, power, KINETIC_TOLERANCE)
+        return found and f"{grew(found[0], factor, what)} ({law})"
+    return probe
+
+
+def _joint_alone(ask, case):
+    """With one joint moving alone, qd = v e_k, T is 1/2 M_kk v^2: every joint's motion counts."""
+    M, qd = case.args()
+    for k in range(len(qd)):
+        alone = np.eye(len(qd))[k] * 1.5
+        got = ask(M.copy(), alone)
+        if got is not None and np.shape(got) == () and abs(float(got)) < 1e-12 < abs(0.5 * 1.5**2 * M[k, k]):
+            return f"with joint {k} moving alone (qd = 1.5 e_{k}) your result is 0, where T is 1/2 M_{k}{k} 1.5^2"
+    return None
+
+
+KINETIC_PROPERTIES = (
+    Property("qd power", "T = 1/2 qd^T M qd is quadratic in the velocity (qd on both sides of M): yours grows "
+                         "otherwise with qd (above): a velocity missing or one too many, or a square root or a "
+                         "square of the whole", _power_of(1, 2.0, 2, "qd", "T grows four times")),
+    Property("M power", "T = 1/2 qd^T M qd is linear in M (M once, between the velocities): yours grows otherwise "
+                        "with M (above): M missing, or in twice", _power_of(0, 2.0, 1, "M", "T doubles")),
+    Property("joint ignored", "a joint's motion does not count in your energy (above: with that joint moving alone "
+                              "it is 0): T = 1/2 qd^T M qd sums over every joint, so a term per joint is missing "
+                              "(one joint's term alone, or a sum that stops early)", _joint_alone),
+)
+
+
+@register("02_model", variations=KINETIC_VARIATIONS, tolerance=KINETIC_TOLERANCE, properties=KINETIC_PROPERTIES,
+          computed_by=(
     "lesson_lib.evaluation.generalization.learned_energy",        # 1/2 qd^T M qd + V for a model whose M is M
 ), hints={
     "shape": "T = 1/2 qd^T M qd is one number (your result's shape is above): with @, qd^T M qd is a number, while "
@@ -54,9 +99,10 @@ def kinetic_energy(fn):
         for q, qd in zip(Q, QD, strict=True):
             M = chain.mass_matrix(q)
             cases.append(Case(f"{chain.n_dof} joints, q = {num(q)}, qd = {num(qd)}",
-                              lambda M=M, qd=qd: (M.copy(), qd.copy()), float(chain.kinetic_energy(q, qd))))
+                              lambda M=M, qd=qd: (M.copy(), qd.copy()), float(chain.kinetic_energy(q, qd)),
+                              chain.n_dof))
     judge(fn, cases, lambda raw, case: read_like(raw, case.truth, "kinetic_energy", KINETIC_TOLERANCE),
-          KINETIC_TOLERANCE, KINETIC_VARIATIONS)
+          KINETIC_TOLERANCE, KINETIC_VARIATIONS, properties=KINETIC_PROPERTIES)
 
 
 MASS_MATRIX_TOLERANCE = Tolerance(1e-9)
@@ -97,10 +143,21 @@ class _RneaOnly(Offered):
         if any(np.any(qd) for _, qd, _, _ in calls):
             return "velocity"
         if not all(tuple(qdd) in units for _, _, qdd, _ in calls):
-            return "unit"
-        if {tuple(qdd) for _, _, qdd, _ in calls} != units:
-            return "columns"
+            return "unit scaled" if self.unit_scale() is not None else "unit"
+        asked = [tuple(qdd) for _, _, qdd, _ in calls]
+        if set(asked) != units:
+            return "stopped early" if asked == [tuple(e) for e in np.eye(n)[:len(asked)]] else "columns"
         return "store"
+
+    def unit_scale(self):
+        """k when every acceleration asked for is k e_j, one k (not 1) for every call, else None."""
+        scales = set()
+        for _, _, qdd, _ in self.calls:
+            nonzero = np.flatnonzero(qdd)
+            if len(nonzero) != 1:
+                return None
+            scales.add(float(qdd[nonzero[0]]))
+        return scales.pop() if len(scales) == 1 and scales != {1.0} else None
 
 
 def _columns(chain, q):
@@ -141,6 +198,11 @@ STORE_VARIATIONS = (     # the RNEA calls right, the torques stored otherwise
     "velocity": "the velocity must be zero: with a non-zero velocity the RNEA adds Coriolis and centrifugal "
                 "torques to each column",
     "unit": "the acceleration must be the unit vector e_j: 1 in place j, 0 everywhere else",
+    "unit scaled": "the acceleration for column j must be the unit vector e_j, 1 in place j: yours is a multiple of "
+                   "it (above), and the torque, like M q̈, grows with it: every column comes out that many times "
+                   "the right one (or with the wrong sign)",
+    "stopped early": "only the first column(s) of M were asked of the RNEA, in order, and the rest stayed 0: the "
+                     "loop ended early (a `return` inside the loop, or a range that stops short of n)",
     "columns": "call the RNEA once per column, with e_j for every j from 0 to n - 1",
     "differs": "your RNEA calls are right, so the torques are: the way they are put into M differs where the line "
                "above says",
@@ -176,6 +238,8 @@ def mass_matrix_from_rnea(fn):
     f = wrong[0]
     what = f"for {cases[f].label} it returned {num(results[f])}, expected {num(cases[f].truth)}"
     key = offered[f].mistake(states[f][1])
+    if key == "unit scaled":
+        raise Fail(f"{what} (your accelerations are {num(offered[f].unit_scale())} e_j)", key)
     if key != "store":
         raise Fail(what, key)
     diagnose(cases, results, MASS_MATRIX_TOLERANCE, STORE_VARIATIONS)        # the calls are right (above)
@@ -304,7 +368,61 @@ JET_VARIATIONS = (
 JET_TOLERANCE = Tolerance(1e-9)
 
 
-@register("02_model", variations=JET_VARIATIONS, tolerance=JET_TOLERANCE, computed_by=(
+def _rows_doubled(ask, case):
+    """(value, rows) with dh as given and (value, rows) with dh doubled, or None."""
+    W, b, h, dh, s, ds = case.args()
+    one, two = ask(W, b, h, dh, s, ds), ask(W.copy(), b.copy(), h.copy(), 2 * dh, s, ds)
+    if not (isinstance(one, tuple) and isinstance(two, tuple)) or any(
+            np.shape(x) != np.shape(y) for x, y in zip(one, two, strict=True)):
+        return None
+    return one, two
+
+
+def _value_from_rows(ask, case):
+    """The value a = s(W h + b) does not depend on dh."""
+    found = _rows_doubled(ask, case)
+    if found and not same(found[1][0], found[0][0], JET_TOLERANCE):
+        return "doubling dh changed your value a"
+    return None
+
+
+def _rows_not_linear(ask, case):
+    """The derivative rows are linear in dh: doubling dh doubles them."""
+    found = _rows_doubled(ask, case)
+    if found and not same(found[1][1], 2 * found[0][1], JET_TOLERANCE):
+        return "doubling dh did not double your derivative rows da"
+    return None
+
+
+def _joints_mixed(ask, case):
+    """da[:, k] comes from dh[:, k] alone: changing joint 0's rows leaves the other joints' as they were."""
+    W, b, h, dh, s, ds = case.args()
+    one = ask(W, b, h, dh, s, ds)
+    moved = dh.copy()
+    moved[:, 0] *= 2.0
+    two = ask(W.copy(), b.copy(), h.copy(), moved, s, ds)
+    if not (isinstance(one, tuple) and isinstance(two, tuple)) or np.shape(one[1]) != np.shape(two[1]) or np.ndim(
+            one[1]) != 3:
+        return None
+    if not same(two[1][:, 1:], one[1][:, 1:], JET_TOLERANCE):
+        return "changing joint 0's rows dh[:, 0] changed the derivative rows of another joint"
+    return None
+
+
+JET_PROPERTIES = (
+    Property("value from rows", "the value a = s(W h + b) does not depend on the derivative rows dh: yours changes "
+                                "with them (above), so dh went into the value", _value_from_rows),
+    Property("rows not linear", "the derivative rows are linear in dh (the chain rule multiplies dh by W and by "
+                                "s'(z), neither of which depends on dh): yours are not (above), so something that "
+                                "is not multiplied by dh is added to them (a bias?), or dh went through a function "
+                                "(s or ds) instead of being multiplied", _rows_not_linear),
+    Property("joints mixed", "each joint's derivative rows come from its own: da[:, k] from dh[:, k] alone (above, "
+                             "yours mixes them): a product or a sum over the joint axis, or that axis moved",
+             _joints_mixed),
+)
+
+
+@register("02_model", variations=JET_VARIATIONS, tolerance=JET_TOLERANCE, properties=JET_PROPERTIES, computed_by=(
     "lesson_lib.model.definition.layer_jet",
     "lesson_lib.model.fast.hidden_forward",                  # the same layer on value and rows stacked
 ), hints={
@@ -339,7 +457,8 @@ def layer_jet(fn):
     judge(fn, cases, lambda raw, case: read_pair_like(raw, case.truth, "layer_jet", JET_TOLERANCE,
                                                       ("its value a", "its derivative rows da"),
                                                       (("samples", "units"), ("samples", "joints", "units"))),
-          JET_TOLERANCE, JET_VARIATIONS, describe=_jet_what, names=("the value a", "the rows da"))
+          JET_TOLERANCE, JET_VARIATIONS, describe=_jet_what, names=("the value a", "the rows da"),
+          properties=JET_PROPERTIES)
 
 
 def _bare(line):
@@ -465,7 +584,26 @@ CORIOLIS_VARIATIONS = (
 CORIOLIS_TOLERANCE = Tolerance(1e-6)
 
 
-@register("02_model", points=2, variations=CORIOLIS_VARIATIONS, tolerance=CORIOLIS_TOLERANCE, computed_by=(
+def _coriolis_power(k, factor, power, what, law):
+    """A property: c on a case's arguments with argument k multiplied by `factor` is factor**power times c."""
+    def probe(ask, case):
+        found = scaling(ask, case.args(), k, factor, power, Tolerance(1e-9, 1e-9))
+        return found and f"{grew(found[0], factor, what)} ({law})"
+    return probe
+
+
+CORIOLIS_PROPERTIES = (
+    Property("qd power", "c is quadratic in the velocity, each Christoffel term times qd_j and qd_k: yours grows "
+                         "otherwise with qd (above): a velocity missing, or one too many",
+             _coriolis_power(1, 2.0, 2, "qd", "c grows four times")),
+    Property("dM power", "c is linear in dM, each Christoffel term a sum of dM's entries: yours grows otherwise with "
+                         "dM (above): dM missing from a term, or multiplied by itself",
+             _coriolis_power(0, 2.0, 1, "dM", "c doubles")),
+)
+
+
+@register("02_model", points=2, variations=CORIOLIS_VARIATIONS, tolerance=CORIOLIS_TOLERANCE,
+          properties=CORIOLIS_PROPERTIES, computed_by=(
     "lesson_lib.physics.chain.PlanarChain.coriolis",
     "lesson_lib.model.definition.coriolis",                       # the same Christoffel sum, vectorised
 ), hints={
@@ -490,8 +628,8 @@ def coriolis_from_dM(fn):
         for q, qd in zip(Q, QD, strict=True):
             dM = mass_matrix_derivative_fd(chain, q)
             cases.append(Case(f"{chain.n_dof} joints, q = {num(q)}, qd = {num(qd)}",
-                              lambda dM=dM, qd=qd: (dM.copy(), qd.copy()), chain.coriolis(q, qd)))
+                              lambda dM=dM, qd=qd: (dM.copy(), qd.copy()), chain.coriolis(q, qd), chain.n_dof))
     judge(fn, cases, lambda raw, case: read_like(raw, case.truth, "coriolis_from_dM", CORIOLIS_TOLERANCE),
-          CORIOLIS_TOLERANCE, CORIOLIS_VARIATIONS,
+          CORIOLIS_TOLERANCE, CORIOLIS_VARIATIONS, properties=CORIOLIS_PROPERTIES,
           describe=lambda case, got: f"for {case.label} it returned {num(got)}, expected {num(case.truth)} "
                                      f"(from the RNEA)")

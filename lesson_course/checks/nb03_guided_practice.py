@@ -5,8 +5,8 @@ import numpy as np
 
 from lesson_lib.physics.chain import double_pendulum
 
-from .diagnosis import Case, Raised, Variation, judge, read_pair_like
-from .framework import Fail, Tolerance, as_pair, num, register, shape_of
+from .diagnosis import Case, Property, Raised, Variation, judge, read_pair_like, same
+from .framework import Fail, Offered, Tolerance, as_pair, num, register, shape_of
 from .independent import grading, rng
 
 TOLERANCE = Tolerance(1e-9)
@@ -76,7 +76,60 @@ VARIATIONS = (
 )
 
 
-@register("03_guided_practice", variations=VARIATIONS, tolerance=TOLERANCE, computed_by=(
+class _Turned(Offered):
+    """A model whose M_hat is the given model's turned, R M_hat R^T (the same eigenvalues, other entries), or
+    taken at the configurations in another order: what a property hands the learner's function.  In grading it
+    stays in the judge, as the other offered objects do (framework.Offered)."""
+    attributes, methods = ("n_dof",), ("mass_matrix",)
+    refusal = "in this exercise the model's M_hat is all errors_at needs (model.{name} is not used)"
+
+    def __init__(self, model, R):
+        self.n_dof, self._model, self._R = model.n_dof, model, R
+
+    def mass_matrix(self, q):
+        return self._R @ self._model.mass_matrix(q) @ self._R.T
+
+    def __getattr__(self, name):
+        raise AttributeError(self.refusal.format(name=name))
+
+
+def _not_eigenvalue(ask, case):
+    """The smallest eigenvalue does not change when every M_hat is turned (R M_hat R^T)."""
+    model, chain, q = case.args()
+    angle = 0.7
+    R = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    before, after = ask(_Turned(model, np.eye(2)), chain, q.copy()), ask(_Turned(model, R), chain, q.copy())
+    if isinstance(before, tuple) and isinstance(after, tuple) and not same(after[1], before[1], TOLERANCE):
+        return (f"turning every M_hat (R M_hat R^T, the same eigenvalues) moved your second number from "
+                f"{num(before[1])} to {num(after[1])}")
+    return None
+
+
+def _batch_order(ask, case):
+    """The largest error and the smallest eigenvalue over the batch do not depend on the configurations' order."""
+    model, chain, q = case.args()
+    before, after = ask(model, chain, q.copy()), ask(model, chain, np.roll(q, len(q) // 3, axis=0))
+    if isinstance(before, tuple) and isinstance(after, tuple) and not same(after, before, TOLERANCE):
+        return f"the same configurations in another order moved your numbers from {_pair(before)} to {_pair(after)}"
+    return None
+
+
+def _pair(pair):
+    return f"({num(pair[0])}, {num(pair[1])})"
+
+
+PROPERTIES = (
+    Property("batch order", "the largest error and the smallest eigenvalue are over the whole batch, so they do not "
+                            "depend on the order of the configurations: yours do (above), so they come from some "
+                            "of the configurations only (one of them, or a slice)", _batch_order),
+    Property("not an eigenvalue", "the smallest eigenvalue of M_hat does not change when M_hat is turned (R M_hat "
+                                  "R^T keeps its eigenvalues): your second number does (above), so it is no "
+                                  "eigenvalue (an entry, a diagonal entry) or comes from another matrix",
+             _not_eigenvalue),
+)
+
+
+@register("03_guided_practice", variations=VARIATIONS, tolerance=TOLERANCE, properties=PROPERTIES, computed_by=(
     "lesson_lib.evaluation.metrics.mass_matrix_error",
     "lesson_lib.evaluation.metrics.min_eigenvalue",
     "lesson_lib.evaluation.metrics.lesson_check",
@@ -121,6 +174,7 @@ def errors_at(fn):
     truth = (mass_matrix_error(model, chain, q), min_eigenvalue(model, q))
     case = Case("the 200 configurations", lambda: (model, chain, q.copy()), truth)
     judge(fn, [case], _read, TOLERANCE, VARIATIONS, names=("the largest error", "the smallest eigenvalue"),
+          properties=PROPERTIES,
           describe=lambda case, got: f"it returned ({num(got[0])}, {num(got[1])}), expected ({num(case.truth[0])}, "
                                      f"{num(case.truth[1])})")
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from lesson_lib.physics import integrators
 
-from .diagnosis import Case, Raised, Variation, agrees, judge, read_pair_like
+from .diagnosis import Case, Property, Raised, Variation, agrees, judge, read_pair_like, same
 from .framework import Tolerance, num, register
 from .independent import random_states, two_link
 
@@ -70,7 +70,52 @@ VARIATIONS = (
 )
 
 
-@register("05_retrieve_and_space", variations=VARIATIONS, tolerance=TOLERANCE, computed_by=(
+def _updates(ask, case):
+    """(q, qd, q_new, qd_new, velocity right, position right): whether the learner's qd_new is qd + dt f(q, qd),
+    and whether its q_new is q + dt times its own qd_new (or the pair is the other variant's), or None."""
+    f, q, qd, dt = case.args()
+    got = ask(f, q.copy(), qd.copy(), dt)
+    if not isinstance(got, tuple) or np.shape(got[0]) != q.shape or np.shape(got[1]) != qd.shape:
+        return None
+    q_new, qd_new = got
+    if same(got, _position_first(f, q, qd, dt), TOLERANCE):
+        return None
+    return (q, qd, q_new, qd_new, same(qd_new, qd + dt * f(q, qd), TOLERANCE),
+            same(q_new, q + dt * qd_new, TOLERANCE))
+
+
+def _position_update(ask, case):
+    found = _updates(ask, case)
+    if found and found[4] and not found[5]:
+        q, _, q_new, qd_new, *_ = found
+        dt = case.args()[3]
+        return f"your qd_new is right, but q_new - q is {num(q_new - q, 6)} where dt qd_new is {num(dt * qd_new, 6)}"
+    return None
+
+
+def _velocity_update(ask, case):
+    found = _updates(ask, case)
+    if found and found[5] and not found[4]:
+        f, q, qd, dt = case.args()
+        moved = ", the acceleration at the moved position q + dt qd" if same(
+            found[3], qd + dt * f(q + dt * qd, qd), TOLERANCE) else ""
+        return (f"your q_new follows from your qd_new (q + dt qd_new), but qd_new - qd is {num(found[3] - qd, 6)} "
+                f"where dt f(q, qd) is {num(dt * f(q, qd), 6)}{moved}")
+    return None
+
+
+PROPERTIES = (
+    Property("position update", "your velocity update is right and your position update is not: the new position "
+                                "is the old one moved by one step dt at the NEW velocity, and nothing more (yours "
+                                "moves by something else: above)", _position_update, locates=True),
+    Property("velocity update", "your position update is right (it follows from your new velocity) and your "
+                                "velocity update is not: the new velocity is the old one plus dt times the "
+                                "acceleration f at the current state (q, qd), taken once", _velocity_update,
+             locates=True),
+)
+
+
+@register("05_retrieve_and_space", variations=VARIATIONS, tolerance=TOLERANCE, properties=PROPERTIES, computed_by=(
     "lesson_lib.physics.integrators.symplectic_euler_step",
     "lesson_lib.physics.integrators._symplectic_euler",
 ), hints={
@@ -105,6 +150,7 @@ def symplectic_euler_step(fn):
             return got
         return case.truth if agrees(got, _position_first(*case.args()), TOLERANCE) else got   # the other one
 
-    judge(fn, cases, read, TOLERANCE, VARIATIONS, names=("q_new", "qd_new"), describe=lambda case, got: (
+    judge(fn, cases, read, TOLERANCE, VARIATIONS, names=("q_new", "qd_new"), properties=PROPERTIES,
+          describe=lambda case, got: (
         f"from {case.label} it returned q_new = {num(got[0], 5)}, qd_new = {num(got[1], 5)}; expected "
         f"{num(case.truth[0], 5)}, {num(case.truth[1], 5)}"))

@@ -7,7 +7,7 @@ import numpy as np
 from lesson_lib import facts
 from lesson_lib.physics.chain import PlanarChain
 
-from .diagnosis import Raised
+from .diagnosis import UNITS, Raised
 from .framework import DETAILS, Fail, LearnerError, Tolerance, call, close, exception_line, num, read_as, register
 from .independent import rng, uniform_rods
 
@@ -48,9 +48,19 @@ def _wrong_part(chain, ref):
              ("gravity g", np.atleast_1d(chain.g), np.atleast_1d(ref.g), lambda: ("g", ""))]
     for label, got, want, key in parts:
         if not close(got, want, TOLERANCE):
-            named, detail = key()
+            unit = _unit(got, want)
+            named, detail = ("unit", f" ({unit})") if unit else key()
             return f"{label} are {num(got)}, expected {num(want)}{detail}", named
     return None
+
+
+def _unit(got, want):
+    """'100 times the right ones: ...' when `got` is `want` times a unit's factor (cm for m, g for kg), else ''."""
+    got, want = np.atleast_1d(np.asarray(got, dtype=float)), np.atleast_1d(np.asarray(want, dtype=float))
+    for factor, text in UNITS:
+        if close(got, factor * want, TOLERANCE):
+            return f"{text.split(':')[0]} the right ones:{text.split(':')[1]}"
+    return ""
 
 
 def _rebuilt(chain):
@@ -84,6 +94,8 @@ def _rebuilt(chain):
                      "halfway along that rod",
     "inertia": "the model wants each rod's inertia about its own centre of mass, for a uniform rod m l^2 / 12",
     "g": "gravity is 9.81 m/s^2, pointing down",
+    "unit": "your values are the right ones in another unit (above): the course works in kilograms, metres and "
+            "seconds, so give lengths in m (not cm or mm) and masses in kg (not g), and the rest follows from them",
     "square": "a rod's inertia grows with the square of its length: m l^2 / 12, not m l / 12",
     "sequence": "arithmetic on a tuple or list of lengths repeats or joins it: make the lengths a numpy array "
                 "first, np.array(...), then compute lc and I from it",

@@ -5,7 +5,7 @@ import numpy as np
 
 from lesson_lib.control.laws import KD, KP
 
-from .diagnosis import Case, Raised, Variation, judge, read_like
+from .diagnosis import PRODUCTS, Case, Property, Raised, Variation, judge, read_like, same
 from .framework import Offered, Tolerance, num, register
 from .independent import random_states, rng, three_link, two_link
 
@@ -94,6 +94,10 @@ VARIATIONS = (
       for f in (lambda kp: 2 * np.sqrt(kp), np.sqrt, lambda kp: kp)),
     Variation("no M", "the commanded acceleration must be multiplied by the mass matrix M(q) to become a torque",
               partial(_law, torque=lambda M, a, c, g: a + c + g)),
+    *(Variation("product", "M(q) a is a matrix-vector product, M @ a (entry i the sum over j of M_ij a_j): yours "
+                           "multiplies M and a another way",
+                partial(_law, torque=lambda M, a, c, g, p=p: p(M, a) + c + g))
+      for what, p in PRODUCTS if what != "M's inverse"),
     Variation("M inverse", "M^-1 a (np.linalg.solve(M, a)) is what forward dynamics does with a torque: the law "
                            "goes the other way and multiplies, M(q) @ a",
               partial(_law, torque=lambda M, a, c, g: np.linalg.solve(M, a) + c + g)),
@@ -155,7 +159,76 @@ VARIATIONS = (
       for f in (lambda a, b, c: 2 * a + b + c, lambda a, b, c: a + 2 * b + c, lambda a, b, c: a + b + 2 * c,
                 lambda a, b, c: -a + b + c)),
 )
-@register("07_write_with_the_model", variations=VARIATIONS, tolerance=TOLERANCE, computed_by=(
+def _parts(ask, case):
+    """Each part of the law tried alone, the learner's against the truth's: [(name, right)], or None.  At rest with
+    no error and no desired acceleration the torque is g(q); then one thing at a time is added: the desired
+    acceleration (M qdd_d), the velocity (c), the position error (M K_p e), the velocity error (M K_d e_dot)."""
+    model, q, qd, q_d, qd_d, qdd_d, kp, kd = case.args()
+    chain, zero = model._chain, np.zeros_like(q)
+    M, e, e_dot = chain.mass_matrix(q), q_d - q, qd_d - qd
+
+    def torque(qd_, q_d_, qd_d_, qdd_d_):
+        return ask(_PartsOnly(chain), q.copy(), qd_, q_d_, qd_d_, qdd_d_, np.copy(kp), np.copy(kd))
+
+    rest = torque(zero, q.copy(), zero, zero)
+    tried = (("M qdd_d", torque(zero, q.copy(), zero, qdd_d.copy()), M @ qdd_d),
+             ("c", torque(qd.copy(), q.copy(), qd.copy(), zero), chain.coriolis(q, qd)),
+             ("M K_p e", torque(zero, q_d.copy(), zero, zero), M @ (kp * e)),
+             ("M K_d e_dot", torque(zero, q.copy(), e_dot.copy(), zero), M @ (kd * e_dot)))
+    if rest is None or np.shape(rest) != q.shape or any(t is None or np.shape(t) != q.shape for _, t, _ in tried):
+        return None
+    return [("g", same(rest, chain.gravity(q), TOLERANCE))] + [
+        (name, same(t - rest, want, TOLERANCE)) for name, t, want in tried]
+
+
+def _part(names):
+    """A property: exactly the parts `names` of the law are wrong, each tried alone (the others right)."""
+    def probe(ask, case):
+        parts = _parts(ask, case)
+        if parts is None or {name for name, right in parts if not right} != set(names):
+            return None
+        return "tried alone, your torque's parts are " + ", ".join(
+            f"{name} {'right' if right else 'wrong'}" for name, right in parts)
+    return probe
+
+
+def _some_parts(ask, case):
+    parts = _parts(ask, case)
+    if parts is None or all(right for _, right in parts):
+        return None
+    return "tried alone, your torque's parts are " + ", ".join(
+        f"{name} {'right' if right else 'wrong'}" for name, right in parts)
+
+
+PROPERTIES = (
+    Property("gravity part", "only the gravity part of your torque is wrong (at rest, with no error and no desired "
+                             "acceleration, the torque is g(q) alone): g(q) enters once, at the arm's q, added",
+             _part(("g",)), locates=True),
+    Property("coriolis part", "only the Coriolis part of your torque is wrong (moving, with no error and no desired "
+                              "acceleration, the torque is c(q, qd) + g(q)): c enters once, at the arm's q and qd, "
+                              "added after the product with M", _part(("c",)), locates=True),
+    Property("desired part", "only the part that comes from the desired acceleration is wrong: qdd_d enters the "
+                             "commanded acceleration once, with a plus sign, and goes through M(q)",
+             _part(("M qdd_d",)), locates=True),
+    Property("feedback part", "only the feedback is wrong (above, which term): K_p times e = q_d - q and K_d times "
+                              "e_dot = qd_d - qd join the commanded acceleration, which goes through M(q)",
+             _part(("M K_p e",)), locates=True),
+    Property("feedback part", "only the feedback is wrong (above, which term): K_p times e = q_d - q and K_d times "
+                              "e_dot = qd_d - qd join the commanded acceleration, which goes through M(q)",
+             _part(("M K_d e_dot",)), locates=True),
+    Property("feedback part", "only the feedback is wrong (above, which term): K_p times e = q_d - q and K_d times "
+                              "e_dot = qd_d - qd join the commanded acceleration, which goes through M(q)",
+             _part(("M K_p e", "M K_d e_dot")), locates=True),
+    Property("through M", "everything M(q) multiplies is wrong while c and g are right: the product of M(q) with the "
+                          "commanded acceleration is where yours differs (M taken at the arm's q, times the whole "
+                          "of a, with @)", _part(("M qdd_d", "M K_p e", "M K_d e_dot")), locates=True),
+    Property("parts", "each part of the law tried alone is right or wrong as listed above: fix the wrong ones "
+                      "(the law adds M(q) times the commanded acceleration, c(q, qd) and g(q))", _some_parts,
+             locates=True),
+)
+
+
+@register("07_write_with_the_model", variations=VARIATIONS, tolerance=TOLERANCE, properties=PROPERTIES, computed_by=(
     "lesson_lib.control.laws.ComputedTorque",
     "lesson_lib.control.laws.inverse_dynamics_of",
 ), hints={
@@ -184,7 +257,7 @@ def computed_torque(fn):
                               np.copy(kp), np.copy(kd)),
                           chain.rnea(q, qd, commanded)))
     judge(fn, cases, lambda raw, case: read_like(raw, case.truth, "computed_torque", TOLERANCE), TOLERANCE,
-          VARIATIONS, describe=_what)
+          VARIATIONS, describe=_what, properties=PROPERTIES)
 
 
 def _what(case, got):

@@ -1,7 +1,7 @@
 """Checks for 08_learn_from_what_the_robot_records: q̈ from sampled positions, the second difference."""
 import numpy as np
 
-from .diagnosis import Case, Raised, Variation, judge, read_like
+from .diagnosis import Case, Property, Raised, Variation, agrees, grew, judge, read_like, scaling
 from .framework import Fail, Tolerance, num, register, shape_of
 from .independent import grading, rng
 
@@ -72,7 +72,64 @@ VARIATIONS = (
                                  _numerator(q)[:, [j]] / h**2, q.shape[1], axis=1)) for j in (0, -1)),
 )
 
-@register("08_learn_from_what_the_robot_records", variations=VARIATIONS, tolerance=TOLERANCE, computed_by=(
+def _straight_line(ask, case):
+    """A motion at constant velocity has no acceleration: its second difference is 0 at every inner sample."""
+    q, h = case.args()
+    t = np.arange(len(q)) * h
+    line = 0.3 - 0.8 * t[:, None] * np.array([1.0, -2.0])[:q.shape[1]]
+    got = ask(line, h)
+    if got is None or np.shape(got) != (len(q) - 2, q.shape[1]):
+        return None
+    if not agrees(got, np.zeros_like(got), TOLERANCE):
+        return (f"on a straight-line motion (constant velocity, no acceleration) it returned rows up to "
+                f"{num(np.abs(got).max())}, not 0")
+    return None
+
+
+def _h_power(ask, case):
+    """The same samples with h doubled: a quarter of the second difference (it divides by h squared)."""
+    q, h = case.args()
+    found = scaling(ask, [q, h], 1, 2.0, -2, TOLERANCE)
+    return found and f"{grew(found[0], 2.0, 'h')} (a quarter: it divides by h squared)"
+
+
+def _q_linear(ask, case):
+    """The second difference is linear in the positions: doubling q doubles it."""
+    q, h = case.args()
+    found = scaling(ask, [q, h], 0, 2.0, 1, TOLERANCE)
+    return found and f"{grew(found[0], 2.0, 'q')} (twice)"
+
+
+def _ends(ask, case):
+    """Only the first or last rows wrong: the ends computed another way."""
+    q, h = case.args()
+    got = ask(q, h)
+    if got is None or np.shape(got) != np.shape(case.truth) or len(got) < 5:
+        return None
+    bad = [k for k in range(len(got)) if not agrees(got[k], case.truth[k], TOLERANCE)]
+    if bad and all(k in (0, 1, len(got) - 2, len(got) - 1) for k in bad):
+        return f"only rows {', '.join(map(str, bad))} of {len(got)} differ, at the ends, and every inner one is right"
+    return None
+
+
+PROPERTIES = (
+    Property("straight line", "a motion at constant velocity has no acceleration: your estimate of one that moves "
+                              "along a straight line is not 0 (above), so its three samples' weights do not add up "
+                              "to 0, or its two neighbours do not enter alike", _straight_line),
+    Property("h power", "the second difference divides by h squared: the same samples with h doubled give a "
+                        "quarter of it, and yours changes otherwise (above)", _h_power),
+    Property("not linear", "the second difference is linear in the positions (a weighted sum of three samples): "
+                           "doubling q must double it, and yours does not (above): a square, a product of samples, "
+                           "or a constant added", _q_linear),
+    Property("ends", "your inner rows are right and only the first or last ones differ: those are computed another "
+                     "way (np.gradient, for one, takes one-sided differences at the edges, and its second pass "
+                     "reaches two samples out): each row k needs q[k-1], q[k] and q[k+1] alike, the whole array "
+                     "sliced three ways", _ends),
+)
+
+
+@register("08_learn_from_what_the_robot_records", variations=VARIATIONS, tolerance=TOLERANCE, properties=PROPERTIES,
+          computed_by=(
     "lesson_lib.data.sensors.estimate",
     "lesson_lib.data.sensors._estimate_one",
     "lesson_lib.data.sensors.savgol_coefficients",                 # a 3-sample quadratic filter is the answer
@@ -102,7 +159,7 @@ def second_difference(fn):
     for T, h in ((25, 0.002), (9, 0.05)):
         q, qdd = _cubic(T, h)
         cases.append(Case(f"a cubic motion sampled every h = {h} s", lambda q=q, h=h: (q.copy(), h), qdd[1:-1]))
-    judge(fn, cases, _read, TOLERANCE, VARIATIONS, describe=lambda case, got: (
+    judge(fn, cases, _read, TOLERANCE, VARIATIONS, properties=PROPERTIES, describe=lambda case, got: (
         f"on {case.label} its first row is {num(got[0])}, expected q̈ = {num(case.truth[0])} rad/s²"))
 
 
