@@ -9,6 +9,7 @@ implementation of the notebook's exercises' answers, and nothing else in it comp
   every result, and every item inside it, with the right answer at every one of the check's calls.  Nothing may
   match.  The control: the same search on the whole library finds each exercise's own implementation.
 """
+import ast
 import json
 import os
 import socket
@@ -17,6 +18,7 @@ import sys
 import textwrap
 
 import numpy as np
+import psutil
 import pytest
 from check_cases import RIGHT
 
@@ -89,7 +91,7 @@ def test_the_kernels_copy_is_hollow_where_it_must_be_and_the_same_elsewhere(tmp_
         print(json.dumps(out))
     """)
     proc = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); " + script],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                          capture_output=True, text=True, timeout=HANG, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     said = json.loads(proc.stdout.splitlines()[-1])
     for dotted in names:
@@ -120,6 +122,23 @@ def test_hollowing_keeps_every_other_byte_and_each_signature():
         withheld.hollow("m.py", source, {"nope"}, "pkg.m")
 
 
+def test_a_module_hollowed_whole_still_imports_when_its_import_calls_a_factory_of_its_own():
+    """A check module builds hints with factories at import (a property's probe); hollowed whole, it must import
+    (else the kernel's checks package cannot, and no submission is graded), while what the factory builds, and
+    every other function and lambda, raises."""
+    source = ('def power_of(k, law):\n    """A probe for argument k."""\n    def probe(x):\n        return x ** k\n'
+              '    return probe\n\n\nclass Spec:\n    hint = power_of(3, "cube")\n\n\n'
+              'PROBES = (power_of(2, "square"), lambda x: x + 1)\n\n\ndef truth(x):\n    return 2 * x\n')
+    space = {}
+    exec(compile(withheld.hollow("m.py", source, {withheld.EVERYTHING}, "pkg.m", withheld.CHECK_WITHHELD), "m.py",
+                 "exec"), space)                                     # noqa: S102 -- the test's own module
+    for call in (lambda: space["PROBES"][0](2), lambda: space["PROBES"][1](2), lambda: space["Spec"].hint(2),
+                 lambda: space["truth"](2)):
+        with pytest.raises(RuntimeError, match="the checks run in the grader"):
+            call()
+    assert withheld.called_at_import(ast.parse(source)) == {"power_of"}
+
+
 # ---------------------------------------------------------------------- the search
 SEARCH = r'''
 import importlib, inspect, pkgutil, signal, sys, warnings
@@ -140,7 +159,7 @@ def _late(*_):
     raise Late()
 
 
-signal.signal(signal.SIGALRM, _late)
+signal.signal(signal.SIGPROF, _late)
 
 
 def candidates():
@@ -168,11 +187,11 @@ CANDIDATES = candidates()
 
 
 def attempt(fn, args, kwargs):
-    signal.setitimer(signal.ITIMER_REAL, 2.0)
+    signal.setitimer(signal.ITIMER_PROF, 2.0)                # 2 s of CPU, whatever the load
     try:
         return fn(*args, **kwargs)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
 
 
 def variants(args):
@@ -275,6 +294,25 @@ def recorded_calls(name):
     return calls
 
 
+HANG = 1800          # s of wall clock: a backstop against a hang only, far behind any load (CPU time bounds the work)
+
+
+def accepted(listener, proc, cpu_limit=120):
+    """The search's connection, waited for while it runs: it fails when the search exits first or spends
+    `cpu_limit` s of CPU without connecting (CPU time, not the clock: a busy machine only makes it wait longer)."""
+    listener.settimeout(1.0)
+    for _second in range(HANG):
+        try:
+            return listener.accept()[0]
+        except TimeoutError:
+            if proc.poll() is not None:
+                raise AssertionError(f"the search exited ({proc.returncode}) before connecting: "
+                                     f"{proc.stderr.read().decode(errors='replace')[-2000:]}") from None
+            times = psutil.Process(proc.pid).cpu_times()
+            assert times.user + times.system < cpu_limit, f"the search spent {cpu_limit} s of CPU without connecting"
+    raise AssertionError(f"the search did not connect within {HANG} s")
+
+
 def search_library(tmp_path, stem, names):
     """{check name: sorted 'candidate[item]' that give the right answer (or one item of it) at every call}."""
     kernel_library(tmp_path, names)
@@ -282,14 +320,13 @@ def search_library(tmp_path, stem, names):
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
     listener.listen(1)
-    listener.settimeout(120)
     source = SEARCH.replace("FOLDER", repr(str(tmp_path))).replace("ADDRESS", repr(address))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")} | {"MPLBACKEND": "Agg"}
     proc = subprocess.Popen([sys.executable, "-I", "-c", source], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     found = {}
     try:
-        conn, _ = listener.accept()
+        conn = accepted(listener, proc)
         channel = wire.Channel(conn)
         hello = channel.recv()
         remote = wire.Remote(channel, hello["answer"], Budget(1200))

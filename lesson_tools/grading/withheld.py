@@ -61,6 +61,7 @@ def targets(rel, source, names):
     qualified name the module does not define."""
     tree = ast.parse(source)
     found, defined = [], set()
+    built = called_at_import(tree) if EVERYTHING in names else set()
 
     def visit(node, prefix):
         for child in ast.iter_child_nodes(node):
@@ -68,7 +69,7 @@ def targets(rel, source, names):
                 qual = f"{prefix}{child.name}"
                 defined.add(qual)
                 inside = EVERYTHING in names or qual in names or any(qual.startswith(n + ".") for n in names)
-                if inside and not isinstance(child, ast.ClassDef):
+                if inside and not isinstance(child, ast.ClassDef) and qual not in built:
                     found.append((qual, child))
                 visit(child, qual + ".")
             elif isinstance(child, ast.Lambda) and EVERYTHING in names:
@@ -85,6 +86,25 @@ def targets(rel, source, names):
         if not any(_within(node, other) for _, other in outermost):
             outermost.append((qual, node))
     return outermost
+
+
+def called_at_import(tree):
+    """Names of the module's own top-level functions that its import calls (a factory that builds a check's hints):
+    in a module hollowed whole, such a function keeps its body, as the module's other top-level code does, so the
+    module still imports; the functions and lambdas inside it are hollowed."""
+    calls, pending = set(), list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            pending += node.decorator_list + node.args.defaults + [d for d in node.args.kw_defaults if d]
+            continue
+        if isinstance(node, ast.Lambda):
+            pending += node.args.defaults + [d for d in node.args.kw_defaults if d]
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            calls.add(node.func.id)
+        pending += list(ast.iter_child_nodes(node))
+    return calls & {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def _within(node, other):
