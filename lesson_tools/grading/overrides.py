@@ -36,11 +36,11 @@ in its own format and drops the leading zeros of ids), holds comments, and reads
 """
 import datetime
 import difflib
-import tomllib
 from dataclasses import dataclass, field
 
 from . import gradebook as gb
 from .intake import UsageError
+from .points import read_toml
 
 KINDS = {"points": ("student", "notebook", "reason", "points", "check"),
          "extension": ("student", "notebook", "reason", "due"),
@@ -108,14 +108,7 @@ def _when(seconds):
 def read(path, flag="--overrides"):
     """[Override] in the file at `path`; UsageError saying which entry is wrong, what it holds and what is expected."""
     from .late import PolicyError, due_time
-    try:
-        with open(path, "rb") as f:
-            table = tomllib.load(f)
-    except OSError as exc:
-        raise UsageError(f"{flag} {path}: cannot read it ({exc.strerror}); give the TOML file of your overrides, "
-                         f"e.g.\n{EXAMPLE}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{flag} {path} is not valid TOML ({exc}): fix that line") from None
+    table = read_toml(path, flag, f"give the TOML file of your overrides, e.g.\n{EXAMPLE}", ": fix that line")
     unknown = sorted(set(table) - set(KINDS))
     if unknown:
         raise UsageError(f"{flag} {path}: {', '.join(unknown)}: not a kind of override; the kinds are "

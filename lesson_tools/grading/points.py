@@ -26,15 +26,8 @@ def load(path=None, table=None, settings=None):
     points = declared()
     if path is None:
         return points if table is None else checked(points, table, f"{settings}: [points]")
-    try:
-        with open(path, "rb") as f:
-            table = tomllib.load(f)
-    except OSError as exc:
-        raise UsageError(f"--points {path}: cannot read it ({exc.strerror}); give the TOML file that sets points, "
-                         f"e.g. a file holding [points] and kinetic_energy = 2") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"--points {path} is not valid TOML ({exc}); write it as [points] then one line per "
-                         f"check, e.g. kinetic_energy = 2") from None
+    table = read_toml(path, "--points", "give the TOML file that sets points, e.g. a file holding [points] and "
+                      "kinetic_energy = 2", "; write it as [points] then one line per check, e.g. kinetic_energy = 2")
     given = table.get("points")
     if not isinstance(given, dict) or set(table) - {"points"}:
         raise UsageError(f"--points {path}: expected one table [points] of check = points, got "
@@ -53,3 +46,15 @@ def checked(points, given, where):
         raise UsageError(f"{where}: points must be numbers >= 0, got "
                          f"{', '.join(f'{k} = {v!r}' for k, v in sorted(bad.items()))}")
     return {**points, **given}
+
+
+def read_toml(path, flag, unreadable, invalid):
+    """The TOML file a teacher gave with `flag`, as a dict; UsageError naming the flag and the file when it cannot
+    be read (then `unreadable`: what to give) or is not TOML (then `invalid`: how to fix it)."""
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: cannot read it ({exc.strerror}); {unreadable}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{flag} {path} is not valid TOML ({exc}){invalid}") from None
