@@ -231,6 +231,11 @@ def errors_uncalled(model, chain, q):
     return np.abs(M_hat - M).max, np.linalg.eigvalsh(M_hat).min()      # .max without ()
 
 
+def errors_uncalled_raising(model, chain, q):
+    M_hat, M = model.mass_matrix(q), chain.mass_matrix(q)
+    return float(np.abs(M_hat - M).max), float(np.linalg.eigvalsh(M_hat).min())      # float() of the method
+
+
 def passes_without_else(max_error, min_eig):
     if max_error < facts.PASS_MAX_ERROR and min_eig > 0:
         return True                                            # and None otherwise
@@ -436,8 +441,9 @@ WRONG = {
                            lambda chain: np.cumsum(chain.m).sum()],     # the running totals added up
         "not masses alone": lambda chain: np.sum(chain.m * chain.l),     # m read as a mass per metre
         "not finite": lambda chain: np.nan,                             # a placeholder left in
-        "attribute": total_mass_by_name,
+        "chain.m": total_mass_by_name,
         "uncalled": lambda chain: chain.m.sum,                          # the method, not the total
+        "sum uncalled": lambda chain: float(chain.m.sum),               # the same, raising in float()
     },
     "is_valid_inertia": {
         "bool": lambda M: np.linalg.eigvalsh(M).min(),
@@ -452,7 +458,7 @@ WRONG = {
         "differs": valid_inertia(lambda M: np.linalg.eigh(M)[1].min()),  # eigh's eigenvectors, not its eigenvalues
         "determinant": valid_inertia(lambda M: np.linalg.det(M)),
         "diagonal": valid_inertia(lambda M: np.diag(M).min()),
-        "uncalled": smallest_uncalled,
+        "min uncalled": smallest_uncalled,
         "or": valid_inertia(smallest_eig, either=True),                 # `or` in the final line
     },
     "kinetic_energy": {
@@ -484,14 +490,15 @@ WRONG = {
                                                                   gravity=False)),
                  mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), np.zeros(n), gravity=False))],
         "stopped early": mass_matrix_by(right_rnea, columns=lambda n: range(n - 1)),
-        "columns": mass_matrix_by(lambda chain, q, j, n: right_rnea(chain, q, n - 1, n)),   # a stale j = n - 1
+        "repeated": mass_matrix_by(lambda chain, q, j, n: right_rnea(chain, q, n - 1, n)),   # a stale j = n - 1
+        "columns": mass_matrix_by(right_rnea, columns=lambda n: [n - 1]),     # the last column alone asked for
         "unit scaled": mass_matrix_by(lambda chain, q, j, n: chain.rnea(q, np.zeros(n), np.degrees(unit(j, n)),
                                                                         gravity=False)),
         "store": mass_matrix_by(right_rnea, store="diagonal"),
         "shifted": mass_matrix_shifted,
         "differs": lambda chain, q: mass_matrix_by(right_rnea)(chain, q) * (1 + np.eye(chain.n_dof)),
         "not finite": mass_matrix_unfilled,
-        "attribute": mass_matrix_asked,
+        "not offered": mass_matrix_asked,
     },
     "layer_jet": {
         "pair": lambda W, b, h, dh, s, ds: jet_layer()(W, b, h, dh, s, ds)[1],
@@ -511,7 +518,7 @@ WRONG = {
         "joint axis": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(z) * (dh @ W.T)),  # no joint axis on s'(z)
         "shapes": jet_W_at_h,                                           # issue 57: W @ h raising on that line
         "not finite": jet_unfilled,
-        "index": jet_over_units,
+        "joint index": jet_over_units,
         "units": [jet_over_inputs, jet_rows_over_inputs],
         "value from rows": jet_value_from_rows,
         "rows not linear": jet_layer(rows=lambda W, b, h, dh, s, ds, z: ds(dh @ W.T + b)),    # s' of W dh + b
@@ -533,7 +540,7 @@ WRONG = {
         "qd power": lambda dM, qd: christoffel(dM, qd) + 0.01 * qd,
         "dM power": coriolis_product,
         "differs": lambda dM, qd: christoffel(dM, qd, 0.5, 0.0, 0.5),     # a term dropped and another's sign
-        "undefined": coriolis_one_loop,
+        "loop variable": coriolis_one_loop,
     },
     "errors_at": {
         "none": lambda model, chain, q: None,
@@ -548,6 +555,7 @@ WRONG = {
         "per column": errors(right_err, lambda M_hat, M: np.linalg.eigvalsh(M_hat).min(axis=0)),
         "per axis": errors(lambda M_hat, M: np.abs(M_hat - M).max(axis=(1, 2)), right_lam),
         "uncalled": errors_uncalled,
+        "max uncalled": errors_uncalled_raising,
         "batch order": lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[:10]),   # a few only
         "not an eigenvalue": errors(right_err, lambda M_hat, M: np.linalg.eigh(M_hat)[1].min()),   # eigenvectors
     },
@@ -565,6 +573,7 @@ WRONG = {
         "arguments swapped": passes(lambda e, lam, T: lam < T and e > 0),
         "undefined": passes_misspelled,
         "not a bool": passes(lambda e, lam, T: "PASS" if e < T and lam > 0 else "FAIL"),
+        "several": passes(lambda e, lam, T: [bool(e < T), bool(lam > 0), "both needed"]),    # a list of verdicts
     },
     "symplectic_euler_step": {
         "pair": step_of(lambda f, q, qd, dt: symplectic(f, q, qd, dt)[0]),
@@ -580,8 +589,8 @@ WRONG = {
         "differs": step_of(lambda f, q, qd, dt: (q + dt * qd + 0.5 * dt**2 * f(q, qd),            # Taylor, then
                                                  qd + dt * f(q + dt * qd + 0.5 * dt**2 * f(q, qd), qd))),  # f there
         "changed input": euler_in_place,                                # issue 57: qd += ...; q += ...
-        "unbound": euler_unbound,
-        "uncalled": euler_uncalled,
+        "new velocity first": euler_unbound,
+        "f uncalled": euler_uncalled,
         "q unchanged": step_of(lambda f, q, qd, dt: (q, symplectic(f, q, qd, dt)[1])),
     },
     "triple_pendulum": {
@@ -599,7 +608,7 @@ WRONG = {
         "g": triple(g=9.8),
         "unit": triple(m=1000.0),                                         # masses in g
         "square": triple(I=lambda m, l: m * l / 12, g=9.8),               # and g rounded (named after I)
-        "arguments": triple_by_keyword,
+        "chain arguments": triple_by_keyword,
         "sequence": triple_from_tuple,
     },
     "triple_delan": {
@@ -610,7 +619,7 @@ WRONG = {
         "longer": lambda chain, data: FakeTrainedDeLaN(0.5),
         "settled": delan_fit_tau_for_qdd,                               # issue 57: fit(q, qd, tau, qdd)
         "not finite": lambda chain, data: FakeTrainedDeLaN(np.nan),     # a diverged training
-        "arguments": delan_learning_rate,
+        "fit arguments": delan_learning_rate,
     },
     "computed_torque": {
         "not summed": torque_in_parts,                                  # issue 57: return M @ a, c, g
@@ -644,12 +653,13 @@ WRONG = {
         "no feedback": control_law(commanded=lambda qdd_d, e, e_dot, kp, kd: qdd_d),
         "g sign": control_law(torque=lambda M, a, c, g: M @ a + c - g),
         "c sign": control_law(torque=lambda M, a, c, g: M @ a - c + g),
-        "arguments": torque_coriolis_of_q,
+        "model arguments": torque_coriolis_of_q,
     },
     "second_difference": {
         "axis": lambda q, h: np.diff(q, 2) / h**2,                          # along the joints
         "first": lambda q, h: np.diff(q, axis=0) / h,
         "rows": lambda q, h: np.gradient(np.gradient(q, h, axis=0), h, axis=0),
+        "rows lost": lambda q, h: np.array([(q[k + 1] - 2 * q[k] + q[k - 1]) / h**2 for k in range(1, len(q) - 3)]),
         "h": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / h,
         "middle": lambda q, h: (q[2:] + 2 * q[1:-1] + q[:-2]) / h**2,
         "order": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h**2)[::-1],
@@ -661,7 +671,7 @@ WRONG = {
         "one joint": second_difference_of_joint_0,
         "no middle": [lambda q, h: (q[2:] - q[:-2]) / h**2, lambda q, h: (q[2:] + q[:-2]) / h**2],
         "not finite": second_difference_unfilled,
-        "index": second_difference_past_the_end,
+        "neighbour index": second_difference_past_the_end,
         "transposed": lambda q, h: ((q[2:] - 2 * q[1:-1] + q[:-2]) / h).T,     # (h once too: named later)
         "quarter": lambda q, h: (q[2:] - 2 * q[1:-1] + q[:-2]) / (2 * h)**2,
     },

@@ -80,6 +80,25 @@ def test_what_an_exercise_does_not_offer_is_refused_by_name():
         _ = parts.inverse_dynamics
 
 
+def test_a_checks_own_hint_for_an_error_is_given_only_when_its_condition_holds():
+    """coriolis_from_dM's own hint for a NameError speaks of a loop variable: for another undefined name (a
+    variable of the notebook's, not the function's argument) the FAIL line gives the general hint instead."""
+    spec = REGISTRY["coriolis_from_dM"]
+    own = next(r for r in spec.raised if r.kind == "undefined")
+    namespace = {"np": np}
+    exec("def c(dM, qd):\n    return np.einsum('kij,j,k->i', dM_of_the_notebook, qd, qd)\n", namespace)
+    line = framework.outcome(spec, namespace["c"]).line
+    assert "dM_of_the_notebook" in line and line.endswith(spec.hint("undefined")) and own.hint not in line, line
+    exec("def c(dM, qd):\n    for j in range(len(qd)):\n        pass\n    return dM[k, :, j] @ qd\n", namespace)
+    assert framework.outcome(spec, namespace["c"]).line.endswith(own.hint)
+
+
+def test_a_checks_own_hint_for_an_error_cannot_take_the_general_hints_key():
+    from lesson_course.checks.diagnosis import Raised
+    with pytest.raises(ValueError, match="a key of its own, not the general 'undefined'"):
+        register("00_start_here", raised=(Raised("undefined", "undefined", "a loop variable", lambda m, line: True),))
+
+
 def test_a_chain_whose_parameters_make_no_chain_is_told_what_went_wrong():
     def make_triple_pendulum(*args, **kwargs):
         chain = independent.three_link()

@@ -115,9 +115,9 @@ PROPERTIES = (
     "shape": "the total mass is one number, in kg",
     "not finite": "adding masses cannot give NaN or inf: a placeholder (np.nan, np.empty) is still in your code",
 }, raised=(
-    Raised("attribute", "attribute", "a chain keeps its links' masses in chain.m (one entry per link, in kg)",
+    Raised("attribute", "chain.m", "a chain keeps its links' masses in chain.m (one entry per link, in kg)",
            lambda message, line: "PlanarChain" in message),
-    Raised("uncalled", "uncalled", "chain.m.sum without parentheses is the method, not the total: call it, with ()",
+    Raised("uncalled", "sum uncalled", "chain.m.sum without parentheses is the method, not the total: call it, with ()",
            lambda message, line: ".sum" in line and ".sum(" not in line),
 ))
 def total_mass(fn):

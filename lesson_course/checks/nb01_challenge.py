@@ -200,8 +200,8 @@ PROPERTIES = (
     "differs": "positive-definite means every eigenvalue is above 0: `smallest` must be the smallest eigenvalue of "
                "M (the matrices your function got wrong are above)",
 }, raised=(
-    Raised("uncalled", "uncalled", "`smallest` holds a method, not a number: `.min` without parentheses names the "
-                                   "method, `.min()` calls it", lambda message, line: "smallest" in line),
+    Raised("uncalled", "min uncalled", "`smallest` holds a method, not a number: `.min` without parentheses names the "
+                                       "method, `.min()` calls it", lambda message, line: "smallest" in line),
 ))
 def is_valid_inertia(fn):
     """fn(M) -> True iff M is symmetric (to 1e-9) and positive-definite (every eigenvalue > 0), on twelve matrices

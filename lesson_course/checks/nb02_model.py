@@ -146,8 +146,14 @@ class _RneaOnly(Offered):
             return "unit scaled" if self.unit_scale() is not None else "unit"
         asked = [tuple(qdd) for _, _, qdd, _ in calls]
         if set(asked) != units:
-            return "stopped early" if asked == [tuple(e) for e in np.eye(n)[:len(asked)]] else "columns"
+            if asked == [tuple(e) for e in np.eye(n)[:len(asked)]]:
+                return "stopped early"
+            return "repeated" if len(set(asked)) < len(asked) else "columns"
         return "store"
+
+    def asked(self):
+        """'e_0, e_0': the unit vectors the calls asked for, in order (when every call asked for one)."""
+        return ", ".join(f"e_{int(np.argmax(qdd))}" for _, _, qdd, _ in self.calls)
 
     def unit_scale(self):
         """k when every acceleration asked for is k e_j, one k (not 1) for every call, else None."""
@@ -204,13 +210,15 @@ STORE_VARIATIONS = (     # the RNEA calls right, the torques stored otherwise
     "stopped early": "only the first column(s) of M were asked of the RNEA, in order, and the rest stayed 0: the "
                      "loop ended early (a `return` inside the loop, or a range that stops short of n)",
     "columns": "call the RNEA once per column, with e_j for every j from 0 to n - 1",
+    "repeated": "your calls asked for one unit vector more than once and never for another (above, in the order "
+                "called): the acceleration for column j is e_j, whose 1 moves with j (e.g. np.eye(n)[j])",
     "differs": "your RNEA calls are right, so the torques are: the way they are put into M differs where the line "
                "above says",
     "not finite": "some entries of M are NaN or inf, so some column was never filled: give every column j from 0 "
                   "to n - 1 its RNEA torque",
 }, raised=(
-    Raised("attribute", "attribute", "in this exercise the chain offers only chain.rnea and chain.n_dof: build M "
-                                     "from RNEA columns", lambda message, line: "is not available" in message),
+    Raised("attribute", "not offered", "in this exercise the chain offers only chain.rnea and chain.n_dof: build M "
+                                       "from RNEA columns", lambda message, line: "is not available" in message),
 ))
 def mass_matrix_from_rnea(fn):
     """fn(chain, q) -> M (n, n), column j = the RNEA's torque for zero velocity, acceleration e_j, no gravity;
@@ -240,6 +248,8 @@ def mass_matrix_from_rnea(fn):
     key = offered[f].mistake(states[f][1])
     if key == "unit scaled":
         raise Fail(f"{what} (your accelerations are {num(offered[f].unit_scale())} e_j)", key)
+    if key in ("columns", "repeated"):
+        raise Fail(f"{what} (your RNEA calls asked for the accelerations {offered[f].asked()})", key)
     if key != "store":
         raise Fail(what, key)
     diagnose(cases, results, MASS_MATRIX_TOLERANCE, STORE_VARIATIONS)        # the calls are right (above)
@@ -438,8 +448,9 @@ JET_PROPERTIES = (
                                    "joint axis too, (B, n, H_out): give s'(z) a joint axis of length 1 (None in the "
                                    "middle) so it multiplies every joint's rows",
            lambda message, line: "ds(" in line and "[:,None" not in _bare(line)),
-    Raised("index", "index", "dh[:, k] has one block per joint: k runs over the joints, range(n) with n = dh.shape[1], "
-                             "not over the layer's units",
+    Raised("index", "joint index",
+           "dh[:, k] has one block per joint: k runs over the joints, range(n) with n = dh.shape[1], "
+           "not over the layer's units",
            lambda message, line: "dh[:,k]" in _bare(line) or "da[:,k]" in _bare(line)),
 ))
 def layer_jet(fn):
@@ -611,8 +622,9 @@ CORIOLIS_PROPERTIES = (
     "differs": "sum Gamma_ijk qd_j qd_k over j and k for each i, reading each of the three terms of Gamma_ijk from "
                "dM by the rule dM[k, i, j] = dM_ij/dq_k",
 }, raised=(
-    Raised("undefined", "undefined", "a loop variable is used outside its loop: c_i sums over both j and k, so nest "
-                                     "a loop over k inside the loop over j",
+    Raised("undefined", "loop variable",
+           "a loop variable is used outside its loop: c_i sums over both j and k, so nest "
+           "a loop over k inside the loop over j",
            lambda message, line: any(f"name '{v}' is not defined" in message for v in "ijk")),
 ))
 def coriolis_from_dM(fn):

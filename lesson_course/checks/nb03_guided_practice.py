@@ -152,8 +152,8 @@ PROPERTIES = (
     "differs": "the first number is the largest |M_hat - M| over every configuration and every entry, the second "
                "the smallest eigenvalue of the learned M_hat over every configuration",
 }, raised=(
-    Raised("uncalled", "uncalled", ".max and .min without parentheses are the methods, not the numbers: call them, "
-                                   "with ()", lambda message, line: ".max" in line or ".min" in line),
+    Raised("uncalled", "max uncalled", ".max and .min without parentheses are the methods, not the numbers: call them, "
+                                       "with ()", lambda message, line: ".max" in line or ".min" in line),
 ))
 def errors_at(fn):
     """fn(model, chain, q) -> (largest |M_hat - M| entry over the batch, smallest eigenvalue of M_hat over the

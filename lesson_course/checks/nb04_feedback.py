@@ -3,7 +3,7 @@ from functools import partial
 
 from lesson_lib import facts
 
-from .diagnosis import Case, Raised, Variation, judge
+from .diagnosis import Case, Variation, judge
 from .framework import Tolerance, as_bool, num, register
 from .independent import grading, rng, shuffled
 
@@ -105,11 +105,9 @@ def _threshold(cases, answers):
                          "a margin of its own (above, the two values it lies between)",
     "differs": "PASS needs both: the error strictly below {PASS_MAX_ERROR} and the smallest eigenvalue strictly "
                "above 0",
-}, raised=(
-    Raised("undefined", "undefined", "a name in your condition is not defined: the threshold is PASS_MAX_ERROR "
-                                     "(imported in the cell), the arguments are max_error and min_eig",
-           lambda message, line: True),
-))
+    "undefined": "a name in your condition is not defined: the threshold is PASS_MAX_ERROR (imported in the cell), "
+                 "the arguments are max_error and min_eig",
+})
 def lesson_passes(fn):
     """fn(max_error, min_eig) -> True exactly when max_error < PASS_MAX_ERROR and min_eig > 0; the cases sit on
     both sides of each boundary of the current threshold (lesson_lib.facts), the nearest TOLERANCE from it."""

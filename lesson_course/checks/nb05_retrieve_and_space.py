@@ -123,10 +123,11 @@ PROPERTIES = (
     "differs": "first the new velocity from the acceleration at the current state, then the new position from the "
                "NEW velocity, both over one step dt",
 }, raised=(
-    Raised("unbound", "unbound", "q_new uses the new velocity before the line that computes it: compute qd_new "
-                                 "first, then q_new", lambda message, line: "qd_new" in message),
-    Raised("uncalled", "uncalled", "f is the acceleration function: call it at the current state, f(q, qd), to get "
-                                   "the acceleration", lambda message, line: "'function'" in message),
+    Raised("unbound", "new velocity first",
+           "q_new uses the new velocity before the line that computes it: compute qd_new "
+           "first, then q_new", lambda message, line: "qd_new" in message),
+    Raised("uncalled", "f uncalled", "f is the acceleration function: call it at the current state, f(q, qd), to get "
+                                     "the acceleration", lambda message, line: "'function'" in message),
 ))
 def symplectic_euler_step(fn):
     """fn(f, q, qd, dt) -> (q_new, qd_new), semi-implicit (symplectic) Euler: qd_new = qd + dt f(q, qd), then

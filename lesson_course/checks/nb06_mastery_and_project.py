@@ -100,8 +100,9 @@ def _rebuilt(chain):
     "sequence": "arithmetic on a tuple or list of lengths repeats or joins it: make the lengths a numpy array "
                 "first, np.array(...), then compute lc and I from it",
 }, raised=(
-    Raised("arguments", "arguments", "PlanarChain takes m, l, lc and I (one entry per rod each) and g: "
-                                     "help(PlanarChain) shows the names", lambda message, line: "PlanarChain" in line),
+    Raised("arguments", "chain arguments", "PlanarChain takes m, l, lc and I (one entry per rod each) and g: "
+                                           "help(PlanarChain) shows the names",
+           lambda message, line: "PlanarChain" in line),
 ), tolerance=TOLERANCE)
 def triple_pendulum(fn):
     """Project step 1: fn() -> PlanarChain of three uniform rods (1 kg; 1.0, 0.8, 0.6 m; g = 9.81).
@@ -141,8 +142,9 @@ def _settled(model):
 
 @register("06_mastery_and_project", function="train_triple_delan", points=2,
           tolerance=Tolerance(facts.TRIPLE_MAX_ERROR), raised=(
-    Raised("arguments", "arguments", "DeLaN(...) or model.fit(...) got arguments it does not take: fit wants the four "
-                                     "arrays q, qd, qdd and tau of data, each by itself (help(DeLaN.fit) lists them)",
+    Raised("arguments", "fit arguments",
+           "DeLaN(...) or model.fit(...) got arguments it does not take: fit wants the four "
+           "arrays q, qd, qdd and tau of data, each by itself (help(DeLaN.fit) lists them)",
            lambda message, line: "DeLaN" in line or "fit" in line),
 ), hints={
     "settled": "your model stopped improving while it still explains little of the data it was trained on: a DeLaN "

@@ -236,8 +236,8 @@ PROPERTIES = (
              "torque per joint, and c and g add to it entry by entry",
     "differs": "tau = M(q) times the commanded acceleration (qdd_d + K_d e_dot + K_p e), plus c(q, qd), plus g(q)",
 }, raised=(
-    Raised("arguments", "arguments", "model.coriolis(q, qd) takes the configuration and the velocity; "
-                                     "model.mass_matrix(q) and model.gravity(q) take q alone",
+    Raised("arguments", "model arguments", "model.coriolis(q, qd) takes the configuration and the velocity; "
+                                           "model.mass_matrix(q) and model.gravity(q) take q alone",
            lambda message, line: any(name in message for name in ("coriolis", "mass_matrix", "gravity"))),
 ))
 def computed_torque(fn):

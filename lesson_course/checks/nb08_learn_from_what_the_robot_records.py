@@ -137,6 +137,9 @@ PROPERTIES = (
 ), hints={
     "rows": "the second difference exists at every sample but the first and the last: return T - 2 rows, one per "
             "inner sample k = 1 .. T-2",
+    "rows lost": "the second difference at sample k reads only its neighbours k - 1 and k + 1, so it loses one "
+                 "sample at each end (T - 2 rows): yours loses more (above), so it reaches further than one "
+                 "neighbour (a central difference of central differences reaches k ± 2) or a loop stops early",
     "axis": "take the differences along time (axis 0, the rows), not across the joints",
     "first": "that is the first difference, an estimate of q̇: q̈ is the difference of two neighbouring first "
              "differences",
@@ -147,8 +150,9 @@ PROPERTIES = (
     "differs": "the second difference is the change of the first difference from one step to the next, divided "
                "by h once more",
 }, raised=(
-    Raised("index", "index", "the second difference needs both neighbours of sample k: k runs over the inner samples "
-                             "only, 1 .. T-2 (q[k + 1] does not exist for the last sample)",
+    Raised("index", "neighbour index",
+           "the second difference needs both neighbours of sample k: k runs over the inner samples "
+           "only, 1 .. T-2 (q[k + 1] does not exist for the last sample)",
            lambda message, line: "+1]" in line.replace(" ", "")),
 ))
 def second_difference(fn):
@@ -175,5 +179,6 @@ def _read(raw, case):
         raise Fail(f"for positions of shape {q.shape} it returned shape {(rows, cols)}, expected {(T - 2, 2)}",
                    "transposed")
     if cols == 2 and rows != T - 2:
-        raise Fail(f"for {T} samples it returned {rows} rows, expected {T - 2}", "first" if rows == T - 1 else "rows")
+        raise Fail(f"for {T} samples it returned {rows} rows, expected {T - 2}",
+                   "first" if rows == T - 1 else "rows lost" if rows < T - 2 else "rows")
     return read_like(raw, want, "second_difference", TOLERANCE)
