@@ -211,7 +211,7 @@ STORE_VARIATIONS = (     # the RNEA calls right, the torques stored otherwise
                      "loop ended early (a `return` inside the loop, or a range that stops short of n)",
     "columns": "call the RNEA once per column, with e_j for every j from 0 to n - 1",
     "repeated": "your calls asked for one unit vector more than once and never for another (above, in the order "
-                "called): the acceleration for column j is e_j, whose 1 moves with j (e.g. np.eye(n)[j])",
+                "called): the acceleration for column j is e_j, with its 1 in place j (e.g. np.eye(n)[j])",
     "differs": "your RNEA calls are right, so the torques are: the way they are put into M differs where the line "
                "above says",
     "not finite": "some entries of M are NaN or inf, so some column was never filled: give every column j from 0 "
