@@ -98,7 +98,9 @@ INSIDE = [   # each cell asserts one thing about the world inside the sandbox
     "else:\n    raise AssertionError('reached the host network')",
     "import os\ntry:\n    open({course_file!r}, 'a')\nexcept OSError as e:\n    assert e.errno == 30, e\n"
     "else:\n    raise AssertionError('the course copy is writable')",
-    "import os\nassert sorted(int(p) for p in os.listdir('/proc') if p.isdigit())[0] == 1   # its own process table",
+    "import os\nassert not os.path.exists('/proc/self/mountinfo')   # no /proc: nothing names the binds' sources",
+    "import os, sys\nseen = ' '.join([*os.environ.values(), *sys.path, sys.prefix, sys.executable, os.getcwd()])\n"
+    "assert not any(path in seen for path in {hosts!r}), seen   # Python's own paths are the sandbox's",
     "import errno\ntry:\n    with open('big', 'wb') as f:\n"
     "        for _ in range(40):\n            f.write(b'x' * 2**20)\n"
     "except OSError as e:\n    assert e.errno == errno.ENOSPC, e\n"
@@ -106,6 +108,12 @@ INSIDE = [   # each cell asserts one thing about the world inside the sandbox
     "import os\nassert os.environ['HOME'] == os.getcwd() == {work!r}",
     "raise ValueError('the control: a failed assertion is seen')",
 ]
+
+
+def host_folders(folder):
+    """The host's paths a kernel must not learn (a system Python's /usr aside)."""
+    return [p for p in (sys.prefix, os.path.realpath(sys.base_prefix), str(folder), str(package_root()))
+            if p not in ("/", "/usr", "/usr/local")]
 
 
 def test_inside_the_sandbox_there_is_nothing_else_to_reach(tmp_path):
@@ -119,7 +127,8 @@ def test_inside_the_sandbox_there_is_nothing_else_to_reach(tmp_path):
     host.listen(1)
     cells = [c.format(solutions=str(SOLUTIONS), grader=str(package_root() / "lesson_tools"), port=host.getsockname()[1],
                       course_file=f"{sandbox.GRADING}/course/x.py", home=os.path.expanduser("~"),
-                      work=f"{sandbox.GRADING}/work") for c in INSIDE]
+                      work=f"{sandbox.GRADING}/work", hosts=host_folders(folder))
+             for c in INSIDE]
     run = kernel.run([Step(c, "learner", i + 1) for i, c in enumerate(cells)], work, course,
                      Limits(cell_s=60, notebook_s=300, file_mb=100, disk_mb=16))
     host.close()
@@ -267,10 +276,12 @@ def test_a_machine_that_cannot_sandbox_is_told_why_and_the_grader_says_so(tmp_pa
 
 LIFTS = r"""
 import glob, os, subprocess
-status = open('/proc/self/status').read()
-print('CapEff', status.split('CapEff:')[1].split()[0], 'uid', os.getuid(), 'gid', os.getgid())
 import ctypes
-libc = ctypes.CDLL(None, use_errno=True)          # mount(2) itself: the room has no mount program
+libc = ctypes.CDLL(None, use_errno=True)          # capget(2) and mount(2) themselves: the room has no /proc and no
+header = (ctypes.c_uint32 * 2)(0x20080522, 0)     # mount program
+data = (ctypes.c_uint32 * 6)()                    # (effective, permitted, inheritable) for capabilities 0-31, 32-63
+assert libc.capget(header, data) == 0
+print('CapEff', f'{data[3]:08x}{data[0]:08x}', 'uid', os.getuid(), 'gid', os.getgid())
 for fs, options in (('cgroup', 'pids'), ('cgroup', 'memory'), ('cgroup', 'cpuacct'), ('tmpfs', 'size=1m')):
     os.makedirs(f'/tmp/{options}', exist_ok=True)
     r = libc.mount(b'none', f'/tmp/{options}'.encode(), fs.encode(), 0, options.encode())

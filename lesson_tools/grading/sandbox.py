@@ -19,7 +19,8 @@ at a path that names nothing of the host's:
   connection file, the judge's socket folder; and three tmpfs of its own: ipc/ where the kernel makes its sockets
   (IPC_MB; the grader reaches them from outside through /proc/PID/root, `outside`), work/ (`disk_mb` MB, its working
   folder and HOME) and /tmp (TMP_MB); a full disk is the submission's own, and nothing it writes lands on the host;
-- a /proc of its own process table and a minimal /dev.
+- a minimal /dev, and no /proc: nothing there a kernel needs, and its files would name the host (mountinfo the
+  host paths of the binds' sources, environ and cmdline what started the processes, cpuinfo and meminfo the machine).
 
 Nothing else of the host exists inside: not the class folder, other checkouts, the teacher's home, /usr or /etc
 beyond the above, /sys.  The kernel's environment is the grader's (`--clearenv`, then `env`), never the teacher's.
@@ -32,8 +33,8 @@ Inside, the kernel and everything it starts have
 - no network (a new network namespace: not even the host's loopback, so no Dask scheduler), and a host name of
   their own.
 
-What /proc/self/mountinfo shows of each bind's source (the host path of Python's folders and of the grading
-folder) is the kernel's to read: the grader takes those paths out of every text it keeps (`host_paths`, job.py).
+Nothing a kernel can read names a host path; the grader still takes the host's paths of Python's folders and of
+the submission's out of every text it keeps (`host_paths`, job.py), in case one is learnt some other way.
 The per-process limits (lesson_tools.grading.rlimits) still apply to every process inside.  The judge is not
 sandboxed: it runs no learner code.
 """
@@ -234,7 +235,6 @@ def allowlist():
             Entry(f"{GRADING}/{IPC}", "own", f"tmpfs of {IPC_MB} MB", "the kernel's sockets"),
             Entry(f"{GRADING}/work", "own", "tmpfs of disk_mb", "the working folder, HOME"),
             Entry("/tmp", "own", f"tmpfs of {TMP_MB} MB", "a private /tmp"),
-            Entry("/proc", "own", "proc", "its own process table"),
             Entry("/dev", "own", "dev", "null, zero, random, urandom, tty, pts, shm")]
 
 
@@ -257,8 +257,8 @@ def seen_inside(path, folder):
 
 
 def host_paths(folder=None):
-    """The host's paths the sandbox shows the kernel the contents of (its bind sources, which /proc/self/mountinfo
-    names), longest first, and what each becomes in a text the grader keeps."""
+    """The host's paths the sandbox shows the kernel the contents of (its bind sources), longest first, and what
+    each becomes in a text the grader keeps."""
     paths = {}
     for e in _interpreter():
         if e.kind == "bind" and not _under(e.source, ["/usr", "/lib", "/lib64", "/etc"]):
@@ -303,7 +303,7 @@ def arguments(folder, course, work, disk_mb, env=None):
             empty.append(e.inside)
         elif e.kind == "link":
             args += ["--symlink", e.source, e.inside]
-    args += ["--dev", "/dev", "--proc", "/proc", "--size", str(TMP_MB * 2**20), "--tmpfs", "/tmp",
+    args += ["--dev", "/dev", "--size", str(TMP_MB * 2**20), "--tmpfs", "/tmp",
              "--size", str(IPC_MB * 2**20), "--tmpfs", f"{GRADING}/{IPC}",
              "--size", str(int(disk_mb) * 2**20), "--tmpfs", f"{GRADING}/work"]
     args += [arg for d in empty for arg in ("--remount-ro", d)] + ["--remount-ro", "/", "--chdir", f"{GRADING}/work"]
