@@ -98,9 +98,13 @@ INSIDE = [   # each cell asserts one thing about the world inside the sandbox
     "else:\n    raise AssertionError('reached the host network')",
     "import os\ntry:\n    open({course_file!r}, 'a')\nexcept OSError as e:\n    assert e.errno == 30, e\n"
     "else:\n    raise AssertionError('the course copy is writable')",
-    "import os\nassert not os.path.exists('/proc/self/mountinfo')   # no /proc: nothing names the binds' sources",
-    "import os, sys\nseen = ' '.join([*os.environ.values(), *sys.path, sys.prefix, sys.executable, os.getcwd()])\n"
-    "assert not any(path in seen for path in {hosts!r}), seen   # Python's own paths are the sandbox's",
+    "import os\nassert not os.path.exists('/proc/self/mountinfo')   # no /proc: no list of the binds' sources",
+    "import os, sys\nseen = [p for v in [*os.environ.values(), *sys.path, sys.prefix, sys.executable, os.getcwd()]\n"
+    "        for p in v.replace(os.pathsep, ' ').split()]\n"
+    "found = [p for p in seen for h in {hosts!r} if p == h or p.startswith(h + '/')]\n"
+    "assert not found, found   # Python's own paths are the sandbox's",
+    "import os\ntry:\n    os.kill({pid}, 0)\nexcept ProcessLookupError:\n    pass\n"
+    "else:\n    raise AssertionError('the host process {pid} is there')   # a process table of its own",
     "import errno\ntry:\n    with open('big', 'wb') as f:\n"
     "        for _ in range(40):\n            f.write(b'x' * 2**20)\n"
     "except OSError as e:\n    assert e.errno == errno.ENOSPC, e\n"
@@ -127,7 +131,7 @@ def test_inside_the_sandbox_there_is_nothing_else_to_reach(tmp_path):
     host.listen(1)
     cells = [c.format(solutions=str(SOLUTIONS), grader=str(package_root() / "lesson_tools"), port=host.getsockname()[1],
                       course_file=f"{sandbox.GRADING}/course/x.py", home=os.path.expanduser("~"),
-                      work=f"{sandbox.GRADING}/work", hosts=host_folders(folder))
+                      work=f"{sandbox.GRADING}/work", hosts=host_folders(folder), pid=os.getpid())
              for c in INSIDE]
     run = kernel.run([Step(c, "learner", i + 1) for i, c in enumerate(cells)], work, course,
                      Limits(cell_s=60, notebook_s=300, file_mb=100, disk_mb=16))
@@ -277,8 +281,8 @@ def test_a_machine_that_cannot_sandbox_is_told_why_and_the_grader_says_so(tmp_pa
 LIFTS = r"""
 import glob, os, subprocess
 import ctypes
-libc = ctypes.CDLL(None, use_errno=True)          # capget(2) and mount(2) themselves: the room has no /proc and no
-header = (ctypes.c_uint32 * 2)(0x20080522, 0)     # mount program
+libc = ctypes.CDLL(None, use_errno=True)          # capget(2) and mount(2) themselves (no /proc, no mount program)
+header = (ctypes.c_uint32 * 2)(0x20080522, 0)     # capget's version 3, this process
 data = (ctypes.c_uint32 * 6)()                    # (effective, permitted, inheritable) for capabilities 0-31, 32-63
 assert libc.capget(header, data) == 0
 print('CapEff', f'{data[3]:08x}{data[0]:08x}', 'uid', os.getuid(), 'gid', os.getgid())

@@ -58,7 +58,8 @@ class Variation(NamedTuple):
 
 class Raised(NamedTuple):
     """A check's own hint for an exception of kind `kind` (raised.raised_key) whose message and the learner's line
-    satisfy `when(message, line)`: only then is it more telling than the general hint."""
+    satisfy `when(message, line)`: only then is it more telling than the general hint.  `key` is its own, never a
+    general hint's (framework.register refuses one): an error its condition does not fit gets the general hint."""
     kind: str
     key: str
     hint: str

@@ -64,8 +64,9 @@ GENERAL_HINTS = {
     "unbound": "a variable is used before the line that gives it a value: a function's lines run from top to "
                "bottom, so compute it first",
     "undefined": "a name your function uses is not defined where it runs (the error above names it): check its "
-                 "spelling, and that it is one of the function's arguments or is set inside the function before "
-                 "that line (a variable of another cell or notebook is not the function's input)",
+                 "spelling; a module or a constant (np, PASS_MAX_ERROR) needs the cell that imports or defines it to "
+                 "have run (a restarted kernel forgets it); a value your function works on comes in through its "
+                 "arguments, not from another cell's variable",
     "shapes": "two arrays whose shapes do not fit were combined: print their .shape, and give the smaller one "
               "the axis it lacks (None) or use @ for a matrix product",
     "index": "an index went past the end of an array: count from 0 to n - 1, with n = len(...)",
@@ -77,8 +78,9 @@ GENERAL_HINTS = {
     "none": "end your function with `return ...`",
     "not numbers": "return a number or a numpy array",
     "not a bool": "return True or False, e.g. bool(...) around the condition",
-    "several": "return one True or False, not several values: join the conditions with `and` (a tuple or a list of "
-               "them is always true in an `if`, whatever they hold)",
+    "several": "return one True or False, not a tuple, a list or an array: join conditions with `and` (a tuple or a "
+               "list is always true in an `if`, whatever it holds), and reduce an array of comparisons with .all() "
+               "or .any()",
     "pair": "return the two results as a pair, (first, second)",
     "shape": "your result has another shape than the one expected (both are given above): print its .shape and "
              "compare it with the instructions",
@@ -255,15 +257,16 @@ def register(notebook, function=None, hints=None, computed_by=(), points=1, vari
     if isinstance(points, bool) or not isinstance(points, (int, float)) or not points > 0:
         raise ValueError(f"register({notebook!r}, points={points!r}): points must be a positive number, e.g. 2")
 
+    raised = tuple(raised)
     shared = [r.key for r in raised if r.key in GENERAL_HINTS]
     if shared:
         raise ValueError(f"register({notebook!r}, raised=...): a check's own hint for an error needs a key of its "
                          f"own, not the general {shared[0]!r} (under that key it would replace the general hint "
-                         f"even when its condition does not hold), e.g. {shared[0] + ' here'!r}")
+                         f"even when its condition does not hold): name its condition, e.g. 'loop variable'")
 
     def decorate(test):
         spec = Check(test.__name__, notebook, function or test.__name__, test, dict(hints or {}), tuple(computed_by),
-                     points, variations if callable(variations) else tuple(variations), tuple(raised), tolerance,
+                     points, variations if callable(variations) else tuple(variations), raised, tolerance,
                      properties if callable(properties) else tuple(properties))
         if spec.name in REGISTRY:
             raise ValueError(f"a check named {spec.name!r} is already registered")
@@ -600,9 +603,10 @@ def as_number(got, what):
 
 
 def as_bool(got, what, key="not a bool"):
-    """The learner's result as True or False: a bool or numpy bool only (not 1, 'yes' or NaN), else a Fail."""
+    """The learner's result as True or False: a bool or numpy bool only (not 1, 'yes' or NaN), else a Fail whose
+    hint is "none" for None, "several" for a tuple, a list or an array of more than one entry, else `key`."""
     if not isinstance(got, (bool, np.bool_)):
-        several = isinstance(got, (tuple, list)) and len(got) > 1
+        several = isinstance(got, (tuple, list)) or (isinstance(got, np.ndarray) and got.size > 1)
         raise Fail(f"{what} returned {_kind(got)}, expected True or False",
                    "none" if got is None else "several" if several else key)
     _read(got)

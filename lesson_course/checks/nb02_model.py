@@ -152,8 +152,9 @@ class _RneaOnly(Offered):
         return "store"
 
     def asked(self):
-        """'e_0, e_0': the unit vectors the calls asked for, in order (when every call asked for one)."""
-        return ", ".join(f"e_{int(np.argmax(qdd))}" for _, _, qdd, _ in self.calls)
+        """'e_0, e_0': the unit vectors the calls asked for, in order (when every call asked for one), the first 8."""
+        asked = [f"e_{int(np.argmax(qdd))}" for _, _, qdd, _ in self.calls]
+        return ", ".join(asked[:8]) + (f" … ({len(asked)} calls)" if len(asked) > 8 else "")
 
     def unit_scale(self):
         """k when every acceleration asked for is k e_j, one k (not 1) for every call, else None."""
@@ -625,7 +626,7 @@ CORIOLIS_PROPERTIES = (
     Raised("undefined", "loop variable",
            "a loop variable is used outside its loop: c_i sums over both j and k, so nest "
            "a loop over k inside the loop over j",
-           lambda message, line: any(f"name '{v}' is not defined" in message for v in "ijk")),
+           lambda message, line: any(f"name '{v}' is not defined" in message for v in "jk")),
 ))
 def coriolis_from_dM(fn):
     """fn(dM, qd) -> c (n,) with c_i = sum_jk Gamma_ijk qd_j qd_k, where

@@ -137,9 +137,9 @@ PROPERTIES = (
 ), hints={
     "rows": "the second difference exists at every sample but the first and the last: return T - 2 rows, one per "
             "inner sample k = 1 .. T-2",
-    "rows lost": "the second difference at sample k reads only its neighbours k - 1 and k + 1, so it loses one "
-                 "sample at each end (T - 2 rows): yours loses more (above), so it reaches further than one "
-                 "neighbour (a central difference of central differences reaches k ± 2) or a loop stops early",
+    "rows lost": "the second difference at sample k reads sample k and its two neighbours, so it loses one sample "
+                 "at each end (T - 2 rows): yours loses more (above): a difference of differences that reaches "
+                 "k ± 2, a slice or range that stops short, or the ends cut off twice",
     "axis": "take the differences along time (axis 0, the rows), not across the joints",
     "first": "that is the first difference, an estimate of q̇: q̈ is the difference of two neighbouring first "
              "differences",

@@ -5,7 +5,9 @@ key of its kind.
                            " (line 3 of the cell, in layer_jet: `z = W @ h + b`, where W is (4, 4) and h (5, 4))"
     raised_key(exc)    ->  "uncalled"  (a method compared or multiplied without its parentheses)
 
-Each key is a general hint (framework.GENERAL_HINTS) that a check may replace with its own words.
+Each key is a general hint (framework.GENERAL_HINTS).  A check may give its own words for some errors of a kind
+(diagnosis.Raised, under a key of its own, when its condition holds) or for all of them (a hint it writes under
+the general key).
 
 The learner's line is the innermost frame of the traceback that is not the course's or an installed package's
 (numpy raises inside its own files; the line that called it is the learner's).  For an error about shapes, the
