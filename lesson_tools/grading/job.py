@@ -79,9 +79,9 @@ def _rows(task, verdicts, folder):
 def _unseen(folder):
     """A function that takes the host's paths out of a text the sandbox's code could write (an exception's message,
     a type's name, printed output): each path whose contents the sandbox shows becomes the path it has inside
-    (lesson_tools.grading.sandbox.host_paths: the sandbox names none of them, a kernel run without it can), and the
-    grader's working folder and its user's home folder become `.` and `~`.  No teacher's path reaches a page, a
-    report, a gradebook or an export."""
+    (lesson_tools.grading.sandbox.host_paths: a compiled module the sandbox shows still holds the path it was
+    compiled at, and a kernel run without the sandbox sees them all), and the grader's working folder and its
+    user's home folder become `.` and `~`.  No teacher's path reaches a page, a report, a gradebook or an export."""
     import os
     import re
 

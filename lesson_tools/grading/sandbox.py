@@ -33,8 +33,9 @@ Inside, the kernel and everything it starts have
 - no network (a new network namespace: not even the host's loopback, so no Dask scheduler), and a host name of
   their own.
 
-Nothing a kernel can read names a host path; the grader still takes the host's paths of Python's folders and of
-the submission's out of every text it keeps (`host_paths`, job.py), in case one is learnt some other way.
+No file in the room lists the binds' sources, but a compiled module (.pyc) of the packages still holds the path it
+was compiled at: the grader takes the host's paths of Python's folders and of the submission's out of every text it
+keeps (`host_paths`, job.py).
 The per-process limits (lesson_tools.grading.rlimits) still apply to every process inside.  The judge is not
 sandboxed: it runs no learner code.
 """
