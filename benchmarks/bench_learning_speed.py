@@ -17,9 +17,10 @@ M q-dd + c + g against the RNEA's (lesson_lib.part_errors, the measure notebook 
 the weights after 2 and 4 calls are those after 1 and 2 presses of 2,000 (tests/test_model_validation.py).
 
 Settings: "default" is the library's, read from DeLaN() (lesson_lib.facts); "candidate" is CANDIDATE below
-(lr 1e-2, batch 192, the rest the default's), the setting issue 60 measured and did not adopt (benchmarks/RESULTS.md
-says why).  Each runs for several model seeds (--seeds); the figures are the geometric mean over seeds (and the
-worst seed with --verbose).  The goal lines compare, per split and noise and for each of the four errors:
+(one hidden layer of 48, batch 320, lr 1e-2, Adam's decay rates b1 = 0.95 and b2 = 0.99 where Adam's paper has 0.9
+and 0.999; the rest the default's), the best setting measured for issue 60 so far, not adopted (benchmarks/RESULTS.md
+says why).  Each runs for several model seeds (--seeds); the figures are the geometric mean over seeds (and the worst
+seed with --verbose).  The goal lines compare, per split and noise and for each of the four errors:
 candidate after 2k <= default after 6k, and candidate after 6k <= default after 6k / 3.  Time per step: the two
 settings' steps are timed in the same run, interleaved (CPU time: fit runs one thread), and their ratio printed
 with the load average.
@@ -30,7 +31,8 @@ checks that the lesson stays true with both settings: the Bench's presses from t
 validation loss never worse than the press before), notebook 08's recording (fit warns that M collapsed on
 differenced q-double-dot; Störmer-Verlet training improves the Savitzky-Golay model).
 
-What the ablation changes, it changes only inside its block and puts back after: the plateau schedule's patience
+What a setting or the ablation changes, it changes only inside its block and puts back after: Adam's b1 and b2
+(class attributes of lesson_lib.model.adam.Adam, read at every step), the plateau schedule's patience
 (lesson_lib.model.schedule.PATIENCE, which Schedule.validated reads at every evaluation), Adam's step
 (lesson_lib.model.adam.Adam.step, what fit's loop calls through model.optimizer; the rate is its attribute lr) and
 the network's input jet (lesson_lib.model.fast.input_jet, which the training loss and every evaluation call).
@@ -63,7 +65,8 @@ from lesson_lib.model import adam, fast, schedule
 
 STEPS = (1000, 2000, 4000, 6000)          # when the errors are read
 PARTS = ("tau", "M_qdd", "c", "g")
-CANDIDATE = dict(lr=1e-2, batch_size=192)   # issue 60's candidate, measured, not adopted; the rest the default's
+CANDIDATE = dict(model=dict(hidden=(48,), batch_size=320, lr=1e-2), adam=(0.95, 0.99))   # not adopted; the rest
+#                                                                                            the default's
 RATE = 100.0                               # samples a second, as notebook 07 samples its letters
 SIGMA = 1e-5                               # encoder noise (rad); see --sigma
 
@@ -102,6 +105,17 @@ def plateau(patience):
         yield
     finally:
         schedule.PATIENCE = saved
+
+
+@contextlib.contextmanager
+def moments(b1, b2):
+    """Adam's decay rates b1 (of the mean gradient) and b2 (of its square) for the body (None: as they are)."""
+    saved = adam.Adam.b1, adam.Adam.b2
+    adam.Adam.b1, adam.Adam.b2 = (saved[0] if b1 is None else b1), (saved[1] if b2 is None else b2)
+    try:
+        yield
+    finally:
+        adam.Adam.b1, adam.Adam.b2 = saved
 
 
 @contextlib.contextmanager
@@ -152,6 +166,7 @@ def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000):
     found, seconds = {}, 0.0
     with contextlib.ExitStack() as changes:
         changes.enter_context(plateau(patience))
+        changes.enter_context(moments(*setting.get("adam", (None, None))))
         if "decay" in setting:
             changes.enter_context(step_decay(*setting["decay"]))
         if setting.get("standardised"):
@@ -224,48 +239,52 @@ def goals(results, steps):
               f"{late:.2f} (<= 0.33: {'MET' if late <= 1 / 3 else 'MISSED'})")
 
 
-def describe(model_args):
-    """A setting's model as printed: the DeLaN's rate, batch, widths, activation and eps, the library's defaults
-    (lesson_lib.facts) where model_args does not say."""
-    probe = DeLaN(**model_args)
+def describe(setting):
+    """A setting as printed: the DeLaN's rate, batch, widths, activation and eps, and Adam's b1 and b2, the
+    library's where the setting does not say."""
+    with moments(*setting.get("adam", (None, None))):
+        probe = DeLaN(**setting.get("model", {}))
+        b1, b2 = adam.Adam.b1, adam.Adam.b2
     return (f"lr {probe.lr:g}, batch {probe.batch_size}, {'x'.join(map(str, probe.hidden))}, {probe.activation}, "
-            f"eps {probe.eps:g}")
+            f"eps {probe.eps:g}, Adam b1 {b1:g} b2 {b2:g}")
 
 
 def default_and_candidate():
     """The two settings compared: the library's default (DeLaN()'s, not restated here) and CANDIDATE."""
-    return {"default": {"model": {}}, "candidate": {"model": CANDIDATE}}
+    return {"default": {"model": {}}, "candidate": CANDIDATE}
 
 
 def ablation_settings():
     """Rows adding one change at a time to the library's default, up to the candidate; then alternatives beside
-    them, each the default with what it names changed."""
+    them: the first two from "+ lr 1e-2" (stop 63's candidate and a decay), the rest the candidate with what they name
+    changed."""
+    candidate, adam_b = CANDIDATE["model"], CANDIDATE["adam"]
+    lr, one_layer = candidate["lr"], candidate["hidden"]
     return {
         "default": {"model": {}},
-        "+ lr 1e-2": {"model": {"lr": CANDIDATE["lr"]}},
-        "+ batch 192: candidate": {"model": CANDIDATE},
-        "  lr 2e-2": {"model": {"lr": 2e-2}},
-        "  lr 1e-2, no plateaus": {"model": {"lr": 1e-2}, "patience": math.inf},
-        "  lr 1e-2, patience 3": {"model": {"lr": 1e-2}, "patience": 3},
-        "  lr 1e-2, batch 160": {"model": {"lr": 1e-2, "batch_size": 160}},
-        "  lr 1e-2, batch 256": {"model": {"lr": 1e-2, "batch_size": 256}},
-        "  lr 1e-2, 2x48": {"model": {"lr": 1e-2, "hidden": (48, 48)}},
-        "  lr 1e-2, tanh": {"model": {"lr": 1e-2, "activation": "tanh"}},
-        "  lr 1e-2, eps 1e-2": {"model": {"lr": 1e-2, "eps": 1e-2}},
+        "+ lr 1e-2": {"model": {"lr": lr}},
+        "+ Adam b1 0.95, b2 0.99": {"model": {"lr": lr}, "adam": adam_b},
+        "+ one layer of 48": {"model": {"lr": lr, "hidden": one_layer}, "adam": adam_b},
+        "+ batch 320: candidate": CANDIDATE,
+        "  lr 1e-2, batch 192": {"model": {"lr": lr, "batch_size": 192}},
         "  2e-2, warm-up, decay": {"model": {"lr": 2e-2}, "decay": (100, 1000), "patience": math.inf},
-        "  lr 1e-2, standardised": {"model": {"lr": 1e-2}, "standardised": True},
+        "  Adam b1 0.9, b2 0.999": {"model": candidate},
+        "  lr 5e-3": {"model": {**candidate, "lr": 5e-3}, "adam": adam_b},
+        "  lr 2e-2": {"model": {**candidate, "lr": 2e-2}, "adam": adam_b},
+        "  1x64, batch 256": {"model": {**candidate, "hidden": (64,), "batch_size": 256}, "adam": adam_b},
+        "  1x32, batch 512": {"model": {**candidate, "hidden": (32,), "batch_size": 512}, "adam": adam_b},
+        "  2x32, batch 128": {"model": {**candidate, "hidden": (32, 32), "batch_size": 128}, "adam": adam_b},
+        "  tanh": {"model": {**candidate, "activation": "tanh"}, "adam": adam_b},
+        "  eps 1e-2": {"model": {**candidate, "eps": 1e-2}, "adam": adam_b},
+        "  standardised inputs": {"model": candidate, "adam": adam_b, "standardised": True},
     }
 
 
 def lesson(settings, seeds=(0, 1, 2, 3, 4), presses=4):
     """Item 4 of issue 60, for each setting: the Bench's presses from the lesson's data, notebook 08's collapse
     warning and its Störmer-Verlet training; prints the figures."""
-    import warnings
-
-    from lesson_lib import lesson_check, sample_uniform
-    from lesson_lib.evaluation.audit import InertiaCollapsed
-    from lesson_lib.facts import N_SAMPLES, SEED, STEPS_PER_PRESS
-    from lesson_lib.model.verlet import fit_verlet
+    from lesson_lib import sample_uniform
+    from lesson_lib.facts import N_SAMPLES, SEED
     chain = double_pendulum()
     uniform = sample_uniform(chain, N_SAMPLES, seed=SEED)
     motion = write_letters(TRAIN_LETTERS, chain, seed=0).sample(dt=1 / 500)        # notebook 08's recording
@@ -273,31 +292,43 @@ def lesson(settings, seeds=(0, 1, 2, 3, 4), presses=4):
     visited = motion["q"][::20]
     M_true = chain.mass_matrix(visited)
     for name, setting in settings.items():
-        print(f"\n{name}: the Bench's presses of {STEPS_PER_PRESS} steps on the lesson's data (max |M_hat - M| over "
-              f"the grid, smallest eigenvalue, PASS; the validation loss each press ends with)")
-        for seed in seeds:
-            model, cells, ends = DeLaN(seed=seed, **setting.get("model", {})), [], []
-            for _ in range(presses):
-                model.fit(uniform, steps=STEPS_PER_PRESS)
-                found = lesson_check(model, chain)
-                ends.append(model.validation_history[-1][1])
-                cells.append(f"{found['max_error']:.4f} {found['min_eig']:.4f} {'PASS' if found['passed'] else 'FAIL'}")
-            never_worse = all(b <= a for a, b in zip(ends, ends[1:], strict=False))
-            print(f"  seed {seed}{' (the Bench)' if seed == SEED else ''}: " + " | ".join(cells) +
-                  f"; validation {' '.join(f'{v:.2e}' for v in ends)}: never worse than before: {never_worse}")
-        print(f"{name}: notebook 08 (15 letters at 500 Hz, encoder noise 1e-3 rad), 3000 steps on each estimate, then "
-              f"1000 Störmer-Verlet steps from the Savitzky-Golay model; max |M_hat - M| on the visited states")
-        for method in ("differences", "savgol"):
-            data = estimate(recording, method=method)
-            model = DeLaN(seed=0, **setting.get("model", {}))
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                model.fit(data, steps=3000)
-            warned = any(issubclass(w.category, InertiaCollapsed) for w in caught)
-            error = np.abs(model.mass_matrix(visited) - M_true).max()
-            print(f"  {method:>11}: max |M_hat - M| {error:.3f}, fit warned that M collapsed: {warned}")
-        fit_verlet(model, recording, steps=1000)
-        print(f"  {'then Verlet':>11}: max |M_hat - M| {np.abs(model.mass_matrix(visited) - M_true).max():.3f}")
+        with moments(*setting.get("adam", (None, None))):          # Adam's b1 and b2 for this setting only
+            _lesson_of(name, setting, seeds, presses, chain, uniform, recording, visited, M_true)
+
+
+def _lesson_of(name, setting, seeds, presses, chain, uniform, recording, visited, M_true):
+    """lesson's figures for one setting (Adam's b1 and b2 already set)."""
+    import warnings
+
+    from lesson_lib import lesson_check
+    from lesson_lib.evaluation.audit import InertiaCollapsed
+    from lesson_lib.facts import SEED, STEPS_PER_PRESS
+    from lesson_lib.model.verlet import fit_verlet
+    print(f"\n{name}: the Bench's presses of {STEPS_PER_PRESS} steps on the lesson's data (max |M_hat - M| over "
+          f"the grid, smallest eigenvalue, PASS; the validation loss each press ends with)")
+    for seed in seeds:
+        model, cells, ends = DeLaN(seed=seed, **setting.get("model", {})), [], []
+        for _ in range(presses):
+            model.fit(uniform, steps=STEPS_PER_PRESS)
+            found = lesson_check(model, chain)
+            ends.append(model.validation_history[-1][1])
+            cells.append(f"{found['max_error']:.4f} {found['min_eig']:.4f} {'PASS' if found['passed'] else 'FAIL'}")
+        never_worse = all(b <= a for a, b in zip(ends, ends[1:], strict=False))
+        print(f"  seed {seed}{' (the Bench)' if seed == SEED else ''}: " + " | ".join(cells) +
+              f"; validation {' '.join(f'{v:.2e}' for v in ends)}: never worse than before: {never_worse}")
+    print(f"{name}: notebook 08 (15 letters at 500 Hz, encoder noise 1e-3 rad), 3000 steps on each estimate, then "
+          f"1000 Störmer-Verlet steps from the Savitzky-Golay model; max |M_hat - M| on the visited states")
+    for method in ("differences", "savgol"):
+        data = estimate(recording, method=method)
+        model = DeLaN(seed=0, **setting.get("model", {}))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model.fit(data, steps=3000)
+        warned = any(issubclass(w.category, InertiaCollapsed) for w in caught)
+        error = np.abs(model.mass_matrix(visited) - M_true).max()
+        print(f"  {method:>11}: max |M_hat - M| {error:.3f}, fit warned that M collapsed: {warned}")
+    fit_verlet(model, recording, steps=1000)
+    print(f"  {'then Verlet':>11}: max |M_hat - M| {np.abs(model.mass_matrix(visited) - M_true).max():.3f}")
 
 
 def main(seeds=(0, 1, 2), split_names=("07", "B"), sigma=SIGMA, steps=STEPS, ablation=False, verbose=False):
@@ -305,15 +336,15 @@ def main(seeds=(0, 1, 2), split_names=("07", "B"), sigma=SIGMA, steps=STEPS, abl
     print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if ablation:
         settings = ablation_settings()
-        print(f"default: {describe({})} (the library's, read from DeLaN())")
+        print(f"default: {describe({})} (the library's, read from DeLaN()); candidate: {describe(CANDIDATE)}")
         results, per_step = compare(settings, seeds, split_names, (0.0,), steps, chain, verbose)
         base = per_step["default"]
         print("\nCPU time per step against the default's (interleaved in this run): " +
               ", ".join(f"{name.strip()} {t / base:.2f}x" for name, t in per_step.items()))
         return results
     settings = default_and_candidate()
-    print(f"default: {describe({})} (the library's, read from DeLaN()); candidate: {describe(CANDIDATE)} (issue 60's, "
-          f"measured, not adopted)")
+    print(f"default: {describe({})} (the library's, read from DeLaN()); candidate: {describe(CANDIDATE)} (measured, "
+          f"not adopted)")
     results, per_step = compare(settings, seeds, split_names, (0.0, sigma), steps, chain, verbose)
     goals(results, steps)
     print(f"CPU time per step, candidate / default: {per_step['candidate'] / per_step['default']:.2f} (median of "

@@ -65,12 +65,13 @@ def scripted(monkeypatch, model, losses):
     """Make the model's validation loss at step s be losses[s] (the training itself runs as usual; other models'
     validation losses are their own)."""
     original = training.validation_loss
-    monkeypatch.setattr(training, "validation_loss", lambda m, validation_set: losses[m.step] if m is model
-                        else original(m, validation_set))
+    monkeypatch.setattr(training, "validation_loss", lambda m, validation_set, theta=None: losses[m.step] if m is model
+                        else original(m, validation_set, theta))
 
 
 def recorder():
-    """A callback recording, at every call, the step, the weights and the optimiser state (with lr)."""
+    """A callback recording, at every call, the step, the iterate and the optimiser state (with lr and the average of
+    the iterates, what a call that stops there keeps)."""
     seen = {}
 
     def callback(model):

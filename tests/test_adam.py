@@ -16,8 +16,8 @@ def args():
 def test_exported_state_continues_exactly(args):
     a = DeLaN(seed=1, lr=0.01)
     a.fit(*args, steps=20)
-    exported = a.optimizer.state()
-    theta, rng_state = a.get_params(), a.batch_rng.bit_generator.state
+    exported = a.resume_point["optimizer"]                          # the next call goes on from the last iterate
+    theta, rng_state = a.resume_point["params"], a.batch_rng.bit_generator.state
     a.fit(*args, steps=15)
     b = DeLaN(seed=1, lr=0.5)                                      # another lr: the state carries lr too
     b.fit(*args, steps=0)                                          # sets the torque scale from the same data
@@ -40,13 +40,23 @@ def test_state_export_is_a_copy():
 
 
 # ---------------------------------------------------------------------- Adam: its textbook update
-def _adam(theta, gradients, lr, b1=0.9, b2=0.999, eps=1e-8):
+def _adam(theta, gradients, lr, b1=Adam.b1, b2=Adam.b2, eps=1e-8):
     """Kingma & Ba (2015), Algorithm 1, as printed: bias-corrected moments."""
     m = v = np.zeros_like(theta)
     for t, g in enumerate(gradients, 1):
         m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g ** 2
         theta = theta - lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps)
     return theta
+
+
+def _average(iterates, decay=Adam.decay):
+    """TensorFlow's ExponentialMovingAverage of the iterates with num_updates = t - 1, its shadow starting at the
+    first iterate: d_t = min(decay, t / (t + 9)) from the second on."""
+    average = iterates[0]
+    for t, theta in enumerate(iterates[1:], 1):
+        d = min(decay, t / (t + 9))
+        average = d * average + (1 - d) * theta
+    return average
 
 
 def test_adam_steps_as_its_textbook_says_from_the_first_step_on():
@@ -61,6 +71,18 @@ def test_adam_steps_as_its_textbook_says_from_the_first_step_on():
             theta = opt.step(theta, g)
         np.testing.assert_allclose(theta, _adam(theta0, gradients[:steps], 0.01), rtol=1e-12, atol=1e-15,
                                    err_msg=f"Adam after {steps} step(s)")
+
+
+def test_the_average_of_the_iterates_is_tensorflows_moving_average_and_lands_nearer_a_noisy_minimum():
+    """3,000 steps on a quadratic whose gradients carry noise (a minibatch's): the average is the moving average of
+    the iterates as TensorFlow defines it, and it lies nearer the minimum than the last iterate does."""
+    rng = np.random.default_rng(1)
+    opt, theta, iterates = Adam(0.05, 20), rng.normal(size=20), []
+    for _ in range(3000):
+        theta = opt.step(theta, theta + rng.normal(size=20))            # the minimum is 0
+        iterates.append(theta)
+    np.testing.assert_allclose(opt.average, _average(iterates), rtol=1e-9, atol=1e-12)
+    assert np.linalg.norm(opt.average) < np.linalg.norm(theta) / 3
 
 
 def test_adams_first_step_moves_each_weight_by_about_lr():

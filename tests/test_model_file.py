@@ -8,6 +8,7 @@ import pytest
 from model_states import assert_same, full_snapshot, lowered
 
 from lesson_lib import BlackBox, DeLaN, double_pendulum, facts, sample_uniform
+from lesson_lib.model.adam import Adam
 from lesson_lib.model.model_file import FORMAT_VERSION
 
 
@@ -39,7 +40,7 @@ def test_file_records_the_architecture_and_settings(tmp_path):
         assert int(f["format"]) == FORMAT_VERSION
     assert config == {"class": "DeLaN", "n_dof": 2, "hidden": [8, 4], "activation": "tanh", "eps": 1e-2,
                       "potential_scale": facts.POTENTIAL_SCALE,
-                      "optimizer": {"name": "adam", "b1": 0.9, "b2": 0.999, "eps": 1e-8},
+                      "optimizer": Adam.config(),
                       "seed": 0, "batch_size": facts.BATCH_SIZE}
 
 
@@ -281,12 +282,13 @@ def test_save_and_load_keep_the_schedule_and_the_validation_history(cls, uniform
 def test_a_file_of_another_format_is_refused_naming_the_one_it_reads(tmp_path):
     with np.load(DeLaN(seed=0).save(tmp_path / "new")) as f:
         d = {k: f[k] for k in f.files}
-    d["format"] = np.array(1)                                        # the format of a version never released
+    d["format"] = np.array(FORMAT_VERSION - 1)                        # an older lesson_lib's format
     np.savez(tmp_path / "old.npz", **d)
     model = DeLaN(seed=0)
     before = full_snapshot(model)
     with pytest.raises(ValueError) as err:
         model.load(tmp_path / "old.npz")
-    assert str(err.value) == (f"cannot load {str(tmp_path / 'old.npz')!r}: it has file format array(1); this "
-                              f"lesson_lib reads format 2. The model was not changed.")
+    assert str(err.value) == (f"cannot load {str(tmp_path / 'old.npz')!r}: it has file format "
+                              f"array({FORMAT_VERSION - 1}); this lesson_lib reads format {FORMAT_VERSION}. The model "
+                              f"was not changed.")
     assert_same(full_snapshot(model), before)

@@ -21,7 +21,8 @@ from model_states import (
 from threadpoolctl import threadpool_limits
 
 from lesson_lib import BlackBox, DeLaN, TrainingDiverged, double_pendulum, sample_trajectories, sample_uniform
-from lesson_lib.facts import VALIDATION
+from lesson_lib.facts import LR, VALIDATION
+from lesson_lib.model.adam import Adam
 from lesson_lib.model import schedule, training
 from lesson_lib.model.schedule import SPIKE
 from lesson_lib.model.training import validation_interval
@@ -49,33 +50,48 @@ def args():
 
 
 # ---------------------------------------------------------------- Adam on the training rows
-def test_fit_on_trajectories_is_adam_on_the_training_trajectories_only(motions):
-    """The minibatches come from the rows split() leaves for training, by trajectory; the validation loss fit
-    records is the loss on the held-out trajectories' rows, each weighing 1."""
+def adam_and_average(batches, theta0, steps, lr, model):
+    """autograd's Adam (misc.optimizers.adam, at Adam's b1 and b2) on the loss of these batches: the last iterate,
+    and the moving average of the iterates as TensorFlow's ExponentialMovingAverage keeps it (num_updates t - 1,
+    the shadow starting at the first iterate)."""
     from autograd import grad
     from autograd.misc.optimizers import adam
+    iterates = []
+    last = adam(lambda theta, i: grad(model.loss)(theta, batches[i]), theta0, num_iters=steps, step_size=lr,
+                b1=Adam.b1, b2=Adam.b2, callback=lambda x, i, g: iterates.append(x) if i else None)
+    average = iterates[0]
+    for t, theta in enumerate([*iterates[1:], last], 1):
+        d = min(Adam.decay, t / (t + 9))
+        average = d * average + (1 - d) * theta
+    return last, average
+
+
+def test_fit_on_trajectories_is_adam_on_the_training_trajectories_only(motions):
+    """The minibatches come from the rows split() leaves for training, by trajectory; the model keeps the average of
+    Adam's iterates and goes on from the last; the validation loss fit records is the loss on the held-out
+    trajectories' rows, each weighing 1."""
     model = DeLaN(seed=5, batch_size=64)
     theta0 = model.get_params()
     model.fit(motions, steps=30)                                        # the dict's "traj" is used
     batches = minibatches(model, arrays(motions), 30, seed=5, traj=motions["traj"])
-    expected = adam(lambda theta, i: grad(model.loss)(theta, batches[i]), theta0, num_iters=30, step_size=3e-3)
-    np.testing.assert_allclose(model.get_params(), expected, rtol=0, atol=1e-12)
+    last, average = adam_and_average(batches, theta0, 30, LR, model)
+    np.testing.assert_allclose(model.resume_point["params"], last, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.get_params(), average, rtol=0, atol=1e-12)
     held = split(606, motions["traj"], VALIDATION, 5)[1]
     held_batch = sample_rows(model, arrays(motions), held, weighted=False)
     assert model.validation_history == [(30, pytest.approx(float(model.loss(model.theta, held_batch)), rel=1e-6),
-                                         3e-3)]
+                                         LR)]
 
 
 def test_validation_zero_trains_on_everything_without_evaluations(uniform):
     model = DeLaN(seed=4, batch_size=32)
     theta0 = model.get_params()
     model.fit(uniform, steps=250, validation=0)
-    assert model.validation_history == [] and model.lr == 3e-3
-    from autograd import grad
-    from autograd.misc.optimizers import adam
+    assert model.validation_history == [] and model.lr == LR
     batches = minibatches(model, arrays(uniform), 250, seed=4, rows=np.arange(600))
-    expected = adam(lambda theta, i: grad(model.loss)(theta, batches[i]), theta0, num_iters=250, step_size=3e-3)
-    np.testing.assert_allclose(model.get_params(), expected, rtol=0, atol=1e-12)
+    last, average = adam_and_average(batches, theta0, 250, LR, model)
+    np.testing.assert_allclose(model.resume_point["params"], last, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.get_params(), average, rtol=0, atol=1e-12)
 
 
 def test_validation_interval():
@@ -109,16 +125,17 @@ def test_the_best_weights_come_back_with_their_optimizer_state(cls, uniform, mon
     seen, callback = recorder()
     model.fit(uniform, steps=350, callback=callback, every=50)
     theta, state = seen[200]
-    np.testing.assert_array_equal(model.get_params(), theta)
+    np.testing.assert_array_equal(model.get_params(), state["average"])   # the average kept at step 200
     assert_same(model.optimizer.state(), state)                        # moments and step count of those weights
+    np.testing.assert_array_equal(model.resume_point["params"], seen[350][0])   # the next call goes on from the last
     assert model.step == 350 and len(model.loss_history) == 350        # the steps were run
-    assert model.validation_history == [(100, 1.0, 3e-3), (200, 0.5, 3e-3), (300, 0.8, 3e-3), (350, 0.5, 3e-3)]
+    assert model.validation_history == [(100, 1.0, LR), (200, 0.5, LR), (300, 0.8, LR), (350, 0.5, LR)]
     kept = cls(seed=0)
     scripted(monkeypatch, kept, {100: 1.0, 200: 0.5, 300: 0.8, 350: 0.9})
     seen, callback = recorder()
     kept.fit(uniform, steps=350, callback=callback, every=50, restore_best=False)
-    np.testing.assert_array_equal(kept.get_params(), seen[350][0])
-    assert kept.validation_history[-1] == (350, 0.9, 3e-3)
+    np.testing.assert_array_equal(kept.get_params(), seen[350][1]["average"])
+    assert kept.validation_history[-1] == (350, 0.9, LR)
 
 
 def test_the_weights_a_call_starts_from_are_a_candidate_unless_untrained(uniform, monkeypatch):
@@ -132,7 +149,7 @@ def test_the_weights_a_call_starts_from_are_a_candidate_unless_untrained(uniform
     scripted(monkeypatch, fresh, {100: 5.0, 150: 7.0})                  # worse than the untrained model would be
     seen, callback = recorder()
     fresh.fit(uniform, steps=150, callback=callback, every=50)
-    np.testing.assert_array_equal(fresh.get_params(), seen[100][0])     # the best seen, not the random start
+    np.testing.assert_array_equal(fresh.get_params(), seen[100][1]["average"])   # the best seen, not the start
 
 
 @pytest.mark.parametrize("cls", MODELS)
@@ -145,7 +162,8 @@ def test_training_goes_on_from_the_last_weights_while_the_model_keeps_the_best(c
     for model, restore in ((kept, True), (last, False)):
         scripted(monkeypatch, model, script)
         model.fit(uniform, steps=150, restore_best=restore)
-    assert kept.resumes and not last.resumes
+    assert kept.resumes and last.resumes                               # both go on from their last iterate
+    assert_same(kept.resume_point, last.resume_point)
     assert not np.array_equal(kept.get_params(), last.get_params())    # the best (step 100) and the last
     script[150] = 0.5                                                  # the kept weights' loss at the next start
     for model, restore in ((kept, True), (last, False)):
@@ -153,7 +171,7 @@ def test_training_goes_on_from_the_last_weights_while_the_model_keeps_the_best(c
     assert kept.loss_history == last.loss_history                      # the same training
     np.testing.assert_array_equal(kept.get_params(), last.get_params())   # step 300 is the best: kept by both
     assert_same(kept.optimizer.state(), last.optimizer.state())
-    assert not kept.resumes
+    assert_same(kept.resume_point, last.resume_point)
 
 
 # ---------------------------------------------------------------- the schedule's verdicts
@@ -165,10 +183,10 @@ def test_a_spike_goes_back_to_the_best_weights_and_halves_the_rate(uniform, monk
     theta200, state200 = seen[200]
     theta300, state300 = seen[300]                                      # just after the spike's evaluation
     np.testing.assert_array_equal(theta300, theta200)
-    assert_same(state300, {**state200, "lr": 1.5e-3})                  # coherent moments, the rate halved
-    assert [lr for _, _, lr in model.validation_history] == [3e-3, 3e-3, 1.5e-3, 1.5e-3, 1.5e-3]
-    np.testing.assert_array_equal(model.get_params(), seen[400][0])
-    assert model.schedule.base_lr == 3e-3 and model.lr == 1.5e-3
+    assert_same(state300, {**state200, "lr": LR / 2})                  # coherent moments, the rate halved
+    assert [lr for _, _, lr in model.validation_history] == [LR, LR, LR / 2, LR / 2, LR / 2]
+    np.testing.assert_array_equal(model.get_params(), seen[400][1]["average"])
+    assert model.schedule.base_lr == LR and model.lr == LR / 2
 
 
 def test_a_plateau_halves_the_rate_down_to_its_floor(uniform, monkeypatch):
@@ -182,7 +200,7 @@ def test_a_plateau_halves_the_rate_down_to_its_floor(uniform, monkeypatch):
     expected = [0.002 * max(0.5 ** (k // 2), 1 / 64) for k in range(20)]   # halved every 2nd evaluation
     assert rates == pytest.approx(expected, rel=1e-12)
     assert not np.array_equal(seen[300][0], seen[100][0])              # a plateau does not go back
-    np.testing.assert_array_equal(model.get_params(), seen[100][0])     # the end of the call does
+    np.testing.assert_array_equal(model.get_params(), seen[100][1]["average"])   # the end of the call does
 
 
 def test_new_bests_by_a_hair_are_kept_but_do_not_hold_the_rate_up(uniform, monkeypatch):
@@ -191,8 +209,8 @@ def test_new_bests_by_a_hair_are_kept_but_do_not_hold_the_rate_up(uniform, monke
     scripted(monkeypatch, model, {100: 1.0, 200: 0.995, 300: 0.99, 400: 0.985, 450: 2.0})
     seen, callback = recorder()
     model.fit(uniform, steps=450, callback=callback, every=50)
-    assert [lr for _, _, lr in model.validation_history] == [3e-3, 3e-3, 3e-3, 1.5e-3, 1.5e-3]
-    np.testing.assert_array_equal(model.get_params(), seen[400][0])    # the last new best is kept
+    assert [lr for _, _, lr in model.validation_history] == [LR, LR, LR, LR / 2, LR / 2]
+    np.testing.assert_array_equal(model.get_params(), seen[400][1]["average"])   # the last new best is kept
 
 
 def test_the_schedule_counts_evaluations_across_calls(uniform, monkeypatch):
@@ -200,10 +218,10 @@ def test_the_schedule_counts_evaluations_across_calls(uniform, monkeypatch):
     model = DeLaN(seed=0)
     scripted(monkeypatch, model, {100: 1.0, 200: 1.1, 300: 1.1})
     model.fit(uniform, steps=300)
-    assert model.schedule.since == 2 and model.lr == 3e-3
+    assert model.schedule.since == 2 and model.lr == LR
     scripted(monkeypatch, model, {300: 1.0, 400: 1.05, 500: 1.05})   # the call starts from the kept best
     model.fit(uniform, steps=200)
-    assert [lr for _, _, lr in model.validation_history] == [3e-3, 3e-3, 3e-3, 1.5e-3, 1.5e-3]
+    assert [lr for _, _, lr in model.validation_history] == [LR, LR, LR, LR / 2, LR / 2]
 
 
 # ---------------------------------------------------------------- the divergence guard
@@ -218,7 +236,7 @@ def test_one_diverging_step_raises_and_changes_nothing(args):
     with pytest.raises(TrainingDiverged):
         model.fit(*args, steps=1)
     assert_same(full_snapshot(model), before)
-    model.lr = 3e-3
+    model.lr = LR
     model.fit(*args, steps=5)
     assert model.step == 35
 

@@ -18,7 +18,7 @@ import numpy as np
 from ..facts import EPS, POTENTIAL_SCALE
 from ..validate import described
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3      # 3: the optimiser keeps the average of its iterates (optimizer.average)
 NESTED = ("optimizer", "schedule")     # states stored as one entry per key, e.g. optimizer.m
 
 

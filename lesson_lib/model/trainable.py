@@ -121,10 +121,9 @@ class Trainable:
     # ------------------------------------------------------------------ state
     def _initial_state(self):
         """The untrained model's state, from the seed, at the learning rate the user chose."""
-        lr = self.schedule.base_lr
-        return {"params": self.initial_weights(np.random.default_rng(self.seed)), "step": 0, "loss_history": [],
-                "validation_history": np.zeros((0, 3)), "resume": None,
-                "optimizer": Adam(lr, n_weights(self.layer_sizes)).state(), "schedule": Schedule(lr).state(),
+        lr, theta = self.schedule.base_lr, self.initial_weights(np.random.default_rng(self.seed))
+        return {"params": theta, "step": 0, "loss_history": [], "validation_history": np.zeros((0, 3)), "resume": None,
+                "optimizer": {**Adam(lr, theta.size).state(), "average": theta.copy()}, "schedule": Schedule(lr).state(),
                 "tau_scale": np.ones(self.n_dof),
                 "batch_rng": np.random.default_rng([self.seed, 1]).bit_generator.state}
 
@@ -182,8 +181,8 @@ class Trainable:
         return self.theta.copy()
 
     def set_params(self, flat):
-        """Set the weights from a flat vector like get_params(); training goes on from them.
-        Checked first: a wrong length, type or a NaN leaves the model as it was.
+        """Set the weights from a flat vector like get_params(); training goes on from them (the average of the
+        iterates starts again there).  Checked first: a wrong length, type or a NaN leaves the model as it was.
 
         >>> from lesson_lib import DeLaN
         >>> model = DeLaN()
@@ -192,12 +191,12 @@ class Trainable:
         ValueError: params must be a flat vector of 1348 numbers (like get_params()), got shape (3,)"""
         theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")
         with self._transaction():
-            self.theta, self.resume_point = theta, None
+            self.theta, self.resume_point, self.optimizer.average = theta, None, theta.copy()
 
     @property
     def resumes(self):
-        """True when the next fit goes on from the previous call's last weights, which were worse on
-        the validation samples than the best ones the model kept.
+        """True when the next fit goes on from other weights than the model's: the previous call's last iterate
+        (the model keeps an average of the iterates, the best on the validation samples; lesson_lib.model.training).
 
         >>> from lesson_lib import DeLaN
         >>> DeLaN().resumes                                          # untrained: nothing to go on from
@@ -286,7 +285,8 @@ class Trainable:
         validation: the fraction held out (0 for none), whole trajectories when traj is known; every
         `training.validation_interval` steps the loss on it decides the best weights and the learning rate
         (model.validation_history: (step, validation loss, lr)).
-        restore_best: end with the best weights seen (else the last); the next call goes on from the last either way.
+        restore_best: end with the best weights seen (else the last); the weights are the average of the iterates
+        (lesson_lib.model.adam), and the next call goes on from the last iterate either way.
         callback(model) every `every` steps.  A transaction: on TrainingDiverged, a raising callback or
         KeyboardInterrupt the model is put back as it was, and the exception is raised.
 

@@ -5,10 +5,10 @@ weights.  One step:
     loss, g = model.batch_loss_and_grad(theta, batch)      (DeLaN: lesson_lib.model.fast.loss_and_grad)
     theta   = model.optimizer.step(theta, g)               (Adam; a loss that explodes or is not finite raises)
 
-and every `validation_interval` steps the loss on the held-out samples goes to the schedule
-(lesson_lib.model.schedule), which says whether these are the call's best weights, whether to go back to the best,
-and the rate from now on.  A call ends with the best weights it saw; its last weights stay the resume point of the
-next call.  `train` changes the model it is given: Trainable.fit calls it inside a transaction, which puts
+and every `validation_interval` steps the loss of the average of the iterates (Adam's `average`) on the held-out
+samples goes to the schedule (lesson_lib.model.schedule), which says whether these are the call's best weights,
+whether to go back to the best, and the rate from now on.  A call ends with the best average it saw as the model's
+weights; its last iterate, with Adam's state, is the resume point of the next call.  `train` changes the model it is given: Trainable.fit calls it inside a transaction, which puts
 everything back if it raises (TrainingDiverged, a callback's error, KeyboardInterrupt).
 """
 import functools
@@ -172,14 +172,14 @@ def minibatch_rows(rng, N, B, steps, chunk=256):
         yield from rng.integers(0, N, (min(chunk, steps - start), B))
 
 
-def validation_loss(model, validation_set):
-    """The loss of the model's weights on the held-out samples (no sample weights), a float.
+def validation_loss(model, validation_set, theta=None):
+    """The loss of the weights theta (the model's if None) on the held-out samples (no sample weights), a float.
 
     >>> from lesson_lib import DeLaN, double_pendulum, sample_uniform
     >>> model = DeLaN()
     >>> validation_loss(model, model.training_batch(sample_uniform(double_pendulum(), 8))) > 0
     True"""
-    return float(model.batch_loss(model.theta, validation_set))
+    return float(model.batch_loss(model.theta if theta is None else theta, validation_set))
 
 
 def train(model, samples, validation_set, steps, callback=None, every=250, restore_best=True):
@@ -219,12 +219,15 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
         guard.check(float(model.batch_loss(model.theta, batch)), final=True)
     if best is not None:
         _finish(model, best, validation_set, restore_best)
+    elif steps:
+        model.resume_point = weights_and_moments(model)
+        model.theta = model.optimizer.average.copy()
     return losses
 
 
 def _validate(model, best, validation_set):
-    """One validation evaluation: the schedule's verdict and what follows from it."""
-    v = validation_loss(model, validation_set)
+    """One validation evaluation of the average: the schedule's verdict and what follows from it."""
+    v = validation_loss(model, validation_set, model.optimizer.average)
     keep, restore, lr = model.schedule.validated(v, best.loss, model.lr)
     if keep:
         best.keep(v)
@@ -235,15 +238,17 @@ def _validate(model, best, validation_set):
 
 
 def _finish(model, best, validation_set, restore_best):
-    """End of a call: the last weights are a candidate too; go back to the best unless told otherwise (the last
-    weights become the resume point); record the validation loss of the weights kept."""
-    v = validation_loss(model, validation_set)
+    """End of a call: the last average is a candidate too; go back to the best unless told otherwise; the model's
+    weights are that point's average, its last iterate the resume point; record the validation loss of the weights
+    kept."""
+    v = validation_loss(model, validation_set, model.optimizer.average)
     if v < best.loss:
         best.keep(v)
+    model.resume_point = weights_and_moments(model)
     if restore_best and best.loss < v:
-        model.resume_point = weights_and_moments(model)
         best.restore()
         v = best.loss
+    model.theta = model.optimizer.average.copy()
     entry = (model.step, v, model.lr)
     if model.validation_history and model.validation_history[-1][0] == model.step:
         model.validation_history[-1] = entry                       # evaluated at this very step: replaced
