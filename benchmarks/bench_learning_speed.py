@@ -16,17 +16,16 @@ M q-dd + c + g against the RNEA's (lesson_lib.part_errors, the measure notebook 
 6k steps.  A model trains by fit calls of 1,000 steps: fit resumes from its last weights and keeps the best, so
 the weights after 2 and 4 calls are those after 1 and 2 presses of 2,000 (tests/test_model_validation.py).
 
-Settings: "default" is the library's, read from DeLaN() (lesson_lib.facts); "candidate" is CANDIDATE below
-(one hidden layer of 48, batch 320, lr 1e-2, Adam's decay rates b1 = 0.95 and b2 = 0.99 where Adam's paper has 0.9
-and 0.999; the rest the default's), the best setting measured for issue 60 so far, not adopted (benchmarks/RESULTS.md
-says why).  Each runs for several model seeds (--seeds); the figures are the geometric mean over seeds (and the worst
-seed with --verbose).  The goal lines compare, per split and noise and for each of the four errors:
-candidate after 2k <= default after 6k, and candidate after 6k <= default after 6k / 3.  Time per step: the two
-settings' steps are timed in the same run, interleaved (CPU time: fit runs one thread), and their ratio printed
-with the load average.
+Settings: "default" is the library's, read from DeLaN() and Adam (lesson_lib.facts, lesson_lib.model.adam); "before"
+is BEFORE below, the default until issue 60 (two hidden layers of 32, batch 128, lr 3e-3, Adam's paper's b1 = 0.9 and
+b2 = 0.999, no average of the iterates: the model kept the last).  Each runs for several model seeds (--seeds); the
+figures are the geometric mean over seeds (and the worst seed with --verbose).  The goal lines compare, per split and
+noise and for each of the four errors: default after 2k <= before after 6k, and default after 6k <= before after
+6k / 3.  Time per step: the two settings' steps are timed in the same run, interleaved (CPU time: fit runs one
+thread), and their ratio printed with the load average.
 
 --ablation prints what each choice is worth on the clean letters: rows that add one change at a time to the
-default, up to the candidate, and alternatives beside them (benchmarks/RESULTS.md holds the table).  --lesson
+setting before, up to the default, and alternatives beside them (benchmarks/RESULTS.md holds the table).  --lesson
 checks that the lesson stays true with both settings: the Bench's presses from the lesson's data (PASS, and the
 validation loss never worse than the press before), notebook 08's recording (fit warns that M collapsed on
 differenced q-double-dot; Störmer-Verlet training improves the Savitzky-Golay model).
@@ -65,8 +64,8 @@ from lesson_lib.model import adam, fast, schedule
 
 STEPS = (1000, 2000, 4000, 6000)          # when the errors are read
 PARTS = ("tau", "M_qdd", "c", "g")
-CANDIDATE = dict(model=dict(hidden=(48,), batch_size=320, lr=1e-2), adam=(0.95, 0.99))   # not adopted; the rest
-#                                                                                            the default's
+BEFORE = dict(model=dict(hidden=(32, 32), batch_size=128, lr=3e-3), adam=(0.9, 0.999, 0.0))   # the default until
+#             issue 60: Adam's (b1, b2, decay of the average), decay 0 keeping the last iterate; the rest the default's
 RATE = 100.0                               # samples a second, as notebook 07 samples its letters
 SIGMA = 1e-5                               # encoder noise (rad); see --sigma
 
@@ -108,14 +107,16 @@ def plateau(patience):
 
 
 @contextlib.contextmanager
-def moments(b1, b2):
-    """Adam's decay rates b1 (of the mean gradient) and b2 (of its square) for the body (None: as they are)."""
-    saved = adam.Adam.b1, adam.Adam.b2
-    adam.Adam.b1, adam.Adam.b2 = (saved[0] if b1 is None else b1), (saved[1] if b2 is None else b2)
+def moments(b1=None, b2=None, decay=None):
+    """Adam's decay rates b1 (of the mean gradient), b2 (of its square) and decay (of the average of the iterates;
+    0 keeps the last iterate) for the body (None: as they are)."""
+    saved = adam.Adam.b1, adam.Adam.b2, adam.Adam.decay
+    adam.Adam.b1, adam.Adam.b2, adam.Adam.decay = (old if new is None else new
+                                                   for old, new in zip(saved, (b1, b2, decay), strict=True))
     try:
         yield
     finally:
-        adam.Adam.b1, adam.Adam.b2 = saved
+        adam.Adam.b1, adam.Adam.b2, adam.Adam.decay = saved
 
 
 @contextlib.contextmanager
@@ -166,7 +167,7 @@ def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000):
     found, seconds = {}, 0.0
     with contextlib.ExitStack() as changes:
         changes.enter_context(plateau(patience))
-        changes.enter_context(moments(*setting.get("adam", (None, None))))
+        changes.enter_context(moments(*setting.get("adam", ())))
         if "decay" in setting:
             changes.enter_context(step_decay(*setting["decay"]))
         if setting.get("standardised"):
@@ -225,58 +226,61 @@ def compare(settings, seeds, split_names, sigmas, steps, chain, verbose=False):
 
 
 def goals(results, steps):
-    """The goal lines: per split and noise, the candidate's worst ratio over the four errors against the default's."""
+    """The goal lines: per split and noise, the default's worst ratio over the four errors against before's."""
     last = steps[-1]
     press = 2000 if 2000 in steps else steps[0]
     print()
     for (split, sigma), tables in results.items():
-        default, candidate = tables["default"], tables["candidate"]
-        early = max(candidate[press][p] / default[last][p] for p in PARTS)
-        late = max(candidate[last][p] / default[last][p] for p in PARTS)
+        before, default = tables["before"], tables["default"]
+        early = max(default[press][p] / before[last][p] for p in PARTS)
+        late = max(default[last][p] / before[last][p] for p in PARTS)
         where = f"split {split}, {'noise ' + format(sigma, 'g') if sigma else 'exact'}"
-        print(f"GOAL {where}: candidate after {press} steps / default after {last}: worst of the four {early:.2f} "
-              f"(<= 1: {'MET' if early <= 1 else 'MISSED'}); candidate after {last} / default after {last}: worst "
+        print(f"GOAL {where}: default after {press} steps / before after {last}: worst of the four {early:.2f} "
+              f"(<= 1: {'MET' if early <= 1 else 'MISSED'}); default after {last} / before after {last}: worst "
               f"{late:.2f} (<= 0.33: {'MET' if late <= 1 / 3 else 'MISSED'})")
 
 
 def describe(setting):
-    """A setting as printed: the DeLaN's rate, batch, widths, activation and eps, and Adam's b1 and b2, the
-    library's where the setting does not say."""
-    with moments(*setting.get("adam", (None, None))):
+    """A setting as printed: the DeLaN's rate, batch, widths, activation and eps, and Adam's b1, b2 and the decay of
+    its average, the library's where the setting does not say."""
+    with moments(*setting.get("adam", ())):
         probe = DeLaN(**setting.get("model", {}))
-        b1, b2 = adam.Adam.b1, adam.Adam.b2
+        b1, b2, decay = adam.Adam.b1, adam.Adam.b2, adam.Adam.decay
     return (f"lr {probe.lr:g}, batch {probe.batch_size}, {'x'.join(map(str, probe.hidden))}, {probe.activation}, "
-            f"eps {probe.eps:g}, Adam b1 {b1:g} b2 {b2:g}")
+            f"eps {probe.eps:g}, Adam b1 {b1:g} b2 {b2:g}, average decay {decay:g}")
 
 
-def default_and_candidate():
-    """The two settings compared: the library's default (DeLaN()'s, not restated here) and CANDIDATE."""
-    return {"default": {"model": {}}, "candidate": CANDIDATE}
+def before_and_default():
+    """The two settings compared: BEFORE and the library's default (DeLaN()'s and Adam's, not restated here)."""
+    return {"before": BEFORE, "default": {"model": {}}}
 
 
 def ablation_settings():
-    """Rows adding one change at a time to the library's default, up to the candidate; then alternatives beside
-    them: the first two from "+ lr 1e-2" (stop 63's candidate and a decay), the rest the candidate with what they name
-    changed."""
-    candidate, adam_b = CANDIDATE["model"], CANDIDATE["adam"]
-    lr, one_layer = candidate["lr"], candidate["hidden"]
+    """Rows adding one change at a time to the setting before, up to the library's default; then alternatives beside
+    them: the first two from "+ lr 1e-2" (stop 63's candidate and a warm-up with a decay), the rest the default with
+    what they name changed."""
+    old, old_adam = BEFORE["model"], BEFORE["adam"]
+    new, new_adam = DeLaN(), (adam.Adam.b1, adam.Adam.b2, adam.Adam.decay)
+    no_average = (*new_adam[:2], 0.0)
     return {
-        "default": {"model": {}},
-        "+ lr 1e-2": {"model": {"lr": lr}},
-        "+ Adam b1 0.95, b2 0.99": {"model": {"lr": lr}, "adam": adam_b},
-        "+ one layer of 48": {"model": {"lr": lr, "hidden": one_layer}, "adam": adam_b},
-        "+ batch 320: candidate": CANDIDATE,
-        "  lr 1e-2, batch 192": {"model": {"lr": lr, "batch_size": 192}},
-        "  2e-2, warm-up, decay": {"model": {"lr": 2e-2}, "decay": (100, 1000), "patience": math.inf},
-        "  Adam b1 0.9, b2 0.999": {"model": candidate},
-        "  lr 5e-3": {"model": {**candidate, "lr": 5e-3}, "adam": adam_b},
-        "  lr 2e-2": {"model": {**candidate, "lr": 2e-2}, "adam": adam_b},
-        "  1x64, batch 256": {"model": {**candidate, "hidden": (64,), "batch_size": 256}, "adam": adam_b},
-        "  1x32, batch 512": {"model": {**candidate, "hidden": (32,), "batch_size": 512}, "adam": adam_b},
-        "  2x32, batch 128": {"model": {**candidate, "hidden": (32, 32), "batch_size": 128}, "adam": adam_b},
-        "  tanh": {"model": {**candidate, "activation": "tanh"}, "adam": adam_b},
-        "  eps 1e-2": {"model": {**candidate, "eps": 1e-2}, "adam": adam_b},
-        "  standardised inputs": {"model": candidate, "adam": adam_b, "standardised": True},
+        "before": BEFORE,
+        "+ lr 1e-2": {"model": {**old, "lr": new.lr}, "adam": old_adam},
+        "+ Adam b1 0.95, b2 0.99": {"model": {**old, "lr": new.lr}, "adam": no_average},
+        "+ one layer of 48": {"model": {**old, "lr": new.lr, "hidden": new.hidden}, "adam": no_average},
+        "+ batch 320": {"model": {}, "adam": no_average},
+        "+ average: the default": {"model": {}},
+        "  lr 1e-2, batch 192": {"model": {**old, "lr": 1e-2, "batch_size": 192}, "adam": old_adam},
+        "  2e-2, warm-up, decay": {"model": {**old, "lr": 2e-2}, "adam": old_adam, "decay": (100, 1000),
+                                   "patience": math.inf},
+        "  Adam b1 0.9, b2 0.999": {"model": {}, "adam": old_adam[:2]},
+        "  lr 5e-3": {"model": {"lr": 5e-3}},
+        "  lr 2e-2": {"model": {"lr": 2e-2}},
+        "  1x64, batch 256": {"model": {"hidden": (64,), "batch_size": 256}},
+        "  1x32, batch 512": {"model": {"hidden": (32,), "batch_size": 512}},
+        "  2x32, batch 128": {"model": {"hidden": (32, 32), "batch_size": 128}},
+        "  tanh": {"model": {"activation": "tanh"}},
+        "  eps 1e-2": {"model": {"eps": 1e-2}},
+        "  standardised inputs": {"model": {}, "standardised": True},
     }
 
 
@@ -292,12 +296,12 @@ def lesson(settings, seeds=(0, 1, 2, 3, 4), presses=4):
     visited = motion["q"][::20]
     M_true = chain.mass_matrix(visited)
     for name, setting in settings.items():
-        with moments(*setting.get("adam", (None, None))):          # Adam's b1 and b2 for this setting only
+        with moments(*setting.get("adam", ())):                     # Adam's for this setting only
             _lesson_of(name, setting, seeds, presses, chain, uniform, recording, visited, M_true)
 
 
 def _lesson_of(name, setting, seeds, presses, chain, uniform, recording, visited, M_true):
-    """lesson's figures for one setting (Adam's b1 and b2 already set)."""
+    """lesson's figures for one setting (Adam's settings already set)."""
     import warnings
 
     from lesson_lib import lesson_check
@@ -336,18 +340,18 @@ def main(seeds=(0, 1, 2), split_names=("07", "B"), sigma=SIGMA, steps=STEPS, abl
     print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if ablation:
         settings = ablation_settings()
-        print(f"default: {describe({})} (the library's, read from DeLaN()); candidate: {describe(CANDIDATE)}")
+        print(f"before: {describe(BEFORE)}; default: {describe({})} (the library's)")
         results, per_step = compare(settings, seeds, split_names, (0.0,), steps, chain, verbose)
         base = per_step["default"]
         print("\nCPU time per step against the default's (interleaved in this run): " +
               ", ".join(f"{name.strip()} {t / base:.2f}x" for name, t in per_step.items()))
         return results
-    settings = default_and_candidate()
-    print(f"default: {describe({})} (the library's, read from DeLaN()); candidate: {describe(CANDIDATE)} (measured, "
-          f"not adopted)")
+    settings = before_and_default()
+    print(f"before: {describe(BEFORE)} (the default until issue 60); default: {describe({})} (the library's, read "
+          f"from DeLaN() and Adam)")
     results, per_step = compare(settings, seeds, split_names, (0.0, sigma), steps, chain, verbose)
     goals(results, steps)
-    print(f"CPU time per step, candidate / default: {per_step['candidate'] / per_step['default']:.2f} (median of "
+    print(f"CPU time per step, default / before: {per_step['default'] / per_step['before']:.2f} (median of "
           f"{len(seeds) * len(split_names) * 2} interleaved trainings each; goal <= 1.2); load average "
           f"{os.getloadavg()[0]:.1f}")
     return results
@@ -359,12 +363,12 @@ if __name__ == "__main__":
     parser.add_argument("--splits", nargs="+", default=["07", "B"], choices=["07", "B"])
     parser.add_argument("--sigma", type=float, default=SIGMA, help=f"encoder noise in rad (default {SIGMA:g})")
     parser.add_argument("--ablation", action="store_true", help="the table of what each choice is worth")
-    parser.add_argument("--lesson", action="store_true", help="the lesson's checks for the default and the candidate")
+    parser.add_argument("--lesson", action="store_true", help="the lesson's checks for before and the default")
     parser.add_argument("--quick", action="store_true", help="seed 0, split 07, 20 and 40 steps: that it runs")
     parser.add_argument("--verbose", action="store_true", help="also the worst seed's errors")
     a = parser.parse_args()
     if a.lesson:
-        lesson(default_and_candidate(), tuple(a.seeds) if a.seeds != [0, 1, 2] else (0, 1, 2, 3, 4))
+        lesson(before_and_default(), tuple(a.seeds) if a.seeds != [0, 1, 2] else (0, 1, 2, 3, 4))
     elif a.quick:
         main(seeds=(0,), split_names=("07",), sigma=a.sigma, steps=(20, 40), ablation=a.ablation)
     else:
