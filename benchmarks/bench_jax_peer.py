@@ -3,10 +3,11 @@
 The peer: the default DeLaN (features [cos q, sin q], the default's isru layers, L with a softplus diagonal,
 M = L Lᵀ + eps I, V = v_scale x the last output) in jax.numpy, ∂M/∂q by forward mode (jax.jacfwd), g = ∂V/∂q by
 jax.grad, c = Ṁ q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k, the course's loss on model.training_batch(data) (the same scaled,
-weighted torque error), float32, optax Adam at the course's rate, minibatches of the course's size drawn
-uniformly, the whole step under jax.jit; the same initial weights as DeLaN(seed=0).  Rate, batch, widths, eps
-and the potential's unit are read from DeLaN() (the library's defaults, lesson_lib.facts), so both sides do the
-same work per step (issue 60); the first line printed says which.  Compile time is excluded
+weighted torque error), float32, optax Adam at the course's rate and b1, b2, with the course's average of the
+iterates (lesson_lib.model.adam), minibatches of the course's size drawn uniformly, the whole step under jax.jit; the
+same initial weights as DeLaN(seed=0).  Rate, batch, widths, eps, the potential's unit and Adam's settings are read
+from DeLaN() and Adam (the library's defaults, lesson_lib.facts), so both sides do the same work per step (issue 60);
+the first line printed says which.  Compile time is excluded
 (one step runs first).  Not the same algorithm step for step: the course's fit also holds out a validation split
 and keeps its best weights; both end with the weights checked by lesson_check.
 
@@ -72,15 +73,20 @@ def jax_peer(model, batch):
         tau = jax.vmap(torque, in_axes=(None, 0, 0, 0))(theta, q, qd, qdd)
         return jnp.mean((tau * inv_scale - target) ** 2)
 
-    optimizer = optax.adam(model.lr)
+    from lesson_lib.model.adam import Adam
+    optimizer = optax.adam(model.lr, b1=Adam.b1, b2=Adam.b2, eps=Adam.eps)
 
     @jax.jit
     def step(theta, state, key):
+        """One Adam step; state is (optax's state, the average of the iterates, the step count t)."""
+        opt_state, average, t = state
         key, sub = jax.random.split(key)
         i = jax.random.randint(sub, (model.batch_size,), 0, q_all.shape[0])
         value, g = jax.value_and_grad(loss)(theta, q_all[i], qd_all[i], qdd_all[i], target_all[i], inv_all[i])
-        updates, state = optimizer.update(g, state, theta)
-        return optax.apply_updates(theta, updates), state, key, value
+        updates, opt_state = optimizer.update(g, opt_state, theta)
+        theta, t = optax.apply_updates(theta, updates), t + 1
+        d = jnp.minimum(Adam.decay, (t - 1) / (t + 8))
+        return theta, (opt_state, d * average + (1 - d) * theta, t), key, value
 
     theta0 = jnp.asarray(model.get_params(), jnp.float32)
     first = float(loss(theta0, q_all[:128], qd_all[:128], qdd_all[:128], target_all[:128], inv_all[:128]))
@@ -88,15 +94,16 @@ def jax_peer(model, batch):
     course_first = float(definition.loss(model.get_params(), model.architecture, tuple(a[:128] for a in batch)))
 
     def train(steps):
-        theta, state, key = theta0, optimizer.init(theta0), jax.random.PRNGKey(0)
-        theta, state, key, _ = step(theta, state, key)          # compile (excluded from the time)
+        """(seconds, the average of the iterates as numpy) after `steps` steps from theta0."""
+        fresh = (optimizer.init(theta0), theta0, jnp.float32(0))
+        theta, state, key, _ = step(theta0, fresh, jax.random.PRNGKey(0))     # compile (excluded from the time)
         jax.block_until_ready(theta)
-        theta, state, key = theta0, optimizer.init(theta0), jax.random.PRNGKey(0)
+        theta, state, key = theta0, fresh, jax.random.PRNGKey(0)
         t0 = time.perf_counter()
         for _ in range(steps):
             theta, state, key, _ = step(theta, state, key)
-        jax.block_until_ready(theta)
-        return time.perf_counter() - t0, np.asarray(theta, dtype=float)
+        jax.block_until_ready(state[1])
+        return time.perf_counter() - t0, np.asarray(state[1], dtype=float)
 
     return train, first, course_first
 
@@ -110,8 +117,10 @@ def isru_only(model):
 
 def settings(model):
     """The settings both sides train with, as printed: the library's defaults."""
+    from lesson_lib.model.adam import Adam
     return (f"lr {model.lr:g}, batch {model.batch_size}, hidden {'x'.join(map(str, model.hidden))}, "
-            f"{model.activation}, eps {model.eps:g}")
+            f"{model.activation}, eps {model.eps:g}, Adam b1 {Adam.b1:g} b2 {Adam.b2:g} with an average of the "
+            f"iterates (decay {Adam.decay:g})")
 
 
 def race(name, make_peer, goal, rounds=3, steps=2000):

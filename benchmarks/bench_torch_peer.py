@@ -2,7 +2,8 @@
 
 The peer: the default DeLaN as bench_jax_peer.py's JAX one (features [cos q, sin q], the default's isru layers, L with a
 softplus diagonal, M = L Lᵀ + eps I, V = v_scale x the last output, c = Ṁ q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k, g = ∂V/∂q),
-float32, eager PyTorch (no torch.compile), torch.optim.Adam at the course's rate, minibatches of the course's size
+float32, eager PyTorch (no torch.compile), torch.optim.Adam at the course's rate and b1, b2 with the course's
+average of the iterates (lesson_lib.model.adam), minibatches of the course's size
 drawn uniformly, the same initial weights as DeLaN(seed=0) and the course's loss on model.training_batch(data),
 the loss's gradient by backward().  Two ways to get ∂M/∂q, --peer:
 
@@ -36,6 +37,7 @@ def torch_peer(model, batch, peer="jet"):
     from torch.func import grad, jacfwd, vmap
 
     from lesson_lib.model import definition
+    from lesson_lib.model.adam import Adam
     from lesson_lib.model.definition import tril_order, unflatten
 
     n, sizes, EPS, POTENTIAL_SCALE = model.n_dof, model.layer_sizes, model.eps, model.potential_scale
@@ -101,16 +103,21 @@ def torch_peer(model, batch, peer="jet"):
 
     def train(steps):
         params = [p.clone().requires_grad_() for p in theta0]
-        optimizer = torch.optim.Adam(params, lr=model.lr)
+        average = [p.clone() for p in theta0]
+        optimizer = torch.optim.Adam(params, lr=model.lr, betas=(Adam.b1, Adam.b2), eps=Adam.eps)
         generator = torch.Generator().manual_seed(0)
         t0 = time.perf_counter()
-        for _ in range(steps):
+        for t in range(1, steps + 1):
             i = torch.randint(0, len(q_all), (model.batch_size,), generator=generator)
             optimizer.zero_grad()
             loss(params, q_all[i], qd_all[i], qdd_all[i], target_all[i], inv_all[i]).backward()
             optimizer.step()
+            d = min(Adam.decay, (t - 1) / (t + 8))
+            with torch.no_grad():
+                for a, p in zip(average, params, strict=True):
+                    a.lerp_(p, 1 - d)                                  # average + (1 - d)(theta - average)
         seconds = time.perf_counter() - t0
-        return seconds, np.concatenate([p.detach().numpy().astype(float).reshape(-1) for p in params])
+        return seconds, np.concatenate([a.numpy().astype(float).reshape(-1) for a in average])
 
     return train, first, course_first
 
