@@ -53,7 +53,7 @@ def _layers(widths):
 
 
 # How prose writes each fact (the text between its markers), e.g. PASS_MAX_ERROR -> "0.2", GRID_POINTS ->
-# "41 × 41" (the grid is square), HIDDEN -> "2×32" (layers × units).
+# "41 × 41" (the grid is square), HIDDEN -> "1×48" (layers × units).
 FORMATS = {"PASS_MAX_ERROR": _number, "GRID_POINTS": lambda n: f"{n} × {n}", "N_SAMPLES": str, "QD_MAX": _number,
            "QDD_MAX": _number, "SEED": str, "HIDDEN": _layers, "ACTIVATION": str, "EPS": _number, "LR": _number,
            "BATCH_SIZE": str, "STEPS_PER_PRESS": str, "TRIPLE_MAX_ERROR": _number, "POTENTIAL_SCALE": _number,
@@ -64,7 +64,7 @@ def text(name):
     """The fact `name` as prose writes it, from its current value: text("PASS_MAX_ERROR") == "0.2".
 
     >>> text("PASS_MAX_ERROR"), text("GRID_POINTS"), text("HIDDEN")
-    ('0.2', '41 × 41', '2×32')"""
+    ('0.2', '41 × 41', '1×48')"""
     if name not in FORMATS:
         raise KeyError(f"no fact named {name!r}; the facts are {', '.join(FORMATS)}")
     return FORMATS[name](globals()[name])

@@ -112,3 +112,21 @@ def trained(cls, args, steps=30, **kw):
     model = cls(seed=0, **kw)
     model.fit(*args, steps=steps)
     return model
+
+
+def adam_and_average(batches, theta0, steps, lr, model):
+    """autograd's Adam (misc.optimizers.adam, at Adam's b1 and b2) on the loss of these batches: the last iterate,
+    and the moving average of the iterates as TensorFlow's ExponentialMovingAverage keeps it (num_updates t - 1,
+    the shadow starting at the first iterate)."""
+    from autograd import grad
+    from autograd.misc.optimizers import adam
+
+    from lesson_lib.model.adam import Adam
+    iterates = []
+    last = adam(lambda theta, i: grad(model.loss)(theta, batches[i]), theta0, num_iters=steps, step_size=lr,
+                b1=Adam.b1, b2=Adam.b2, callback=lambda x, i, g: iterates.append(x) if i else None)
+    average = iterates[0]
+    for t, theta in enumerate([*iterates[1:], last], 1):
+        d = min(Adam.decay, t / (t + 9))
+        average = d * average + (1 - d) * theta
+    return last, average

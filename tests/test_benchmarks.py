@@ -72,9 +72,10 @@ def test_bench_torch_peer_without_pytorch_says_so_and_stops(capsys, monkeypatch)
 
 
 def test_bench_learning_speed_runs_both_settings_on_exact_and_noisy_letters_and_restores_the_library(capsys):
-    """Its quick run: the library's default (read from DeLaN(), not restated) against the candidate, the goal lines
-    for exact and noisy data; its ablation's changes (the plateau patience, a warm-up and decay of Adam's rate,
-    standardised inputs) change what fit uses, and only inside their block."""
+    """Its quick run: the library's default (read from DeLaN() and Adam, not restated) against the setting before
+    issue 60, the goal lines for exact and noisy data; its settings' and ablation's changes (Adam's b1, b2 and the
+    average's decay, the plateau patience, a warm-up and decay of Adam's rate, standardised inputs) change what fit
+    uses, and only inside their block."""
     import numpy as np
 
     from lesson_lib import DeLaN
@@ -84,13 +85,23 @@ def test_bench_learning_speed_runs_both_settings_on_exact_and_noisy_letters_and_
     out = capsys.readouterr().out
     assert set(results) == {("07", 0.0), ("07", bench.SIGMA)}
     for tables in results.values():
-        assert set(tables) == {"default", "candidate"}
+        assert set(tables) == {"before", "default"}
         assert all(set(table[s]) == set(bench.PARTS) for table in tables.values() for s in (10, 20))
-    assert out.count("GOAL split 07") == 2 and "candidate after 10 steps / default after 20" in out
-    assert "CPU time per step, candidate / default" in out
+    assert out.count("GOAL split 07") == 2 and "default after 10 steps / before after 20" in out
+    assert "CPU time per step, default / before" in out
     model = DeLaN()
-    assert f"default: lr {model.lr:g}, batch {model.batch_size}" in out           # the library's, read not restated
-    assert f"candidate: lr {bench.CANDIDATE['lr']:g}, batch {bench.CANDIDATE['batch_size']}" in out
+    assert (f"default: lr {model.lr:g}, batch {model.batch_size}, {'x'.join(map(str, model.hidden))}, isru, eps "
+            f"{model.eps:g}, Adam b1 {adam.Adam.b1:g} b2 {adam.Adam.b2:g}, average decay {adam.Adam.decay:g}") in out
+    old = bench.BEFORE["model"]
+    assert f"before: lr {old['lr']:g}, batch {old['batch_size']}, {'x'.join(map(str, old['hidden']))}" in out
+    rates = adam.Adam.b1, adam.Adam.b2, adam.Adam.decay
+    with bench.moments(0.5, None, 0.0):
+        assert (adam.Adam.b1, adam.Adam.b2, adam.Adam.decay) == (0.5, rates[1], 0.0)
+        kept = adam.Adam(1.0, n=1)
+        kept.step(np.zeros(1), np.ones(1))
+        last = kept.step(np.zeros(1), np.ones(1))
+        assert kept.average == last                                   # decay 0: the average is the last iterate
+    assert (adam.Adam.b1, adam.Adam.b2, adam.Adam.decay) == rates
     adam_step, input_jet, patience = adam.Adam.step, fast.input_jet, schedule.PATIENCE
     optimizer = adam.Adam(1.0, n=1)
     q = np.random.default_rng(0).normal(size=(50, 2))

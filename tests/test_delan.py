@@ -235,20 +235,19 @@ def test_delan_generalises_beyond_training_range_far_better_than_black_box(data,
 def test_fit_is_adam_on_the_float32_loss(data):
     """fit = autograd.misc.optimizers.adam on the same minibatches, with the loss computed in float32.  The
     minibatches come from the training rows only (the validation split's rows are never trained on); the call is
-    shorter than one validation interval, so the schedule does not act, and its end is its best (checked)."""
-    from autograd import grad
-    from autograd.misc.optimizers import adam
-    from model_states import minibatches
+    shorter than one validation interval, so the schedule does not act, and its end is its best (checked): the model
+    keeps the average of the iterates and goes on from the last."""
+    from model_states import adam_and_average, minibatches
     args = (data["q"], data["qd"], data["qdd"], data["tau"])
     model = DeLaN(seed=3, lr=3e-3, batch_size=64)
     theta0 = model.get_params()
     model.fit(*args, steps=30)
     assert [s for s, _, _ in model.validation_history] == [30] and model.lr == 3e-3
     batches = minibatches(model, args, 30, seed=3)
-    loss_grad = grad(model.loss)
-    expected = adam(lambda theta, i: loss_grad(theta, batches[i]), theta0, num_iters=30, step_size=3e-3)
+    last, average = adam_and_average(batches, theta0, 30, 3e-3, model)
     assert model.get_params().dtype == np.float64
-    np.testing.assert_allclose(model.get_params(), expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.resume_point["params"], last, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.get_params(), average, rtol=0, atol=1e-12)
     assert not np.allclose(model.get_params(), theta0, rtol=0, atol=1e-4)       # it did move
 
 

@@ -134,7 +134,7 @@ def print_audit(rows, name):
     >>> print_audit(audit(BlackBox(seed=0), scales=(1,), count=20), "untrained black box")   # doctest: +ELLIPSIS
     untrained black box: implied mass matrix d tau / d qdd at random states
        range  max |M - M^T|  not pos.-def.  smallest eig
-          1x          0.083         100.0%        -0.121"""
+          1x          0.248          65.0%        -0.101"""
     if not isinstance(rows, (list, tuple)) or not rows or not all(
             isinstance(r, dict) and all(k in r for k in AUDIT_KEYS) for r in rows):
         raise TypeError(f"rows must be the non-empty list of dicts that audit(model) returns, got "

@@ -125,7 +125,7 @@ def read(config, template, path):
 
     >>> import tempfile
     >>> from lesson_lib import DeLaN
-    >>> model = DeLaN()
+    >>> model = DeLaN(hidden=(32, 32))
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = model.save(os.path.join(folder, "m"))
     ...     read(DeLaN(hidden=(8,)).config(), DeLaN(hidden=(8,))._state(), path)

@@ -123,7 +123,8 @@ class Trainable:
         """The untrained model's state, from the seed, at the learning rate the user chose."""
         lr, theta = self.schedule.base_lr, self.initial_weights(np.random.default_rng(self.seed))
         return {"params": theta, "step": 0, "loss_history": [], "validation_history": np.zeros((0, 3)), "resume": None,
-                "optimizer": {**Adam(lr, theta.size).state(), "average": theta.copy()}, "schedule": Schedule(lr).state(),
+                "optimizer": {**Adam(lr, theta.size).state(), "average": theta.copy()},
+                "schedule": Schedule(lr).state(),
                 "tau_scale": np.ones(self.n_dof),
                 "batch_rng": np.random.default_rng([self.seed, 1]).bit_generator.state}
 
@@ -185,7 +186,7 @@ class Trainable:
         iterates starts again there).  Checked first: a wrong length, type or a NaN leaves the model as it was.
 
         >>> from lesson_lib import DeLaN
-        >>> model = DeLaN()
+        >>> model = DeLaN(hidden=(32, 32))
         >>> model.set_params(np.zeros(3))
         Traceback (most recent call last):
         ValueError: params must be a flat vector of 1348 numbers (like get_params()), got shape (3,)"""
