@@ -14,7 +14,9 @@ held-out letters are always the truth: the question is what the model learned, n
 Errors: the root-mean-square error in N m on the held-out letters of the torque tau and of each part of
 M q-dd + c + g against the RNEA's (lesson_lib.part_errors, the measure notebook 07 prints), after 1k, 2k, 4k and
 6k steps.  A model trains by fit calls of 1,000 steps: fit resumes from its last weights and keeps the best, so
-the weights after 2 and 4 calls are those after 1 and 2 presses of 2,000 (tests/test_model_validation.py).
+the weights after 2 and 4 calls are those after 1 and 2 presses of 2,000
+(tests/test_training.py::test_training_goes_on_from_the_last_weights_while_the_model_keeps_the_best), unless a
+spike comes before a call's first new best (lesson_lib.model.training).
 
 Settings: "default" is the library's, read from DeLaN() and Adam (lesson_lib.facts, lesson_lib.model.adam); "before"
 is BEFORE below, the default until issue 60 (two hidden layers of 32, batch 128, lr 3e-3, Adam's paper's b1 = 0.9 and
@@ -262,13 +264,14 @@ def ablation_settings():
     old, old_adam = BEFORE["model"], BEFORE["adam"]
     new, new_adam = DeLaN(), (adam.Adam.b1, adam.Adam.b2, adam.Adam.decay)
     no_average = (*new_adam[:2], 0.0)
-    return {
+    return {                                   # the labels read the default's values (the setting each row adds)
         "before": BEFORE,
-        "+ lr 1e-2": {"model": {**old, "lr": new.lr}, "adam": old_adam},
-        "+ Adam b1 0.95, b2 0.99": {"model": {**old, "lr": new.lr}, "adam": no_average},
-        "+ one layer of 48": {"model": {**old, "lr": new.lr, "hidden": new.hidden}, "adam": no_average},
-        "+ batch 320": {"model": {}, "adam": no_average},
-        "+ average: the default": {"model": {}},
+        f"+ lr {new.lr:g}": {"model": {**old, "lr": new.lr}, "adam": old_adam},
+        f"+ Adam b1 {new_adam[0]:g}, b2 {new_adam[1]:g}": {"model": {**old, "lr": new.lr}, "adam": no_average},
+        f"+ hidden {'x'.join(map(str, new.hidden))}": {"model": {**old, "lr": new.lr, "hidden": new.hidden},
+                                                        "adam": no_average},
+        f"+ batch {new.batch_size}": {"model": {}, "adam": no_average},
+        f"+ average {new_adam[2]:g}: the default": {"model": {}},
         "  lr 1e-2, batch 192": {"model": {**old, "lr": 1e-2, "batch_size": 192}, "adam": old_adam},
         "  2e-2, warm-up, decay": {"model": {**old, "lr": 2e-2}, "adam": old_adam, "decay": (100, 1000),
                                    "patience": math.inf},

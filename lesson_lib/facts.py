@@ -25,9 +25,9 @@ QD_MAX = 3.0
 QDD_MAX = 10.0
 SEED = 0
 
-# The default DeLaN and its training: chosen for what one press learns on held-out letters at the cost per step of
-# 2x32 at batch 128 (benchmarks/bench_learning_speed.py, issue 60; Adam averages its iterates, lesson_lib.model.adam).
-# One press of the Bench's Train button runs STEPS_PER_PRESS steps.
+# The default DeLaN and its training: chosen for what one press learns on held-out letters at about the cost per
+# step of 2x32 at batch 128 (benchmarks/bench_learning_speed.py, issue 60; Adam averages its iterates,
+# lesson_lib.model.adam).  One press of the Bench's Train button runs STEPS_PER_PRESS steps.
 HIDDEN = (48,)
 ACTIVATION = "isru"
 EPS = 1e-3

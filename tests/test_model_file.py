@@ -40,7 +40,8 @@ def test_file_records_the_architecture_and_settings(tmp_path):
         assert int(f["format"]) == FORMAT_VERSION
     assert config == {"class": "DeLaN", "n_dof": 2, "hidden": [8, 4], "activation": "tanh", "eps": 1e-2,
                       "potential_scale": facts.POTENTIAL_SCALE,
-                      "optimizer": Adam.config(),
+                      "optimizer": {"name": "adam", "b1": Adam.b1, "b2": Adam.b2, "eps": Adam.eps,
+                                    "decay": Adam.decay},
                       "seed": 0, "batch_size": facts.BATCH_SIZE}
 
 

@@ -150,7 +150,9 @@ def test_set_params_drops_the_resume_point(uniform, monkeypatch):
     assert not model.resumes
     monkeypatch.undo()
     model.fit(uniform, steps=1, validation=0)                          # one step from the weights it was given,
-    assert np.abs(model.get_params() - theta).max() < 0.01             # not from the last weights, 50 steps away
+    assert np.abs(model.resume_point["params"] - theta).max() < 0.01   # not from the last iterate, 50 steps away
+    np.testing.assert_array_equal(model.get_params(), model.resume_point["params"])   # the average starts again:
+    #                                                                    after one step it is that step's iterate
 
 
 def test_a_data_dict_is_the_arrays_with_their_trajectories(motions):

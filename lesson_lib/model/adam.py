@@ -5,20 +5,22 @@ averaging, as TensorFlow's ExponentialMovingAverage keeps it):
     m    = b1 m + (1 - b1) g,        v    = b2 v + (1 - b2) g^2          (moment estimates, from 0)
     mhat = m / (1 - b1^t),           vhat = v / (1 - b2^t)               (their bias corrections)
     theta = theta - lr mhat / (sqrt(vhat) + eps)
-    average = d average + (1 - d) theta,   d = min(decay, (t - 1) / (t + 8))
+    average = d average + (1 - d) theta,   d = min(decay, (k - 1) / (k + 8)),   k = the iterates averaged
 
-The average starts at the first iterate (d = 0), then spans about the last tenth of the steps, up to the last
-1 / (1 - decay).  It is the weights fit keeps: a step's noise averages out, so the average is nearer the minimum than
-any one iterate (lesson_lib.model.training).  b1 = 0.95 and b2 = 0.99 (the paper's 0.9 and 0.999) let the moments
-follow a loss that falls by orders of magnitude within a press; benchmarks/bench_learning_speed.py measures what each
-choice is worth.  The model (lesson_lib.model.trainable) checks the learning rate it is given; the schedule
-(lesson_lib.model.schedule) changes it between steps."""
+The average starts at the first iterate (k = 1, d = 0), then spans about the last tenth of the steps, up to the last
+1 / (1 - decay); k counts from the start, or from the weights set_params gave (lesson_lib.model.trainable).  It is
+the weights fit keeps: a step's noise averages out, so the average is nearer the minimum than any one iterate
+(lesson_lib.model.training).  b1 = 0.95 and b2 = 0.99 (the paper's 0.9 and 0.999) let the moments follow a loss that
+falls by orders of magnitude within a press; benchmarks/bench_learning_speed.py measures what each choice is worth.
+fit_verlet (lesson_lib.model.verlet) steps with the same Adam and keeps its last iterate.  The model
+(lesson_lib.model.trainable) checks the learning rate it is given; the schedule (lesson_lib.model.schedule) changes it
+between steps."""
 import numpy as np
 
 
 class Adam:
-    """Adam's state: the learning rate lr, the moments m and v (n,), the step count t and the average (n,) of the
-    iterates.
+    """Adam's state: the learning rate lr, the moments m and v (n,), the step count t, and the average (n,) of the
+    last `averaged` iterates.
 
     >>> adam = Adam(lr=0.1, n=2)
     >>> adam.step(np.array([1.0, 1.0]), np.array([2.0, -0.5]))        # the first step: lr sign(g)
@@ -30,7 +32,8 @@ class Adam:
     decay = 0.999
 
     def __init__(self, lr, n=0):
-        self.lr, self.m, self.v, self.t, self.average = lr, np.zeros(n), np.zeros(n), 0, np.zeros(n)
+        self.lr, self.m, self.v, self.t = lr, np.zeros(n), np.zeros(n), 0
+        self.average, self.averaged = np.zeros(n), 0
 
     def step(self, theta, g):
         """The weights after one step from theta (n,) along the gradient g (n,); the average takes them in.
@@ -46,27 +49,30 @@ class Adam:
         mhat = self.m / (1 - self.b1 ** self.t)
         vhat = self.v / (1 - self.b2 ** self.t)
         theta = theta - self.lr * mhat / (np.sqrt(vhat) + self.eps)
-        d = min(self.decay, (self.t - 1) / (self.t + 8))
+        self.averaged += 1
+        d = min(self.decay, (self.averaged - 1) / (self.averaged + 8))
         self.average = d * self.average + (1 - d) * theta
         return theta
 
     def state(self):
-        """Copies of m, v and the average, and t and lr: what a saved model and an undone fit keep.
+        """Copies of m, v and the average, and t, lr and the count averaged: what a saved model and an undone fit
+        keep.
 
         >>> Adam(lr=0.1, n=2).state()["t"]
         0"""
-        return {"m": self.m.copy(), "v": self.v.copy(), "t": self.t, "lr": self.lr, "average": self.average.copy()}
+        return {"m": self.m.copy(), "v": self.v.copy(), "t": self.t, "lr": self.lr, "average": self.average.copy(),
+                "averaged": self.averaged}
 
     def set_state(self, state):
         """Put back a state that state() exported (the moments and the average copied as floats).
 
         >>> adam = Adam(lr=0.1, n=2)
-        >>> adam.set_state({"m": [1, 2], "v": [3, 4], "t": 5, "lr": 0.01, "average": [0, 1]})
+        >>> adam.set_state({"m": [1, 2], "v": [3, 4], "t": 5, "lr": 0.01, "average": [0, 1], "averaged": 5})
         >>> adam.m, adam.t, adam.lr
         (array([1., 2.]), 5, 0.01)"""
         self.m, self.v = np.array(state["m"], dtype=float), np.array(state["v"], dtype=float)
         self.t, self.lr = int(state["t"]), float(state["lr"])
-        self.average = np.array(state["average"], dtype=float)
+        self.average, self.averaged = np.array(state["average"], dtype=float), int(state["averaged"])
 
     @classmethod
     def config(cls):

@@ -6,13 +6,15 @@ widths, inputs first), `initial_weights(rng)` (the flat weights theta) and `batc
 autograd-differentiable scalar on a batch (q, qd, qdd, target, inv_scale), each (B, n); `batch_loss_and_grad` may
 compute both faster (lesson_lib.model.blackbox is the smallest example).  What training changes, the model's state:
 
-    theta, step, loss_history, validation_history (step, loss, lr)     the weights and their record
+    theta, step, loss_history, validation_history (step, loss, lr)     the weights and their record (after a fit,
+                   the average of Adam's iterates that validated best, lesson_lib.model.training)
     optimizer (lesson_lib.model.adam), schedule (lesson_lib.model.schedule), tau_scale (the loss's units)
     batch_rng      the minibatches' generator
-    resume_point   the weights and moments the next fit goes on from, when not theta (`resumes`)
+    resume_point   the last iterate and Adam's state, which the next fit goes on from (`resumes`; None before
+                   training and after set_params or reset: then fit starts from theta)
 
 `fit` checks its arguments and data (lesson_lib.model.training_data), then runs the loop (lesson_lib.model.training);
-it continues from the current weights and Adam's moments: pressing "Train" again carries on.  `fit`, `load`,
+it continues from the last iterate and Adam's moments: pressing "Train" again carries on.  `fit`, `load`,
 `set_params` and `reset` are transactions: they complete or leave the model exactly as it was, also when
 interrupted or when a callback raises.  `save` and `load` write and read lesson_lib.model.model_file.
 """
@@ -182,8 +184,9 @@ class Trainable:
         return self.theta.copy()
 
     def set_params(self, flat):
-        """Set the weights from a flat vector like get_params(); training goes on from them (the average of the
-        iterates starts again there).  Checked first: a wrong length, type or a NaN leaves the model as it was.
+        """Set the weights from a flat vector like get_params(); training goes on from them, and the average of the
+        iterates starts again from the next step's (lesson_lib.model.adam).  Checked first: a wrong length, type or a
+        NaN leaves the model as it was.
 
         >>> from lesson_lib import DeLaN
         >>> model = DeLaN(hidden=(32, 32))
@@ -192,7 +195,8 @@ class Trainable:
         ValueError: params must be a flat vector of 1348 numbers (like get_params()), got shape (3,)"""
         theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")
         with self._transaction():
-            self.theta, self.resume_point, self.optimizer.average = theta, None, theta.copy()
+            self.theta, self.resume_point = theta, None
+            self.optimizer.average, self.optimizer.averaged = theta.copy(), 0      # the next iterate replaces it
 
     @property
     def resumes(self):

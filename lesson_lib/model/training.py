@@ -8,9 +8,10 @@ weights.  One step:
 and every `validation_interval` steps the loss of the average of the iterates (Adam's `average`) on the held-out
 samples goes to the schedule (lesson_lib.model.schedule), which says whether these are the call's best weights,
 whether to go back to the best, and the rate from now on.  A call ends with the best average it saw as the model's
-weights; its last iterate, with Adam's state, is the resume point of the next call.  `train` changes the model it
-is given: Trainable.fit calls it inside a transaction, which puts everything back if it raises (TrainingDiverged, a
-callback's error, KeyboardInterrupt).
+weights; its last iterate, with Adam's state, is the resume point of the next call.  A spike before the call's
+first new best goes back to the weights the call started from, the average, with the moments kept beside it.
+callback(model) sees the iterate.  `train` changes the model it is given: Trainable.fit calls it inside a
+transaction, which puts everything back if it raises (TrainingDiverged, a callback's error, KeyboardInterrupt).
 """
 import functools
 import math
