@@ -125,8 +125,14 @@ def adam_and_average(batches, theta0, steps, lr, model):
     iterates = []
     last = adam(lambda theta, i: grad(model.loss)(theta, batches[i]), theta0, num_iters=steps, step_size=lr,
                 b1=Adam.b1, b2=Adam.b2, callback=lambda x, i, g: iterates.append(x) if i else None)
+    return last, moving_average([*iterates, last], Adam.decay)
+
+
+def moving_average(iterates, decay):
+    """TensorFlow's ExponentialMovingAverage of the iterates with num_updates t - 1, its shadow starting at the
+    first iterate: d_t = min(decay, t / (t + 9)) from the second on."""
     average = iterates[0]
-    for t, theta in enumerate([*iterates[1:], last], 1):
-        d = min(Adam.decay, t / (t + 9))
+    for t, theta in enumerate(iterates[1:], 1):
+        d = min(decay, t / (t + 9))
         average = d * average + (1 - d) * theta
-    return last, average
+    return average

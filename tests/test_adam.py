@@ -2,6 +2,7 @@
 exactly."""
 import numpy as np
 import pytest
+from model_states import moving_average
 
 from lesson_lib import DeLaN, double_pendulum, sample_uniform
 from lesson_lib.model.adam import Adam
@@ -49,16 +50,6 @@ def _adam(theta, gradients, lr, b1=Adam.b1, b2=Adam.b2, eps=1e-8):
     return theta
 
 
-def _average(iterates, decay=Adam.decay):
-    """TensorFlow's ExponentialMovingAverage of the iterates with num_updates = t - 1, its shadow starting at the
-    first iterate: d_t = min(decay, t / (t + 9)) from the second on."""
-    average = iterates[0]
-    for t, theta in enumerate(iterates[1:], 1):
-        d = min(decay, t / (t + 9))
-        average = d * average + (1 - d) * theta
-    return average
-
-
 def test_adam_steps_as_its_textbook_says_from_the_first_step_on():
     """Ten steps on gradients of changing size and sign (from the first: a missing bias correction, or one without
     its square root, makes the first steps many times too small)."""
@@ -81,7 +72,7 @@ def test_the_average_of_the_iterates_is_tensorflows_moving_average_and_lands_nea
     for _ in range(3000):
         theta = opt.step(theta, theta + rng.normal(size=20))            # the minimum is 0
         iterates.append(theta)
-    np.testing.assert_allclose(opt.average, _average(iterates), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(opt.average, moving_average(iterates, Adam.decay), rtol=1e-9, atol=1e-12)
     assert np.linalg.norm(opt.average) < np.linalg.norm(theta) / 3
 
 

@@ -183,13 +183,15 @@ def _mid_batch(model, chain, q):
     """q (B, n) reordered so that the configuration of the largest error sits at row B/4 and that of the smallest
     eigenvalue at row B/2 (the same row when one configuration holds both): a number taken from one configuration,
     an end of the batch or a slice of it misses them, whatever the model."""
-    q = q.copy()
-    for row, worst in ((len(q) // 4, lambda: np.abs(model.mass_matrix(q) - chain.mass_matrix(q)).max(axis=(1, 2))),
-                       (len(q) // 2, lambda: -np.linalg.eigvalsh(model.mass_matrix(q))[:, 0])):
-        k = int(worst().argmax())
-        if k != len(q) // 4:                      # the first placed stays where it is
-            q[[row, k]] = q[[k, row]]
-    return q
+    M_hat, quarter, half = model.mass_matrix(q), len(q) // 4, len(q) // 2
+    error, lowest = np.abs(M_hat - chain.mass_matrix(q)).max(axis=(1, 2)), np.linalg.eigvalsh(M_hat)[:, 0]
+    order = np.arange(len(q))
+    i = int(error.argmax())
+    order[[quarter, i]] = order[[i, quarter]]
+    k = int(lowest[order].argmin())
+    if k != quarter:                              # the largest error's configuration stays where it was placed
+        order[[half, k]] = order[[k, half]]
+    return q[order]
 
 
 def _read(raw, case):

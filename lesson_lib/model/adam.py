@@ -41,7 +41,7 @@ class Adam:
         >>> adam = Adam(lr=0.1, n=1)
         >>> [adam.step(np.array([0.0]), np.array([g])).round(3).tolist() for g in (4.0, 4.0)]    # lr sign(g)
         [[-0.1], [-0.1]]
-        >>> adam.average.round(3)                                     # d = 1/10 at t = 2
+        >>> adam.average.round(3)                                     # d = 1/10 at the second iterate
         array([-0.1])"""
         self.t += 1
         self.m = self.b1 * self.m + (1 - self.b1) * g
@@ -53,6 +53,16 @@ class Adam:
         d = min(self.decay, (self.averaged - 1) / (self.averaged + 8))
         self.average = d * self.average + (1 - d) * theta
         return theta
+
+    def start_average(self, theta):
+        """The average starts again at the weights theta (n,), which the next iterate replaces (k = 1, d = 0): what
+        the weights a model is given (set_params, a new model) hold until the first step.
+
+        >>> adam = Adam(lr=0.1, n=1)
+        >>> adam.start_average(np.array([5.0]))
+        >>> adam.average, adam.step(np.array([0.0]), np.array([1.0])), adam.average
+        (array([5.]), array([-0.1]), array([-0.1]))"""
+        self.average, self.averaged = np.array(theta, dtype=float), 0
 
     def state(self):
         """Copies of m, v and the average, and t, lr and the count averaged: what a saved model and an undone fit

@@ -124,9 +124,10 @@ class Trainable:
     def _initial_state(self):
         """The untrained model's state, from the seed, at the learning rate the user chose."""
         lr, theta = self.schedule.base_lr, self.initial_weights(np.random.default_rng(self.seed))
+        optimizer = Adam(lr, theta.size)
+        optimizer.start_average(theta)
         return {"params": theta, "step": 0, "loss_history": [], "validation_history": np.zeros((0, 3)), "resume": None,
-                "optimizer": {**Adam(lr, theta.size).state(), "average": theta.copy()},
-                "schedule": Schedule(lr).state(),
+                "optimizer": optimizer.state(), "schedule": Schedule(lr).state(),
                 "tau_scale": np.ones(self.n_dof),
                 "batch_rng": np.random.default_rng([self.seed, 1]).bit_generator.state}
 
@@ -196,7 +197,7 @@ class Trainable:
         theta = as_vector("params", flat, self.theta.size, hint=" (like get_params())")
         with self._transaction():
             self.theta, self.resume_point = theta, None
-            self.optimizer.average, self.optimizer.averaged = theta.copy(), 0      # the next iterate replaces it
+            self.optimizer.start_average(theta)
 
     @property
     def resumes(self):

@@ -219,11 +219,10 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
             callback(model)
     if batch is not None:
         guard.check(float(model.batch_loss(model.theta, batch)), final=True)
-    if best is not None:
-        _finish(model, best, validation_set, restore_best)
-    elif steps:
-        model.resume_point = weights_and_moments(model)
-        model.theta = model.optimizer.average.copy()
+        model.resume_point = weights_and_moments(model)              # the next call goes on from the last iterate
+        if best is not None:
+            _finish(model, best, validation_set, restore_best)
+        model.theta = model.optimizer.average.copy()                 # the model's weights: the (best) average
     return losses
 
 
@@ -240,17 +239,14 @@ def _validate(model, best, validation_set):
 
 
 def _finish(model, best, validation_set, restore_best):
-    """End of a call: the last average is a candidate too; go back to the best unless told otherwise; the model's
-    weights are that point's average, its last iterate the resume point; record the validation loss of the weights
-    kept."""
+    """End of a call: the last average is a candidate too; go back to the best point unless told otherwise (train then
+    makes its average the model's weights); record the validation loss of the weights kept."""
     v = validation_loss(model, validation_set, model.optimizer.average)
     if v < best.loss:
         best.keep(v)
-    model.resume_point = weights_and_moments(model)
     if restore_best and best.loss < v:
         best.restore()
         v = best.loss
-    model.theta = model.optimizer.average.copy()
     entry = (model.step, v, model.lr)
     if model.validation_history and model.validation_history[-1][0] == model.step:
         model.validation_history[-1] = entry                       # evaluated at this very step: replaced
