@@ -181,8 +181,9 @@ def errors_at(fn):
 
 def _mid_batch(model, chain, q):
     """q (B, n) reordered so that the configuration of the largest error sits at row B/4 and that of the smallest
-    eigenvalue at row B/2 (the same row when one configuration holds both): a number taken from one configuration,
-    an end of the batch or a slice of it misses them, whatever the model."""
+    eigenvalue at row B/2 (the same row when one configuration holds both): a number taken from one configuration or
+    an end of the batch misses them, whatever the model.  A slice that holds both rows does not: the judge tries its
+    "batch order" property only on a wrong result."""
     M_hat, quarter, half = model.mass_matrix(q), len(q) // 4, len(q) // 2
     error, lowest = np.abs(M_hat - chain.mass_matrix(q)).max(axis=(1, 2)), np.linalg.eigvalsh(M_hat)[:, 0]
     order = np.arange(len(q))
