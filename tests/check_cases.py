@@ -556,7 +556,10 @@ WRONG = {
         "per axis": errors(lambda M_hat, M: np.abs(M_hat - M).max(axis=(1, 2)), right_lam),
         "uncalled": errors_uncalled,
         "max uncalled": errors_uncalled_raising,
-        "batch order": lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[:10]),   # a few only
+        "batch order": [lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[:10]),   # a few only
+                        # slices that hold the worst rows: right on the check's batch, wrong in another order
+                        lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[:len(q) // 2 + 1]),
+                        lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[::2])],
         "not an eigenvalue": errors(right_err, lambda M_hat, M: np.linalg.eigh(M_hat)[1].min()),   # eigenvectors
     },
     "lesson_passes": {

@@ -228,3 +228,25 @@ def test_an_answer_that_changes_an_argument_in_place_fails_and_is_told_which(nam
 def test_every_check_with_arrays_to_change_is_tried():
     """The checks whose arguments hold arrays, a chain or a model: every one but 04 and 06's chain maker."""
     assert {name for name, *_ in CHANGES} == set(NAMES) - {"lesson_passes", "triple_pendulum"}
+
+
+@pytest.mark.parametrize("always", [False, True])
+def test_a_property_marked_always_fails_a_result_that_agrees_with_every_case(always):
+    """A sum taken over a slice that holds every nonzero entry agrees with the case; only a property tried on right
+    results too (`always`) can fail it, and then it names that property."""
+    def in_another_order(ask, case):
+        x, = case.args()
+        return None if ask(x) == ask(x[::-1]) else "reversed, the same entries gave another sum"
+
+    case = diagnosis.Case("the entries", lambda: (np.array([1.0, 2.0, 3.0, 0.0]),), 6.0)
+    prop = diagnosis.Property("order", "a sum does not depend on the entries' order", in_another_order, always=always)
+    sliced = lambda x: float(x[:3].sum())                                          # noqa: E731 -- a learner's slip
+    judged = lambda fn: diagnosis.judge(fn, [case], lambda raw, c: float(raw), 1e-9,    # noqa: E731
+                                        properties=(prop,))
+    assert judged(lambda x: float(x.sum())) is None                                # a right answer passes either way
+    if not always:
+        assert judged(sliced) is None
+        return
+    with pytest.raises(framework.Fail) as failed:
+        judged(sliced)
+    assert failed.value.hint == "order" and "right result, but reversed" in failed.value.what

@@ -20,7 +20,9 @@ else is wrong with it.  When nothing explains it, the line says what differs (`d
 in which direction) and the hint names no mistake (a key of GENERIC): never a guess.
 
 A variation runs the course's own reference code, never the learner's; a property calls the learner's function
-again on inputs made from a case; both only once an answer has failed: a right answer costs no more than before."""
+again on inputs made from a case; both only once an answer has failed, but for a property marked `always`: one a wrong
+function can break while its results on the cases agree (a number taken from a slice of the batch that holds the
+worst rows), tried on a right result too, at the cost of its own calls."""
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -36,6 +38,7 @@ from .framework import (
     call,
     num,
     parameter_names,
+    probed,
     quiet,
     shape_of,
 )
@@ -77,15 +80,18 @@ class Case(NamedTuple):
 
 
 class Property(NamedTuple):
-    """A property every right answer has, tried on the learner's function once it has failed: `probe(ask, case)`
-    calls the learner's function through `ask(*args)` on inputs made from `case` (ask returns its result as plain
-    numbers, a pair of them or a bool, or None when it raised or returned something else) and returns what breaks
-    the property, as text for the FAIL line, or None.  `hint` names what that means; `locates`: it says which part
-    of the computation is wrong rather than what the mistake is."""
+    """A property every right answer has, tried on the learner's function once it has failed (or `always`):
+    `probe(ask, case)` calls the learner's function through `ask(*args)` on inputs made from `case` (ask returns its
+    result as plain numbers, a pair of them or a bool, or None when it raised or returned something else) and returns
+    what breaks the property, as text for the FAIL line, or None.  `hint` names what that means; `locates`: it says which part
+    of the computation is wrong rather than what the mistake is; `always`: tried on a result that agrees with every
+    case too (a property a right answer keeps exactly, which a wrong function can break on inputs whose results
+    agree by chance), so that breaking it fails the answer."""
     key: str
     hint: str
     probe: Callable
     locates: bool = False
+    always: bool = False
 
 
 def hints(variations, **more):
@@ -447,7 +453,7 @@ def judge(fn, cases, read, tol, variations=(), describe=None, names=None, deduce
     def ask(*args):
         """fn's result on args as plain numbers (a pair of them, a bool), or None: for a property's probe."""
         try:
-            return _plain(call(fn, *args))
+            return _plain(probed(call(fn, *args)))
         except Exception:                       # noqa: BLE001 -- whatever fn does on a probe, it is no verdict
             return None
 
@@ -469,10 +475,16 @@ def diagnose(cases, results, tol, variations=(), describe=None, names=None, dedu
     """Nothing when every result agrees with its case's truth; else the Fail that names the mistake: the first
     variation that explains the results, else what `deduce` proves, else a variation for each wrong part of a pair,
     else an input returned as it was, else a pattern of the results, else the first property (tried through `ask`)
-    the learner's function breaks, else what differs (see judge).  params: the learner's parameter names."""
+    the learner's function breaks, else what differs (see judge); results that all agree fail only on a property
+    marked `always` that the function breaks.  params: the learner's parameter names."""
     tol = tol if isinstance(tol, Tolerance) else Tolerance(float(tol))
     wrong = [i for i, (r, c) in enumerate(zip(results, cases, strict=True)) if not agrees(r, c.truth, tol)]
     if not wrong:
+        always = [p for p in properties if p.always] if ask else []
+        for case in cases if always else ():
+            broken = _broken(always, ask, case)
+            if broken is not None:
+                raise Fail(f"for {case.label} it returned the right result, but {broken[1]}", broken[0])
         return
     f = wrong[0]
     what = describe(cases[f], results[f]) if describe else (

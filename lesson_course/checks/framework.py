@@ -315,6 +315,12 @@ def _read(value):
         _READINGS[-1].read.add(id(value))
 
 
+def probed(value):
+    """value, what a property's probe got from the learner's function, marked read: the property compares it."""
+    _read(value)
+    return value
+
+
 def outcome(spec, answer):
     """Run spec.test(answer) and turn what happened into an Outcome (never raises).  PASS only when the test
     ended without a Fail and read every value the learner's function returned (fail closed)."""

@@ -106,22 +106,29 @@ def _not_eigenvalue(ask, case):
 
 
 def _batch_order(ask, case):
-    """The largest error and the smallest eigenvalue over the batch do not depend on the configurations' order."""
+    """The largest error and the smallest eigenvalue over the batch do not depend on the configurations' order:
+    reversed, rolled by an odd number of rows and shuffled, so that a slice of the batch (a half, every other row)
+    loses a worst row in one of them."""
     model, chain, q = case.args()
-    before, after = ask(model, chain, q.copy()), ask(model, chain, np.roll(q, len(q) // 3, axis=0))
-    if isinstance(before, tuple) and isinstance(after, tuple) and not same(after, before, TOLERANCE):
-        return f"the same configurations in another order moved your numbers from {_pair(before)} to {_pair(after)}"
+    before = ask(model, chain, q.copy())
+    for order in (np.arange(len(q))[::-1], np.roll(np.arange(len(q)), len(q) // 3 | 1), rng(3).permutation(len(q))):
+        after = ask(model, chain, q[order])
+        if isinstance(before, tuple) and isinstance(after, tuple) and not same(after, before, TOLERANCE):
+            digits = next((d for d in range(3, 13) if _pair(before, d) != _pair(after, d)), 12)
+            return (f"the same configurations in another order moved your numbers from {_pair(before, digits)} to "
+                    f"{_pair(after, digits)}")
     return None
 
 
-def _pair(pair):
-    return f"({num(pair[0])}, {num(pair[1])})"
+def _pair(pair, digits=3):
+    """(a, b) rounded to `digits` decimals: as many as it takes to show two pairs apart."""
+    return f"({num(pair[0], digits)}, {num(pair[1], digits)})"
 
 
 PROPERTIES = (
     Property("batch order", "the largest error and the smallest eigenvalue are over the whole batch, so they do not "
                             "depend on the order of the configurations: yours do (above), so they come from some "
-                            "of the configurations only (one of them, or a slice)", _batch_order),
+                            "of the configurations only (one of them, or a slice)", _batch_order, always=True),
     Property("not an eigenvalue", "the smallest eigenvalue of M_hat does not change when M_hat is turned (R M_hat "
                                   "R^T keeps its eigenvalues): your second number does (above), so it is no "
                                   "eigenvalue (an entry, a diagonal entry) or comes from another matrix",
@@ -182,8 +189,8 @@ def errors_at(fn):
 def _mid_batch(model, chain, q):
     """q (B, n) reordered so that the configuration of the largest error sits at row B/4 and that of the smallest
     eigenvalue at row B/2 (the same row when one configuration holds both): a number taken from one configuration or
-    an end of the batch misses them, whatever the model.  A slice that holds both rows does not: the judge tries its
-    "batch order" property only on a wrong result."""
+    an end of the batch misses them, whatever the model.  A slice that holds both rows gets them right, and the
+    "batch order" property (tried on a right result too) fails it."""
     M_hat, quarter, half = model.mass_matrix(q), len(q) // 4, len(q) // 2
     error, lowest = np.abs(M_hat - chain.mass_matrix(q)).max(axis=(1, 2)), np.linalg.eigvalsh(M_hat)[:, 0]
     order = np.arange(len(q))
