@@ -83,10 +83,10 @@ class Property(NamedTuple):
     """A property every right answer has, tried on the learner's function once it has failed (or `always`):
     `probe(ask, case)` calls the learner's function through `ask(*args)` on inputs made from `case` (ask returns its
     result as plain numbers, a pair of them or a bool, or None when it raised or returned something else) and returns
-    what breaks the property, as text for the FAIL line, or None.  `hint` names what that means; `locates`: it says which part
-    of the computation is wrong rather than what the mistake is; `always`: tried on a result that agrees with every
-    case too (a property a right answer keeps exactly, which a wrong function can break on inputs whose results
-    agree by chance), so that breaking it fails the answer."""
+    what breaks the property, as text for the FAIL line, or None.  `hint` names what that means; `locates`: it says
+    which part of the computation is wrong rather than what the mistake is; `always`: tried on a result that agrees
+    with every case too (a property a right answer keeps exactly, which a wrong function can break on inputs whose
+    results agree by chance), so that breaking it fails the answer."""
     key: str
     hint: str
     probe: Callable
