@@ -71,6 +71,15 @@ def test_bench_torch_peer_without_pytorch_says_so_and_stops(capsys, monkeypatch)
     assert out.count("\n") == 0 and out.startswith("PyTorch is not installed: skipped") and "pip install torch" in out
 
 
+def test_bench_learning_speed_longer_prints_the_default_past_befores_steps_on_held_out_and_training_letters(capsys):
+    """--longer, shortened: before after its steps, then the default at each of its steps with its training letters'
+    errors and the worst ratio against before's."""
+    load(BENCHMARKS / "bench_learning_speed.py").longer(seeds=(0,), split_names=("07",), steps=(10, 20), before_at=10)
+    out = capsys.readouterr().out
+    assert "before, held out,    10" in out and out.count("training letters") == 2
+    assert out.count("worst against before's 10: ") == 2
+
+
 def test_bench_learning_speed_runs_both_settings_on_exact_and_noisy_letters_and_restores_the_library(capsys):
     """Its quick run: the library's default (read from DeLaN() and Adam, not restated) against the setting before
     issue 60, the goal lines for exact and noisy data; its settings' and ablation's changes (Adam's b1, b2 and the
