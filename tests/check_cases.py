@@ -559,7 +559,9 @@ WRONG = {
         "batch order": [lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[:10]),   # a few only
                         # slices that hold the worst rows: right on the check's batch, wrong in another order
                         lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[:len(q) // 2 + 1]),
-                        lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[::2])],
+                        lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[::2]),
+                        lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[:-1]),    # range(B - 1)
+                        lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[1:])],
         "not an eigenvalue": errors(right_err, lambda M_hat, M: np.linalg.eigh(M_hat)[1].min()),   # eigenvectors
     },
     "lesson_passes": {

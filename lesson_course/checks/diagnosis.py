@@ -453,7 +453,11 @@ def judge(fn, cases, read, tol, variations=(), describe=None, names=None, deduce
     def ask(*args):
         """fn's result on args as plain numbers (a pair of them, a bool), or None: for a property's probe."""
         try:
-            return _plain(probed(call(fn, *args)))
+            raw = call(fn, *args)
+            plain = _plain(raw)
+            if plain is not None:
+                probed(raw)                     # compared by the property: read
+            return plain
         except Exception:                       # noqa: BLE001 -- whatever fn does on a probe, it is no verdict
             return None
 

@@ -100,29 +100,43 @@ def _not_eigenvalue(ask, case):
     R = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
     before, after = ask(_Turned(model, np.eye(2)), chain, q.copy()), ask(_Turned(model, R), chain, q.copy())
     if isinstance(before, tuple) and isinstance(after, tuple) and not same(after[1], before[1], TOLERANCE):
-        return (f"turning every M_hat (R M_hat R^T, the same eigenvalues) moved your second number from "
-                f"{num(before[1])} to {num(after[1])}")
+        shown = _apart(before[1], after[1], num)
+        return (f"turning every M_hat (R M_hat R^T, the same eigenvalues) moved your second number from {shown[0]} "
+                f"to {shown[1]}")
     return None
 
 
 def _batch_order(ask, case):
     """The largest error and the smallest eigenvalue over the batch do not depend on the configurations' order:
-    reversed, rolled by an odd number of rows and shuffled, so that a slice of the batch (a half, every other row)
-    loses a worst row in one of them."""
+    tried with the configurations of the largest error and of the smallest eigenvalue (the course's own) at the two
+    ends of the batch, each way round, and rolled by an odd number of rows, so that a number taken from a slice of
+    the batch (one that leaves out an end, a half, every other row) misses one of them in some order."""
     model, chain, q = case.args()
+    M_hat = model.mass_matrix(q)
+    worst = int(np.abs(M_hat - chain.mass_matrix(q)).max(axis=(1, 2)).argmax())
+    lowest = int(np.linalg.eigvalsh(M_hat)[:, 0].argmin())
+    rows = np.arange(len(q))
+    middle = rows[(rows != worst) & (rows != lowest)]
+    first, last = np.array([worst]), np.array([lowest] if lowest != worst else [], dtype=int)
+    orders = (np.concatenate([first, middle, last]), np.concatenate([last, middle, first]),
+              np.roll(rows, len(q) // 3 | 1))
     before = ask(model, chain, q.copy())
-    for order in (np.arange(len(q))[::-1], np.roll(np.arange(len(q)), len(q) // 3 | 1), rng(3).permutation(len(q))):
+    for order in orders:
         after = ask(model, chain, q[order])
         if isinstance(before, tuple) and isinstance(after, tuple) and not same(after, before, TOLERANCE):
-            digits = next((d for d in range(3, 13) if _pair(before, d) != _pair(after, d)), 12)
-            return (f"the same configurations in another order moved your numbers from {_pair(before, digits)} to "
-                    f"{_pair(after, digits)}")
+            shown = _apart(before, after, _pair)
+            return f"the same configurations in another order moved your numbers from {shown[0]} to {shown[1]}"
     return None
 
 
 def _pair(pair, digits=3):
-    """(a, b) rounded to `digits` decimals: as many as it takes to show two pairs apart."""
     return f"({num(pair[0], digits)}, {num(pair[1], digits)})"
+
+
+def _apart(a, b, show):
+    """show(a, digits), show(b, digits) with the fewest decimals (3 or more) that tell a and b apart."""
+    digits = next((d for d in range(3, 13) if show(a, d) != show(b, d)), 12)
+    return show(a, digits), show(b, digits)
 
 
 PROPERTIES = (
@@ -190,7 +204,7 @@ def _mid_batch(model, chain, q):
     """q (B, n) reordered so that the configuration of the largest error sits at row B/4 and that of the smallest
     eigenvalue at row B/2 (the same row when one configuration holds both): a number taken from one configuration or
     an end of the batch misses them, whatever the model.  A slice that holds both rows gets them right, and the
-    "batch order" property (tried on a right result too) fails it."""
+    "batch order" property, tried on a right result too, moves them to the batch's ends."""
     M_hat, quarter, half = model.mass_matrix(q), len(q) // 4, len(q) // 2
     error, lowest = np.abs(M_hat - chain.mass_matrix(q)).max(axis=(1, 2)), np.linalg.eigvalsh(M_hat)[:, 0]
     order = np.arange(len(q))
