@@ -37,8 +37,9 @@ differenced q-double-dot; Störmer-Verlet training improves the Savitzky-Golay m
 What a setting or the ablation changes, it changes only inside its block and puts back after: Adam's b1 and b2
 (class attributes of lesson_lib.model.adam.Adam, read at every step), the plateau schedule's patience
 (lesson_lib.model.schedule.PATIENCE, which Schedule.validated reads at every evaluation), Adam's step
-(lesson_lib.model.adam.Adam.step, what fit's loop calls through model.optimizer; the rate is its attribute lr) and
-the network's input jet (lesson_lib.model.fast.input_jet, which the training loss and every evaluation call).
+(lesson_lib.model.adam.Adam.step, what fit's loop calls through model.optimizer; the rate is its attribute lr),
+the network's input jet (lesson_lib.model.fast.input_jet, which the training loss and every evaluation call) and the
+DeLaN's initial weights and gradient (DeLaN.initial_weights, DeLaN.batch_loss_and_grad: own_units' mask).
 
 Encoder noise: notebook 08's own recording (1e-3 rad at 500 Hz) gives q-double-dot by differences an error of
 about 600 rad/s^2, and M collapses to eps I for any setting (08's lesson: --lesson shows it); the default here,
@@ -65,7 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course o
 from lesson_lib import DeLaN, double_pendulum, part_errors
 from lesson_lib.data import estimate, record, write_letters
 from lesson_lib.data.letters import TEST_LETTERS, TRAIN_LETTERS
-from lesson_lib.model import adam, fast, schedule
+from lesson_lib.model import adam, definition, fast, schedule
 
 STEPS = (1000, 2000, 4000, 6000)          # when the errors are read
 PARTS = ("tau", "M_qdd", "c", "g")
@@ -165,6 +166,34 @@ def standardised_inputs(data):
         fast.input_jet = original
 
 
+@contextlib.contextmanager
+def own_units(mass_units):
+    """The last hidden layer split in two, as the authors' own DeLaN keeps two networks (one for L, one for V): L's
+    entries read only its first `mass_units` units and V only the others.  The output layer's other weights start
+    at 0 and stay there (their gradient is masked before every step), so a network of one hidden layer is two
+    networks side by side; the work per step is the same."""
+    original_init, original_grad = DeLaN.initial_weights, DeLaN.batch_loss_and_grad
+
+    def mask(model):
+        flat = np.ones(definition.n_weights(model.layer_sizes))
+        *_, (W, _) = definition.unflatten(flat, model.layer_sizes)         # views into flat
+        W[:-1, mass_units:] = 0.0
+        W[-1, :mass_units] = 0.0
+        return flat
+
+    def initial_weights(self, rng):
+        return original_init(self, rng) * mask(self)
+
+    def batch_loss_and_grad(self, theta, batch):
+        loss, g = original_grad(self, theta, batch)
+        return loss, g * mask(self)
+    DeLaN.initial_weights, DeLaN.batch_loss_and_grad = initial_weights, batch_loss_and_grad
+    try:
+        yield
+    finally:
+        DeLaN.initial_weights, DeLaN.batch_loss_and_grad = original_init, original_grad
+
+
 def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000):
     """{step: errors} at each of `steps`, and the CPU seconds per step spent in fit, for a fresh
     DeLaN(seed, **model) trained by fit calls of `chunk` steps."""
@@ -177,6 +206,8 @@ def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000):
             changes.enter_context(step_decay(*setting["decay"]))
         if setting.get("standardised"):
             changes.enter_context(standardised_inputs(data))
+        if "mass_units" in setting:
+            changes.enter_context(own_units(setting["mass_units"]))
         model = DeLaN(seed=seed, **model_args)
         while model.step < steps[-1]:
             goal = min(min(s for s in steps if s > model.step), model.step + chunk)
@@ -287,6 +318,9 @@ def ablation_settings():
         "  tanh": {"model": {"activation": "tanh"}},
         "  eps 1e-2": {"model": {"eps": 1e-2}},
         "  standardised inputs": {"model": {}, "standardised": True},
+        f"  L on 6 of the {new.hidden[-1]} units, V on the rest": {"model": {}, "mass_units": 6},
+        "  the same, the rate halved every 3,000 steps": {"model": {}, "mass_units": 6, "decay": (1, 3000),
+                                                          "patience": math.inf},
     }
 
 
