@@ -354,11 +354,12 @@ def cells_cpu(course):
 
 def test_the_control_a_wall_clock_limit_turns_the_same_cells_into_a_timeout(course, cells_cpu, busy_machine):
     """The same cells with a wall-clock limit of HEADROOM times the longest cell's own CPU time (a limit they meet
-    on an idle machine): with the hogs running, a cell runs out of it."""
+    on an idle machine): with the hogs running, a cell runs out of it.  That limit falls below BUSY_CELL_S or above
+    it with the machine and its load (the cell's own CPU time is 1-4 s, more when other work shares the cores while
+    it is measured); either way the hogs stretch the cell past it, where the CPU-time limit passes (the test above)."""
     limit = round(HEADROOM * max(cells_cpu), 2)
     steps = [Step(source, "learner", n) for n, source in enumerate(_first_cells(), 1)]
     run = kernel.run(steps, course / "work", course / "course", Limits(cell_s=limit, sandbox=False))
     assert busy_machine()
-    assert limit < BUSY_CELL_S                     # the CPU-time limit the hog test passes is above it
     assert run.stop is not None and run.stop[0] == "TIMEOUT", (cells_cpu, run)
     assert re.fullmatch(rf"code cell [123] ran longer than {limit:g} s \(per-cell limit\)", run.stop[1]), run
