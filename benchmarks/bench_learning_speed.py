@@ -54,6 +54,7 @@ about 600 rad/s^2, and M collapses to eps I for any setting (08's lesson: --less
 """
 import argparse
 import contextlib
+import functools
 import math
 import os
 import sys
@@ -174,19 +175,20 @@ def own_units(mass_units):
     networks side by side; the work per step is the same."""
     original_init, original_grad = DeLaN.initial_weights, DeLaN.batch_loss_and_grad
 
-    def mask(model):
-        flat = np.ones(definition.n_weights(model.layer_sizes))
-        *_, (W, _) = definition.unflatten(flat, model.layer_sizes)         # views into flat
+    @functools.cache
+    def mask(layer_sizes):
+        flat = np.ones(definition.n_weights(layer_sizes))
+        *_, (W, _) = definition.unflatten(flat, layer_sizes)               # views into flat
         W[:-1, mass_units:] = 0.0
         W[-1, :mass_units] = 0.0
         return flat
 
     def initial_weights(self, rng):
-        return original_init(self, rng) * mask(self)
+        return original_init(self, rng) * mask(self.layer_sizes)
 
     def batch_loss_and_grad(self, theta, batch):
         loss, g = original_grad(self, theta, batch)
-        return loss, g * mask(self)
+        return loss, g * mask(self.layer_sizes)
     DeLaN.initial_weights, DeLaN.batch_loss_and_grad = initial_weights, batch_loss_and_grad
     try:
         yield
@@ -194,9 +196,10 @@ def own_units(mass_units):
         DeLaN.initial_weights, DeLaN.batch_loss_and_grad = original_init, original_grad
 
 
-def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000):
+def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000, also=None):
     """{step: errors} at each of `steps`, and the CPU seconds per step spent in fit, for a fresh
-    DeLaN(seed, **model) trained by fit calls of `chunk` steps."""
+    DeLaN(seed, **model) trained by fit calls of `chunk` steps; with `also` (another truth, e.g. the training
+    letters), {step: (errors, errors on also)}."""
     model_args, patience = setting.get("model", {}), setting.get("patience")
     found, seconds = {}, 0.0
     with contextlib.ExitStack() as changes:
@@ -216,6 +219,8 @@ def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000):
             seconds += time.process_time() - t0
             if model.step in steps:
                 found[model.step] = errors(model, chain, held_out)
+                if also is not None:
+                    found[model.step] = found[model.step], errors(model, chain, also)
     return found, seconds / model.step
 
 
@@ -335,16 +340,8 @@ def longer(seeds=(0, 1, 2), split_names=("07", "B"), steps=(6000, 10000, 20000),
         data, held_out = letters_data(train_letters, test_letters, 0.0, chain)
         before = mean_over_seeds([train(BEFORE, seed, data, chain, held_out, (before_at,))[0]
                                   for seed in seeds])[before_at]
-        held, trained = [], []
-        for seed in seeds:
-            model, held_at, trained_at = DeLaN(seed=seed), {}, {}
-            for goal in steps:
-                while model.step < goal:
-                    model.fit(data, steps=min(1000, goal - model.step))
-                held_at[goal], trained_at[goal] = errors(model, chain, held_out), errors(model, chain, data)
-            held.append(held_at)
-            trained.append(trained_at)
-        held, trained = mean_over_seeds(held), mean_over_seeds(trained)
+        runs = [train({}, seed, data, chain, held_out, steps, also=data)[0] for seed in seeds]
+        held, trained = (mean_over_seeds([{s: run[s][i] for s in run} for run in runs]) for i in (0, 1))
         print(f"\nsplit {split}: exact letters; RMS errors in N m (tau M_qdd c g), geometric mean of {len(seeds)} "
               f"seeds\n  before, held out, {before_at:>5}    " + " ".join(f"{before[p]:.4f}" for p in PARTS))
         for s in steps:

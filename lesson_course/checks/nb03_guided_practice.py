@@ -112,9 +112,8 @@ def _batch_order(ask, case):
     ends of the batch, each way round, and rolled by an odd number of rows, so that a number taken from a slice of
     the batch (one that leaves out an end, a half, every other row) misses one of them in some order."""
     model, chain, q = case.args()
-    M_hat = model.mass_matrix(q)
-    worst = int(np.abs(M_hat - chain.mass_matrix(q)).max(axis=(1, 2)).argmax())
-    lowest = int(np.linalg.eigvalsh(M_hat)[:, 0].argmin())
+    error, eigenvalue = _per_configuration(model, chain, q)
+    worst, lowest = int(error.argmax()), int(eigenvalue.argmin())
     rows = np.arange(len(q))
     middle = rows[(rows != worst) & (rows != lowest)]
     first, last = np.array([worst]), np.array([lowest] if lowest != worst else [], dtype=int)
@@ -205,8 +204,8 @@ def _mid_batch(model, chain, q):
     eigenvalue at row B/2 (the same row when one configuration holds both): a number taken from one configuration or
     an end of the batch misses them, whatever the model.  A slice that holds both rows gets them right, and the
     "batch order" property, tried on a right result too, moves them to the batch's ends."""
-    M_hat, quarter, half = model.mass_matrix(q), len(q) // 4, len(q) // 2
-    error, lowest = np.abs(M_hat - chain.mass_matrix(q)).max(axis=(1, 2)), np.linalg.eigvalsh(M_hat)[:, 0]
+    quarter, half = len(q) // 4, len(q) // 2
+    error, lowest = _per_configuration(model, chain, q)
     order = np.arange(len(q))
     i = int(error.argmax())
     order[[quarter, i]] = order[[i, quarter]]
@@ -214,6 +213,12 @@ def _mid_batch(model, chain, q):
     if k != quarter:                              # the largest error's configuration stays where it was placed
         order[[half, k]] = order[[k, half]]
     return q[order]
+
+
+def _per_configuration(model, chain, q):
+    """Each configuration's largest |M_hat - M| entry and smallest eigenvalue of M_hat, (B,) each: the course's own."""
+    M_hat = model.mass_matrix(q)
+    return np.abs(M_hat - chain.mass_matrix(q)).max(axis=(1, 2)), np.linalg.eigvalsh(M_hat)[:, 0]
 
 
 def _read(raw, case):
