@@ -563,6 +563,8 @@ WRONG = {
                         lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[:-1]),    # range(B - 1)
                         lambda model, chain, q: errors(right_err, right_lam)(model, chain, q[1:])],
         "not an eigenvalue": errors(right_err, lambda M_hat, M: np.linalg.eigh(M_hat)[1].min()),   # eigenvectors
+        "every entry": [errors(lambda M_hat, M: np.abs(np.diagonal(M_hat - M, axis1=1, axis2=2)).max(), right_lam),
+                        errors(lambda M_hat, M: np.abs(M_hat - M)[:, 0].max(), right_lam)],     # the first row only
     },
     "lesson_passes": {
         "none": passes_without_else,

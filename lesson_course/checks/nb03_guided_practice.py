@@ -76,21 +76,25 @@ VARIATIONS = (
 )
 
 
-class _Turned(Offered):
-    """A model whose M_hat is the given model's turned, R M_hat R^T (the same eigenvalues, other entries), or
-    taken at the configurations in another order: what a property hands the learner's function.  In grading it
-    stays in the judge, as the other offered objects do (framework.Offered)."""
+class _StandIn(Offered):
+    """A model whose M_hat is mass_matrix(q): another model's turned, R M_hat R^T (the same eigenvalues, other
+    entries), or the true M with one entry off: what a property hands the learner's function.  In grading it stays in
+    the judge, as the other offered objects do (framework.Offered)."""
     attributes, methods = ("n_dof",), ("mass_matrix",)
     refusal = "in this exercise the model's M_hat is all errors_at needs (model.{name} is not used)"
 
-    def __init__(self, model, R):
-        self.n_dof, self._model, self._R = model.n_dof, model, R
+    def __init__(self, n_dof, mass_matrix):
+        self.n_dof, self._mass_matrix = n_dof, mass_matrix
 
     def mass_matrix(self, q):
-        return self._R @ self._model.mass_matrix(q) @ self._R.T
+        return self._mass_matrix(q)
 
     def __getattr__(self, name):
         raise AttributeError(self.refusal.format(name=name))
+
+
+def _turned(model, R):
+    return _StandIn(model.n_dof, lambda q: R @ model.mass_matrix(q) @ R.T)
 
 
 def _not_eigenvalue(ask, case):
@@ -98,11 +102,40 @@ def _not_eigenvalue(ask, case):
     model, chain, q = case.args()
     angle = 0.7
     R = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
-    before, after = ask(_Turned(model, np.eye(2)), chain, q.copy()), ask(_Turned(model, R), chain, q.copy())
+    before, after = ask(_turned(model, np.eye(2)), chain, q.copy()), ask(_turned(model, R), chain, q.copy())
     if isinstance(before, tuple) and isinstance(after, tuple) and not same(after[1], before[1], TOLERANCE):
         shown = _apart(before[1], after[1], num)
         return (f"turning every M_hat (R M_hat R^T, the same eigenvalues) moved your second number from {shown[0]} "
                 f"to {shown[1]}")
+    return None
+
+
+OFF_BY = 0.05          # kg m^2: one entry of the stand-in's M_hat off the true M (below M's smallest eigenvalue)
+
+
+def _every_entry(ask, case):
+    """The largest error counts every entry of M_hat - M: tried with stand-in models whose M_hat is the true M but
+    for one entry (and its mirror) at one configuration mid-batch, off by OFF_BY, one entry after another, so that a
+    number taken over some entries only (the diagonal, a row, a column) misses one of them."""
+    from lesson_lib.evaluation.metrics import mass_matrix_error
+    model, chain, q = case.args()
+    one = q[len(q) // 3]
+    for i, j in zip(*np.triu_indices(model.n_dof, k=0), strict=True):
+        i, j = int(i), int(j)
+        off = np.zeros((model.n_dof, model.n_dof))
+        off[i, j] = off[j, i] = OFF_BY
+
+        def mass_matrix(x, off=off):
+            """The true M, but at the configuration `one` (wherever it sits in the batch) one entry off."""
+            at_one = np.all(np.asarray(x) == one, axis=-1)[..., None, None]
+            return chain.mass_matrix(x) + np.where(at_one, off, 0.0)
+
+        stand_in = _StandIn(model.n_dof, mass_matrix)
+        got, expected = ask(stand_in, chain, q.copy()), mass_matrix_error(stand_in, chain, q)
+        if isinstance(got, tuple) and not same(got[0], expected, TOLERANCE):
+            return (f"with a model whose M_hat is the true M but for entry ({i}, {j}){' and its mirror' * (i != j)} "
+                    f"of one configuration, off by {OFF_BY}, your first number was {num(got[0])}, expected "
+                    f"{num(expected)}")
     return None
 
 
@@ -146,6 +179,9 @@ PROPERTIES = (
                                   "R^T keeps its eigenvalues): your second number does (above), so it is no "
                                   "eigenvalue (an entry, a diagonal entry) or comes from another matrix",
              _not_eigenvalue),
+    Property("every entry", "the largest error is over every entry of M_hat - M, the off-diagonal ones too: yours "
+                            "missed one (above), so it is over some entries only (the diagonal, a row, a column)",
+             _every_entry, always=True),
 )
 
 
