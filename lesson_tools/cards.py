@@ -14,8 +14,6 @@ import json
 import re
 from pathlib import Path
 
-from nbconvert.filters.markdown import markdown2html_mistune
-
 CARDS = Path(__file__).resolve().parents[1] / "lesson_course" / "cards.json"
 QUESTION = re.compile(r"\*\*(?P<label>[A-Z]\d+\.|Think!)\*\*\s*(?P<question>.+?)\s*<details>\s*<summary>"
                       r"(?:Answer|Reveal)</summary>\s*(?P<answer>.+?)\s*</details>", re.S)
@@ -25,6 +23,7 @@ COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
 def _html(markdown):
+    from nbconvert.filters.markdown import markdown2html_mistune     # 3 s to import: only where cards are built
     return markdown2html_mistune(COMMENT.sub("", markdown)).strip()
 
 
