@@ -14,3 +14,11 @@ It imports lesson_lib and is never imported by it; learners never need it (the l
 - glyphs           `python -m lesson_tools.glyphs`: the letters' glyph table lesson_lib reads
 - requirements.in  the teachers' and graders' pins (compiled into the lock ../requirements.txt by ../.ci/lock)
 """
+import sys
+
+# nbformat validates notebooks with jsonschema, which imports rfc3987_syntax when it is installed (JupyterLab's
+# jupyter-events asks for it) and builds its IRI grammar at import: 1.5-2.5 s at the start of every grader, worker and
+# build (python-jsonschema/jsonschema#1428).  A notebook's schema checks no IRI, so the tools go without it: jsonschema
+# then leaves the "iri" format unchecked, as it does wherever rfc3987_syntax is not installed.
+sys.modules.setdefault("rfc3987_syntax", None)
+
