@@ -205,8 +205,13 @@ def variants(args):
 
 
 def search(*args, **kwargs):
+    """{label: plain result} of every candidate on the arguments; with ONLY=[labels] (the matches of the calls before),
+    of the candidates those labels start with alone: a match must hold at every call."""
+    only = kwargs.pop(ONLY, None)
     results = {}
     for label, fn, is_class in CANDIDATES:
+        if only is not None and not any(m.startswith(label) for m in only):
+            continue
         for how, given, taken in variants(args):
             try:
                 results[label + how] = taken(attempt(fn, given, kwargs))
@@ -313,6 +318,9 @@ def accepted(listener, proc, cpu_limit=120):
     raise AssertionError(f"the search did not connect within {HANG} s")
 
 
+ONLY = "_search_only_"      # the keyword that narrows a call's search to the candidates that matched every call before
+
+
 def search_library(tmp_path, stem, names):
     """{check name: sorted 'candidate[item]' that give the right answer (or one item of it) at every call}."""
     kernel_library(tmp_path, names)
@@ -320,7 +328,8 @@ def search_library(tmp_path, stem, names):
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
     listener.listen(1)
-    source = SEARCH.replace("FOLDER", repr(str(tmp_path))).replace("ADDRESS", repr(address))
+    source = SEARCH.replace("FOLDER", repr(str(tmp_path))).replace("ADDRESS", repr(address)) \
+        .replace("ONLY", repr(ONLY))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")} | {"MPLBACKEND": "Agg"}
     proc = subprocess.Popen([sys.executable, "-I", "-c", source], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -333,8 +342,10 @@ def search_library(tmp_path, stem, names):
         for name in sorted(n for n, s in checks.REGISTRY.items() if s.notebook == stem):
             matches = None
             for args, kwargs, right in recorded_calls(name):
+                if matches is not None and not matches:           # nothing matched every call so far
+                    break
                 wanted = {"": right} | ({f"[{k}]": v for k, v in enumerate(right)} if name in SEPARATE else {})
-                got = remote.invoke(args, kwargs)
+                got = remote.invoke(args, kwargs if matches is None else {**kwargs, ONLY: sorted(matches)})
                 here = {f"{label}{path}" for label, value in got.items() for path, item in items(value).items()
                         if any(same(item, want) for want in wanted.values())}
                 matches = here if matches is None else matches & here
