@@ -19,6 +19,7 @@ import sys
 # nbformat validates notebooks with jsonschema, which imports rfc3987_syntax when it is installed (JupyterLab's
 # jupyter-events asks for it) and builds its IRI grammar at import: 1.5-2.5 s at the start of every grader, worker and
 # build (python-jsonschema/jsonschema#1428).  A notebook's schema checks no IRI, so the tools go without it: jsonschema
-# then leaves the "iri" format unchecked, as it does wherever rfc3987_syntax is not installed.
+# then leaves the "iri" format unchecked, as it does wherever rfc3987_syntax is not installed.  This holds in every
+# process that imports lesson_tools (the grader, its workers, the builds, and pytest through the course's plugin).
 sys.modules.setdefault("rfc3987_syntax", None)
 

@@ -56,6 +56,30 @@ def missing_package(verb, name):
             f"Install them with `{INSTALLS}`, then run the command again.")
 
 
+def missing_tool():
+    """The import name of the first package of the extra `tools` (as the installed metadata lists them) that is not
+    installed, or None (also when the course is not installed at all): looked up, not imported."""
+    import re
+    from importlib.metadata import PackageNotFoundError, requires
+    from importlib.util import find_spec
+    try:
+        listed = requires("learn-the-structure") or []
+    except PackageNotFoundError:
+        return None
+    for requirement in listed:
+        found = re.match(r"([A-Za-z0-9_.-]+)(?:\[([^]]*)\])?", requirement)
+        if 'extra == "tools"' not in requirement or found[1] == "learn-the-structure":
+            continue
+        for name in (found[1], *(found[2] or "").split(",")):      # dask[distributed]: dask, then distributed
+            name = name.strip().lower().replace("-", "_")
+            try:
+                if name and find_spec(name) is None:
+                    return name
+            except (ImportError, ValueError):
+                return name
+    return None
+
+
 def usage():
     width = max(map(len, VERBS))
     return (f"usage: {PROG} VERB [options]   ({PROG} VERB --help for each; {PROG} --version)\n\nverbs:\n"
@@ -79,6 +103,10 @@ def main(argv=None):
     from importlib import import_module
     verb = argv[0]
     where, _, kept = VERBS[verb]
+    lacking = missing_tool()                  # before the verb starts, not when it first needs the package
+    if lacking:
+        print(missing_package(verb, lacking), file=sys.stderr)
+        return 1
     module, function = where.rsplit(".", 1)
     try:
         return getattr(import_module(f"lesson_tools.{module}"), function)(argv[1:], prog=f"{PROG} {verb}")
