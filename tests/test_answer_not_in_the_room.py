@@ -205,9 +205,9 @@ def variants(args):
 
 
 def search(*args, **kwargs):
-    """{label: plain result} of every candidate on the arguments; with ONLY=[labels] (the matches of the calls before),
-    of the candidates those labels start with alone: a match must hold at every call."""
-    only = kwargs.pop(ONLY, None)
+    """{label: plain result} of every candidate on the arguments; with the narrowing keyword (a list of the labels that
+    matched the calls before), of the candidates those labels start with alone: a match must hold at every call."""
+    only = kwargs.pop(NARROWED_TO, None)
     results = {}
     for label, fn, is_class in CANDIDATES:
         if only is not None and not any(m.startswith(label) for m in only):
@@ -329,7 +329,7 @@ def search_library(tmp_path, stem, names):
     listener.bind(address)
     listener.listen(1)
     source = SEARCH.replace("FOLDER", repr(str(tmp_path))).replace("ADDRESS", repr(address)) \
-        .replace("ONLY", repr(ONLY))
+        .replace("NARROWED_TO", repr(ONLY))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")} | {"MPLBACKEND": "Agg"}
     proc = subprocess.Popen([sys.executable, "-I", "-c", source], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
