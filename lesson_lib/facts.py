@@ -34,6 +34,11 @@ EPS = 1e-3
 LR = 1e-2
 BATCH_SIZE = 320
 STEPS_PER_PRESS = 2000
+# L's entries read MASS_UNITS units of the last hidden layer of their own and V the others, as the authors' DeLaN keeps
+# two networks (one for L, one for V): a narrow network for L learns M faster and generalises better
+# (benchmarks/bench_learning_speed.py --ablation).  For two joints (3 entries of L) and HIDDEN's 48 units; another arm
+# or width gets as many units per entry of L and per unit of width (12 of 48 for three joints).
+MASS_UNITS = 6
 
 # The DeLaN's potential is measured in units of POTENTIAL_SCALE joules (V = POTENTIAL_SCALE x the network's
 # output), and fit holds out the fraction VALIDATION of the samples (whole trajectories when the data say which
@@ -56,8 +61,8 @@ def _layers(widths):
 # "41 × 41" (the grid is square), HIDDEN -> "1×48" (layers × units).
 FORMATS = {"PASS_MAX_ERROR": _number, "GRID_POINTS": lambda n: f"{n} × {n}", "N_SAMPLES": str, "QD_MAX": _number,
            "QDD_MAX": _number, "SEED": str, "HIDDEN": _layers, "ACTIVATION": str, "EPS": _number, "LR": _number,
-           "BATCH_SIZE": str, "STEPS_PER_PRESS": str, "TRIPLE_MAX_ERROR": _number, "POTENTIAL_SCALE": _number,
-           "VALIDATION": lambda f: f"{100 * f:g} %"}
+           "BATCH_SIZE": str, "STEPS_PER_PRESS": str, "MASS_UNITS": str, "TRIPLE_MAX_ERROR": _number,
+           "POTENTIAL_SCALE": _number, "VALIDATION": lambda f: f"{100 * f:g} %"}
 
 
 def text(name):

@@ -117,13 +117,14 @@ def trained(cls, args, steps=30, **kw):
 def adam_and_average(batches, theta0, steps, lr, model):
     """autograd's Adam (misc.optimizers.adam, at Adam's b1 and b2) on the loss of these batches: the last iterate,
     and the moving average of the iterates as TensorFlow's ExponentialMovingAverage keeps it (num_updates t - 1,
-    the shadow starting at the first iterate)."""
+    the shadow starting at the first iterate); the gradient of the weights the model trains only
+    (model.trainable_mask)."""
     from autograd import grad
     from autograd.misc.optimizers import adam
 
     from lesson_lib.model.adam import Adam
-    iterates = []
-    last = adam(lambda theta, i: grad(model.loss)(theta, batches[i]), theta0, num_iters=steps, step_size=lr,
+    iterates, kept = [], model.trainable_mask
+    last = adam(lambda theta, i: grad(model.loss)(theta, batches[i]) * kept, theta0, num_iters=steps, step_size=lr,
                 b1=Adam.b1, b2=Adam.b2, callback=lambda x, i, g: iterates.append(x) if i else None)
     return last, moving_average([*iterates, last], Adam.decay)
 

@@ -113,6 +113,9 @@ BAD = [
     # --------------------------------------------------------------- model settings and overflow
     ("eps huge", lambda: DeLaN(eps=1e6), ValueError, r"eps must be > 0 and <= 1, got 1e\+06.*drown the inertia"),
     ("eps zero", lambda: DeLaN(eps=0.0), ValueError, r"eps must be > 0"),
+    ("mass_units all", lambda: DeLaN(mass_units=facts.HIDDEN[-1]), ValueError,
+     rf"mass_units must be between 0 and {facts.HIDDEN[-1] - 1}, got {facts.HIDDEN[-1]}.*units that L reads"),
+    ("mass_units text", lambda: DeLaN(mass_units="6"), TypeError, r"mass_units must be a whole number, got '6'"),
     ("potential_scale huge", lambda: DeLaN(potential_scale=1e300), ValueError,
      r"potential_scale must be >= 0.001 and <= 10000"),
     ("potential_scale tiny", lambda: DeLaN(potential_scale=1e-300), ValueError, r"potential_scale must be >= 0.001"),

@@ -46,11 +46,13 @@ def test_the_loss_is_the_scaled_torque_error_of_its_predictions_and_float32_stay
 
 @pytest.mark.parametrize("cls", [BlackBox, DeLaN])
 def test_both_models_start_from_the_same_initialisation(cls):
-    """W ~ N(0, 1/fan_in), the output layer's half that, biases zero (wide layers: the spread is measured)."""
+    """W ~ N(0, 1/fan_in), the output layer's half that, biases zero (wide layers: the spread is measured); a DeLaN's
+    output weights that training keeps at 0 (L from V's units, V from L's) start at 0."""
     model = cls(hidden=(256, 256), seed=5)
     layers = unflatten(model.get_params(), model.layer_sizes)
-    for i, (W, b) in enumerate(layers):
+    kept = unflatten(model.trainable_mask, model.layer_sizes)
+    for i, ((W, b), (trained, _)) in enumerate(zip(layers, kept, strict=True)):
         want = 0.5 if i == len(layers) - 1 else 1.0
-        assert W.std() * np.sqrt(W.shape[1]) == pytest.approx(want, rel=0.08), (cls.__name__, i)
-        assert not b.any()
+        assert W[trained == 1].std() * np.sqrt(W.shape[1]) == pytest.approx(want, rel=0.08), (cls.__name__, i)
+        assert not W[trained == 0].any() and not b.any()
     assert np.array_equal(cls().get_params(), cls(seed=0).get_params())        # the default seed is 0

@@ -5,7 +5,16 @@ import pytest
 from autograd import grad, jacobian
 from autograd.test_util import check_grads
 
-from lesson_lib import BlackBox, DeLaN, TrainingDiverged, double_pendulum, lesson_check, sample_uniform, torque_nmse
+from lesson_lib import (
+    BlackBox,
+    DeLaN,
+    TrainingDiverged,
+    double_pendulum,
+    facts,
+    lesson_check,
+    sample_uniform,
+    torque_nmse,
+)
 from lesson_lib.model import definition, fast
 from lesson_lib.model.definition import ACTIVATIONS
 
@@ -275,3 +284,34 @@ def test_the_potential_is_measured_in_its_unit():
     assert "potential_scale=7.5" in repr(scaled) and "potential_scale" not in repr(DeLaN())
     with pytest.raises(ValueError, match="potential_scale must be"):
         DeLaN(potential_scale=0)
+
+
+# ---------------------------------------------------------------------- L and V on units of their own
+def test_l_and_v_read_units_of_their_own_before_during_and_after_training(data):
+    """The output layer's weights from V's units to L's entries and from L's units to V start at 0 and stay 0
+    through fit and fit_verlet (DeLaN.trainable_mask), so M depends on L's units only and V on V's: changing the hidden
+    weights of one group leaves the other's outputs equal to the bit."""
+    from lesson_lib.data import record, write_word
+    from lesson_lib.model.verlet import fit_verlet
+    model = DeLaN(seed=4)
+    assert model.mass_units == facts.MASS_UNITS and model.hidden == facts.HIDDEN
+    frozen = model.trainable_mask == 0
+    n_L, width = model.layer_sizes[-1] - 1, model.hidden[-1]
+    assert frozen.sum() == n_L * (width - model.mass_units) + model.mass_units     # the cross weights, nothing else
+    assert not model.theta[frozen].any()
+    start = model.theta.copy()
+    model.fit(data["q"], data["qd"], data["qdd"], data["tau"], steps=200)
+    assert not model.theta[frozen].any() and (model.theta != start)[~frozen].mean() > 0.9     # the others learn
+    fit_verlet(model, record(write_word("o").sample(dt=0.005), sigma=1e-4), steps=3, chunk=16, chunks=1, span=0.01)
+    assert not model.theta[frozen].any()
+    q = data["q"][:50]
+    M, (g,) = model.mass_matrix(q), [model.gravity(q)]
+    for units, same_M in ((slice(model.mass_units, None), True), (slice(0, model.mass_units), False)):
+        changed = model.theta.copy()
+        (W, b), _ = definition.unflatten(changed, model.layer_sizes)
+        W[units] += 0.3
+        b[units] -= 0.2
+        other = DeLaN(seed=4)
+        other.set_params(changed)
+        assert np.array_equal(other.mass_matrix(q), M) == same_M           # V's units: M unchanged to the bit
+        assert np.array_equal(other.gravity(q), g) != same_M                # L's units: g unchanged to the bit

@@ -34,12 +34,13 @@ def test_round_trip_restores_everything_and_training_continues_identically(make,
 
 
 def test_file_records_the_architecture_and_settings(tmp_path):
-    DeLaN(hidden=(8, 4), activation="tanh", eps=1e-2, lr=0.1).save(tmp_path / "m.npz")
+    model = DeLaN(hidden=(8, 4), activation="tanh", eps=1e-2, lr=0.1)
+    model.save(tmp_path / "m.npz")
     with np.load(tmp_path / "m.npz") as f:
         config = json.loads(str(f["config"]))
         assert int(f["format"]) == FORMAT_VERSION
     assert config == {"class": "DeLaN", "n_dof": 2, "hidden": [8, 4], "activation": "tanh", "eps": 1e-2,
-                      "potential_scale": facts.POTENTIAL_SCALE,
+                      "potential_scale": facts.POTENTIAL_SCALE, "mass_units": model.mass_units,
                       "optimizer": {"name": "adam", "b1": Adam.b1, "b2": Adam.b2, "eps": Adam.eps,
                                     "decay": Adam.decay},
                       "seed": 0, "batch_size": facts.BATCH_SIZE}
@@ -59,7 +60,8 @@ def test_a_different_architecture_is_refused_naming_each_field_and_the_model_to_
     assert f"this model has {facts.HIDDEN}; activation: the file has" in text                 # one field after another
     assert "n_dof" not in text.split("build")[0]
     build = text.split("load into it: ")[1].split(".load(")[0]
-    assert build == "DeLaN(n_dof=2, hidden=(16, 16), activation='tanh', eps=0.01)"
+    assert build == (f"DeLaN(n_dof=2, hidden=(16, 16), activation='tanh', eps=0.01, "
+                     f"mass_units={DeLaN(hidden=(16, 16)).mass_units})")
     assert_same(full_snapshot(model), before)
     rebuilt = eval(build, {"DeLaN": DeLaN}).load(path)          # the advice works
     assert rebuilt.hidden == (16, 16)
@@ -233,9 +235,10 @@ def test_load_interrupted_while_applying_changes_nothing(args, tmp_path, monkeyp
     assert_same(full_snapshot(model), before)
 
 
-def test_repr_shows_the_activation_and_a_non_default_eps():
-    assert repr(DeLaN()) == (f"DeLaN(n_dof=2, hidden={tuple(facts.HIDDEN)}, activation={facts.ACTIVATION!r}, seed=0, "
-                             f"lr={facts.LR:g}, batch_size={facts.BATCH_SIZE}, step=0)")
+def test_repr_shows_the_activation_l_and_vs_units_and_a_non_default_eps():
+    assert repr(DeLaN()) == (f"DeLaN(n_dof=2, hidden={tuple(facts.HIDDEN)}, activation={facts.ACTIVATION!r}, "
+                             f"mass_units={facts.MASS_UNITS}, seed=0, lr={facts.LR:g}, batch_size={facts.BATCH_SIZE}, "
+                             f"step=0)")
     assert "activation='tanh'" in repr(BlackBox(activation="tanh"))
     assert "eps=0.01" in repr(DeLaN(eps=0.01)) and "eps=" not in repr(DeLaN())
 
@@ -293,3 +296,22 @@ def test_a_file_of_another_format_is_refused_naming_the_one_it_reads(tmp_path):
                               f"array({FORMAT_VERSION - 1}); this lesson_lib reads format {FORMAT_VERSION}. The model "
                               f"was not changed.")
     assert_same(full_snapshot(model), before)
+
+
+def test_a_file_written_before_l_and_v_had_units_of_their_own_loads_into_a_model_that_shares_them(tmp_path):
+    """A DeLaN file whose config has no mass_units (written when L and V read every unit): a model with
+    mass_units=0 loads it; the default model refuses it, naming mass_units and the model to build."""
+    path = tmp_path / "old.npz"
+    DeLaN(seed=2, mass_units=0).save(path)
+    with np.load(path) as f:
+        arrays = dict(f)
+    config = json.loads(str(arrays["config"]))
+    del config["mass_units"]
+    arrays["config"] = np.array(json.dumps(config))
+    np.savez(path, **arrays)
+    assert np.array_equal(DeLaN(mass_units=0).load(path).theta, DeLaN(seed=2, mass_units=0).theta)
+    with pytest.raises(ValueError) as err:
+        DeLaN().load(path)
+    assert f"mass_units: the file has 0, this model has {facts.MASS_UNITS}" in str(err.value)
+    build = str(err.value).split("load into it: ")[1].split(".load(")[0]
+    assert eval(build, {"DeLaN": DeLaN}).load(path).mass_units == 0

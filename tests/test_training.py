@@ -87,14 +87,15 @@ def test_validation_interval():
 @pytest.mark.parametrize("cls", MODELS)
 def test_every_press_ends_at_least_as_good_on_validation(cls, motions):
     """A high learning rate makes the last weights of a call worse than its best: the kept ones never are."""
-    model = cls(seed=1, lr=0.03)
+    lr = 0.03 if cls is not DeLaN else 0.06       # at 0.03 the default DeLaN never ends a call worse: no case
+    model = cls(seed=1, lr=lr)
     ends, last = [], []
     for _ in range(5):
         model.fit(motions, steps=300)
         ends.append(model.validation_history[-1][1])
         last.append(max(v for s, v, _ in model.validation_history[-4:-1]))
     assert all(b <= a for a, b in pairwise(ends)), ends
-    unrestored = cls(seed=1, lr=0.03)
+    unrestored = cls(seed=1, lr=lr)
     ends_unrestored = []
     for _ in range(5):
         unrestored.fit(motions, steps=300, restore_best=False)

@@ -65,7 +65,7 @@ def implied_mass_matrix_error(model, chain, q):
 
     >>> from lesson_lib import DeLaN, double_pendulum
     >>> round(implied_mass_matrix_error(DeLaN(seed=0), double_pendulum(), [[0.0, 0.0]]), 3)
-    2.308"""
+    2.228"""
     has_api("model", model, (), MODEL)
     has_api("chain", chain, ("mass_matrix",), CHAIN)
     same_dof(model, chain)

@@ -3,20 +3,24 @@
     tau = M(q) qdd + c(q, qd) + g(q)
 
 A network maps [cos q, sin q] to the n(n+1)/2 entries of a lower-triangular L(q) (softplus on the diagonal)
-and to V(q) in units of `potential_scale` joules; M = L L^T + eps I is SPD for any weights.  dL/dq and g = dV/dq
+and to V(q) in units of `potential_scale` joules; M = L L^T + eps I is SPD for any weights.  L's entries read
+`mass_units` units of the last hidden layer of their own and V the others (the output layer's other weights start
+at 0 and training never changes them): with one hidden layer, the default, two networks side by side, as the
+authors' DeLaN keeps them (with more, the layers below the last are shared).  dL/dq and g = dV/dq
 come from a first-order jet in q; c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq: nothing Coriolis-shaped is
 learned.  Every equation is a function of model.definition; the network's jet, and fit's loss and gradient, come
 from model.fast (the same numbers; at one state the jet is 3.8 times, on the Bench's 41 x 41 grid 4.1 times,
 faster than the definition's plain autograd: benchmarks/bench_definition.py).
 Shapes: q, qd, qdd, tau (n,) or (B, n); M (n, n) or (B, n, n)."""
+import functools
 import textwrap
 import warnings
 
 import numpy as np
 
-from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, POTENTIAL_SCALE
+from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, MASS_UNITS, POTENTIAL_SCALE
 from ..limits import EPS_MAX, POTENTIAL_SCALE_RANGE
-from ..validate import as_data, has_api, number
+from ..validate import as_data, has_api, integer, layer_widths, number
 from . import definition, fast, quadratic
 from .trainable import Trainable, init_mlp
 
@@ -58,20 +62,53 @@ def inertia_collapse(model, data):
     return {"largest_M": largest, "qdd_rms": qdd_rms, "collapsed": collapsed, "message": message}
 
 
+def _mass_units(entries, width):
+    """DeLaN's default mass_units for L's `entries` outputs and a last hidden layer of `width` units: MASS_UNITS is
+    for the double pendulum's 3 entries of L in HIDDEN's last layer; another arm or width gets as many units per entry
+    and per unit of width (at least 1, and 1 left for V; 0 for a width of 1).
+
+    >>> _mass_units(3, 48), _mass_units(6, 48), _mass_units(3, 8), _mass_units(3, 1)      # 2 and 3 joints; widths
+    (6, 12, 1, 0)"""
+    if width < 2:
+        return 0
+    per_entry_and_unit = MASS_UNITS / (3 * HIDDEN[-1])
+    return min(width - 1, max(1, round(per_entry_and_unit * entries * width)))
+
+
+@functools.cache
+def _trainable_mask(layer_sizes, mass_units):
+    """DeLaN.trainable_mask for these layer sizes and mass_units (read-only: one array for every model of the
+    shape)."""
+    flat = np.ones(definition.n_weights(layer_sizes))
+    if mass_units:
+        *_, (W, _) = definition.unflatten(flat, layer_sizes)                  # views into flat
+        W[:-1, mass_units:] = 0.0                                             # L's entries from V's units
+        W[-1, :mass_units] = 0.0                                              # V from L's units
+    flat.flags.writeable = False
+    return flat
+
+
 class DeLaN(Trainable):
     """Deep Lagrangian Network for an n-joint robot; defaults from lesson_lib.facts (benchmarks/bench_delan.py).
 
-    activation: a name in model.definition.ACTIVATIONS; potential_scale: V's unit in joules.  Every argument and
-    every public method's input is checked; an empty batch (0, n) gives empty results.
+    activation: a name in model.definition.ACTIVATIONS; potential_scale: V's unit in joules; mass_units: how many of
+    the last hidden layer's units L reads (V reads the others; 0: both read all), by default MASS_UNITS for two joints
+    and HIDDEN, as many per entry of L and per unit for another arm or width (_mass_units).  Every argument and every
+    public method's input is checked; an empty batch (0, n) gives empty results.
 
     >>> model = DeLaN(seed=0)
     >>> bool(np.linalg.eigvalsh(model.mass_matrix([0.3, -1.2])).min() > 0)   # SPD before any training
     True"""
 
-    architecture_fields = definition.Architecture._fields       # what a saved file must match (and the optimiser)
+    architecture_fields = (*definition.Architecture._fields, "mass_units")   # a saved file must match (and optimiser)
 
     def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, eps=EPS, activation=ACTIVATION,
-                 potential_scale=POTENTIAL_SCALE):
+                 potential_scale=POTENTIAL_SCALE, mass_units=None):
+        width = layer_widths("hidden", hidden)[-1]
+        self._mass_units = None if mass_units is None else integer(
+            "mass_units", mass_units, low=0, high=width - 1,
+            hint=f"the number of the last hidden layer's {width} units that L reads (V reads the others; 0: both "
+                 f"read all); leave it out for the default")
         self.eps = number("eps", eps, low=0.0, high=EPS_MAX, low_open=True,
                           hint=f"eps (kg m^2) is added to every learned mass matrix, M = L L^T + eps I: it keeps M "
                                f"positive-definite for eps > 0, and above {EPS_MAX:g} it would drown the inertia the "
@@ -104,7 +141,33 @@ class DeLaN(Trainable):
 
         >>> DeLaN(hidden=(8,)).initial_weights(np.random.default_rng(0)).shape
         (76,)"""
-        return init_mlp(rng, self.layer_sizes, out_scale=0.5)
+        return init_mlp(rng, self.layer_sizes, out_scale=0.5) * self.trainable_mask
+
+    @property
+    def mass_units(self):
+        """How many of the last hidden layer's units L's entries read (V reads the others; 0: both read all): the
+        number given, or by default _mass_units for this model's entries of L and width.
+
+        >>> DeLaN().mass_units, DeLaN(n_dof=3).mass_units, DeLaN(mass_units=0).mass_units
+        (6, 12, 0)"""
+        if self._mass_units is None:
+            return _mass_units(self.layer_sizes[-1] - 1, self.hidden[-1])
+        return self._mass_units
+
+    @property
+    def trainable_mask(self):
+        """1 for each weight training changes, 0 for the output layer's weights from V's units to L's entries and
+        from L's units to V (mass_units), which start at 0: flat, like theta; fit and fit_verlet step
+        g * trainable_mask (set_params may set them otherwise: training then leaves them as set).
+
+        >>> model = DeLaN(hidden=(8,), mass_units=1)
+        >>> W = definition.unflatten(model.trainable_mask, model.layer_sizes)[-1][0]   # L_00, L_11, L_10, V; 8 units
+        >>> W.astype(int)
+        array([[1, 0, 0, 0, 0, 0, 0, 0],
+               [1, 0, 0, 0, 0, 0, 0, 0],
+               [1, 0, 0, 0, 0, 0, 0, 0],
+               [0, 1, 1, 1, 1, 1, 1, 1]])"""
+        return _trainable_mask(self.layer_sizes, self.mass_units)
 
     def after_fit(self, q, qdd):
         """Warn (InertiaCollapsed, naming the data and the fix) when the learned M collapsed to eps I on the

@@ -35,7 +35,7 @@ def npz_path(path):
 
 def arguments(config):
     """The architecture as constructor arguments: "n_dof=2, hidden=(32, 32), activation='isru'" (eps and
-    potential_scale only when not the defaults).
+    potential_scale only when not the defaults; a DeLaN's mass_units always).
 
     >>> print(arguments({"n_dof": 2, "hidden": [32, 32], "activation": "isru", "eps": 0.01}))
     n_dof=2, hidden=(32, 32), activation='isru', eps=0.01"""
@@ -44,6 +44,8 @@ def arguments(config):
         args.append(f"eps={config['eps']!r}")
     if "potential_scale" in config and config["potential_scale"] != POTENTIAL_SCALE:
         args.append(f"potential_scale={config['potential_scale']!r}")
+    if "mass_units" in config:
+        args.append(f"mass_units={config['mass_units']!r}")
     return ", ".join(args)
 
 
@@ -131,8 +133,8 @@ def read(config, template, path):
     ...     read(DeLaN(hidden=(8,)).config(), DeLaN(hidden=(8,))._state(), path)
     Traceback (most recent call last):
     ValueError: cannot load '...m.npz': it holds a different model (hidden: the file has (32, 32), this model has
-    (8,)); build the matching model and load into it: DeLaN(n_dof=2, hidden=(32, 32), activation='isru').load(...).
-    The model was not changed."""
+    (8,); mass_units: the file has 4, this model has 1); build the matching model and load into it: DeLaN(n_dof=2,
+    hidden=(32, 32), activation='isru', mass_units=4).load(...). The model was not changed."""
     path = npz_path(path)
     data = _open(path)
     if "format" not in data or "config" not in data:
@@ -144,6 +146,8 @@ def read(config, template, path):
         raise _cannot_load(path, f"it has file format {data['format']!r}; this lesson_lib reads format "
                                  f"{FORMAT_VERSION}")
     theirs = json.loads(str(data["config"]))
+    if "mass_units" in config:
+        theirs.setdefault("mass_units", 0)          # written before L and V had units of their own: both read all
     diffs = _differences(config, theirs)
     if diffs:
         listed = "; ".join(f"{f}: the file has {a!r}, this model has {b!r}" for f, a, b in diffs)

@@ -20,6 +20,7 @@ interrupted or when a callback raises.  `save` and `load` write and read lesson_
 """
 import contextlib
 import copy
+import functools
 from collections.abc import Mapping
 
 import numpy as np
@@ -58,6 +59,14 @@ def init_mlp(rng, layer_sizes, out_scale=1.0):
         scale = (out_scale if i == len(layer_sizes) - 2 else 1.0) / np.sqrt(fan_in)
         parts += [rng.normal(0.0, scale, fan_out * fan_in), np.zeros(fan_out)]
     return np.concatenate(parts)
+
+
+@functools.cache
+def _every_weight(size):
+    """Trainable.trainable_mask of a model whose training changes every one of its `size` weights (read-only)."""
+    ones = np.ones(size)
+    ones.flags.writeable = False
+    return ones
 
 
 class Trainable:
@@ -198,6 +207,16 @@ class Trainable:
         with self._transaction():
             self.theta, self.resume_point = theta, None
             self.optimizer.start_average(theta)
+
+    @property
+    def trainable_mask(self):
+        """1 for each weight training changes, 0 for one it never changes: flat, like theta (every weight here; a
+        subclass may hold some where they start, e.g. DeLaN's L and V on units of their own, at 0).
+
+        >>> from lesson_lib import BlackBox
+        >>> bool(BlackBox(hidden=(8,)).trainable_mask.all())
+        True"""
+        return _every_weight(self.theta.size)
 
     @property
     def resumes(self):

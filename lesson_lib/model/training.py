@@ -3,7 +3,8 @@ weights.  One step:
 
     rows    = a minibatch of the training samples          (batch_rng, uniform over the training rows)
     loss, g = model.batch_loss_and_grad(theta, batch)      (DeLaN: lesson_lib.model.fast.loss_and_grad)
-    theta   = model.optimizer.step(theta, g)               (Adam; a loss that explodes or is not finite raises)
+    theta   = model.optimizer.step(theta, g * mask)        (Adam on the weights the model trains, trainable_mask;
+                                                            a loss that explodes or is not finite raises)
 
 and every `validation_interval` steps the loss of the average of the iterates (Adam's `average`) on the held-out
 samples goes to the schedule (lesson_lib.model.schedule), which says whether these are the call's best weights,
@@ -209,7 +210,7 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
         loss, g = model.batch_loss_and_grad(model.theta, batch)
         loss = float(loss)
         guard.check(loss, g)
-        model.theta = model.optimizer.step(model.theta, g)
+        model.theta = model.optimizer.step(model.theta, g * model.trainable_mask)
         model.step += 1
         model.loss_history.append(loss)
         losses.append(loss)

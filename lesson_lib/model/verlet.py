@@ -130,6 +130,6 @@ def fit_verlet(model, recording, steps=1000, span=0.05, chunk=128, chunks=4, lr=
                                        f"weights are as before fit_verlet; try a smaller lr, e.g. lr={lr / 10:g}")
             losses.append(float(value))
             adam.lr = lr * max(0.5 * (1 + math.cos(math.pi * i / steps)), 1e-3)
-            theta = adam.step(theta, g)
+            theta = adam.step(theta, g * model.trainable_mask)  # only the weights the model trains
     model.set_params(theta)
     return losses
