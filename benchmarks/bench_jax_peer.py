@@ -5,9 +5,10 @@ M = L Lᵀ + eps I, V = v_scale x the last output) in jax.numpy, ∂M/∂q by fo
 jax.grad, c = Ṁ q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k, the course's loss on model.training_batch(data) (the same scaled,
 weighted torque error), float32, optax Adam at the course's rate and b1, b2, with the course's average of the
 iterates (lesson_lib.model.adam), minibatches of the course's size drawn uniformly, the whole step under jax.jit; the
-same initial weights as DeLaN(seed=0).  Rate, batch, widths, eps, the potential's unit and Adam's settings are read
-from DeLaN() and Adam (the library's defaults, lesson_lib.facts), so both sides do the same work per step (issue 60);
-the first line printed says which.  Compile time is excluded
+same initial weights as DeLaN(seed=0) and the same weights held at 0 (L and V on units of their own:
+DeLaN.trainable_mask).  Rate, batch, widths, eps, the potential's unit and Adam's settings are read from DeLaN() and
+Adam (the library's defaults, lesson_lib.facts), so both sides do the same work per step (issue 60); the first line
+printed says which.  Compile time is excluded
 (one step runs first).  Not the same algorithm step for step: the course's fit also holds out a validation split
 and keeps its best weights; both end with the weights checked by lesson_check.
 
@@ -83,12 +84,13 @@ def jax_peer(model, batch):
         key, sub = jax.random.split(key)
         i = jax.random.randint(sub, (model.batch_size,), 0, q_all.shape[0])
         value, g = jax.value_and_grad(loss)(theta, q_all[i], qd_all[i], qdd_all[i], target_all[i], inv_all[i])
+        g = g * kept                                            # only the weights the DeLaN trains (trainable_mask)
         updates, opt_state = optimizer.update(g, opt_state, theta)
         theta, t = optax.apply_updates(theta, updates), t + 1
         d = jnp.minimum(Adam.decay, (t - 1) / (t + 8))
         return theta, (opt_state, d * average + (1 - d) * theta, t), key, value
 
-    theta0 = jnp.asarray(model.get_params(), jnp.float32)
+    theta0, kept = jnp.asarray(model.get_params(), jnp.float32), jnp.asarray(model.trainable_mask, jnp.float32)
     first = float(loss(theta0, q_all[:128], qd_all[:128], qdd_all[:128], target_all[:128], inv_all[:128]))
     from lesson_lib.model import definition
     course_first = float(definition.loss(model.get_params(), model.architecture, tuple(a[:128] for a in batch)))
@@ -118,9 +120,9 @@ def isru_only(model):
 def settings(model):
     """The settings both sides train with, as printed: the library's defaults."""
     from lesson_lib.model.adam import Adam
-    return (f"lr {model.lr:g}, batch {model.batch_size}, hidden {'x'.join(map(str, model.hidden))}, "
-            f"{model.activation}, eps {model.eps:g}, Adam b1 {Adam.b1:g} b2 {Adam.b2:g} with an average of the "
-            f"iterates (decay {Adam.decay:g})")
+    return (f"lr {model.lr:g}, batch {model.batch_size}, hidden {'x'.join(map(str, model.hidden))} (L on "
+            f"{model.mass_units} of the units, V on the others), {model.activation}, eps {model.eps:g}, Adam b1 "
+            f"{Adam.b1:g} b2 {Adam.b2:g} with an average of the iterates (decay {Adam.decay:g})")
 
 
 def race(name, make_peer, goal, rounds=3, steps=2000):

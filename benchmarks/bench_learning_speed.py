@@ -38,8 +38,7 @@ What a setting or the ablation changes, it changes only inside its block and put
 (class attributes of lesson_lib.model.adam.Adam, read at every step), the plateau schedule's patience
 (lesson_lib.model.schedule.PATIENCE, which Schedule.validated reads at every evaluation), Adam's step
 (lesson_lib.model.adam.Adam.step, what fit's loop calls through model.optimizer; the rate is its attribute lr),
-the network's input jet (lesson_lib.model.fast.input_jet, which the training loss and every evaluation call) and the
-DeLaN's initial weights and gradient (DeLaN.initial_weights, DeLaN.batch_loss_and_grad: own_units' mask).
+and the network's input jet (lesson_lib.model.fast.input_jet, which the training loss and every evaluation call).
 
 Encoder noise: notebook 08's own recording (1e-3 rad at 500 Hz) gives q-double-dot by differences an error of
 about 600 rad/s^2, and M collapses to eps I for any setting (08's lesson: --lesson shows it); the default here,
@@ -54,7 +53,6 @@ about 600 rad/s^2, and M collapses to eps I for any setting (08's lesson: --less
 """
 import argparse
 import contextlib
-import functools
 import math
 import os
 import sys
@@ -67,12 +65,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course o
 from lesson_lib import DeLaN, double_pendulum, part_errors
 from lesson_lib.data import estimate, record, write_letters
 from lesson_lib.data.letters import TEST_LETTERS, TRAIN_LETTERS
-from lesson_lib.model import adam, definition, fast, schedule
+from lesson_lib.model import adam, fast, schedule
 
 STEPS = (1000, 2000, 4000, 6000)          # when the errors are read
 PARTS = ("tau", "M_qdd", "c", "g")
-BEFORE = dict(model=dict(hidden=(32, 32), batch_size=128, lr=3e-3), adam=(0.9, 0.999, 0.0))   # the default until
-#             issue 60: Adam's (b1, b2, decay of the average), decay 0 keeping the last iterate; the rest the default's
+BEFORE = dict(model=dict(hidden=(32, 32), batch_size=128, lr=3e-3, mass_units=0), adam=(0.9, 0.999, 0.0))   # the
+#             default until issue 60: Adam's (b1, b2, decay of the average), decay 0 keeping the last iterate; L and V
+#             reading every unit, as every default did before L and V had units of their own; the rest the default's
 RATE = 100.0                               # samples a second, as notebook 07 samples its letters
 SIGMA = 1e-5                               # encoder noise (rad); see --sigma
 
@@ -167,35 +166,6 @@ def standardised_inputs(data):
         fast.input_jet = original
 
 
-@contextlib.contextmanager
-def own_units(mass_units):
-    """The last hidden layer split in two, as the authors' own DeLaN keeps two networks (one for L, one for V): L's
-    entries read only its first `mass_units` units and V only the others.  The output layer's other weights start
-    at 0 and stay there (their gradient is masked before every step), so a network of one hidden layer is two
-    networks side by side; the work per step is the same."""
-    original_init, original_grad = DeLaN.initial_weights, DeLaN.batch_loss_and_grad
-
-    @functools.cache
-    def mask(layer_sizes):
-        flat = np.ones(definition.n_weights(layer_sizes))
-        *_, (W, _) = definition.unflatten(flat, layer_sizes)               # views into flat
-        W[:-1, mass_units:] = 0.0
-        W[-1, :mass_units] = 0.0
-        return flat
-
-    def initial_weights(self, rng):
-        return original_init(self, rng) * mask(self.layer_sizes)
-
-    def batch_loss_and_grad(self, theta, batch):
-        loss, g = original_grad(self, theta, batch)
-        return loss, g * mask(self.layer_sizes)
-    DeLaN.initial_weights, DeLaN.batch_loss_and_grad = initial_weights, batch_loss_and_grad
-    try:
-        yield
-    finally:
-        DeLaN.initial_weights, DeLaN.batch_loss_and_grad = original_init, original_grad
-
-
 def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000, also=None):
     """{step: errors} at each of `steps`, and the CPU seconds per step spent in fit, for a fresh
     DeLaN(seed, **model) trained by fit calls of `chunk` steps; with `also` (another truth, e.g. the training
@@ -209,8 +179,6 @@ def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000, also=No
             changes.enter_context(step_decay(*setting["decay"]))
         if setting.get("standardised"):
             changes.enter_context(standardised_inputs(data))
-        if "mass_units" in setting:
-            changes.enter_context(own_units(setting["mass_units"]))
         model = DeLaN(seed=seed, **model_args)
         while model.step < steps[-1]:
             goal = min(min(s for s in steps if s > model.step), model.step + chunk)
@@ -287,8 +255,9 @@ def describe(setting):
     with moments(*setting.get("adam", ())):
         probe = DeLaN(**setting.get("model", {}))
         b1, b2, decay = adam.Adam.b1, adam.Adam.b2, adam.Adam.decay
+    units = f"L on {probe.mass_units} units" if probe.mass_units else "L and V on every unit"
     return (f"lr {probe.lr:g}, batch {probe.batch_size}, {'x'.join(map(str, probe.hidden))}, {probe.activation}, "
-            f"eps {probe.eps:g}, Adam b1 {b1:g} b2 {b2:g}, average decay {decay:g}")
+            f"eps {probe.eps:g}, {units}, Adam b1 {b1:g} b2 {b2:g}, average decay {decay:g}")
 
 
 def before_and_default():
@@ -302,15 +271,16 @@ def ablation_settings():
     what they name changed."""
     old, old_adam = BEFORE["model"], BEFORE["adam"]
     new, new_adam = DeLaN(), (adam.Adam.b1, adam.Adam.b2, adam.Adam.decay)
-    no_average = (*new_adam[:2], 0.0)
+    no_average, shared = (*new_adam[:2], 0.0), {"mass_units": 0}
     return {                                   # the labels read the default's values (the setting each row adds)
         "before": BEFORE,
         f"+ lr {new.lr:g}": {"model": {**old, "lr": new.lr}, "adam": old_adam},
         f"+ Adam b1 {new_adam[0]:g}, b2 {new_adam[1]:g}": {"model": {**old, "lr": new.lr}, "adam": no_average},
         f"+ hidden {'x'.join(map(str, new.hidden))}": {"model": {**old, "lr": new.lr, "hidden": new.hidden},
                                                         "adam": no_average},
-        f"+ batch {new.batch_size}": {"model": {}, "adam": no_average},
-        f"+ average {new_adam[2]:g}: the default": {"model": {}},
+        f"+ batch {new.batch_size}": {"model": shared, "adam": no_average},
+        f"+ average {new_adam[2]:g}": {"model": shared},
+        f"+ L on {new.mass_units} of the {new.hidden[-1]} units, V on the rest: the default": {"model": {}},
         "  lr 1e-2, batch 192": {"model": {**old, "lr": 1e-2, "batch_size": 192}, "adam": old_adam},
         "  2e-2, warm-up, decay": {"model": {**old, "lr": 2e-2}, "adam": old_adam, "decay": (100, 1000),
                                    "patience": math.inf},
@@ -323,9 +293,8 @@ def ablation_settings():
         "  tanh": {"model": {"activation": "tanh"}},
         "  eps 1e-2": {"model": {"eps": 1e-2}},
         "  standardised inputs": {"model": {}, "standardised": True},
-        f"  L on 6 of the {new.hidden[-1]} units, V on the rest": {"model": {}, "mass_units": 6},
-        "  the same, the rate halved every 3,000 steps": {"model": {}, "mass_units": 6, "decay": (1, 3000),
-                                                          "patience": math.inf},
+        "  the rate halved every 3,000 steps": {"model": {}, "decay": (1, 3000), "patience": math.inf},
+        f"  L on {2 * new.mass_units} units": {"model": {"mass_units": 2 * new.mass_units}},
     }
 
 

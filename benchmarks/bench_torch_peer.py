@@ -4,8 +4,9 @@ The peer: the default DeLaN as bench_jax_peer.py's JAX one (features [cos q, sin
 softplus diagonal, M = L Lᵀ + eps I, V = v_scale x the last output, c = Ṁ q̇ − ½ [q̇ᵀ ∂M/∂q_k q̇]_k, g = ∂V/∂q),
 float32, eager PyTorch (no torch.compile), torch.optim.Adam at the course's rate and b1, b2 with the course's
 average of the iterates (lesson_lib.model.adam), minibatches of the course's size
-drawn uniformly, the same initial weights as DeLaN(seed=0) and the course's loss on model.training_batch(data),
-the loss's gradient by backward().  Two ways to get ∂M/∂q, --peer:
+drawn uniformly, the same initial weights as DeLaN(seed=0) and the same weights held at 0 (L and V on units of their
+own: DeLaN.trainable_mask), the course's loss on model.training_batch(data), the loss's gradient by backward().
+Two ways to get ∂M/∂q, --peer:
 
   jet    (default) as the DeLaN authors' PyTorch code does: each layer returns its value and its q-derivative by
          the chain rule, batched (the course's own method: a first-order jet), autograd differentiating through it;
@@ -98,6 +99,8 @@ def torch_peer(model, batch, peer="jet"):
         return torch.mean((torque(params, q, qd, qdd) * inv_scale - target) ** 2)
 
     theta0 = [torch.tensor(a, dtype=torch.float32) for layer in unflatten(model.get_params(), sizes) for a in layer]
+    kept = [torch.tensor(np.array(a), dtype=torch.float32)
+            for layer in unflatten(model.trainable_mask, sizes) for a in layer]
     first = float(loss(theta0, q_all[:128], qd_all[:128], qdd_all[:128], target_all[:128], inv_all[:128]))
     course_first = float(definition.loss(model.get_params(), model.architecture, tuple(a[:128] for a in batch)))
 
@@ -111,6 +114,9 @@ def torch_peer(model, batch, peer="jet"):
             i = torch.randint(0, len(q_all), (model.batch_size,), generator=generator)
             optimizer.zero_grad()
             loss(params, q_all[i], qd_all[i], qdd_all[i], target_all[i], inv_all[i]).backward()
+            with torch.no_grad():
+                for p, k in zip(params, kept, strict=True):
+                    p.grad.mul_(k)                                 # only the weights the DeLaN trains (trainable_mask)
             optimizer.step()
             d = min(Adam.decay, (t - 1) / (t + 8))
             with torch.no_grad():

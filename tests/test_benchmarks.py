@@ -100,7 +100,8 @@ def test_bench_learning_speed_runs_both_settings_on_exact_and_noisy_letters_and_
     assert "CPU time per step, default / before" in out
     model = DeLaN()
     assert (f"default: lr {model.lr:g}, batch {model.batch_size}, {'x'.join(map(str, model.hidden))}, isru, eps "
-            f"{model.eps:g}, Adam b1 {adam.Adam.b1:g} b2 {adam.Adam.b2:g}, average decay {adam.Adam.decay:g}") in out
+            f"{model.eps:g}, L on {model.mass_units} units, Adam b1 {adam.Adam.b1:g} b2 {adam.Adam.b2:g}, average "
+            f"decay {adam.Adam.decay:g}") in out
     old = bench.BEFORE["model"]
     assert f"before: lr {old['lr']:g}, batch {old['batch_size']}, {'x'.join(map(str, old['hidden']))}" in out
     rates = adam.Adam.b1, adam.Adam.b2, adam.Adam.decay
@@ -124,29 +125,6 @@ def test_bench_learning_speed_runs_both_settings_on_exact_and_noisy_letters_and_
         assert [plateaued.validated(1.0, best=1.0, lr=1.0)[2] for _ in range(2)] == [1.0, 0.5]   # patience 2
     assert adam.Adam.step is adam_step and fast.input_jet is input_jet and schedule.PATIENCE == patience
     assert np.array_equal(model.mass_matrix(q[:3]), before)
-
-
-def test_bench_learning_speed_own_units_makes_two_networks_side_by_side_and_puts_the_library_back():
-    """In own_units(k), L reads only the first k hidden units and V only the others, through training: changing the
-    other units' input weights leaves M as it was, to the bit, and moves g."""
-    import numpy as np
-
-    from lesson_lib import DeLaN, double_pendulum, sample_uniform
-    from lesson_lib.model import definition
-    bench = load(BENCHMARKS / "bench_learning_speed.py")
-    init, grad = DeLaN.initial_weights, DeLaN.batch_loss_and_grad
-    q = np.random.default_rng(1).uniform(-3, 3, (20, 2))
-    with bench.own_units(3):
-        model = DeLaN(hidden=(8,), seed=0)
-        model.fit(sample_uniform(double_pendulum(), 256, seed=0), steps=20)
-        theta = model.get_params()
-        (W1, _), (W2, _) = definition.unflatten(theta, model.layer_sizes)
-        assert not W2[:-1, 3:].any() and not W2[-1, :3].any() and W2[:-1, :3].all() and W2[-1, 3:].all()
-        M, g = model.mass_matrix(q), model.gravity(q)
-        W1[3:] += 0.5                                            # V's units only (a view into theta)
-        model.set_params(theta)
-        assert np.array_equal(model.mass_matrix(q), M) and not np.allclose(model.gravity(q), g)
-    assert DeLaN.initial_weights is init and DeLaN.batch_loss_and_grad is grad
 
 
 def test_the_mutation_sample_is_uniform_over_the_not_run_mutants_and_repeats_with_its_seed():
