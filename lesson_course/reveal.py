@@ -115,9 +115,10 @@ PREDICTIONS = {
         answer="At twice the speeds on the seen half the DeLaN's error barely grows while the black box's grows "
                "by more than ten times: in a DeLaN the torque is linear in q̈ and quadratic in q̇ with "
                "coefficients that depend on q alone, so learning M(q) and V(q) on these angles covers every "
-               "speed. On the unseen half neither model knows M(q) or V(q), and the black box can be ahead: "
-               "structure fixes the form of the equation, not the values it never saw.",
-        gives_away=(r"barely grows", r"no extrapolation", r"covers every speed", r"neither model knows",
+               "speed. On the unseen half neither model is sure of M(q) or V(q) (here the DeLaN's M carried over, "
+               "its V did not), and the black box can be ahead: structure fixes the form of the equation, not the "
+               "values it never saw.",
+        gives_away=(r"barely grows", r"no extrapolation", r"covers every speed", r"neither model (?:knows|is sure)",
                     r"black box (?:can|may) (?:be ahead|lead)")),
     "control_with_a_learned_model": Prediction(
         question="A DeLaN learns the arm's dynamics from the arm writing 15 letters. A controller then uses it "

@@ -23,7 +23,7 @@ COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
 def _html(markdown):
-    from nbconvert.filters.markdown import markdown2html_mistune     # 3 s to import: only where cards are built
+    from nbconvert.filters.markdown import markdown2html_mistune  # 3 s to import: only where cards are built
     return markdown2html_mistune(COMMENT.sub("", markdown)).strip()
 
 
