@@ -22,4 +22,3 @@ import sys
 # then leaves the "iri" format unchecked, as it does wherever rfc3987_syntax is not installed.  This holds in every
 # process that imports lesson_tools (the grader, its workers, the builds, and pytest through the course's plugin).
 sys.modules.setdefault("rfc3987_syntax", None)
-

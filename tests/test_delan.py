@@ -305,7 +305,7 @@ def test_l_and_v_read_units_of_their_own_before_during_and_after_training(data):
     fit_verlet(model, record(write_word("o").sample(dt=0.005), sigma=1e-4), steps=3, chunk=16, chunks=1, span=0.01)
     assert not model.theta[frozen].any()
     q = data["q"][:50]
-    M, (g,) = model.mass_matrix(q), [model.gravity(q)]
+    M, g = model.mass_matrix(q), model.gravity(q)
     for units, same_M in ((slice(model.mass_units, None), True), (slice(0, model.mass_units), False)):
         changed = model.theta.copy()
         (W, b), _ = definition.unflatten(changed, model.layer_sizes)
