@@ -69,9 +69,10 @@ from lesson_lib.model import adam, fast, schedule
 
 STEPS = (1000, 2000, 4000, 6000)          # when the errors are read
 PARTS = ("tau", "M_qdd", "c", "g")
-BEFORE = dict(model=dict(hidden=(32, 32), batch_size=128, lr=3e-3, mass_units=0), adam=(0.9, 0.999, 0.0))   # the
-#             default until issue 60: Adam's (b1, b2, decay of the average), decay 0 keeping the last iterate; L and V
-#             reading every unit, as every default did before L and V had units of their own; the rest the default's
+BEFORE = dict(model=dict(hidden=(32, 32), batch_size=128, lr=3e-3, mass_units=0), adam=(0.9, 0.999, 0.0),
+              readout=False)   # the default until issue 60: Adam's (b1, b2, decay of the average), decay 0 keeping the
+#             last iterate; L and V reading every unit, as every default did before L and V had units of their own;
+#             V's readout trained by Adam, not solved (DeLaN.solves_readout); the rest the default's
 RATE = 100.0                               # samples a second, as notebook 07 samples its letters
 SIGMA = 1e-5                               # encoder noise (rad); see --sigma
 
@@ -180,6 +181,7 @@ def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000, also=No
         if setting.get("standardised"):
             changes.enter_context(standardised_inputs(data))
         model = DeLaN(seed=seed, **model_args)
+        model.solves_readout = setting.get("readout", DeLaN.solves_readout)
         while model.step < steps[-1]:
             goal = min(min(s for s in steps if s > model.step), model.step + chunk)
             t0 = time.process_time()                # CPU time: fit runs one thread, and a busy machine
@@ -256,8 +258,9 @@ def describe(setting):
         probe = DeLaN(**setting.get("model", {}))
         b1, b2, decay = adam.Adam.b1, adam.Adam.b2, adam.Adam.decay
     units = f"L on {probe.mass_units} units" if probe.mass_units else "L and V on every unit"
+    readout = "solved" if setting.get("readout", DeLaN.solves_readout) else "trained"
     return (f"lr {probe.lr:g}, batch {probe.batch_size}, {'x'.join(map(str, probe.hidden))}, {probe.activation}, "
-            f"eps {probe.eps:g}, {units}, Adam b1 {b1:g} b2 {b2:g}, average decay {decay:g}")
+            f"eps {probe.eps:g}, {units}, V's readout {readout}, Adam b1 {b1:g} b2 {b2:g}, average decay {decay:g}")
 
 
 def before_and_default():
@@ -274,16 +277,19 @@ def ablation_settings():
     no_average, shared = (*new_adam[:2], 0.0), {"mass_units": 0}
     return {                                   # the labels read the default's values (the setting each row adds)
         "before": BEFORE,
-        f"+ lr {new.lr:g}": {"model": {**old, "lr": new.lr}, "adam": old_adam},
-        f"+ Adam b1 {new_adam[0]:g}, b2 {new_adam[1]:g}": {"model": {**old, "lr": new.lr}, "adam": no_average},
+        f"+ lr {new.lr:g}": {"model": {**old, "lr": new.lr}, "adam": old_adam, "readout": False},
+        f"+ Adam b1 {new_adam[0]:g}, b2 {new_adam[1]:g}": {"model": {**old, "lr": new.lr}, "adam": no_average,
+                                                           "readout": False},
         f"+ hidden {'x'.join(map(str, new.hidden))}": {"model": {**old, "lr": new.lr, "hidden": new.hidden},
-                                                        "adam": no_average},
-        f"+ batch {new.batch_size}": {"model": shared, "adam": no_average},
-        f"+ average {new_adam[2]:g}": {"model": shared},
-        f"+ L on {new.mass_units} of the {new.hidden[-1]} units, V on the rest: the default": {"model": {}},
-        "  lr 1e-2, batch 192": {"model": {**old, "lr": 1e-2, "batch_size": 192}, "adam": old_adam},
+                                                        "adam": no_average, "readout": False},
+        f"+ batch {new.batch_size}": {"model": shared, "adam": no_average, "readout": False},
+        f"+ average {new_adam[2]:g}": {"model": shared, "readout": False},
+        f"+ L on {new.mass_units} of the {new.hidden[-1]} units, V on the rest": {"model": {}, "readout": False},
+        "+ V's readout solved: the default": {"model": {}},
+        "  lr 1e-2, batch 192": {"model": {**old, "lr": 1e-2, "batch_size": 192}, "adam": old_adam,
+                                 "readout": False},
         "  2e-2, warm-up, decay": {"model": {**old, "lr": 2e-2}, "adam": old_adam, "decay": (100, 1000),
-                                   "patience": math.inf},
+                                   "patience": math.inf, "readout": False},
         "  Adam b1 0.9, b2 0.999": {"model": {}, "adam": old_adam[:2]},
         "  lr 5e-3": {"model": {"lr": 5e-3}},
         "  lr 2e-2": {"model": {"lr": 2e-2}},

@@ -1,6 +1,7 @@
 """fit's loop (lesson_lib.model.training): Adam on the training rows' minibatches, never worse at the end of a press
 (the best weights restored with their optimiser state, the next press going on from the last), the schedule's
-verdicts applied (spikes, plateaus), the divergence guard on every step and on the last update, one BLAS thread."""
+verdicts applied (spikes, plateaus), the divergence guard on every step and on the last update, one BLAS thread.  The
+average kept stays in Adam's state; the model's weights are it with V's readout solved (test_potential_readout.py)."""
 import re
 from itertools import pairwise
 
@@ -60,7 +61,7 @@ def test_fit_on_trajectories_is_adam_on_the_training_trajectories_only(motions):
     batches = minibatches(model, arrays(motions), 30, seed=5, traj=motions["traj"])
     last, average = adam_and_average(batches, theta0, 30, LR, model)
     np.testing.assert_allclose(model.resume_point["params"], last, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(model.get_params(), average, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.optimizer.average, average, rtol=0, atol=1e-12)
     held = split(606, motions["traj"], VALIDATION, 5)[1]
     held_batch = sample_rows(model, arrays(motions), held, weighted=False)
     assert model.validation_history == [(30, pytest.approx(float(model.loss(model.theta, held_batch)), rel=1e-6),
@@ -75,7 +76,7 @@ def test_validation_zero_trains_on_everything_without_evaluations(uniform):
     batches = minibatches(model, arrays(uniform), 250, seed=4, rows=np.arange(600))
     last, average = adam_and_average(batches, theta0, 250, LR, model)
     np.testing.assert_allclose(model.resume_point["params"], last, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(model.get_params(), average, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.optimizer.average, average, rtol=0, atol=1e-12)
 
 
 def test_validation_interval():
@@ -110,7 +111,7 @@ def test_the_best_weights_come_back_with_their_optimizer_state(cls, uniform, mon
     seen, callback = recorder()
     model.fit(uniform, steps=350, callback=callback, every=50)
     theta, state = seen[200]
-    np.testing.assert_array_equal(model.get_params(), state["average"])   # the average kept at step 200
+    np.testing.assert_array_equal(model.optimizer.average, state["average"])   # the average kept at step 200
     assert_same(model.optimizer.state(), state)                        # moments and step count of those weights
     np.testing.assert_array_equal(model.resume_point["params"], seen[350][0])   # the next call goes on from the last
     assert model.step == 350 and len(model.loss_history) == 350        # the steps were run
@@ -119,7 +120,7 @@ def test_the_best_weights_come_back_with_their_optimizer_state(cls, uniform, mon
     scripted(monkeypatch, kept, {100: 1.0, 200: 0.5, 300: 0.8, 350: 0.9})
     seen, callback = recorder()
     kept.fit(uniform, steps=350, callback=callback, every=50, restore_best=False)
-    np.testing.assert_array_equal(kept.get_params(), seen[350][1]["average"])
+    np.testing.assert_array_equal(kept.optimizer.average, seen[350][1]["average"])
     assert kept.validation_history[-1] == (350, 0.9, LR)
 
 
@@ -134,7 +135,7 @@ def test_the_weights_a_call_starts_from_are_a_candidate_unless_untrained(uniform
     scripted(monkeypatch, fresh, {100: 5.0, 150: 7.0})                  # worse than the untrained model would be
     seen, callback = recorder()
     fresh.fit(uniform, steps=150, callback=callback, every=50)
-    np.testing.assert_array_equal(fresh.get_params(), seen[100][1]["average"])   # the best seen, not the start
+    np.testing.assert_array_equal(fresh.optimizer.average, seen[100][1]["average"])   # the best seen, not the start
 
 
 @pytest.mark.parametrize("cls", MODELS)
@@ -170,7 +171,7 @@ def test_a_spike_goes_back_to_the_best_weights_and_halves_the_rate(uniform, monk
     np.testing.assert_array_equal(theta300, theta200)
     assert_same(state300, {**state200, "lr": LR / 2})                  # coherent moments, the rate halved
     assert [lr for _, _, lr in model.validation_history] == [LR, LR, LR / 2, LR / 2, LR / 2]
-    np.testing.assert_array_equal(model.get_params(), seen[400][1]["average"])
+    np.testing.assert_array_equal(model.optimizer.average, seen[400][1]["average"])
     assert model.schedule.base_lr == LR and model.lr == LR / 2
 
 
@@ -185,7 +186,7 @@ def test_a_plateau_halves_the_rate_down_to_its_floor(uniform, monkeypatch):
     expected = [0.002 * max(0.5 ** (k // 2), 1 / 64) for k in range(20)]   # halved every 2nd evaluation
     assert rates == pytest.approx(expected, rel=1e-12)
     assert not np.array_equal(seen[300][0], seen[100][0])              # a plateau does not go back
-    np.testing.assert_array_equal(model.get_params(), seen[100][1]["average"])   # the end of the call does
+    np.testing.assert_array_equal(model.optimizer.average, seen[100][1]["average"])   # the end of the call does
 
 
 def test_new_bests_by_a_hair_are_kept_but_do_not_hold_the_rate_up(uniform, monkeypatch):
@@ -195,7 +196,7 @@ def test_new_bests_by_a_hair_are_kept_but_do_not_hold_the_rate_up(uniform, monke
     seen, callback = recorder()
     model.fit(uniform, steps=450, callback=callback, every=50)
     assert [lr for _, _, lr in model.validation_history] == [LR, LR, LR, LR / 2, LR / 2]
-    np.testing.assert_array_equal(model.get_params(), seen[400][1]["average"])   # the last new best is kept
+    np.testing.assert_array_equal(model.optimizer.average, seen[400][1]["average"])   # the last new best is kept
 
 
 def test_the_schedule_counts_evaluations_across_calls(uniform, monkeypatch):

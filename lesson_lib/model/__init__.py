@@ -7,7 +7,8 @@ and the network's jet as single autograd nodes, tested equal to `definition.loss
 means: L, dL, V, g read off it, and the torque as a quadratic form in it), then training, one concern a
 module: `trainable` (what every model shares: its weights and state, fit's transaction, save and load), `training`
 (fit's loop: minibatches, the divergence guard, validation, best weights), `adam` (the optimiser), `schedule` (the
-learning rate on plateaus and spikes), `training_data` (fit's data: checks, sample weights, the validation split),
+learning rate on plateaus and spikes), `potential_readout` (V's readout solved at the end of a call),
+`training_data` (fit's data: checks, sample weights, the validation split),
 `model_file` (the saved file) and `verlet` (training from recorded positions through Störmer–Verlet: fit_verlet).
 
 One training step, module by module (facts and limits name the numbers):

@@ -91,6 +91,20 @@ def layer_jet(W, b, h, dh, s, ds):
     return s(z), ds(z)[:, None, :] * (dh @ W.T)
 
 
+def hidden_jet(theta, arch, q):
+    """The last hidden layer's jet: h (B, H) and dh/dq (B, n, H) (the features, when there is no hidden layer).
+
+    >>> arch = Architecture(2, (8,))
+    >>> h, dh = hidden_jet(np.full(n_weights(arch.layer_sizes), 0.1), arch, np.zeros((5, 2)))
+    >>> h.shape, dh.shape                                         # (B, H), (B, n, H)
+    ((5, 8), (5, 2, 8))"""
+    s = ACTIVATIONS[arch.activation]
+    h, dh = features(q)
+    for W_i, b_i in unflatten(theta, arch.layer_sizes)[:-1]:
+        h, dh = layer_jet(W_i, b_i, h, dh, s, elementwise_grad(s))
+    return h, dh
+
+
 def network_jet(theta, arch, q):
     """The network's outputs (B, n_out) and their q-derivatives (B, n, n_out); the last layer is linear.
 
@@ -98,11 +112,8 @@ def network_jet(theta, arch, q):
     >>> out, dout = network_jet(np.full(n_weights(arch.layer_sizes), 0.1), arch, np.zeros((5, 2)))
     >>> out.shape, dout.shape                                     # (B, n_out), (B, n, n_out)
     ((5, 4), (5, 2, 4))"""
-    s = ACTIVATIONS[arch.activation]
-    *hidden, (W, b) = unflatten(theta, arch.layer_sizes)
-    h, dh = features(q)
-    for W_i, b_i in hidden:
-        h, dh = layer_jet(W_i, b_i, h, dh, s, elementwise_grad(s))
+    W, b = unflatten(theta, arch.layer_sizes)[-1]
+    h, dh = hidden_jet(theta, arch, q)
     return h @ W.T + b, dh @ W.T
 
 

@@ -8,9 +8,10 @@ and to V(q) in units of `potential_scale` joules; M = L L^T + eps I is SPD for a
 at 0 and training never changes them): with one hidden layer, the default, two networks side by side, as the
 authors' DeLaN keeps them (with more, the layers below the last are shared).  dL/dq and g = dV/dq
 come from a first-order jet in q; c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq: nothing Coriolis-shaped is
-learned.  Every equation is a function of model.definition; the network's jet, and fit's loss and gradient, come
-from model.fast (the same numbers; at one state the jet is 3.8 times, on the Bench's 41 x 41 grid 4.1 times,
-faster than the definition's plain autograd: benchmarks/bench_definition.py).
+learned.  The torque is linear in V's last weights, so fit ends each call by solving them (potential_readout).
+Every equation is a function of model.definition; the network's jet, and fit's loss and gradient, come from
+model.fast (the same numbers; at one state the jet is 3.8 times, on the Bench's 41 x 41 grid 4.1 times, faster than
+the definition's plain autograd: benchmarks/bench_definition.py).
 Shapes: q, qd, qdd, tau (n,) or (B, n); M (n, n) or (B, n, n)."""
 import functools
 import textwrap
@@ -21,7 +22,7 @@ import numpy as np
 from ..facts import ACTIVATION, BATCH_SIZE, EPS, HIDDEN, LR, MASS_UNITS, POTENTIAL_SCALE
 from ..limits import EPS_MAX, POTENTIAL_SCALE_RANGE
 from ..validate import as_data, has_api, integer, layer_widths, number
-from . import definition, fast, quadratic
+from . import definition, fast, potential_readout, quadratic
 from .trainable import Trainable, init_mlp
 
 COLLAPSE_FACTOR = 20     # a learned M whose largest entry stays below this many eps has collapsed to eps I
@@ -101,6 +102,7 @@ class DeLaN(Trainable):
     True"""
 
     architecture_fields = (*definition.Architecture._fields, "mass_units")   # a saved file must match (and optimiser)
+    solves_readout = True      # fit ends by solving V's readout (potential_readout); False: Adam's alone
 
     def __init__(self, n_dof=2, hidden=HIDDEN, seed=0, lr=LR, batch_size=BATCH_SIZE, eps=EPS, activation=ACTIVATION,
                  potential_scale=POTENTIAL_SCALE, mass_units=None):
@@ -169,6 +171,29 @@ class DeLaN(Trainable):
                [0, 1, 1, 1, 1, 1, 1, 1]])"""
         return _trainable_mask(self.layer_sizes, self.mass_units)
 
+    @property
+    def potential_units(self):
+        """The last hidden layer's units V reads: a slice (from mass_units on, or all of them when mass_units is 0).
+
+        >>> DeLaN().potential_units, DeLaN(mass_units=0).potential_units
+        (slice(6, None, None), slice(0, None, None))"""
+        return slice(self.mass_units, None)
+
+    def refined(self, theta, rows, validation_set):
+        """The weights theta with V's readout solved by least squares on the training samples rows (5n, N), when
+        that lowers the loss on the validation batch (potential_readout.solved); theta itself when solves_readout
+        is False.  fit ends each call with the best average it kept, refined.
+
+        >>> from lesson_lib import double_pendulum, sample_uniform
+        >>> model, chain = DeLaN(seed=0), double_pendulum()
+        >>> rows = np.concatenate([x.T for x in model.training_batch(sample_uniform(chain, 64))])
+        >>> held = model.training_batch(sample_uniform(chain, 16, seed=1))
+        >>> bool(model.batch_loss(model.refined(model.theta, rows, held), held) < model.batch_loss(model.theta, held))
+        True"""
+        if not self.solves_readout:
+            return theta
+        return potential_readout.solved(self, theta, rows, validation_set)
+
     def after_fit(self, q, qdd):
         """Warn (InertiaCollapsed, naming the data and the fix) when the learned M collapsed to eps I on the
         configurations just trained on.
@@ -223,10 +248,10 @@ class DeLaN(Trainable):
         (q,), single = self.checked_states(q=q)
         return quadratic.factor_and_potential(self.architecture, self._output_jet(q, derivatives)), single
 
-    def _output_jet(self, q, derivatives=True):
-        """fast.output_jet at the checked states q (B, n): J (n_out, 1+n, B), L's entries (the diagonal after
-        softplus) and V."""
-        return fast.output_jet(self.theta, self.architecture, q, derivatives)
+    def _output_jet(self, q, derivatives=True, theta=None):
+        """fast.output_jet at the checked states q (B, n) and the model's weights (or theta): J (n_out, 1+n, B), L's
+        entries (the diagonal after softplus) and V."""
+        return fast.output_jet(self.theta if theta is None else theta, self.architecture, q, derivatives)
 
     def mass_matrix(self, q):
         """Learned M(q) = L L^T + eps I: (n, n) or (B, n, n).

@@ -90,6 +90,6 @@ class DiagonalDeLaN(DeLaN):
         0.0"""
         return definition.learned_jet(theta, self.architecture, q, jet=network_jet)
 
-    def _output_jet(self, q, derivatives=True):
+    def _output_jet(self, q, derivatives=True, theta=None):
         """The DeLaN's output jet (n(n+1)/2 + 1, 1+n, B): this network's, zero below L's diagonal."""
-        return below_the_diagonal_zero(self.n_dof, super()._output_jet(q, derivatives), 0)
+        return below_the_diagonal_zero(self.n_dof, super()._output_jet(q, derivatives, theta), 0)

@@ -266,6 +266,21 @@ def network_jet(theta, arch, q):
     return J[:, 0].T, J[:, 1:].T
 
 
+def hidden_jet(theta, arch, q):
+    """definition.hidden_jet as one jet X (1+n, B, H): the last hidden layer's value X[0] and q-derivatives X[1:], at
+    q (B, n) (no autograd: what the potential's readout solve reads, lesson_lib.model.potential_readout).
+
+    >>> arch = definition.Architecture(2, (8,))
+    >>> theta, q = np.full(definition.n_weights(arch.layer_sizes), 0.1), np.ones((3, 2))
+    >>> X, (h, dh) = hidden_jet(theta, arch, q), definition.hidden_jet(theta, arch, q)
+    >>> bool(np.allclose(X[0], h) and np.allclose(X[1:], dh.transpose(1, 0, 2)))
+    True"""
+    X = input_jet(q)
+    for W, b in definition.unflatten(theta, arch.layer_sizes)[:-1]:
+        X, _ = hidden_forward(X, W, b, arch.activation)
+    return X
+
+
 EVAL_CHUNK = 1024       # states per pass of `output_jet` (each state's jet is its own; benchmarks/bench_bench.py)
 
 

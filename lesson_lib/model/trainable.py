@@ -311,7 +311,8 @@ class Trainable:
         `training.validation_interval` steps the loss on it decides the best weights and the learning rate
         (model.validation_history: (step, validation loss, lr)).
         restore_best: end with the best weights seen (else the last); the weights are the average of the iterates
-        (lesson_lib.model.adam), and the next call goes on from the last iterate either way.
+        (lesson_lib.model.adam), refined where the model can (refined: DeLaN solves V's readout), and the next call
+        goes on from the last iterate either way.
         callback(model) every `every` steps.  A transaction: on TrainingDiverged, a raising callback or
         KeyboardInterrupt the model is put back as it was, and the exception is raised.
 
@@ -348,6 +349,16 @@ class Trainable:
         if steps:
             self.after_fit(q, qdd)
         return losses
+
+    def refined(self, theta, rows, validation_set):
+        """The weights fit keeps, theta (P,), refined where the model can solve part of them given the training
+        samples rows (5n, N) and the validation batch: theta itself here (DeLaN: V's readout by least squares).
+
+        >>> from lesson_lib import BlackBox
+        >>> model = BlackBox()
+        >>> model.refined(model.theta, None, None) is model.theta
+        True"""
+        return theta
 
     def after_fit(self, q, qdd):
         """What a model checks after training on q, qdd (N, n): nothing here (DeLaN: a collapsed M).

@@ -9,8 +9,11 @@ weights.  One step:
 and every `validation_interval` steps the loss of the average of the iterates (Adam's `average`) on the held-out
 samples goes to the schedule (lesson_lib.model.schedule), which says whether these are the call's best weights,
 whether to go back to the best, and the rate from now on.  A call ends with the best average it saw as the model's
-weights; its last iterate, with Adam's state, is the resume point of the next call.  A spike before the call's
-first new best goes back to the weights the call started from, the average, with the moments kept beside it.
+weights, refined where the model can (model.refined: DeLaN solves V's readout on the training samples,
+lesson_lib.model.potential_readout); the average itself stays in Adam's state, and every comparison and the validation
+history are the averages'.  Its last iterate, with Adam's state, is the resume point of the next call.  A spike
+before the call's first new best goes back to the weights the call started from, the average, with the moments kept
+beside it.
 callback(model) sees the iterate.  `train` changes the model it is given: Trainable.fit calls it inside a
 transaction, which puts everything back if it raises (TrainingDiverged, a callback's error, KeyboardInterrupt).
 """
@@ -200,7 +203,8 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
     B = min(model.batch_size, N)
     batch, best = None, None
     if validation_set is not None and steps:
-        best = BestWeights(model, validation_loss(model, validation_set) if model.step else math.inf)
+        best = BestWeights(model, validation_loss(model, validation_set, model.optimizer.average) if model.step
+                           else math.inf)                          # the average the model's weights refine
         interval = validation_interval(len(validation_set[0]), B)
     if model.resume_point is not None and steps:                # training goes on where it stopped
         go_to(model, model.resume_point)
@@ -223,7 +227,9 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
         model.resume_point = weights_and_moments(model)              # the next call goes on from the last iterate
         if best is not None:
             _finish(model, best, validation_set, restore_best)
-        model.theta = model.optimizer.average.copy()                 # the model's weights: the (best) average
+        model.theta = model.optimizer.average.copy()                 # the model's weights: the (best) average,
+        if best is not None:                                         # refined
+            model.theta = model.refined(model.theta, samples, validation_set)
     return losses
 
 
