@@ -20,7 +20,8 @@ spike comes before a call's first new best (lesson_lib.model.training).
 
 Settings: "default" is the library's, read from DeLaN() and Adam (lesson_lib.facts, lesson_lib.model.adam); "before"
 is BEFORE below, the default until issue 60 (two hidden layers of 32, batch 128, lr 3e-3, Adam's paper's b1 = 0.9 and
-b2 = 0.999, no average of the iterates: the model kept the last).  Each runs for several model seeds (--seeds); the
+b2 = 0.999, no average of the iterates: the model kept the last; V's readout trained by Adam, not solved at the end of
+each call, lesson_lib.model.potential_readout).  Each runs for several model seeds (--seeds); the
 figures are the geometric mean over seeds (and the worst seed with --verbose).  The goal lines compare, per split and
 noise and for each of the four errors: default after 2k <= before after 6k, and default after 6k <= before after
 6k / 3.  Time per step: the two settings' steps are timed in the same run, interleaved (CPU time: fit runs one
@@ -355,6 +356,7 @@ def _lesson_of(name, setting, seeds, presses, chain, uniform, recording, visited
           f"the grid, smallest eigenvalue, PASS; the validation loss each press ends with)")
     for seed in seeds:
         model, cells, ends = DeLaN(seed=seed, **setting.get("model", {})), [], []
+        model.solves_readout = setting.get("readout", DeLaN.solves_readout)
         for _ in range(presses):
             model.fit(uniform, steps=STEPS_PER_PRESS)
             found = lesson_check(model, chain)
@@ -368,6 +370,7 @@ def _lesson_of(name, setting, seeds, presses, chain, uniform, recording, visited
     for method in ("differences", "savgol"):
         data = estimate(recording, method=method)
         model = DeLaN(seed=0, **setting.get("model", {}))
+        model.solves_readout = setting.get("readout", DeLaN.solves_readout)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             model.fit(data, steps=3000)

@@ -89,7 +89,7 @@ def cross_validated(A, r, folds=FOLDS):
     for (a, b), g, p in zip(parts, grams, projected, strict=True):
         steps = damped_steps(gram - g, sum(projected) - p)
         total += np.sum((b[:, None] + a @ steps.T) ** 2, axis=0)
-    return int(np.argmin(total)), gram, sum(projected)
+    return int(np.argmin(np.nan_to_num(total, nan=np.inf))), gram, sum(projected)
 
 
 def solved(model, theta, rows, validation_set):
