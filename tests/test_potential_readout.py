@@ -1,20 +1,26 @@
-"""V's readout solved at each validation (lesson_lib.model.potential_readout): the torque is affine in the readout,
-with the derivative autograd gives the definition; the solve recovers a teacher's readout from torques the teacher
-made; a step that does not lower the validation loss is not taken; nothing but the readout changes; fit applies it
-to the average it ends with, and trains exactly as without it."""
+"""V's readout solved at the end of each fit call (lesson_lib.model.potential_readout): the torque is affine in the
+readout, with the derivative autograd gives the definition; the solve recovers a teacher's readout from torques the
+teacher made; a step that does not lower the validation loss is not taken; nothing but the readout changes; fit ends
+with the best average refined and trains exactly as without it, a spike included, and never ends a press worse than it
+started."""
 import autograd.numpy as anp
 import numpy as np
+import pytest
 from autograd import jacobian
 from model_states import arrays, sample_rows
 
 from lesson_lib import DeLaN, double_pendulum, sample_uniform
 from lesson_lib.data import write_letters
 from lesson_lib.facts import VALIDATION
-from lesson_lib.model import definition
+from lesson_lib.model import definition, training
+from lesson_lib.model.diagonal import DiagonalDeLaN
 from lesson_lib.model.potential_readout import readout_index, residual_and_design, solved
 from lesson_lib.model.training_data import split
+from lesson_lib.physics.chain import PlanarChain
 
 chain = double_pendulum()
+LENGTHS = np.array([1.0, 0.8, 0.6])
+triple = PlanarChain(m=np.ones(3), l=LENGTHS, lc=LENGTHS / 2, I=LENGTHS ** 2 / 12)
 
 
 def rows_of(batch):
@@ -35,19 +41,24 @@ def with_readout(model, w):
     return theta
 
 
-def test_the_design_is_the_definitions_derivative_in_the_readout():
+@pytest.mark.parametrize("make", [lambda: DeLaN(seed=1, hidden=(16,), mass_units=3),
+                                  lambda: DeLaN(seed=1, mass_units=0), lambda: DeLaN(seed=1, hidden=(8, 8)),
+                                  lambda: DiagonalDeLaN(seed=1), lambda: DeLaN(n_dof=3, seed=1, hidden=(16,))],
+                         ids=["16 units", "shared units", "two layers", "diagonal", "three joints"])
+def test_the_design_is_the_definitions_derivative_in_the_readout(make):
     """r and A from the fast path against the readable definition under autograd: the residual at the weights, and
     its Jacobian in the readout."""
-    model = DeLaN(seed=1, hidden=(16,), mass_units=3)
-    model.fit(sample_uniform(chain, 256, seed=0), steps=50)
-    batch = model.training_batch(sample_uniform(chain, 6, seed=2))
+    model = make()
+    arm = double_pendulum() if model.n_dof == 2 else triple
+    model.fit(sample_uniform(arm, 256, seed=0), steps=50)
+    batch = model.training_batch(sample_uniform(arm, 6, seed=2))
     q, qd, qdd, target, inv_scale = batch
     index, theta0 = readout_index(model), model.get_params()
     select = np.eye(theta0.size)[:, index]
 
     def residual(w):
         theta = theta0 + select @ (w - theta0[index])
-        tau = definition.torque(model.architecture, *definition.learned_jet(theta, model.architecture, q), qd, qdd)
+        tau = definition.torque(model.architecture, *model.learned_jet(theta, q), qd, qdd)
         return anp.ravel(tau * inv_scale - target)
 
     r, A = residual_and_design(model, theta0, batch)
@@ -96,21 +107,70 @@ def test_only_the_readout_changes_and_the_validation_loss_falls():
     assert model.batch_loss(refined, held) < model.batch_loss(model.theta, held)
 
 
+def letters():
+    """Seventeen letters as trajectories: data where V's readout has most to gain."""
+    return write_letters("abcdefghkmnosuvwz", chain).sample(dt=0.01)
+
+
+def outside_readout(model, theta):
+    return np.delete(theta, readout_index(model))
+
+
+def within_presses(model, press=300):
+    """The validation history but for each press's last entry (the loss of the weights the press ends with)."""
+    return [entry for entry in model.validation_history if entry[0] % press]
+
+
 def test_fit_ends_with_the_best_average_refined_and_trains_as_without():
-    """The same seed with solves_readout False: the same iterates, averages, validation history and resume point
-    (the refinement reaches none of them), the same weights but for V's readout, which has the lower loss on the
-    validation samples."""
-    data = write_letters("abcdefghkmnosuvwz", chain).sample(dt=0.01)     # letters, where V's readout has most to gain
+    """The same seed with solves_readout False, two presses: the same iterates, averages, resume point and validation
+    decisions (the refinement reaches none of them; the second press starts from Adam's average, not from the refined
+    weights), the same weights but for V's readout, which lowers the loss on the validation samples; each press's last
+    validation entry is the loss of the weights it ends with."""
+    data = letters()
     solving, plain = DeLaN(seed=3), DeLaN(seed=3)
     plain.solves_readout = False
-    for _ in range(2):                                              # two presses: the second starts from the refined
+    held = None
+    for _ in range(2):
         for model in (solving, plain):
             model.fit(data, steps=300)
-    assert solving.validation_history == plain.validation_history
+        held = held or sample_rows(solving, arrays(data), split(len(data["q"]), data["traj"], VALIDATION, 3)[1],
+                                   weighted=False)
+        assert within_presses(solving) == within_presses(plain)
+        np.testing.assert_array_equal(solving.resume_point["params"], plain.resume_point["params"])
+        np.testing.assert_array_equal(solving.optimizer.average, plain.optimizer.average)
+        np.testing.assert_array_equal(outside_readout(solving, solving.get_params()),
+                                      outside_readout(solving, solving.optimizer.average))
+        assert not np.array_equal(solving.get_params(), plain.get_params())
+        assert solving.validation_history[-1][1] == pytest.approx(float(solving.batch_loss(solving.theta, held)))
+        assert solving.validation_history[-1][1] < plain.validation_history[-1][1]
+
+
+def test_a_spike_goes_back_to_adams_average_not_to_the_refined_weights(monkeypatch):
+    """A spike before the second press's first new best sends training back to where the press started: Adam's
+    average, as it would without the solve (the same scripted validation losses for both models)."""
+    data = letters()
+    solving, plain = DeLaN(seed=3), DeLaN(seed=3)
+    plain.solves_readout = False
+    for model in (solving, plain):
+        model.fit(data, steps=300)
+    assert not np.array_equal(solving.get_params(), solving.optimizer.average)       # the first press refined
+    script = {300: 0.4, 400: 100.0, 500: 0.3, 600: 0.2}                           # a spike at the first evaluation
+    monkeypatch.setattr(training, "validation_loss", lambda model, validation_set, theta=None: script[model.step])
+    for model in (solving, plain):
+        model.fit(data, steps=300)
+    assert within_presses(solving) == within_presses(plain)
+    assert plain.validation_history[3] == (400, 100.0, DeLaN().lr / 2)                 # the spike: the rate halved
     np.testing.assert_array_equal(solving.resume_point["params"], plain.resume_point["params"])
     np.testing.assert_array_equal(solving.optimizer.average, plain.optimizer.average)
-    others = np.setdiff1d(np.arange(solving.theta.size), readout_index(solving))
-    np.testing.assert_array_equal(solving.get_params()[others], plain.get_params()[others])
-    np.testing.assert_array_equal(solving.get_params()[others], solving.optimizer.average[others])
-    held = sample_rows(solving, arrays(data), split(len(data["q"]), data["traj"], VALIDATION, 3)[1], weighted=False)
-    assert solving.batch_loss(solving.theta, held) < plain.batch_loss(plain.theta, held)
+
+
+def test_a_refinement_worse_than_the_weights_the_press_started_from_is_not_kept(monkeypatch):
+    """A model whose refinement only makes things worse ends the press with the weights it started from (the last
+    press's refinement): a press never leaves the model worse on the validation samples."""
+    model = DeLaN(seed=3)
+    model.fit(letters(), steps=300)
+    before, loss = model.get_params(), model.validation_history[-1][1]
+    monkeypatch.setattr(model, "refined", lambda theta, rows, validation_set: theta + 0.5)
+    model.fit(letters(), steps=100)
+    np.testing.assert_array_equal(model.get_params(), before)
+    assert model.validation_history[-1][1] == pytest.approx(loss)

@@ -8,7 +8,8 @@ and to V(q) in units of `potential_scale` joules; M = L L^T + eps I is SPD for a
 at 0 and training never changes them): with one hidden layer, the default, two networks side by side, as the
 authors' DeLaN keeps them (with more, the layers below the last are shared).  dL/dq and g = dV/dq
 come from a first-order jet in q; c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq: nothing Coriolis-shaped is
-learned.  The torque is linear in V's last weights, so fit ends each call by solving them (potential_readout).
+learned.  The torque is linear in V's last weights: fit ends each call by solving them, when the validation samples
+agree (potential_readout).
 Every equation is a function of model.definition; the network's jet, and fit's loss and gradient, come from
 model.fast (the same numbers; at one state the jet is 3.8 times, on the Bench's 41 x 41 grid 4.1 times, faster than
 the definition's plain autograd: benchmarks/bench_definition.py).

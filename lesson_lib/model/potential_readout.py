@@ -15,9 +15,9 @@ the best average of its iterates (lesson_lib.model.training); the weights the ca
 on about SOLVE_SAMPLES training samples, lam from RIDGE_PATH (or no step) chosen by FOLDS-fold cross-validation over
 stretches of consecutive samples (parts of whole trajectories when the data are trajectories), and kept only if it
 lowers the loss on the validation samples.  Training itself never sees it: Adam's iterates, its average and every
-validation decision are as without it, so the mass matrix learns as before.  On notebook 07's held-out letters the
-error of g after 6,000 steps falls by about a half (benchmarks/bench_learning_speed.py --ablation); a solve costs
-about ten training steps, once a call.
+validation decision are as without it, so the mass matrix learns as before.  On notebook 07's held-out letters g's
+error after one press falls by two fifths to two thirds, after three by 14 to 29 % (benchmarks/bench_learning_speed.py
+--ablation); a solve costs about ten training steps, once a call.
 Shapes: theta (P,); a batch (q, qd, qdd, target, inv_scale), each (B, n); r (B, n); A (B, n, K).
 """
 import math
@@ -62,34 +62,53 @@ def residual_and_design(model, theta, batch):
 
 def damped_steps(gram, projected):
     """The steps (1 + len(RIDGE_PATH), K): no step, then dw(lam) = -(gram + lam s I)^-1 projected for each lam of
-    RIDGE_PATH, from one eigendecomposition (gram = A^T A (K, K), projected = A^T r (K,), s = mean of diag(gram)).
+    RIDGE_PATH, from one eigendecomposition (gram = A^T A (K, K), projected = A^T r (K,), s = mean of diag(gram); no
+    step at all when s is 0).
 
     >>> damped_steps(np.eye(2), np.array([1.0, -2.0]))[[0, 1, -1]]     # gram = I, s = 1: dw = -projected / (1 + lam)
     array([[ 0. ,  0. ],
            [-0.5,  1. ],
            [-1. ,  2. ]])"""
+    steps = np.zeros((1 + len(RIDGE_PATH), len(gram)))
     scale = np.trace(gram) / len(gram)
+    if not scale > 0:
+        return steps
     values, vectors = np.linalg.eigh(gram)
-    rotated = vectors.T @ projected
-    return np.stack([np.zeros(len(gram))] + [-vectors @ (rotated / (values + lam * scale)) for lam in RIDGE_PATH])
+    values, rotated = np.maximum(values, 0.0), vectors.T @ projected
+    for k, lam in enumerate(RIDGE_PATH, start=1):
+        steps[k] = -vectors @ (rotated / (values + lam * scale))
+    return steps
+
+
+def normal_equations(A, r):
+    """(A^T A (K, K), A^T r (K,)) of the least-squares problem r + A dw (A (B, n, K), r (B, n)).
+
+    >>> normal_equations(np.ones((3, 1, 2)), np.ones((3, 1)))
+    (array([[3., 3.],
+           [3., 3.]]), array([3., 3.]))"""
+    A = A.reshape(-1, A.shape[-1])
+    return A.T @ A, A.T @ r.ravel()
 
 
 def cross_validated(A, r, folds=FOLDS):
-    """(row, A^T A, A^T r): the row of damped_steps whose damping gives the least squared residual summed over
-    `folds` stretches of consecutive samples, each predicted by the steps solved on the others (A (B, n, K), r (B, n)),
-    and the whole problem's gram and projection.
+    """The row of damped_steps whose damping gives the least squared residual summed over `folds` stretches of
+    consecutive samples, each predicted by the steps solved on the others (A (B, n, K), r (B, n)).
 
     >>> rng = np.random.default_rng(0)
     >>> A = rng.standard_normal((50, 1, 3))
-    >>> cross_validated(A, -A @ np.array([1.0, 2.0, 3.0]))[0]      # exact data: the least damping
-    11"""
-    parts = [(A[i].reshape(-1, A.shape[-1]), r[i].ravel()) for i in np.array_split(np.arange(len(r)), folds)]
-    grams, projected = [a.T @ a for a, _ in parts], [a.T @ b for a, b in parts]
-    gram, total = sum(grams), np.zeros(1 + len(RIDGE_PATH))
-    for (a, b), g, p in zip(parts, grams, projected, strict=True):
-        steps = damped_steps(gram - g, sum(projected) - p)
-        total += np.sum((b[:, None] + a @ steps.T) ** 2, axis=0)
-    return int(np.argmin(np.nan_to_num(total, nan=np.inf))), gram, sum(projected)
+    >>> cross_validated(A, -A @ np.array([1.0, 2.0, 3.0]))         # exact data: the least damping
+    11
+    >>> noise = rng.standard_normal((60, 2, 40))                    # 40 readout weights, residuals of pure noise:
+    >>> cross_validated(noise, rng.standard_normal((60, 2)))        # no step
+    0"""
+    held_out = np.array_split(np.arange(len(r)), folds)
+    parts = [normal_equations(A[i], r[i]) for i in held_out]
+    total = np.zeros(1 + len(RIDGE_PATH))
+    for k, i in enumerate(held_out):
+        others = [p for j, p in enumerate(parts) if j != k]
+        steps = damped_steps(sum(g for g, _ in others), sum(b for _, b in others))
+        total += np.sum((r[i].reshape(-1, 1) + A[i].reshape(-1, A.shape[-1]) @ steps.T) ** 2, axis=0)
+    return int(np.argmin(np.nan_to_num(total, nan=np.inf)))
 
 
 def solved(model, theta, rows, validation_set):
@@ -106,10 +125,10 @@ def solved(model, theta, rows, validation_set):
     r, A = residual_and_design(model, theta, training_data.batch(rows, model.n_dof))
     if len(r) < FOLDS or not (np.isfinite(r).all() and np.isfinite(A).all() and np.any(A)):
         return theta                                    # too few samples, a diverged model or V's units flat
-    choice, gram, projected = cross_validated(A, r)
+    choice = cross_validated(A, r)
     if choice == 0:
         return theta
-    step = damped_steps(gram, projected)[choice]
+    step = damped_steps(*normal_equations(A, r))[choice]
     rv, Av = residual_and_design(model, theta, validation_set)
     if not np.mean((rv + Av @ step) ** 2) < np.mean(rv ** 2):
         return theta

@@ -7,7 +7,8 @@ autograd-differentiable scalar on a batch (q, qd, qdd, target, inv_scale), each 
 compute both faster (lesson_lib.model.blackbox is the smallest example).  What training changes, the model's state:
 
     theta, step, loss_history, validation_history (step, loss, lr)     the weights and their record (after a fit,
-                   the average of Adam's iterates that validated best, lesson_lib.model.training)
+                   the average of Adam's iterates that validated best, refined where the model can,
+                   lesson_lib.model.training)
     optimizer (lesson_lib.model.adam), schedule (lesson_lib.model.schedule), tau_scale (the loss's units)
     batch_rng      the minibatches' generator
     resume_point   the last iterate and Adam's state, which the next fit goes on from (`resumes`; None before

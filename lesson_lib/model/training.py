@@ -10,8 +10,10 @@ and every `validation_interval` steps the loss of the average of the iterates (A
 samples goes to the schedule (lesson_lib.model.schedule), which says whether these are the call's best weights,
 whether to go back to the best, and the rate from now on.  A call ends with the best average it saw as the model's
 weights, refined where the model can (model.refined: DeLaN solves V's readout on the training samples,
-lesson_lib.model.potential_readout); the average itself stays in Adam's state, and every comparison and the validation
-history are the averages'.  Its last iterate, with Adam's state, is the resume point of the next call.  A spike
+lesson_lib.model.potential_readout), or the weights it started from if those do better on the validation samples.
+The average itself stays in Adam's state: every comparison is the averages', and a call that starts from refined
+weights starts Adam from their average.  The validation history records the averages, and a call's last entry the
+weights it ends with.  Its last iterate, with Adam's state, is the resume point of the next call.  A spike
 before the call's first new best goes back to the weights the call started from, the average, with the moments kept
 beside it.
 callback(model) sees the iterate.  `train` changes the model it is given: Trainable.fit calls it inside a
@@ -201,10 +203,12 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
     guard, losses = DivergenceGuard(model), []
     N = samples.shape[1]
     B = min(model.batch_size, N)
-    batch, best = None, None
+    batch, best, start = None, None, None
     if validation_set is not None and steps:
-        best = BestWeights(model, validation_loss(model, validation_set, model.optimizer.average) if model.step
-                           else math.inf)                          # the average the model's weights refine
+        if model.step and not np.array_equal(model.theta, model.optimizer.average):    # refined by the last call:
+            start = model.theta.copy(), validation_loss(model, validation_set)         # a candidate at the end,
+            model.theta = model.optimizer.average.copy()        # while Adam goes back to nothing but its own average
+        best = BestWeights(model, validation_loss(model, validation_set) if model.step else math.inf)
         interval = validation_interval(len(validation_set[0]), B)
     if model.resume_point is not None and steps:                # training goes on where it stopped
         go_to(model, model.resume_point)
@@ -227,10 +231,25 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
         model.resume_point = weights_and_moments(model)              # the next call goes on from the last iterate
         if best is not None:
             _finish(model, best, validation_set, restore_best)
-        model.theta = model.optimizer.average.copy()                 # the model's weights: the (best) average,
-        if best is not None:                                         # refined
-            model.theta = model.refined(model.theta, samples, validation_set)
+        model.theta = model.optimizer.average.copy()                 # the model's weights: the (best) average
+        if best is not None:
+            _refine(model, samples, validation_set, start if restore_best else None)
     return losses
+
+
+def _refine(model, samples, validation_set, start):
+    """The model's weights, its best average, refined where the model can (model.refined, on the training samples);
+    the weights the call started from instead when their validation loss is lower (start: (weights, loss), the last
+    call's refinement, or None).  The validation history's last entry becomes the loss of the weights kept."""
+    refined = model.refined(model.theta, samples, validation_set)
+    if refined is model.theta and start is None:
+        return                                                       # nothing refined: the average as it is
+    v = validation_loss(model, validation_set, refined)
+    model.theta = refined
+    if start is not None and start[1] < v:
+        model.theta, v = start
+    step, _, lr = model.validation_history[-1]
+    model.validation_history[-1] = (step, v, lr)
 
 
 def _validate(model, best, validation_set):
