@@ -99,9 +99,11 @@ def test_bench_learning_speed_runs_both_settings_on_exact_and_noisy_letters_and_
     assert out.count("GOAL split 07") == 2 and "default after 10 steps / before after 20" in out
     assert "CPU time per step, default / before" in out
     model = DeLaN()
+    readout = "solved" if DeLaN.solves_readout else "trained"
     assert (f"default: lr {model.lr:g}, batch {model.batch_size}, {'x'.join(map(str, model.hidden))}, isru, eps "
-            f"{model.eps:g}, L on {model.mass_units} units, Adam b1 {adam.Adam.b1:g} b2 {adam.Adam.b2:g}, average "
-            f"decay {adam.Adam.decay:g}") in out
+            f"{model.eps:g}, L on {model.mass_units} units, V's readout {readout}, Adam b1 {adam.Adam.b1:g} b2 "
+            f"{adam.Adam.b2:g}, average decay {adam.Adam.decay:g}") in out
+    assert "L and V on every unit, V's readout trained" in out                  # before: Adam trained it
     old = bench.BEFORE["model"]
     assert f"before: lr {old['lr']:g}, batch {old['batch_size']}, {'x'.join(map(str, old['hidden']))}" in out
     rates = adam.Adam.b1, adam.Adam.b2, adam.Adam.decay
