@@ -11,8 +11,8 @@ samples goes to the schedule (lesson_lib.model.schedule), which says whether the
 whether to go back to the best, and the rate from now on.  A call ends with the best average it saw as the model's
 weights, refined where the model can (model.refined: DeLaN solves V's readout on the training samples,
 lesson_lib.model.potential_readout), or the weights it started from if those do better on the validation samples.
-The average itself stays in Adam's state: every comparison is the averages', and a call that starts from refined
-weights starts Adam from their average.  The validation history records the averages, and a call's last entry the
+The average itself stays in Adam's state: every comparison is the averages', and a spike goes back to Adam's
+average, never to refined weights.  The validation history records the averages, and a call's last entry the
 weights it ends with.  Its last iterate, with Adam's state, is the resume point of the next call.  A spike
 before the call's first new best goes back to the weights the call started from, the average, with the moments kept
 beside it.
@@ -205,10 +205,11 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
     B = min(model.batch_size, N)
     batch, best, start = None, None, None
     if validation_set is not None and steps:
-        if model.step and not np.array_equal(model.theta, model.optimizer.average):    # refined by the last call:
-            start = model.theta.copy(), validation_loss(model, validation_set)         # a candidate at the end,
-            model.theta = model.optimizer.average.copy()        # while Adam goes back to nothing but its own average
-        best = BestWeights(model, validation_loss(model, validation_set) if model.step else math.inf)
+        average = model.optimizer.average
+        if model.step and not np.array_equal(model.theta, average):       # e.g. refined by the last call: these
+            start = model.theta.copy(), validation_loss(model, validation_set)    # weights, a candidate at the end,
+        best = BestWeights(model, validation_loss(model, validation_set, average) if model.step else math.inf)
+        best.point["params"] = average.copy()           # while a spike sends Adam back to nothing but its average
         interval = validation_interval(len(validation_set[0]), B)
     if model.resume_point is not None and steps:                # training goes on where it stopped
         go_to(model, model.resume_point)
