@@ -168,11 +168,19 @@ def standardised_inputs(data):
         fast.input_jet = original
 
 
+def delan(setting, seed):
+    """A fresh DeLaN(seed, **model) of the setting, its readout solved or trained as the setting says (the library's
+    DeLaN.solves_readout where it says nothing)."""
+    model = DeLaN(seed=seed, **setting.get("model", {}))
+    model.solves_readout = setting.get("readout", DeLaN.solves_readout)
+    return model
+
+
 def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000, also=None):
     """{step: errors} at each of `steps`, and the CPU seconds per step spent in fit, for a fresh
-    DeLaN(seed, **model) trained by fit calls of `chunk` steps; with `also` (another truth, e.g. the training
+    DeLaN of the setting (delan) trained by fit calls of `chunk` steps; with `also` (another truth, e.g. the training
     letters), {step: (errors, errors on also)}."""
-    model_args, patience = setting.get("model", {}), setting.get("patience")
+    patience = setting.get("patience")
     found, seconds = {}, 0.0
     with contextlib.ExitStack() as changes:
         changes.enter_context(plateau(patience))
@@ -181,8 +189,7 @@ def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000, also=No
             changes.enter_context(step_decay(*setting["decay"]))
         if setting.get("standardised"):
             changes.enter_context(standardised_inputs(data))
-        model = DeLaN(seed=seed, **model_args)
-        model.solves_readout = setting.get("readout", DeLaN.solves_readout)
+        model = delan(setting, seed)
         while model.step < steps[-1]:
             goal = min(min(s for s in steps if s > model.step), model.step + chunk)
             t0 = time.process_time()                # CPU time: fit runs one thread, and a busy machine
@@ -355,8 +362,7 @@ def _lesson_of(name, setting, seeds, presses, chain, uniform, recording, visited
     print(f"\n{name}: the Bench's presses of {STEPS_PER_PRESS} steps on the lesson's data (max |M_hat - M| over "
           f"the grid, smallest eigenvalue, PASS; the validation loss each press ends with)")
     for seed in seeds:
-        model, cells, ends = DeLaN(seed=seed, **setting.get("model", {})), [], []
-        model.solves_readout = setting.get("readout", DeLaN.solves_readout)
+        model, cells, ends = delan(setting, seed), [], []
         for _ in range(presses):
             model.fit(uniform, steps=STEPS_PER_PRESS)
             found = lesson_check(model, chain)
@@ -369,8 +375,7 @@ def _lesson_of(name, setting, seeds, presses, chain, uniform, recording, visited
           f"1000 Störmer-Verlet steps from the Savitzky-Golay model; max |M_hat - M| on the visited states")
     for method in ("differences", "savgol"):
         data = estimate(recording, method=method)
-        model = DeLaN(seed=0, **setting.get("model", {}))
-        model.solves_readout = setting.get("readout", DeLaN.solves_readout)
+        model = delan(setting, 0)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             model.fit(data, steps=3000)

@@ -16,7 +16,7 @@ on about SOLVE_SAMPLES training samples, lam from RIDGE_PATH (or no step) chosen
 stretches of consecutive samples (parts of whole trajectories when the data are trajectories), and kept only if it
 lowers the loss on the validation samples.  Training itself never sees it: Adam's iterates, its average and every
 validation decision are as without it, so the mass matrix learns as before.  On notebook 07's held-out letters g's
-error after one press falls by two fifths to two thirds, after three by 14 to 29 % (benchmarks/bench_learning_speed.py
+error after one press falls by two fifths to two thirds, after three by 29 to 36 % (benchmarks/bench_learning_speed.py
 --ablation); a solve costs about ten training steps, once a call.
 Shapes: theta (P,); a batch (q, qd, qdd, target, inv_scale), each (B, n); r (B, n); A (B, n, K).
 """

@@ -206,8 +206,8 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
     batch, best, start = None, None, None
     if validation_set is not None and steps:
         average = model.optimizer.average
-        if model.step and not np.array_equal(model.theta, average):       # e.g. refined by the last call: these
-            start = model.theta.copy(), validation_loss(model, validation_set)    # weights, a candidate at the end,
+        if restore_best and model.step and not np.array_equal(model.theta, average):   # e.g. refined by the last
+            start = model.theta.copy(), validation_loss(model, validation_set)      # call: a candidate at the end,
         best = BestWeights(model, validation_loss(model, validation_set, average) if model.step else math.inf)
         best.point["params"] = average.copy()           # while a spike sends Adam back to nothing but its average
         interval = validation_interval(len(validation_set[0]), B)
@@ -234,22 +234,24 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
             _finish(model, best, validation_set, restore_best)
         model.theta = model.optimizer.average.copy()                 # the model's weights: the (best) average
         if best is not None:
-            _refine(model, samples, validation_set, start if restore_best else None)
+            _refine(model, samples, validation_set, start)
     return losses
 
 
 def _refine(model, samples, validation_set, start):
     """The model's weights, its best average, refined where the model can (model.refined, on the training samples);
-    the weights the call started from instead when their validation loss is lower (start: (weights, loss), the last
-    call's refinement, or None).  The validation history's last entry becomes the loss of the weights kept."""
+    the weights the call started from instead when their validation loss is lower (start: (weights, loss), e.g. the
+    last call's refinement, or None: nothing to compare, or restore_best False).  The validation history's last entry
+    becomes the loss of the weights kept."""
     refined = model.refined(model.theta, samples, validation_set)
     if refined is model.theta and start is None:
         return                                                       # nothing refined: the average as it is
-    v = validation_loss(model, validation_set, refined)
+    step, v, lr = model.validation_history[-1]                       # v: the average's loss (_finish)
+    if refined is not model.theta:
+        v = validation_loss(model, validation_set, refined)
     model.theta = refined
     if start is not None and start[1] < v:
         model.theta, v = start
-    step, _, lr = model.validation_history[-1]
     model.validation_history[-1] = (step, v, lr)
 
 
