@@ -183,7 +183,7 @@ class DeLaN(Trainable):
     def refined(self, theta, rows, validation_set):
         """The weights theta with V's readout solved by least squares on the training samples rows (5n, N), when
         that lowers the loss on the validation batch (potential_readout.solved); theta itself when solves_readout
-        is False.  fit ends each call with the best average it kept, refined.
+        is False.  fit ends each call with the best average it kept, refined (unchecked: fit's hook, Trainable.refined).
 
         >>> from lesson_lib import double_pendulum, sample_uniform
         >>> model, chain = DeLaN(seed=0), double_pendulum()

@@ -354,6 +354,7 @@ class Trainable:
     def refined(self, theta, rows, validation_set):
         """The weights fit keeps, theta (P,), refined where the model can solve part of them given the training
         samples rows (5n, N) and the validation batch: theta itself here (DeLaN: V's readout by least squares).
+        Unchecked, like batch_loss: fit's hook, which fit calls with what it has checked.
 
         >>> from lesson_lib import BlackBox
         >>> model = BlackBox()
