@@ -314,8 +314,8 @@ def ablation_settings():
 
 def longer(seeds=(0, 1, 2), split_names=("07", "B"), steps=(6000, 10000, 20000), before_at=6000):
     """The second goal seen further on: the default trained on to `steps` against before after `before_at` steps, on
-    the clean letters, with its errors on the training letters beside the held-out ones (both still falling: what is
-    left is optimisation, not only generalisation); prints the worst of the four ratios at each step."""
+    the clean letters, with its errors on the training letters beside the held-out ones (what still falls with more
+    steps is optimisation, what stays is generalisation); prints the worst of the four ratios at each step."""
     chain = double_pendulum()
     print(f"{os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     for split in split_names:

@@ -2,7 +2,7 @@
 readout, with the derivative autograd gives the definition; the solve recovers a teacher's readout from torques the
 teacher made; a step that does not lower the validation loss is not taken; nothing but the readout changes; fit ends
 with the best average refined and trains exactly as without it, a spike included, and never ends a press worse than it
-started."""
+started; a press may end with its L and the V it started from, whose M is the press's and whose g is the start's."""
 import autograd.numpy as anp
 import numpy as np
 import pytest
@@ -12,7 +12,7 @@ from model_states import arrays, sample_rows
 from lesson_lib import DeLaN, double_pendulum, sample_uniform
 from lesson_lib.data import write_letters
 from lesson_lib.facts import VALIDATION
-from lesson_lib.model import definition, training
+from lesson_lib.model import definition, delan, training
 from lesson_lib.model.diagonal import DiagonalDeLaN
 from lesson_lib.model.potential_readout import readout_index, residual_and_design, solved
 from lesson_lib.model.training_data import split
@@ -174,3 +174,48 @@ def test_a_refinement_worse_than_the_weights_the_press_started_from_is_not_kept(
     model.fit(letters(), steps=100)
     np.testing.assert_array_equal(model.get_params(), before)
     assert model.validation_history[-1][1] == pytest.approx(loss)
+
+
+def with_model(make, theta):
+    model = make()
+    model.set_params(theta)
+    return model
+
+
+def test_recombined_weights_have_the_mass_matrix_of_one_and_the_gravity_of_the_other():
+    """DeLaN.recombined(theta, start): M(q) and its derivative those of theta, g(q) that of start, each exactly, on
+    states neither was made for; none where L and V share units (a second layer or mass_units 0)."""
+    make = lambda: DeLaN(hidden=(16,), mass_units=3)                           # noqa: E731
+    theta, start = DeLaN(hidden=(16,), mass_units=3, seed=1).theta, DeLaN(hidden=(16,), mass_units=3, seed=2).theta
+    (joined,) = make().recombined(theta, start)
+    q = sample_uniform(chain, 32, seed=5)["q"]
+    mine, its_l, its_v = with_model(make, joined), with_model(make, theta), with_model(make, start)
+    np.testing.assert_array_equal(mine.mass_matrix(q), its_l.mass_matrix(q))
+    np.testing.assert_array_equal(mine.mass_matrix_derivative(q), its_l.mass_matrix_derivative(q))
+    np.testing.assert_array_equal(mine.gravity(q), its_v.gravity(q))
+    assert not np.allclose(its_l.gravity(q), its_v.gravity(q))                # the two differ where it matters
+    for other in (DeLaN(hidden=(8, 8)), DeLaN(mass_units=0)):
+        assert other.recombined(other.theta, other.theta + 1.0) == ()
+
+
+def test_a_press_ends_with_its_l_and_the_v_it_started_from_when_that_does_best(monkeypatch):
+    """A second press whose refinement spoils V: it ends with its own L (Adam's average's) and the V the first press
+    ended with, which on the validation samples beats both the spoiled weights and the first press's."""
+    data, model = letters(), DeLaN(seed=3)
+    model.fit(data, steps=300)
+    start = model.get_params()
+    v_own = delan._potential_weights(model.layer_sizes, model.mass_units)
+
+    def spoiled(theta, rows, validation_set):
+        out = theta.copy()
+        out[readout_index(model)] *= 3.0
+        return out
+    monkeypatch.setattr(model, "refined", spoiled)
+    model.fit(data, steps=300)
+    kept = model.get_params()
+    np.testing.assert_array_equal(kept[v_own], start[v_own])
+    np.testing.assert_array_equal(np.delete(kept, v_own), np.delete(model.optimizer.average, v_own))
+    held = sample_rows(model, arrays(data), split(len(data["q"]), data["traj"], VALIDATION, 3)[1], weighted=False)
+    loss = model.validation_history[-1][1]
+    assert loss == pytest.approx(float(model.batch_loss(kept, held)))
+    assert loss < float(model.batch_loss(start, held))

@@ -9,7 +9,8 @@ at 0 and training never changes them): with one hidden layer, the default, two n
 authors' DeLaN keeps them (with more, the layers below the last are shared).  dL/dq and g = dV/dq
 come from a first-order jet in q; c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq: nothing Coriolis-shaped is
 learned.  The torque is linear in V's last weights: fit ends each call by solving them, when the validation samples
-agree (potential_readout).
+agree (potential_readout); and since L and V are two networks, a call may end with its L beside the V it started from
+(recombined), when that does best on the validation samples.
 Every equation is a function of model.definition; the network's jet, and fit's loss and gradient, come from
 model.fast (the same numbers; at one state the jet is 3.8 times, on the Bench's 41 x 41 grid 4.1 times, faster than
 the definition's plain autograd: benchmarks/bench_definition.py).
@@ -88,6 +89,18 @@ def _trainable_mask(layer_sizes, mass_units):
         W[-1, :mass_units] = 0.0                                              # V from L's units
     flat.flags.writeable = False
     return flat
+
+
+@functools.cache
+def _potential_weights(layer_sizes, mass_units):
+    """The positions in theta of V's own network when L and V are two (one hidden layer, mass_units > 0): V's units'
+    weights and biases, and V's output weights from them and its bias; none otherwise (read-only)."""
+    if not mass_units or len(layer_sizes) != 3:
+        return np.zeros(0, dtype=int)
+    (W1, b1), (W2, b2) = definition.unflatten(np.arange(definition.n_weights(layer_sizes)), layer_sizes)
+    found = np.concatenate([W1[mass_units:].ravel(), b1[mass_units:], W2[-1, mass_units:], b2[-1:]])
+    found.flags.writeable = False
+    return found
 
 
 class DeLaN(Trainable):
@@ -194,6 +207,25 @@ class DeLaN(Trainable):
         if not self.solves_readout:
             return theta
         return potential_readout.solved(self, theta, rows, validation_set)
+
+    def recombined(self, theta, start):
+        """The weights theta (P,) with V's network taken from start (P,): this press's L with the V it started from,
+        a candidate fit weighs beside theta and start at the end of a call (Trainable.recombined), so that a V solved
+        in an earlier press does not hold L back.  Only when L and V are two networks (one hidden layer, mass_units >
+        0); else none.  Unchecked, like refined.
+
+        >>> model = DeLaN(hidden=(8,), mass_units=2)
+        >>> zeros, ones = np.zeros(model.theta.size), np.ones(model.theta.size)
+        >>> [int(w.sum()) for w in model.recombined(zeros, ones)]       # V's 6 units: 6 x (4 + 1) in, 6 + 1 out
+        [37]
+        >>> DeLaN(hidden=(8, 8)).recombined(model.theta, model.theta)
+        ()"""
+        own = _potential_weights(self.layer_sizes, self.mass_units)
+        if not own.size:
+            return ()
+        joined = np.array(theta, dtype=float)
+        joined[own] = start[own]
+        return (joined,)
 
     def after_fit(self, q, qdd):
         """Warn (InertiaCollapsed, naming the data and the fix) when the learned M collapsed to eps I on the

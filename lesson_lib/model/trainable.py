@@ -362,6 +362,16 @@ class Trainable:
         True"""
         return theta
 
+    def recombined(self, theta, start):
+        """Weights made of parts of theta and of start (P,), the weights a call ends with and those it started from,
+        that fit weighs beside them at the end of a call: none here (DeLaN: its L with the V it started from).
+
+        >>> from lesson_lib import BlackBox
+        >>> model = BlackBox()
+        >>> model.recombined(model.theta, model.theta)
+        ()"""
+        return ()
+
     def after_fit(self, q, qdd):
         """What a model checks after training on q, qdd (N, n): nothing here (DeLaN: a collapsed M).
 

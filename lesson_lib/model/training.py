@@ -10,7 +10,8 @@ and every `validation_interval` steps the loss of the average of the iterates (A
 samples goes to the schedule (lesson_lib.model.schedule), which says whether these are the call's best weights,
 whether to go back to the best, and the rate from now on.  A call ends with the best average it saw as the model's
 weights, refined where the model can (model.refined: DeLaN solves V's readout on the training samples,
-lesson_lib.model.potential_readout), or the weights it started from if those do better on the validation samples.
+lesson_lib.model.potential_readout), or whichever does best on the validation samples of those, the weights it
+started from, and parts of the two joined (model.recombined: DeLaN's L from this call with the V it started from).
 The average itself stays in Adam's state: every comparison is the averages', and a spike goes back to Adam's
 average, never to refined weights.  The validation history records the averages, and a call's last entry the
 weights it ends with.  Its last iterate, with Adam's state, is the resume point of the next call.  A spike
@@ -240,18 +241,21 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
 
 def _refine(model, samples, validation_set, start):
     """The model's weights, its best average, refined where the model can (model.refined, on the training samples);
-    the weights the call started from instead when their validation loss is lower (start: (weights, loss), e.g. the
-    last call's refinement, or None: nothing to compare, or restore_best False).  The validation history's last entry
-    becomes the loss of the weights kept."""
+    instead the weights the call started from (start: (weights, loss), e.g. the last call's refinement, or None:
+    nothing to compare, or restore_best False) or the two joined (model.recombined), whichever has the lowest
+    validation loss.  The validation history's last entry becomes the loss of the weights kept."""
     refined = model.refined(model.theta, samples, validation_set)
     if refined is model.theta and start is None:
         return                                                       # nothing refined: the average as it is
     step, v, lr = model.validation_history[-1]                       # v: the average's loss (_finish)
     if refined is not model.theta:
         v = validation_loss(model, validation_set, refined)
-    model.theta = refined
-    if start is not None and start[1] < v:
-        model.theta, v = start
+    candidates = [(v, refined)]
+    if start is not None:
+        candidates.append(start[::-1])
+        candidates += [(validation_loss(model, validation_set, theta), theta)
+                       for theta in model.recombined(refined, start[0])]
+    v, model.theta = min(candidates, key=lambda candidate: candidate[0])  # the first of equals: refined, then start
     model.validation_history[-1] = (step, v, lr)
 
 
