@@ -54,6 +54,7 @@ about 600 rad/s^2, and M collapses to eps I for any setting (08's lesson: --less
 """
 import argparse
 import contextlib
+import functools
 import math
 import os
 import sys
@@ -67,6 +68,7 @@ from lesson_lib import DeLaN, double_pendulum, part_errors
 from lesson_lib.data import estimate, record, write_letters
 from lesson_lib.data.letters import TEST_LETTERS, TRAIN_LETTERS
 from lesson_lib.model import adam, fast, schedule
+from lesson_lib.model.trainable import Trainable
 
 STEPS = (1000, 2000, 4000, 6000)          # when the errors are read
 PARTS = ("tau", "M_qdd", "c", "g")
@@ -170,9 +172,12 @@ def standardised_inputs(data):
 
 def delan(setting, seed):
     """A fresh DeLaN(seed, **model) of the setting, its readout solved or trained as the setting says (the library's
-    DeLaN.solves_readout where it says nothing)."""
+    DeLaN.solves_readout where it says nothing), and with "recombined": False a press ending only with its refined
+    average or the weights it started from (Trainable's recombined: none of DeLaN.recombined's L-and-start's-V)."""
     model = DeLaN(seed=seed, **setting.get("model", {}))
     model.solves_readout = setting.get("readout", DeLaN.solves_readout)
+    if not setting.get("recombined", True):
+        model.recombined = functools.partial(Trainable.recombined, model)
     return model
 
 
@@ -293,7 +298,8 @@ def ablation_settings():
         f"+ batch {new.batch_size}": {"model": shared, "adam": no_average, "readout": False},
         f"+ average {new_adam[2]:g}": {"model": shared, "readout": False},
         f"+ L on {new.mass_units} of the {new.hidden[-1]} units, V on the rest": {"model": {}, "readout": False},
-        "+ V's readout solved: the default": {"model": {}},
+        "+ V's readout solved": {"model": {}, "recombined": False},
+        "+ a press's L with the V it started from: the default": {"model": {}},
         "  lr 1e-2, batch 192": {"model": {**old, "lr": 1e-2, "batch_size": 192}, "adam": old_adam,
                                  "readout": False},
         "  2e-2, warm-up, decay": {"model": {**old, "lr": 2e-2}, "adam": old_adam, "decay": (100, 1000),

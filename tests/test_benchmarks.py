@@ -127,6 +127,8 @@ def test_bench_learning_speed_runs_both_settings_on_exact_and_noisy_letters_and_
         assert [plateaued.validated(1.0, best=1.0, lr=1.0)[2] for _ in range(2)] == [1.0, 0.5]   # patience 2
     assert adam.Adam.step is adam_step and fast.input_jet is input_jet and schedule.PATIENCE == patience
     assert np.array_equal(model.mass_matrix(q[:3]), before)
+    apart, together = bench.delan({"recombined": False}, 0), bench.delan({}, 0)   # a press's L with its start's V
+    assert apart.recombined(apart.theta, apart.theta + 1) == () and len(together.recombined(apart.theta, apart.theta))
 
 
 def test_the_mutation_sample_is_uniform_over_the_not_run_mutants_and_repeats_with_its_seed():
