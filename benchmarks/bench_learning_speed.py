@@ -13,10 +13,10 @@ held-out letters are always the truth: the question is what the model learned, n
 
 Errors: the root-mean-square error in N m on the held-out letters of the torque tau and of each part of
 M q-dd + c + g against the RNEA's (lesson_lib.part_errors, the measure notebook 07 prints), after 1k, 2k, 4k and
-6k steps.  A model trains by fit calls of 1,000 steps: fit resumes from its last weights and keeps the best, so
-the weights after 2 and 4 calls are those after 1 and 2 presses of 2,000
-(tests/test_training.py::test_training_goes_on_from_the_last_weights_while_the_model_keeps_the_best), unless a
-spike comes before a call's first new best (lesson_lib.model.training).
+6k steps.  A model trains as a learner's presses of Train do: fit calls of STEPS_PER_PRESS (2,000) steps, each
+resuming from the last and ending with the weights it chooses (lesson_lib.model.training), so the figures after
+2,000, 4,000 and 6,000 steps are those after one, two and three presses; the figure after 1,000 steps is that of a
+model of its own trained by one call of 1,000.
 
 Settings: "default" is the library's, read from DeLaN() and Adam (lesson_lib.facts, lesson_lib.model.adam); "before"
 is BEFORE below, the default until issue 60 (two hidden layers of 32, batch 128, lr 3e-3, Adam's paper's b1 = 0.9 and
@@ -67,6 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))      # the course o
 from lesson_lib import DeLaN, double_pendulum, part_errors
 from lesson_lib.data import estimate, record, write_letters
 from lesson_lib.data.letters import TEST_LETTERS, TRAIN_LETTERS
+from lesson_lib.facts import STEPS_PER_PRESS
 from lesson_lib.model import adam, fast, schedule
 from lesson_lib.model.trainable import Trainable
 
@@ -172,8 +173,8 @@ def standardised_inputs(data):
 
 def delan(setting, seed):
     """A fresh DeLaN(seed, **model) of the setting, its readout solved or trained as the setting says (the library's
-    DeLaN.solves_readout where it says nothing), and with "recombined": False a press ending only with its refined
-    average or the weights it started from (Trainable's recombined: none of DeLaN.recombined's L-and-start's-V)."""
+    DeLaN.solves_readout where it says nothing); with "recombined": False its fit calls weigh no call's L joined to
+    the V it started from (DeLaN.recombined), only the refined average and the weights the call started from."""
     model = DeLaN(seed=seed, **setting.get("model", {}))
     model.solves_readout = setting.get("readout", DeLaN.solves_readout)
     if not setting.get("recombined", True):
@@ -181,10 +182,10 @@ def delan(setting, seed):
     return model
 
 
-def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000, also=None):
-    """{step: errors} at each of `steps`, and the CPU seconds per step spent in fit, for a fresh
-    DeLaN of the setting (delan) trained by fit calls of `chunk` steps; with `also` (another truth, e.g. the training
-    letters), {step: (errors, errors on also)}."""
+def train(setting, seed, data, chain, held_out, steps=STEPS, press=STEPS_PER_PRESS, also=None):
+    """{step: errors} at each of `steps`, and the CPU seconds per step spent in fit, for a fresh DeLaN of the setting
+    (delan) trained by fit calls of `press` steps (a step count below `press`: a fresh model of its own, trained by one
+    call of that many); with `also` (another truth, e.g. the training letters), {step: (errors, errors on also)}."""
     patience = setting.get("patience")
     found, seconds = {}, 0.0
     with contextlib.ExitStack() as changes:
@@ -194,17 +195,20 @@ def train(setting, seed, data, chain, held_out, steps=STEPS, chunk=1000, also=No
             changes.enter_context(step_decay(*setting["decay"]))
         if setting.get("standardised"):
             changes.enter_context(standardised_inputs(data))
-        model = delan(setting, seed)
-        while model.step < steps[-1]:
-            goal = min(min(s for s in steps if s > model.step), model.step + chunk)
-            t0 = time.process_time()                # CPU time: fit runs one thread, and a busy machine
-            model.fit(data, steps=goal - model.step)  # stretches its wall time, not its CPU time
-            seconds += time.process_time() - t0
-            if model.step in steps:
-                found[model.step] = errors(model, chain, held_out)
-                if also is not None:
-                    found[model.step] = found[model.step], errors(model, chain, also)
-    return found, seconds / model.step
+        trained, pressed = 0, [s for s in steps if s >= press]
+        for reads in [[s] for s in steps if s < press] + [pressed] * bool(pressed):   # a model for each count below
+            model = delan(setting, seed)                                                # a press, one for the rest
+            while model.step < reads[-1]:
+                goal = min(model.step + press, min(s for s in reads if s > model.step))
+                t0 = time.process_time()                # CPU time: fit runs one thread, and a busy machine
+                model.fit(data, steps=goal - model.step)  # stretches its wall time, not its CPU time
+                seconds += time.process_time() - t0
+                if model.step in reads:
+                    found[model.step] = errors(model, chain, held_out)
+                    if also is not None:
+                        found[model.step] = found[model.step], errors(model, chain, also)
+            trained += model.step
+    return found, seconds / trained
 
 
 def mean_over_seeds(runs):
@@ -249,15 +253,23 @@ def compare(settings, seeds, split_names, sigmas, steps, chain, verbose=False):
     return results, {name: float(np.median(v)) for name, v in per_step.items()}
 
 
+def worst(table, before, step, last):
+    """The worst over the four errors of table's after `step` steps against before's after `last`."""
+    return max(table[step][p] / before[last][p] for p in PARTS)
+
+
+def first_press(steps):
+    """The step count read as one press: STEPS_PER_PRESS, or the first of `steps` without it (a quick run)."""
+    return STEPS_PER_PRESS if STEPS_PER_PRESS in steps else steps[0]
+
+
 def goals(results, steps):
     """The goal lines: per split and noise, the default's worst ratio over the four errors against before's."""
-    last = steps[-1]
-    press = 2000 if 2000 in steps else steps[0]
+    last, press = steps[-1], first_press(steps)
     print()
     for (split, sigma), tables in results.items():
         before, default = tables["before"], tables["default"]
-        early = max(default[press][p] / before[last][p] for p in PARTS)
-        late = max(default[last][p] / before[last][p] for p in PARTS)
+        early, late = worst(default, before, press, last), worst(default, before, last, last)
         where = f"split {split}, {'noise ' + format(sigma, 'g') if sigma else 'exact'}"
         print(f"GOAL {where}: default after {press} steps / before after {last}: worst of the four {early:.2f} "
               f"(<= 1: {'MET' if early <= 1 else 'MISSED'}); default after {last} / before after {last}: worst "
@@ -299,7 +311,7 @@ def ablation_settings():
         f"+ average {new_adam[2]:g}": {"model": shared, "readout": False},
         f"+ L on {new.mass_units} of the {new.hidden[-1]} units, V on the rest": {"model": {}, "readout": False},
         "+ V's readout solved": {"model": {}, "recombined": False},
-        "+ a press's L with the V it started from: the default": {"model": {}},
+        "+ a call's L joined to the V it started from: the default": {"model": {}},
         "  lr 1e-2, batch 192": {"model": {**old, "lr": 1e-2, "batch_size": 192}, "adam": old_adam,
                                  "readout": False},
         "  2e-2, warm-up, decay": {"model": {**old, "lr": 2e-2}, "adam": old_adam, "decay": (100, 1000),
@@ -399,6 +411,12 @@ def main(seeds=(0, 1, 2), split_names=("07", "B"), sigma=SIGMA, steps=STEPS, abl
         settings = ablation_settings()
         print(f"before: {describe(BEFORE)}; default: {describe({})} (the library's)")
         results, per_step = compare(settings, seeds, split_names, (0.0,), steps, chain, verbose)
+        last, press = steps[-1], first_press(steps)
+        print(f"\nThe worst of the four errors against before's after {last} steps, after {press} / {last} steps:")
+        for name in settings:
+            print(f"  {name:<24} " + "   ".join(
+                f"{split} {worst(tables[name], tables['before'], press, last):.2f} / "
+                f"{worst(tables[name], tables['before'], last, last):.2f}" for (split, _), tables in results.items()))
         base = per_step["before"]
         print("\nCPU time per step against before's (interleaved in this run): " +
               ", ".join(f"{name.strip()} {t / base:.2f}x" for name, t in per_step.items()))

@@ -3,6 +3,8 @@ readout, with the derivative autograd gives the definition; the solve recovers a
 teacher made; a step that does not lower the validation loss is not taken; nothing but the readout changes; fit ends
 with the best average refined and trains exactly as without it, a spike included, and never ends a press worse than it
 started; a press may end with its L and the V it started from, whose M is the press's and whose g is the start's."""
+import functools
+
 import autograd.numpy as anp
 import numpy as np
 import pytest
@@ -183,17 +185,21 @@ def with_model(make, theta):
 
 
 def test_recombined_weights_have_the_mass_matrix_of_one_and_the_gravity_of_the_other():
-    """DeLaN.recombined(theta, start): M(q) and its derivative those of theta, g(q) that of start, each exactly, on
-    states neither was made for; none where L and V share units (a second layer or mass_units 0)."""
-    make = lambda: DeLaN(hidden=(16,), mass_units=3)                           # noqa: E731
-    theta, start = DeLaN(hidden=(16,), mass_units=3, seed=1).theta, DeLaN(hidden=(16,), mass_units=3, seed=2).theta
+    """DeLaN.recombined(theta, start): M(q) and its derivative those of theta, V(q) and g(q) those of start, exactly, on
+    states neither was made for (weights and biases drawn at random where training changes them); none where L and V
+    share units (a second layer or mass_units 0) or where the weights between them are not 0."""
+    make = functools.partial(DeLaN, hidden=(16,), mass_units=3)
+    rng, mask = np.random.default_rng(7), make().trainable_mask
+    theta, start = (rng.normal(size=mask.size) * mask for _ in range(2))
     (joined,) = make().recombined(theta, start)
     q = sample_uniform(chain, 32, seed=5)["q"]
     mine, its_l, its_v = with_model(make, joined), with_model(make, theta), with_model(make, start)
     np.testing.assert_array_equal(mine.mass_matrix(q), its_l.mass_matrix(q))
     np.testing.assert_array_equal(mine.mass_matrix_derivative(q), its_l.mass_matrix_derivative(q))
     np.testing.assert_array_equal(mine.gravity(q), its_v.gravity(q))
+    np.testing.assert_array_equal(mine.potential(q), its_v.potential(q))        # V's bias too
     assert not np.allclose(its_l.gravity(q), its_v.gravity(q))                # the two differ where it matters
+    assert make().recombined(theta, start + (1 - mask)) == ()                 # weights between L and V: not two
     for other in (DeLaN(hidden=(8, 8)), DeLaN(mass_units=0)):
         assert other.recombined(other.theta, other.theta + 1.0) == ()
 
@@ -219,3 +225,11 @@ def test_a_press_ends_with_its_l_and_the_v_it_started_from_when_that_does_best(m
     loss = model.validation_history[-1][1]
     assert loss == pytest.approx(float(model.batch_loss(kept, held)))
     assert loss < float(model.batch_loss(start, held))
+
+
+def test_no_joined_weights_without_weights_of_its_own_to_start_from(monkeypatch):
+    """A first call, and a call that does not keep its best (restore_best False), weigh no joined candidate."""
+    model = DeLaN(seed=3)
+    monkeypatch.setattr(model, "recombined", lambda theta, start: pytest.fail("recombined was called"))
+    model.fit(letters(), steps=200)
+    model.fit(letters(), steps=100, restore_best=False)

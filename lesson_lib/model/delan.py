@@ -9,8 +9,8 @@ at 0 and training never changes them): with one hidden layer, the default, two n
 authors' DeLaN keeps them (with more, the layers below the last are shared).  dL/dq and g = dV/dq
 come from a first-order jet in q; c = Mdot qd - 1/2 [qd^T dM/dq_k qd]_k from dM/dq: nothing Coriolis-shaped is
 learned.  The torque is linear in V's last weights: fit ends each call by solving them, when the validation samples
-agree (potential_readout); and since L and V are two networks, a call may end with its L beside the V it started from
-(recombined), when that does best on the validation samples.
+agree (potential_readout); and where L and V are two networks (one hidden layer), a call may end with its L joined
+to the V it started from (recombined), when that does best on the validation samples.
 Every equation is a function of model.definition; the network's jet, and fit's loss and gradient, come from
 model.fast (the same numbers; at one state the jet is 3.8 times, on the Bench's 41 x 41 grid 4.1 times, faster than
 the definition's plain autograd: benchmarks/bench_definition.py).
@@ -95,10 +95,10 @@ def _trainable_mask(layer_sizes, mass_units):
 def _potential_weights(layer_sizes, mass_units):
     """The positions in theta of V's own network when L and V are two (one hidden layer, mass_units > 0): V's units'
     weights and biases, and V's output weights from them and its bias; none otherwise (read-only)."""
-    if not mass_units or len(layer_sizes) != 3:
-        return np.zeros(0, dtype=int)
-    (W1, b1), (W2, b2) = definition.unflatten(np.arange(definition.n_weights(layer_sizes)), layer_sizes)
-    found = np.concatenate([W1[mass_units:].ravel(), b1[mass_units:], W2[-1, mass_units:], b2[-1:]])
+    found = np.zeros(0, dtype=int)
+    if mass_units and len(layer_sizes) == 3:
+        (W1, b1), (W2, b2) = definition.unflatten(np.arange(definition.n_weights(layer_sizes)), layer_sizes)
+        found = np.concatenate([W1[mass_units:].ravel(), b1[mass_units:], W2[-1, mass_units:], b2[-1:]])
     found.flags.writeable = False
     return found
 
@@ -196,7 +196,8 @@ class DeLaN(Trainable):
     def refined(self, theta, rows, validation_set):
         """The weights theta with V's readout solved by least squares on the training samples rows (5n, N), when
         that lowers the loss on the validation batch (potential_readout.solved); theta itself when solves_readout
-        is False.  fit ends each call with the best average it kept, refined (unchecked: fit's hook, Trainable.refined).
+        is False.  fit weighs the best average it kept, refined, at the end of each call (unchecked: fit's hook,
+        Trainable.refined).
 
         >>> from lesson_lib import double_pendulum, sample_uniform
         >>> model, chain = DeLaN(seed=0), double_pendulum()
@@ -209,19 +210,20 @@ class DeLaN(Trainable):
         return potential_readout.solved(self, theta, rows, validation_set)
 
     def recombined(self, theta, start):
-        """The weights theta (P,) with V's network taken from start (P,): this press's L with the V it started from,
-        a candidate fit weighs beside theta and start at the end of a call (Trainable.recombined), so that a V solved
-        in an earlier press does not hold L back.  Only when L and V are two networks (one hidden layer, mass_units >
-        0); else none.  Unchecked, like refined.
+        """(joined,): the weights theta (P,), with which a fit call ends, joined to V's network from start (P,), the
+        weights the call started from: the call's L with the V it started from, M(q) theta's and g(q) start's.  fit
+        weighs it beside theta and start (Trainable.recombined), so that a V solved well in an earlier call does not
+        keep L from improving.  () unless L and V are two networks: one hidden layer, mass_units > 0, and the weights
+        between them 0 in both, as training keeps them (set_params may set them otherwise).  Unchecked, like refined.
 
         >>> model = DeLaN(hidden=(8,), mass_units=2)
-        >>> zeros, ones = np.zeros(model.theta.size), np.ones(model.theta.size)
+        >>> zeros, ones = np.zeros(model.theta.size), model.trainable_mask
         >>> [int(w.sum()) for w in model.recombined(zeros, ones)]       # V's 6 units: 6 x (4 + 1) in, 6 + 1 out
         [37]
-        >>> DeLaN(hidden=(8, 8)).recombined(model.theta, model.theta)
-        ()"""
-        own = _potential_weights(self.layer_sizes, self.mass_units)
-        if not own.size:
+        >>> DeLaN(hidden=(8, 8)).recombined(model.theta, model.theta), model.recombined(zeros, np.ones(zeros.size))
+        ((), ())"""
+        own, apart = _potential_weights(self.layer_sizes, self.mass_units), self.trainable_mask == 0
+        if not own.size or np.any(theta[apart]) or np.any(start[apart]):
             return ()
         joined = np.array(theta, dtype=float)
         joined[own] = start[own]

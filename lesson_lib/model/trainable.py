@@ -7,8 +7,8 @@ autograd-differentiable scalar on a batch (q, qd, qdd, target, inv_scale), each 
 compute both faster (lesson_lib.model.blackbox is the smallest example).  What training changes, the model's state:
 
     theta, step, loss_history, validation_history (step, loss, lr)     the weights and their record (after a fit,
-                   the average of Adam's iterates that validated best, refined where the model can,
-                   lesson_lib.model.training)
+                   the average of Adam's iterates that validated best, refined where the model can, or what the
+                   call started from, or parts of the two joined: whichever validated best, lesson_lib.model.training)
     optimizer (lesson_lib.model.adam), schedule (lesson_lib.model.schedule), tau_scale (the loss's units)
     batch_rng      the minibatches' generator
     resume_point   the last iterate and Adam's state, which the next fit goes on from (`resumes`; None before
@@ -312,8 +312,9 @@ class Trainable:
         `training.validation_interval` steps the loss on it decides the best weights and the learning rate
         (model.validation_history: (step, validation loss, lr)).
         restore_best: end with the best weights seen (else the last); the weights are the average of the iterates
-        (lesson_lib.model.adam), refined where the model can (refined: DeLaN solves V's readout), and the next call
-        goes on from the last iterate either way.
+        (lesson_lib.model.adam), refined where the model can (refined: DeLaN solves V's readout), or with
+        restore_best the weights the call started from or the two joined (recombined), whichever validates best; the
+        next call goes on from the last iterate either way.
         callback(model) every `every` steps.  A transaction: on TrainingDiverged, a raising callback or
         KeyboardInterrupt the model is put back as it was, and the exception is raised.
 
@@ -363,8 +364,9 @@ class Trainable:
         return theta
 
     def recombined(self, theta, start):
-        """Weights made of parts of theta and of start (P,), the weights a call ends with and those it started from,
-        that fit weighs beside them at the end of a call: none here (DeLaN: its L with the V it started from).
+        """A tuple of weight vectors made of parts of theta and of start (P,), the weights a fit call ends with and
+        those it started from, that fit weighs beside them at the end of the call: () here (DeLaN: the call's L
+        joined to the V it started from).
 
         >>> from lesson_lib import BlackBox
         >>> model = BlackBox()

@@ -8,10 +8,10 @@ weights.  One step:
 
 and every `validation_interval` steps the loss of the average of the iterates (Adam's `average`) on the held-out
 samples goes to the schedule (lesson_lib.model.schedule), which says whether these are the call's best weights,
-whether to go back to the best, and the rate from now on.  A call ends with the best average it saw as the model's
-weights, refined where the model can (model.refined: DeLaN solves V's readout on the training samples,
-lesson_lib.model.potential_readout), or whichever does best on the validation samples of those, the weights it
-started from, and parts of the two joined (model.recombined: DeLaN's L from this call with the V it started from).
+whether to go back to the best, and the rate from now on.  A call ends with whichever does best on the validation
+samples of: the best average it saw, refined where the model can (model.refined: DeLaN solves V's readout on the
+training samples, lesson_lib.model.potential_readout); the weights it started from, when they are not Adam's average;
+and parts of the two joined (model.recombined: DeLaN's L from this call with the V it started from).
 The average itself stays in Adam's state: every comparison is the averages', and a spike goes back to Adam's
 average, never to refined weights.  The validation history records the averages, and a call's last entry the
 weights it ends with.  Its last iterate, with Adam's state, is the resume point of the next call.  A spike
@@ -252,10 +252,11 @@ def _refine(model, samples, validation_set, start):
         v = validation_loss(model, validation_set, refined)
     candidates = [(v, refined)]
     if start is not None:
-        candidates.append(start[::-1])
+        weights, loss = start
+        candidates.append((loss, weights))
         candidates += [(validation_loss(model, validation_set, theta), theta)
-                       for theta in model.recombined(refined, start[0])]
-    v, model.theta = min(candidates, key=lambda candidate: candidate[0])  # the first of equals: refined, then start
+                       for theta in model.recombined(refined, weights)]
+    v, model.theta = min(candidates, key=lambda candidate: candidate[0])  # the first of equals: refined, start, joined
     model.validation_history[-1] = (step, v, lr)
 
 
