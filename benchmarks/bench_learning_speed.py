@@ -195,9 +195,12 @@ def train(setting, seed, data, chain, held_out, steps=STEPS, press=STEPS_PER_PRE
             changes.enter_context(step_decay(*setting["decay"]))
         if setting.get("standardised"):
             changes.enter_context(standardised_inputs(data))
-        trained, pressed = 0, [s for s in steps if s >= press]
-        for reads in [[s] for s in steps if s < press] + [pressed] * bool(pressed):   # a model for each count below
-            model = delan(setting, seed)                                                # a press, one for the rest
+        runs = [[s] for s in steps if s < press]                   # each step count below a press: a model of its own
+        if steps[-1] >= press:
+            runs.append([s for s in steps if s >= press])            # the others: one model, press after press
+        trained = 0
+        for reads in runs:
+            model = delan(setting, seed)
             while model.step < reads[-1]:
                 goal = min(model.step + press, min(s for s in reads if s > model.step))
                 t0 = time.process_time()                # CPU time: fit runs one thread, and a busy machine

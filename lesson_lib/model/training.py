@@ -235,11 +235,11 @@ def train(model, samples, validation_set, steps, callback=None, every=250, resto
             _finish(model, best, validation_set, restore_best)
         model.theta = model.optimizer.average.copy()                 # the model's weights: the (best) average
         if best is not None:
-            _refine(model, samples, validation_set, start)
+            _end_weights(model, samples, validation_set, start)
     return losses
 
 
-def _refine(model, samples, validation_set, start):
+def _end_weights(model, samples, validation_set, start):
     """The model's weights, its best average, refined where the model can (model.refined, on the training samples);
     instead the weights the call started from (start: (weights, loss), e.g. the last call's refinement, or None:
     nothing to compare, or restore_best False) or the two joined (model.recombined), whichever has the lowest
